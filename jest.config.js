@@ -1,0 +1,13 @@
+/** Tests sit next to the code they test (`*.test.ts`); they use the real Postgres and Redis. */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/infra"],
+  testMatch: ["**/*.test.ts"],
+  transform: {
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.base.json", isolatedModules: true, diagnostics: false }],
+  },
+  globalSetup: "<rootDir>/packages/test-support/src/global-setup.ts",
+  globalTeardown: "<rootDir>/packages/test-support/src/global-teardown.ts",
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,75 @@
+// The only module that reads process.env. Everything else receives a Config.
+import { z } from "zod";
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() !== "" ? v.trim() : undefined));
+
+const modelRef = optionalString.refine(
+  (v) => v === undefined || /^(anthropic|openai|openai-compatible):.+$/.test(v),
+  "must look like provider:model with provider anthropic, openai or openai-compatible",
+);
+
+const jsonRecord = optionalString.transform((v, ctx) => {
+  if (v === undefined) return {} as Record<string, string>;
+  try {
+    return z.record(z.string(), z.string()).parse(JSON.parse(v));
+  } catch {
+    ctx.addIssue({ code: "custom", message: "must be a JSON object of strings" });
+    return z.NEVER;
+  }
+});
+
+export const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/recall"),
+  REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+  ADMIN_API_KEY: optionalString,
+  /** Queue name prefix; the braces are a Redis Cluster hash tag keeping each queue's keys in one slot. */
+  QUEUE_PREFIX: z.string().default("{recall}"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  TURN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(500),
+
+  RECALL_FAST_MODEL: modelRef,
+  RECALL_STRONG_MODEL: modelRef,
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalString,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString,
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  RECALL_MAX_TOKENS: z.coerce.number().int().min(1).default(500_000),
+  RECALL_MAX_WALL_MS: z.coerce.number().int().min(100).default(600_000),
+  RECALL_HEURISTIC_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.8),
+
+  PIPELINE_SKILLS_DIR: optionalString,
+  PIPELINE_DEFAULT_EXTRACTION_SKILL: optionalString,
+  PIPELINE_DEFAULT_EXTRACTION_PURPOSE: optionalString,
+  PIPELINE_SKILL_BY_SOURCE_TYPE_JSON: jsonRecord,
+
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
+  OTEL_SERVICE_NAME: z.string().default("recall"),
+});
+
+export type Config = z.infer<typeof EnvSchema>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid environment:\n  ${lines.join("\n  ")}`);
+  }
+  return parsed.data;
+}
+
+/** Config for a test or a tool, from defaults plus explicit overrides; never reads process.env. */
+export function configWith(overrides: Partial<Record<keyof Config, string>>): Config {
+  return EnvSchema.parse(overrides);
+}

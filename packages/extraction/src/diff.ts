@@ -1,0 +1,143 @@
+// The extraction diff: what every extractor stage (heuristic or model) produces,
+// what is staged as knowledge candidates, and what callers see on a turn.
+// Wire names are snake_case, as in the public API.
+import { z } from "zod";
+
+export const MemoryCategory = z.enum(["identity", "knowledge", "context"]);
+export type MemoryCategory = z.infer<typeof MemoryCategory>;
+
+export const Significance = z.enum(["skip", "low", "medium", "high"]);
+export type Significance = z.infer<typeof Significance>;
+
+export const Stage = z.enum(["heuristic", "fast", "strong", "direct"]);
+export type Stage = z.infer<typeof Stage>;
+
+/** A verbatim quote from the source text. Offsets are UTF-8 byte offsets, filled in by the service, never trusted from a model. */
+export const Evidence = z.object({
+  quote: z.string().min(1),
+  start_byte: z.number().int().min(0).optional(),
+  end_byte: z.number().int().min(0).optional(),
+});
+export type Evidence = z.infer<typeof Evidence>;
+
+const Scored = {
+  evidence: Evidence,
+  confidence: z.number().min(0).max(1),
+  significance: Significance.default("medium"),
+  /** When the fact became true in the world, if the text says (ISO 8601). */
+  valid_from: z.string().datetime({ offset: true }).optional(),
+  valid_to: z.string().datetime({ offset: true }).optional(),
+};
+
+export const EntityCandidate = z.object({
+  name: z.string().min(1),
+  type: z.string().min(1),
+  memory_category: MemoryCategory,
+  aliases: z.array(z.string()).default([]),
+  evidence: Evidence.optional(),
+  confidence: z.number().min(0).max(1).default(0.9),
+});
+
+export const AttributeCandidate = z.object({
+  entity: z.string().min(1),
+  entity_type: z.string().optional(),
+  key: z.string().min(1),
+  value: z.string().min(1),
+  memory_category: MemoryCategory,
+  ...Scored,
+});
+
+export const RelationCandidate = z.object({
+  subject: z.string().min(1),
+  subject_type: z.string().optional(),
+  verb: z.string().min(1),
+  object: z.string().min(1),
+  object_type: z.string().optional(),
+  memory_category: MemoryCategory,
+  ...Scored,
+});
+
+export const InstructionCandidate = z.object({
+  label: z.string().min(1),
+  description: z.string().min(1),
+  evidence: Evidence.optional(),
+  confidence: z.number().min(0).max(1).default(0.9),
+});
+
+/** "Stop using bullet points": names the active instruction it deactivates. */
+export const RevocationCandidate = z.object({
+  instruction_id: z.string().optional(),
+  matches: z.string().min(1),
+  evidence: Evidence.optional(),
+  confidence: z.number().min(0).max(1).default(0.9),
+});
+
+export const UncertaintyCandidate = z.object({
+  about: z.string().min(1),
+  reason: z.string().min(1),
+  entity: z.string().optional(),
+  key: z.string().optional(),
+});
+
+export const ExtractionDiff = z.object({
+  entities: z.array(EntityCandidate).default([]),
+  attributes: z.array(AttributeCandidate).default([]),
+  relations: z.array(RelationCandidate).default([]),
+  instructions: z.array(InstructionCandidate).default([]),
+  revocations: z.array(RevocationCandidate).default([]),
+  uncertainties: z.array(UncertaintyCandidate).default([]),
+});
+
+export type EntityCandidate = z.infer<typeof EntityCandidate>;
+export type AttributeCandidate = z.infer<typeof AttributeCandidate>;
+export type RelationCandidate = z.infer<typeof RelationCandidate>;
+export type InstructionCandidate = z.infer<typeof InstructionCandidate>;
+export type RevocationCandidate = z.infer<typeof RevocationCandidate>;
+export type UncertaintyCandidate = z.infer<typeof UncertaintyCandidate>;
+export type ExtractionDiff = z.infer<typeof ExtractionDiff>;
+
+export function emptyDiff(): ExtractionDiff {
+  return { entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] };
+}
+
+export function isEmptyDiff(diff: ExtractionDiff): boolean {
+  return Object.values(diff).every((items) => items.length === 0);
+}
+
+/** What an extractor knows about the context before it reads the text. */
+export interface KnownEntity {
+  id: string;
+  name: string;
+  type: string;
+  aliases: string[];
+}
+
+export interface KnownAttribute {
+  entity: string;
+  key: string;
+  value: string;
+}
+
+export interface ActiveInstruction {
+  id: string;
+  label: string;
+  description: string;
+}
+
+export interface ExtractionInput {
+  /** The text to extract from: a turn's content or a document node's text. */
+  text: string;
+  kind: "turn" | "document_node";
+  /** For turns: the speaker's role (user, assistant). */
+  role?: string;
+  /** When the text was said or written; temporal phrases resolve against it. */
+  referenceTime: Date;
+  knownEntities: KnownEntity[];
+  knownAttributes: KnownAttribute[];
+  activeInstructions: ActiveInstruction[];
+}
+
+/** Outcome of the heuristic stage: a diff it is confident in, or a reason the text needs a model. */
+export type HeuristicOutcome =
+  | { finished: true; diff: ExtractionDiff; confidence: number; reason: string }
+  | { finished: false; partial: ExtractionDiff; confidence: number; reason: string };
