@@ -1,1 +1,2 @@
 export * from "./diff";
+export * from "./spans";
