@@ -1,1 +1,44 @@
-export default async function globalSetup(): Promise<void> {}
+// Runs once per `jest` run: checks Postgres and Redis answer, then builds a migrated
+// template database that each test file clones (CREATE DATABASE … TEMPLATE is fast).
+import { Client } from "pg";
+import IORedis from "ioredis";
+import { loadConfig } from "@recall/config";
+import { migrate } from "@recall/db/src/migrator";
+import { TEMPLATE_DB, adminUrl, withDatabase } from "./databases";
+
+export default async function globalSetup(): Promise<void> {
+  const config = loadConfig();
+  await assertPostgres(config.DATABASE_URL);
+  await assertRedis(config.REDIS_URL);
+  const admin = new Client({ connectionString: adminUrl(config.DATABASE_URL) });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${TEMPLATE_DB}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${TEMPLATE_DB}"`);
+  } finally {
+    await admin.end();
+  }
+  await migrate(withDatabase(config.DATABASE_URL, TEMPLATE_DB));
+}
+
+async function assertPostgres(url: string): Promise<void> {
+  const client = new Client({ connectionString: adminUrl(url), connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.end();
+  } catch (err) {
+    throw new Error(`tests need Postgres at ${adminUrl(url)} (set DATABASE_URL, or run infra/services.sh start): ${(err as Error).message}`);
+  }
+}
+
+async function assertRedis(url: string): Promise<void> {
+  const redis = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3_000, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    throw new Error(`tests need Redis at ${url} (set REDIS_URL, or run infra/services.sh start): ${(err as Error).message}`);
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,24 @@
+import type { Config } from "@recall/config";
+import { createDb } from "@recall/db";
+import { createProducerConnection, createQueues } from "@recall/queues";
+import { createLogger } from "@recall/telemetry";
+import type { ApiDeps } from "./deps";
+
+export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void> } {
+  const redis = createProducerConnection(config.REDIS_URL);
+  const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const db = createDb({ databaseUrl: config.DATABASE_URL });
+  const logger = createLogger(config.LOG_LEVEL, "recall-api");
+  return {
+    config,
+    db,
+    queues,
+    redis,
+    logger,
+    async close() {
+      await queues.close();
+      redis.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import type { Config } from "@recall/config";
+import type { Db } from "@recall/db";
+import type { QueueSet } from "@recall/queues";
+import type { Logger } from "@recall/telemetry";
+import type { Redis } from "ioredis";
+
+export interface ApiDeps {
+  config: Config;
+  db: Db;
+  queues: QueueSet;
+  redis: Redis;
+  logger: Logger;
+}

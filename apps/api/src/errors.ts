@@ -1,0 +1,56 @@
+// Errors as RFC 9457 problem details. Expected failures are values with a status;
+// anything else is logged and answered as a plain 500 without internals.
+import type { ErrorRequestHandler, Response } from "express";
+import { ZodError } from "zod";
+import type { Logger } from "@recall/telemetry";
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  override name = "AppError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly errors: FieldError[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found`);
+
+export function fromZod(err: ZodError, where: "body" | "query" | "path"): AppError {
+  const errors = err.issues.map((i) => ({ field: [where, ...i.path].join("."), message: i.message }));
+  const summary = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
+  return new AppError(400, "invalid_request", summary, errors);
+}
+
+export function sendProblem(res: Response, err: AppError): void {
+  res.status(err.status).type("application/problem+json").json({
+    type: `https://recall.dev/problems/${err.code}`,
+    title: err.code.replaceAll("_", " "),
+    status: err.status,
+    detail: err.message,
+    ...(err.errors.length > 0 ? { errors: err.errors } : {}),
+  });
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (err instanceof AppError) return sendProblem(res, err);
+    if (err instanceof ZodError) return sendProblem(res, fromZod(err, "body"));
+    const status = (err as { status?: number; type?: string }).status;
+    if ((err as { type?: string }).type === "entity.parse.failed") {
+      return sendProblem(res, new AppError(400, "invalid_json", "request body is not valid JSON", [{ field: "body", message: "not valid JSON" }]));
+    }
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      return sendProblem(res, new AppError(status, "bad_request", (err as Error).message));
+    }
+    logger.error({ err: (err as Error).message, stack: (err as Error).stack, path: req.path }, "unhandled error");
+    sendProblem(res, new AppError(500, "internal", "internal error; see the server log"));
+  };
+}

@@ -1,0 +1,56 @@
+// A whole Recall for one test file: its own database (cloned from the migrated
+// template), its own queue prefix, the real workers and the real HTTP app.
+import type { Express } from "express";
+import IORedis from "ioredis";
+import { configWith, loadConfig, type Config } from "@recall/config";
+import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type TestDatabase } from "@recall/test-support";
+import { QUEUE_NAMES, type QueueName } from "@recall/queues";
+import { bootstrapWorker, type WorkerProcess } from "@recall/worker/src/bootstrap";
+import { startWorkers, type WorkerRuntime } from "@recall/worker/src/worker-runtime";
+import { createApp } from "../app";
+import { bootstrapApi } from "../bootstrap";
+
+export const ADMIN_KEY = "test-admin-key";
+
+export interface Harness {
+  app: Express;
+  config: Config;
+  api: ReturnType<typeof bootstrapApi>;
+  worker: WorkerProcess;
+  runtime: WorkerRuntime;
+  close(): Promise<void>;
+}
+
+export async function startHarness(overrides: Partial<Record<keyof Config, string>> = {}, queues: readonly QueueName[] = QUEUE_NAMES): Promise<Harness> {
+  const database: TestDatabase = await createTestDatabase();
+  const base = loadConfig();
+  const config = configWith({
+    DATABASE_URL: database.url,
+    REDIS_URL: base.REDIS_URL,
+    QUEUE_PREFIX: testQueuePrefix(),
+    ADMIN_API_KEY: ADMIN_KEY,
+    LOG_LEVEL: "silent",
+    OUTBOX_POLL_MS: "50",
+    NODE_ENV: "test",
+    ...overrides,
+  });
+  const worker = await bootstrapWorker(config);
+  const runtime = startWorkers(worker.deps, worker.connection, queues);
+  const api = bootstrapApi(config);
+  return {
+    app: createApp(api),
+    config,
+    api,
+    worker,
+    runtime,
+    async close() {
+      await runtime.close();
+      await worker.close();
+      await api.close();
+      const redis = new IORedis(config.REDIS_URL);
+      await removeQueuePrefix(redis, config.QUEUE_PREFIX);
+      redis.disconnect();
+      await database.drop();
+    },
+  };
+}

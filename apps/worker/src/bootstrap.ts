@@ -1,0 +1,46 @@
+// Builds a worker process's dependencies from its config.
+import path from "node:path";
+import type { Config } from "@recall/config";
+import { createDb } from "@recall/db";
+import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
+import { createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
+import { createLogger } from "@recall/telemetry";
+import type { Redis } from "ioredis";
+import type { WorkerDeps } from "./deps";
+import { skillCatalog } from "./skill-catalog";
+
+export const DEFAULT_SKILLS_DIR = path.resolve(__dirname, "../../../skills");
+
+export interface WorkerProcess {
+  deps: WorkerDeps;
+  connection: Redis;
+  close(): Promise<void>;
+}
+
+export async function bootstrapWorker(config: Config): Promise<WorkerProcess> {
+  const logger = createLogger(config.LOG_LEVEL, "recall-worker");
+  const db = createDb({ databaseUrl: config.DATABASE_URL });
+  const producer = createProducerConnection(config.REDIS_URL);
+  const connection = createWorkerConnection(config.REDIS_URL);
+  const queues = createQueues({ connection: producer, prefix: config.QUEUE_PREFIX });
+  const skills = await loadSkills(config.PIPELINE_SKILLS_DIR ?? DEFAULT_SKILLS_DIR);
+  const deps: WorkerDeps = {
+    config,
+    db,
+    queues,
+    logger,
+    skills: skillCatalog(skills),
+    skillList: skills,
+    extractorFor: createStagedExtractorFactory(config),
+  };
+  return {
+    deps,
+    connection,
+    async close() {
+      await queues.close();
+      producer.disconnect();
+      connection.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { Config } from "@recall/config";
+import type { Db } from "@recall/db";
+import type { ExtractorFactory } from "@recall/extraction";
+import type { QueueSet } from "@recall/queues";
+import type { Logger } from "@recall/telemetry";
+
+/** The parts of a skill the pipeline reads after extraction. */
+export interface SkillInfo {
+  id: string;
+  entityTypes: string[];
+  singleValued: string[];
+}
+
+export interface SkillCatalog {
+  get(id: string): SkillInfo | undefined;
+}
+
+/** What every processor may use; built once per process in main.ts (or a test). */
+export interface WorkerDeps {
+  config: Config;
+  db: Db;
+  queues: QueueSet;
+  logger: Logger;
+  extractorFor: ExtractorFactory;
+  skills: SkillCatalog;
+}

@@ -1,0 +1,42 @@
+// Worker entry: `--queues extract_assertions,commit_artifacts` runs only those
+// processors, so each queue can scale as its own process. Default: all queues.
+import { loadConfig } from "@recall/config";
+import { QUEUE_NAMES, isQueueName, type QueueName } from "@recall/queues";
+import { initTracing } from "@recall/telemetry";
+import { bootstrapWorker } from "./bootstrap";
+import { startWorkers } from "./worker-runtime";
+
+export function parseQueues(argv: string[]): QueueName[] {
+  const i = argv.findIndex((a) => a === "--queues" || a.startsWith("--queues="));
+  if (i < 0) return [...QUEUE_NAMES];
+  const raw = argv[i]!.includes("=") ? argv[i]!.split("=")[1]! : (argv[i + 1] ?? "");
+  const names = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !isQueueName(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new Error(`--queues takes a comma-separated list of: ${QUEUE_NAMES.join(", ")}${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`);
+  }
+  return names as QueueName[];
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  initTracing(`${config.OTEL_SERVICE_NAME}-worker`, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const queues = parseQueues(process.argv.slice(2));
+  const worker = await bootstrapWorker(config);
+  const runtime = startWorkers(worker.deps, worker.connection, queues);
+  worker.deps.logger.info({ queues }, "workers started");
+  const shutdown = async () => {
+    await runtime.close();
+    await worker.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+}
+
+if (require.main === module) {
+  main().catch((err: Error) => {
+    console.error(err.message);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,48 @@
+// Starts the processors for the chosen queues, plus the outbox relay, in this process.
+import type { Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { OutboxRelay, createStageWorker, type QueueName, type StageProcessor } from "@recall/queues";
+import type { WorkerDeps } from "./deps";
+import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";
+import { extractAssertionsProcessor } from "./processors/extract-assertions.processor";
+import { truthMaintenanceProcessor } from "./processors/truth-maintenance.processor";
+import { validateArtifactsProcessor } from "./processors/validate-artifacts.processor";
+
+export interface WorkerRuntime {
+  workers: Worker[];
+  relay: OutboxRelay;
+  close(): Promise<void>;
+}
+
+export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readonly QueueName[]): WorkerRuntime {
+  const relay = new OutboxRelay({ db: deps.db, queues: deps.queues, logger: deps.logger, pollMs: deps.config.OUTBOX_POLL_MS });
+  const processors: Record<QueueName, StageProcessor> = {
+    extract_assertions: extractAssertionsProcessor(deps),
+    validate_artifacts: validateArtifactsProcessor(deps),
+    commit_artifacts: commitArtifactsProcessor(deps, () => relay.kick()),
+    truth_maintenance: truthMaintenanceProcessor(deps),
+  };
+  const workers = queues.map((queue) =>
+    createStageWorker({
+      queue,
+      process: processors[queue],
+      db: deps.db,
+      queues: deps.queues,
+      connection,
+      prefix: deps.config.QUEUE_PREFIX,
+      logger: deps.logger,
+      concurrency: deps.config.WORKER_CONCURRENCY,
+      wallBudgetMs: deps.config.RECALL_MAX_WALL_MS,
+    }),
+  );
+  for (const worker of workers) worker.on("error", (err) => deps.logger.error({ err: err.message }, "worker error"));
+  relay.start();
+  return {
+    workers,
+    relay,
+    async close() {
+      await relay.stop();
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// The contract between the extract_assertions worker and the staged extractor.
+import type { ExtractionDiff, ExtractionInput, Stage } from "./diff";
+
+export interface ExtractionGuidance {
+  skillId: string;
+  /** The skill's markdown guidance, given to model stages. */
+  skillBody: string;
+  purpose?: string;
+}
+
+export interface StageOutcome {
+  diff: ExtractionDiff;
+  /** The stage that finished this input. */
+  stage: Stage;
+  model?: string;
+  /** Model tokens this input used (0 for heuristics). */
+  tokensUsed: number;
+  /** Why the extractor stopped where it did (for the status and the logs). */
+  reason: string;
+}
+
+export interface BudgetLimits {
+  maxTokens: number;
+  maxWallMs: number;
+}
+
+/** One extractor per work item: its budget spans every input of that item. */
+export type ExtractorFactory = (limits: BudgetLimits) => Extractor;
+
+export interface Extractor {
+  extract(input: ExtractionInput, guidance: ExtractionGuidance, signal?: AbortSignal): Promise<StageOutcome>;
+}

@@ -1,0 +1,119 @@
+// Moves committed outbox rows onto truth_maintenance. Rows are claimed with
+// FOR UPDATE SKIP LOCKED, so any number of relays can run side by side. The same
+// loop re-enqueues work items left `queued` without a job (a crash between the
+// row and the enqueue, or Redis down at ingest): accepted work is never lost.
+import type { Db } from "@recall/db";
+import { transaction } from "@recall/db";
+import type { Logger } from "@recall/telemetry";
+import { carrierForTraceId } from "@recall/telemetry";
+import { enqueueWorkItem, type QueueSet } from "./producer";
+import { SubjectType, type QueueName } from "./registry";
+import { ensureWorkItem } from "./work-items";
+
+export interface RelayOptions {
+  db: Db;
+  queues: QueueSet;
+  logger: Logger;
+  pollMs: number;
+  batchSize?: number;
+  /** A queued work item older than this with no job is enqueued again. */
+  sweepAfterMs?: number;
+}
+
+interface ClaimedRow {
+  id: string;
+  context_id: string;
+  trace_id: string;
+  subject_type: string;
+  subject_id: string;
+}
+
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(private readonly options: RelayOptions) {}
+
+  /** Relays every unprocessed outbox row; returns how many it moved. */
+  async drain(): Promise<number> {
+    const { db, batchSize = 100 } = this.options;
+    let moved = 0;
+    for (;;) {
+      const items = await transaction(db, async (tx) => {
+        const rows = await tx.$queryRaw<ClaimedRow[]>`
+          SELECT id, context_id, trace_id, payload->>'subjectType' AS subject_type, payload->>'subjectId' AS subject_id
+          FROM outbox_events WHERE processed_at IS NULL
+          ORDER BY created_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
+        const created = [];
+        for (const row of rows) {
+          created.push(await ensureWorkItem(tx, {
+            contextId: row.context_id,
+            queue: "truth_maintenance" satisfies QueueName,
+            subjectType: SubjectType.parse(row.subject_type),
+            subjectId: row.subject_id,
+            traceId: row.trace_id,
+          }));
+        }
+        if (rows.length > 0) {
+          await tx.outboxEvent.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { processedAt: new Date() } });
+        }
+        return created;
+      });
+      for (const item of items) await enqueueWorkItem(this.options.queues, item, carrierForTraceId(item.traceId));
+      moved += items.length;
+      if (items.length < batchSize) return moved;
+    }
+  }
+
+  /** Enqueues work items that are still `queued` after sweepAfterMs; deterministic job ids make this safe. */
+  async sweep(): Promise<number> {
+    const { db, queues, sweepAfterMs = 30_000 } = this.options;
+    const stale = await db.workItem.findMany({
+      where: { status: "queued", createdAt: { lt: new Date(Date.now() - sweepAfterMs) } },
+      take: 500,
+    });
+    for (const item of stale) await enqueueWorkItem(queues, item, carrierForTraceId(item.traceId));
+    return stale.length;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Drain now (after a commit) instead of waiting for the next poll. */
+  kick(): void {
+    if (!this.stopped && !this.running) this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+        if (!this.stopped) this.schedule(this.options.pollMs);
+      });
+    }, delayMs);
+  }
+
+  private lastSweep = 0;
+
+  private async tick(): Promise<void> {
+    try {
+      await this.drain();
+      if (Date.now() - this.lastSweep > 10_000) {
+        this.lastSweep = Date.now();
+        await this.sweep();
+      }
+    } catch (err) {
+      this.options.logger.error({ err: (err as Error).message }, "outbox relay tick failed");
+    }
+  }
+}

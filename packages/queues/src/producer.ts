@@ -1,0 +1,50 @@
+// The producer side: one BullMQ Queue per registry entry, and enqueue by work item.
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { injectTraceContext } from "@recall/telemetry";
+import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from "./registry";
+
+export interface QueueSetOptions {
+  connection: Redis;
+  prefix: string;
+}
+
+export type QueueSet = Record<QueueName, Queue<StagePayload>> & { close(): Promise<void> };
+
+export function createQueues({ connection, prefix }: QueueSetOptions): QueueSet {
+  const queues = {} as Record<QueueName, Queue<StagePayload>>;
+  for (const name of QUEUE_NAMES) queues[name] = new Queue<StagePayload>(name, { connection, prefix });
+  return Object.assign(queues, {
+    async close() {
+      await Promise.all(QUEUE_NAMES.map((name) => queues[name].close()));
+    },
+  });
+}
+
+export interface EnqueueTarget {
+  id: string;
+  queue: string;
+  contextId: string;
+  subjectType: string;
+  subjectId: string;
+}
+
+/** Adds the job for a work item. The job id derives from the work item id, so a repeat is a no-op. */
+export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, trace = injectTraceContext()): Promise<void> {
+  const queue = item.queue as QueueName;
+  const def = QUEUES[queue];
+  const payload = def.payload.parse({
+    workItemId: item.id,
+    contextId: item.contextId,
+    subjectType: item.subjectType,
+    subjectId: item.subjectId,
+    trace,
+  });
+  await queues[queue].add(queue, payload, {
+    jobId: jobIdFor(item.id),
+    attempts: def.attempts,
+    backoff: { type: "recall" },
+    removeOnComplete: { age: 3_600, count: 10_000 },
+    removeOnFail: { age: 7 * 86_400 },
+  });
+}

@@ -1,0 +1,145 @@
+// One worker factory for every queue: parses the payload, keeps the work item and
+// its attempt records, enforces the wall-time budget, classifies failures, chains
+// the next stage. BullMQ owns retries; inputs that can never succeed end as `dead`.
+import { Worker, UnrecoverableError, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Db, WorkItem } from "@recall/db";
+import { jobDuration, jobsTotal, withSpan, withTraceContext, type Logger } from "@recall/telemetry";
+import { WorkTimeoutError, classifyError } from "./errors";
+import { enqueueWorkItem, type QueueSet } from "./producer";
+import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
+import { ensureWorkItem, markRunning, recordOutcome } from "./work-items";
+
+export interface StageContext {
+  item: WorkItem;
+  payload: StagePayload;
+  attempt: number;
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+export interface StageResult {
+  status: "succeeded" | "skipped";
+  tokensUsed?: number;
+  /** false stops the chain here (the stage found nothing for the next one to do). */
+  next?: boolean;
+}
+
+export type StageProcessor = (ctx: StageContext) => Promise<StageResult>;
+
+export interface StageWorkerOptions {
+  queue: QueueName;
+  process: StageProcessor;
+  db: Db;
+  queues: QueueSet;
+  connection: Redis;
+  prefix: string;
+  logger: Logger;
+  concurrency?: number;
+  wallBudgetMs: number;
+  onCompleted?: (item: WorkItem) => void;
+}
+
+export function createStageWorker(options: StageWorkerOptions): Worker<StagePayload> {
+  const { queue, connection, prefix, concurrency = 4 } = options;
+  return new Worker<StagePayload>(queue, (job) => runJob(options, job), {
+    connection,
+    prefix,
+    concurrency,
+    settings: { backoffStrategy: (attemptsMade, _type, err) => backoffDelay(queue, attemptsMade, err) },
+  });
+}
+
+async function runJob(options: StageWorkerOptions, job: Job<StagePayload>): Promise<StageResult> {
+  const parsed = QUEUES[options.queue].payload.safeParse(job.data);
+  if (!parsed.success) throw new UnrecoverableError(`invalid payload: ${parsed.error.message}`);
+  const payload = parsed.data;
+  return withTraceContext(payload.trace, () =>
+    withSpan(`process ${options.queue}`, { "recall.work_item_id": payload.workItemId, "recall.queue": options.queue }, () =>
+      runStage(options, job, payload),
+    ),
+  );
+}
+
+async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, payload: StagePayload): Promise<StageResult> {
+  const { db, queue } = options;
+  const item = await db.workItem.findUnique({ where: { id: payload.workItemId } });
+  if (!item) throw new UnrecoverableError(`work item ${payload.workItemId} does not exist`);
+  if (item.status === "succeeded") return { status: "skipped" };
+  const attempt = job.attemptsMade + 1;
+  const logger = options.logger.child({ queue, workItemId: item.id, attempt, traceId: item.traceId });
+  const { attemptId } = await markRunning(db, item.id, attempt);
+  const started = performance.now();
+  const stopTimer = jobDuration.startTimer({ queue });
+  try {
+    const result = await withWallBudget(options.wallBudgetMs, (signal) => options.process({ item, payload, attempt, signal, logger }));
+    await recordOutcome(db, item.id, attemptId, { status: "succeeded", tokensUsed: result.tokensUsed, wallMs: elapsed(started) });
+    jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
+    if (result.next !== false) await chainNext(options, item);
+    options.onCompleted?.(item);
+    return result;
+  } catch (err) {
+    throw await failAttempt(options, { item, attemptId, attempt, started, logger }, err);
+  } finally {
+    stopTimer();
+  }
+}
+
+interface FailureContext {
+  item: WorkItem;
+  attemptId: string;
+  attempt: number;
+  started: number;
+  logger: Logger;
+}
+
+/** Records the failed attempt and returns the error to throw: the original one when BullMQ should retry. */
+async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err: unknown): Promise<Error> {
+  const { errorClass, retryable, message } = classifyError(err);
+  const final = !retryable || ctx.attempt >= ctx.item.maxAttempts;
+  const tokensUsed = (err as { tokensUsed?: number }).tokensUsed;
+  await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {
+    status: final ? "dead" : "failed",
+    errorClass,
+    errorMessage: message,
+    tokensUsed,
+    wallMs: elapsed(ctx.started),
+  });
+  jobsTotal.inc({ queue: options.queue, outcome: final ? "dead" : "failed", error_class: errorClass });
+  ctx.logger.warn({ errorClass, final, err: message }, "stage attempt failed");
+  if (!retryable) return new UnrecoverableError(`${errorClass}: ${message}`);
+  return err instanceof Error ? err : new Error(message);
+}
+
+async function chainNext(options: StageWorkerOptions, item: WorkItem): Promise<void> {
+  const next = (QUEUES[options.queue] as { next?: QueueName }).next;
+  if (!next) return;
+  const nextItem = await ensureWorkItem(options.db, {
+    contextId: item.contextId,
+    queue: next,
+    subjectType: item.subjectType as StagePayload["subjectType"],
+    subjectId: item.subjectId,
+    traceId: item.traceId,
+  });
+  await enqueueWorkItem(options.queues, nextItem);
+}
+
+async function withWallBudget<T>(limitMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new WorkTimeoutError(limitMs));
+    }, limitMs);
+  });
+  try {
+    return await Promise.race([fn(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

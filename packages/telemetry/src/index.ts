@@ -1,0 +1,3 @@
+export * from "./logger";
+export * from "./tracing";
+export * from "./metrics";

@@ -1,0 +1,65 @@
+// Tracing: a tracer provider is always registered so every request and job has a real
+// trace id (returned to callers as trace_id); spans are exported only when an OTLP
+// endpoint is configured. Trace context travels inside job payloads (W3C traceparent).
+import { context, propagation, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+
+let provider: NodeTracerProvider | undefined;
+
+export function initTracing(serviceName: string, otlpEndpoint?: string): void {
+  if (provider) return;
+  const spanProcessors: SpanProcessor[] = otlpEndpoint
+    ? [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${otlpEndpoint.replace(/\/$/, "")}/v1/traces` }))]
+    : [];
+  provider = new NodeTracerProvider({ resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }), spanProcessors });
+  provider.register();
+}
+
+export async function shutdownTracing(): Promise<void> {
+  await provider?.shutdown();
+  provider = undefined;
+}
+
+const tracer = () => trace.getTracer("recall");
+
+/** Runs fn inside a new active span; records the error and rethrows. */
+export async function withSpan<T>(name: string, attributes: Record<string, string | number>, fn: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      span.recordException(err as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+export function currentTraceId(): string | undefined {
+  const id = trace.getActiveSpan()?.spanContext().traceId;
+  return id && !/^0+$/.test(id) ? id : undefined;
+}
+
+export type TraceCarrier = Record<string, string>;
+
+export function injectTraceContext(): TraceCarrier {
+  const carrier: TraceCarrier = {};
+  propagation.inject(context.active(), carrier);
+  return carrier;
+}
+
+export function withTraceContext<T>(carrier: TraceCarrier | undefined, fn: () => T): T {
+  return context.with(propagation.extract(context.active(), carrier ?? {}), fn);
+}
+
+/** traceparent carrier for a known trace id, so later stages join the trace that ingest started. */
+export function carrierForTraceId(traceId: string): TraceCarrier {
+  const spanId = Array.from({ length: 16 }, () => "0123456789abcdef"[Math.floor(Math.random() * 16)]).join("");
+  return { traceparent: `00-${traceId}-${spanId}-01` };
+}

@@ -1,0 +1,4 @@
+export * from "./databases";
+export * from "./wait-for";
+export * from "./queues";
+export * from "./fake-llm-server";
