@@ -4,7 +4,7 @@ module.exports = {
   roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/infra"],
   testMatch: ["**/*.test.ts"],
   transform: {
-    "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.base.json", isolatedModules: true, diagnostics: false }],
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.base.json", diagnostics: false }],
   },
   globalSetup: "<rootDir>/packages/test-support/src/global-setup.ts",
   globalTeardown: "<rootDir>/packages/test-support/src/global-teardown.ts",

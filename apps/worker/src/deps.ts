@@ -1,6 +1,6 @@
 import type { Config } from "@recall/config";
 import type { Db } from "@recall/db";
-import type { ExtractorFactory } from "@recall/extraction";
+import type { ExtractorFactory, Skill } from "@recall/extraction";
 import type { QueueSet } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 
@@ -23,4 +23,5 @@ export interface WorkerDeps {
   logger: Logger;
   extractorFor: ExtractorFactory;
   skills: SkillCatalog;
+  skillList: readonly Skill[];
 }

@@ -1,0 +1,2 @@
+export * from "./skill-loader";
+export * from "./plan-resolver";

@@ -1,0 +1,69 @@
+import type { Config } from "@recall/config";
+import { AnthropicModelClient } from "./anthropic.client";
+import { NoProviderError } from "./llm-errors";
+import type { ModelClient } from "./model-client";
+import { parseModelRef, type Provider } from "./model-ref";
+import { OpenAiModelClient } from "./openai.client";
+
+export type ModelTier = "fast" | "strong";
+
+const TIER_VARIABLE = { fast: "RECALL_FAST_MODEL", strong: "RECALL_STRONG_MODEL" } as const;
+
+// Passed explicitly so the SDKs never fall back to reading process.env themselves.
+const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+// Local OpenAI-compatible servers ignore the key, but the SDK refuses to send a request without one.
+const PLACEHOLDER_API_KEY = "openai-compatible-no-key";
+
+/**
+ * The client for a tier, or undefined when the tier's model variable is unset (callers
+ * then fall back, e.g. to heuristics). Throws NoProviderError when the model names a
+ * provider whose credentials are missing.
+ */
+export function createModelClient(config: Config, tier: ModelTier): ModelClient | undefined {
+  const ref = config[TIER_VARIABLE[tier]];
+  if (ref === undefined) return undefined;
+  const { provider, model } = parseModelRef(ref);
+  const timeoutMs = config.LLM_TIMEOUT_MS;
+  if (provider === "anthropic") {
+    const apiKey = config.ANTHROPIC_API_KEY ?? missing(tier, provider, ref, "ANTHROPIC_API_KEY");
+    const baseURL = config.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL;
+    return new AnthropicModelClient({ model, apiKey, baseURL, timeoutMs });
+  }
+  if (provider === "openai") {
+    const apiKey = config.OPENAI_API_KEY ?? missing(tier, provider, ref, "OPENAI_API_KEY");
+    const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
+    return new OpenAiModelClient({ provider, model, apiKey, baseURL, timeoutMs });
+  }
+  const baseURL = config.OPENAI_BASE_URL ?? missing(tier, provider, ref, "OPENAI_BASE_URL");
+  const apiKey = config.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY;
+  return new OpenAiModelClient({ provider, model, apiKey, baseURL, timeoutMs });
+}
+
+/** Like createModelClient, but an unset tier is an error naming what to set. */
+export function requireModelClient(config: Config, tier: ModelTier): ModelClient {
+  const client = createModelClient(config, tier);
+  if (client === undefined) {
+    const variable = TIER_VARIABLE[tier];
+    throw new NoProviderError(tier, [variable], `no ${tier} model configured: ${howToConfigure(variable)}`);
+  }
+  return client;
+}
+
+function missing(tier: ModelTier, provider: Provider, ref: string, variable: string): never {
+  const tierVariable = TIER_VARIABLE[tier];
+  throw new NoProviderError(
+    tier,
+    [variable],
+    `${tierVariable}=${ref} uses ${provider} but ${variable} is not set: set ${variable}, or ${howToConfigure(tierVariable)}`,
+  );
+}
+
+function howToConfigure(variable: string): string {
+  return (
+    `set ${variable}=anthropic:<model> and ANTHROPIC_API_KEY, ` +
+    `or ${variable}=openai:<model> and OPENAI_API_KEY, ` +
+    `or ${variable}=openai-compatible:<model> and OPENAI_BASE_URL (OPENAI_API_KEY optional)`
+  );
+}
