@@ -61,7 +61,9 @@ async function startPrivatePostgres(): Promise<string> {
     );
   }
   if (process.getuid?.() === 0) {
-    throw new MissingServiceError("Postgres does not answer at 127.0.0.1:5432, and a private Postgres cannot run as root: start the system server (pg_ctlcluster <version> main start) or set DATABASE_URL.");
+    throw new MissingServiceError(
+      "Postgres does not answer at 127.0.0.1:5432, and a private Postgres cannot run as root: start the system server (pg_ctlcluster <version> main start) or set DATABASE_URL.",
+    );
   }
   const pgData = path.join(dataDir, "postgres");
   if (!existsSync(path.join(pgData, "PG_VERSION"))) {
@@ -85,7 +87,24 @@ async function startPrivateRedis(): Promise<string> {
   }
   mkdirSync(dataDir, { recursive: true });
   if (!(await answers("127.0.0.1", PRIVATE_REDIS_PORT))) {
-    execFileSync(redisServer, ["--daemonize", "yes", "--bind", "127.0.0.1", "--port", String(PRIVATE_REDIS_PORT), "--dir", dataDir, "--logfile", path.join(dataDir, "redis.log"), "--appendonly", "yes"], { stdio: "inherit" });
+    execFileSync(
+      redisServer,
+      [
+        "--daemonize",
+        "yes",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        String(PRIVATE_REDIS_PORT),
+        "--dir",
+        dataDir,
+        "--logfile",
+        path.join(dataDir, "redis.log"),
+        "--appendonly",
+        "yes",
+      ],
+      { stdio: "inherit" },
+    );
     for (let i = 0; i < 50 && !(await answers("127.0.0.1", PRIVATE_REDIS_PORT)); i++) await new Promise((r) => setTimeout(r, 100));
   }
   return `redis://127.0.0.1:${PRIVATE_REDIS_PORT}`;
@@ -110,7 +129,8 @@ export async function ensureServices(env: { DATABASE_URL?: string; REDIS_URL?: s
   let databaseUrl = env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/recall";
   let redisUrl = env.REDIS_URL ?? "redis://127.0.0.1:6379";
   if (!(await answers(...hostPort(databaseUrl, 5432)))) {
-    if (env.DATABASE_URL) throw new MissingServiceError(`Postgres does not answer at DATABASE_URL (${hostPort(databaseUrl, 5432).join(":")})`);
+    if (env.DATABASE_URL)
+      throw new MissingServiceError(`Postgres does not answer at DATABASE_URL (${hostPort(databaseUrl, 5432).join(":")})`);
     databaseUrl = await startPrivatePostgres();
   }
   if (!(await answers(...hostPort(redisUrl, 6379)))) {

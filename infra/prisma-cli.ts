@@ -30,13 +30,15 @@ export function diffMigrationsToSchema(databaseUrl: string, hasMigrations: boole
 
 /** SQL that takes the live database at `databaseUrl` to the shape of schema.prisma. */
 export function diffDatabaseToSchema(databaseUrl: string): CliResult {
-  return prismaCli(
-    ["migrate", "diff", "--from-url", databaseUrl, "--to-schema-datamodel", schemaPath, "--script"],
-    databaseUrl,
-  );
+  return prismaCli(["migrate", "diff", "--from-url", databaseUrl, "--to-schema-datamodel", schemaPath, "--script"], databaseUrl);
 }
 
 /** Prisma prints this comment for an empty diff. */
 export function isEmptyDiff(sql: string): boolean {
-  return sql.replace(/^--.*$/gm, "").replace(/Loaded Prisma config.*$/gm, "").trim() === "";
+  return (
+    sql
+      .replace(/^--.*$/gm, "")
+      .replace(/Loaded Prisma config.*$/gm, "")
+      .trim() === ""
+  );
 }

@@ -30,8 +30,7 @@ function readSystemColumnsAsText<T extends object>(queryable: T): T {
 function patchAdapter(adapter: Adapter): Adapter {
   readSystemColumnsAsText(adapter);
   const startTransaction = adapter.startTransaction.bind(adapter);
-  adapter.startTransaction = async (isolationLevel) =>
-    readSystemColumnsAsText(await startTransaction(isolationLevel));
+  adapter.startTransaction = async (isolationLevel) => readSystemColumnsAsText(await startTransaction(isolationLevel));
   return adapter;
 }
 

@@ -47,7 +47,10 @@ async function main(): Promise<void> {
   });
   const shutdown = () => {
     server.close();
-    void runtime.close().then(() => Promise.all([worker.close(), api.close()])).then(() => process.exit(0));
+    void runtime
+      .close()
+      .then(() => Promise.all([worker.close(), api.close()]))
+      .then(() => process.exit(0));
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);

@@ -7,7 +7,13 @@ async function main(): Promise<number> {
   const jest = require.resolve("jest/bin/jest");
   const result = spawnSync(process.execPath, [jest, ...process.argv.slice(2)], {
     stdio: "inherit",
-    env: { ...process.env, DATABASE_URL: services.databaseUrl, REDIS_URL: services.redisUrl, NODE_ENV: "test", LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" },
+    env: {
+      ...process.env,
+      DATABASE_URL: services.databaseUrl,
+      REDIS_URL: services.redisUrl,
+      NODE_ENV: "test",
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
+    },
   });
   return result.status ?? 1;
 }
