@@ -19,7 +19,10 @@ module.exports = tseslint.config(
     files: ["apps/*/src/**/*.ts", "packages/*/src/**/*.ts"],
     ignores: ["packages/config/src/**", "**/*.test.ts", "packages/test-support/src/**"],
     rules: {
-      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Only packages/config reads process.env; take a Config." }],
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Only packages/config reads process.env; take a Config." },
+      ],
     },
   },
 );

@@ -9,8 +9,5 @@ export default defineConfig({
   migrations: { path: "prisma/migrations" },
   experimental: { adapter: true },
   engine: "js",
-  adapter: async () =>
-    new OfflineMigrationAdapter(
-      process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/recall",
-    ),
+  adapter: async () => new OfflineMigrationAdapter(process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/recall"),
 });

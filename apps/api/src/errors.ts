@@ -30,13 +30,16 @@ export function fromZod(err: ZodError, where: "body" | "query" | "path"): AppErr
 }
 
 export function sendProblem(res: Response, err: AppError): void {
-  res.status(err.status).type("application/problem+json").json({
-    type: `https://recall.dev/problems/${err.code}`,
-    title: err.code.replaceAll("_", " "),
-    status: err.status,
-    detail: err.message,
-    ...(err.errors.length > 0 ? { errors: err.errors } : {}),
-  });
+  res
+    .status(err.status)
+    .type("application/problem+json")
+    .json({
+      type: `https://recall.dev/problems/${err.code}`,
+      title: err.code.replaceAll("_", " "),
+      status: err.status,
+      detail: err.message,
+      ...(err.errors.length > 0 ? { errors: err.errors } : {}),
+    });
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -45,7 +48,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (err instanceof ZodError) return sendProblem(res, fromZod(err, "body"));
     const status = (err as { status?: number; type?: string }).status;
     if ((err as { type?: string }).type === "entity.parse.failed") {
-      return sendProblem(res, new AppError(400, "invalid_json", "request body is not valid JSON", [{ field: "body", message: "not valid JSON" }]));
+      return sendProblem(
+        res,
+        new AppError(400, "invalid_json", "request body is not valid JSON", [{ field: "body", message: "not valid JSON" }]),
+      );
     }
     if (typeof status === "number" && status >= 400 && status < 500) {
       return sendProblem(res, new AppError(status, "bad_request", (err as Error).message));

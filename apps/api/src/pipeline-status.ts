@@ -66,7 +66,9 @@ export async function documentStatus(db: Db, contextId: string, documentId: stri
       total: candidates.length,
       committed: count("committed"),
       invalid: count("invalid"),
-      invalid_details: candidates.filter((c) => c.status === "invalid").map((c) => ({ ordinal: c.ordinal, kind: c.kind, errors: c.validationErrors })),
+      invalid_details: candidates
+        .filter((c) => c.status === "invalid")
+        .map((c) => ({ ordinal: c.ordinal, kind: c.kind, errors: c.validationErrors })),
     },
   };
 }

@@ -34,8 +34,28 @@ test("a document goes through every stage and is committed with spans, facts and
       ],
       attributes: [],
       relations: [
-        { subject: "Recall", verb: "stores_in", object: "Postgres", memory_category: "knowledge", evidence: "Recall stores memory in Postgres", confidence: 0.9, significance: "high", valid_from: null, valid_to: null },
-        { subject: "ingest API", verb: "depends_on", object: "Redis", memory_category: "knowledge", evidence: "depends on Redis for its queues", confidence: 0.8, significance: "medium", valid_from: null, valid_to: null },
+        {
+          subject: "Recall",
+          verb: "stores_in",
+          object: "Postgres",
+          memory_category: "knowledge",
+          evidence: "Recall stores memory in Postgres",
+          confidence: 0.9,
+          significance: "high",
+          valid_from: null,
+          valid_to: null,
+        },
+        {
+          subject: "ingest API",
+          verb: "depends_on",
+          object: "Redis",
+          memory_category: "knowledge",
+          evidence: "depends on Redis for its queues",
+          confidence: 0.8,
+          significance: "medium",
+          valid_from: null,
+          valid_to: null,
+        },
       ],
       instructions: [],
       revocations: [],
@@ -43,14 +63,20 @@ test("a document goes through every stage and is committed with spans, facts and
     },
     usage: { inputTokens: 900, outputTokens: 120 },
   });
-  const posted = await request(h.app).post(`/api/v1/${contextId}/documents`).set("API-KEY", apiKey).send({ text: DOC, metadata: { domain: "architecture" } });
+  const posted = await request(h.app)
+    .post(`/api/v1/${contextId}/documents`)
+    .set("API-KEY", apiKey)
+    .send({ text: DOC, metadata: { domain: "architecture" } });
   expect(posted.status).toBe(202);
   const documentId = posted.body.document_id;
 
-  const status = await waitFor(async () => {
-    const res = await request(h.app).get(`/api/v1/${contextId}/documents/${documentId}/status`).set("API-KEY", apiKey);
-    return res.body.state === "committed" || res.body.state === "failed" ? res.body : undefined;
-  }, { what: "document committed" });
+  const status = await waitFor(
+    async () => {
+      const res = await request(h.app).get(`/api/v1/${contextId}/documents/${documentId}/status`).set("API-KEY", apiKey);
+      return res.body.state === "committed" || res.body.state === "failed" ? res.body : undefined;
+    },
+    { what: "document committed" },
+  );
   expect(status.state).toBe("committed");
   expect(status.stages.map((s: { queue: string; status: string }) => [s.queue, s.status])).toEqual([
     ["extract_assertions", "succeeded"],
@@ -88,8 +114,12 @@ test("a turn returns its committed diff, naming the person, the instruction and 
   expect(res.body.trace_id).toMatch(/^[0-9a-f]{32}$/);
   expect(res.body.extraction).toMatchObject({ status: "committed", stage: "heuristic" });
   expect(res.body.diff.entities).toEqual(expect.arrayContaining([expect.objectContaining({ name: "Alice", type: "person" })]));
-  expect(res.body.diff.attributes).toEqual(expect.arrayContaining([expect.objectContaining({ entity: "Alice", key: "role", value: "CTO" })]));
-  expect(res.body.diff.relations).toEqual(expect.arrayContaining([expect.objectContaining({ subject: "Alice", verb: "works_at", object: "Acme" })]));
+  expect(res.body.diff.attributes).toEqual(
+    expect.arrayContaining([expect.objectContaining({ entity: "Alice", key: "role", value: "CTO" })]),
+  );
+  expect(res.body.diff.relations).toEqual(
+    expect.arrayContaining([expect.objectContaining({ subject: "Alice", verb: "works_at", object: "Acme" })]),
+  );
   expect(res.body.diff.instructions).toHaveLength(1);
   expect(res.body.diff.instructions[0].description).toMatch(/bullet points/i);
   const items = await h.api.db.workItem.findMany({ where: { subjectId: res.body.turn_id } });
@@ -111,13 +141,20 @@ describe("bad requests get 4xx problem details naming the field", () => {
     expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(["body.metadata", "body.text"]);
   });
   test("malformed JSON", async () => {
-    const res = await request(h.app).post(`/api/v1/${contextId}/documents`).set("API-KEY", apiKey).set("Content-Type", "application/json").send("{not json");
+    const res = await request(h.app)
+      .post(`/api/v1/${contextId}/documents`)
+      .set("API-KEY", apiKey)
+      .set("Content-Type", "application/json")
+      .send("{not json");
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/not valid JSON/);
   });
   test("a bad turn scope and role", async () => {
     const session = await request(h.app).post(`/api/v1/${contextId}/sessions`).set("API-KEY", apiKey).send({});
-    const res = await request(h.app).post(`/api/v1/${contextId}/sessions/${session.body.session_id}/turns`).set("API-KEY", apiKey).send({ role: "robot", content: "hi", scope: ["orgacme"] });
+    const res = await request(h.app)
+      .post(`/api/v1/${contextId}/sessions/${session.body.session_id}/turns`)
+      .set("API-KEY", apiKey)
+      .send({ role: "robot", content: "hi", scope: ["orgacme"] });
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(["body.role", "body.scope.0"]);
   });
@@ -126,7 +163,9 @@ describe("bad requests get 4xx problem details naming the field", () => {
     const unknown = "00000000-0000-4000-8000-000000000000";
     expect((await request(h.app).post(`/api/v1/${unknown}/documents`).set("API-KEY", apiKey).send({ text: "x" })).status).toBe(404);
     expect((await request(h.app).post(`/api/v1/${contextId}/documents`).send({ text: "x" })).status).toBe(401);
-    expect((await request(h.app).post(`/api/v1/${contextId}/documents`).set("API-KEY", "rk_000000000000_nope").send({ text: "x" })).status).toBe(401);
+    expect(
+      (await request(h.app).post(`/api/v1/${contextId}/documents`).set("API-KEY", "rk_000000000000_nope").send({ text: "x" })).status,
+    ).toBe(401);
     const foreign = await request(h.app).get(`/api/v1/${other.body.context_id}/documents/${unknown}/status`).set("API-KEY", apiKey);
     expect(foreign.status).toBe(404);
     expect(foreign.body.detail).toBeDefined();

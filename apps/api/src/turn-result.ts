@@ -1,7 +1,13 @@
 // Interactive turns are synchronous: the answer waits until the turn's work has
 // passed truth maintenance (or died), so the next read already reflects it.
 import type { Db, KnowledgeCandidate, WorkItem } from "@recall/db";
-import type { AttributeCandidate, EntityCandidate, InstructionCandidate, RelationCandidate, UncertaintyCandidate } from "@recall/extraction";
+import type {
+  AttributeCandidate,
+  EntityCandidate,
+  InstructionCandidate,
+  RelationCandidate,
+  UncertaintyCandidate,
+} from "@recall/extraction";
 import { pipelineState } from "./pipeline-status";
 
 export async function waitForTurn(db: Db, turnId: string, timeoutMs: number): Promise<WorkItem[]> {
@@ -30,8 +36,18 @@ export function diffView(candidates: KnowledgeCandidate[]) {
   const of = <T>(kind: string) => candidates.filter((c) => c.kind === kind && c.status === "committed").map((c) => c.payload as T);
   return {
     entities: of<EntityCandidate>("entity").map((e) => ({ name: e.name, type: e.type, memory_category: e.memory_category })),
-    attributes: of<AttributeCandidate>("attribute").map((a) => ({ entity: a.entity, key: a.key, value: a.value, memory_category: a.memory_category })),
-    relations: of<RelationCandidate>("relation").map((r) => ({ subject: r.subject, verb: r.verb, object: r.object, memory_category: r.memory_category })),
+    attributes: of<AttributeCandidate>("attribute").map((a) => ({
+      entity: a.entity,
+      key: a.key,
+      value: a.value,
+      memory_category: a.memory_category,
+    })),
+    relations: of<RelationCandidate>("relation").map((r) => ({
+      subject: r.subject,
+      verb: r.verb,
+      object: r.object,
+      memory_category: r.memory_category,
+    })),
     instructions: of<InstructionCandidate>("instruction").map((i) => ({ label: i.label, description: i.description })),
     uncertainties: of<UncertaintyCandidate>("uncertainty").map((u) => ({ about: u.about, reason: u.reason })),
   };

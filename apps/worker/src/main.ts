@@ -10,10 +10,15 @@ export function parseQueues(argv: string[]): QueueName[] {
   const i = argv.findIndex((a) => a === "--queues" || a.startsWith("--queues="));
   if (i < 0) return [...QUEUE_NAMES];
   const raw = argv[i]!.includes("=") ? argv[i]!.split("=")[1]! : (argv[i + 1] ?? "");
-  const names = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !isQueueName(n));
   if (names.length === 0 || unknown.length > 0) {
-    throw new Error(`--queues takes a comma-separated list of: ${QUEUE_NAMES.join(", ")}${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`);
+    throw new Error(
+      `--queues takes a comma-separated list of: ${QUEUE_NAMES.join(", ")}${unknown.length ? ` (unknown: ${unknown.join(", ")})` : ""}`,
+    );
   }
   return names as QueueName[];
 }

@@ -38,19 +38,39 @@ export async function loadSubject(db: Db, payload: StagePayload): Promise<Subjec
     const turn = await db.turn.findUnique({ where: { id: payload.subjectId } });
     if (!turn) throw missing(`turn ${payload.subjectId}`);
     return {
-      type: "turn", id: turn.id, contextId: turn.contextId, units: [{ text: turn.content, offset: 0 }], role: turn.role,
-      occurredAt: turn.createdAt, scope: turn.scope, traceId: turn.traceId, turnId: turn.id, metadata: {},
-      sourceType: "conversation", sourceMetadata: {}, contextConfig,
+      type: "turn",
+      id: turn.id,
+      contextId: turn.contextId,
+      units: [{ text: turn.content, offset: 0 }],
+      role: turn.role,
+      occurredAt: turn.createdAt,
+      scope: turn.scope,
+      traceId: turn.traceId,
+      turnId: turn.id,
+      metadata: {},
+      sourceType: "conversation",
+      sourceMetadata: {},
+      contextConfig,
     };
   }
-  const doc = await db.document.findUnique({ where: { id: payload.subjectId }, include: { nodes: { orderBy: { ordinal: "asc" } }, source: true } });
+  const doc = await db.document.findUnique({
+    where: { id: payload.subjectId },
+    include: { nodes: { orderBy: { ordinal: "asc" } }, source: true },
+  });
   if (!doc) throw missing(`document ${payload.subjectId}`);
   const metadata = (doc.metadata ?? {}) as Record<string, unknown>;
   return {
-    type: "document", id: doc.id, contextId: doc.contextId,
+    type: "document",
+    id: doc.id,
+    contextId: doc.contextId,
     units: doc.nodes.map((n) => ({ nodeId: n.id, text: n.text, offset: n.startByte })),
-    occurredAt: doc.createdAt, scope: Array.isArray(metadata.scope) ? metadata.scope.map(String) : [],
-    traceId: doc.traceId, documentId: doc.id, metadata,
-    sourceType: doc.source?.type ?? "document", sourceMetadata: (doc.source?.metadata ?? {}) as Record<string, unknown>, contextConfig,
+    occurredAt: doc.createdAt,
+    scope: Array.isArray(metadata.scope) ? metadata.scope.map(String) : [],
+    traceId: doc.traceId,
+    documentId: doc.id,
+    metadata,
+    sourceType: doc.source?.type ?? "document",
+    sourceMetadata: (doc.source?.metadata ?? {}) as Record<string, unknown>,
+    contextConfig,
   };
 }

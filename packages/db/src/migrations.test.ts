@@ -21,7 +21,9 @@ test("the runner records migrations as Prisma does, so Prisma sees the database 
     expect(status.stdout + status.stderr).toMatch(/Database schema is up to date/);
     const client = new Client({ connectionString: database.url });
     await client.connect();
-    const { rows } = await client.query(`SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`);
+    const { rows } = await client.query(
+      `SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`,
+    );
     await client.end();
     const files = await readMigrations(path.resolve(__dirname, "../../../prisma/migrations"));
     expect(rows.map((r) => [r.migration_name, r.checksum, r.applied_steps_count])).toEqual(files.map((m) => [m.name, m.checksum, 1]));

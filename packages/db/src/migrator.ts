@@ -39,7 +39,10 @@ export const defaultMigrationsDir = path.resolve(__dirname, "../../../prisma/mig
 
 export async function readMigrations(dir = defaultMigrationsDir): Promise<Migration[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const bytes = await readFile(path.join(dir, name, "migration.sql"));
@@ -101,10 +104,7 @@ async function applyOne(client: Client, migration: Migration): Promise<void> {
   try {
     await client.query("BEGIN");
     await client.query(migration.sql);
-    await client.query(
-      `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
-      [id],
-    );
+    await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [id]);
     await client.query("COMMIT");
   } catch (err) {
     await client.query("ROLLBACK");

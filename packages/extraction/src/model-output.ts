@@ -54,10 +54,30 @@ function isoOrUndefined(v: string | null): string | undefined {
 export function fromModelDiff(m: ModelDiff): ExtractionDiff {
   return {
     entities: m.entities.map((e) => ({ ...e, confidence: 0.9 })),
-    attributes: m.attributes.map((a) => ({ ...a, evidence: { quote: a.evidence }, valid_from: isoOrUndefined(a.valid_from), valid_to: isoOrUndefined(a.valid_to) })),
-    relations: m.relations.map((r) => ({ ...r, evidence: { quote: r.evidence }, valid_from: isoOrUndefined(r.valid_from), valid_to: isoOrUndefined(r.valid_to) })),
-    instructions: m.instructions.map((i) => ({ label: i.label, description: i.description, evidence: { quote: i.evidence }, confidence: 0.9 })),
+    attributes: m.attributes.map((a) => ({
+      ...a,
+      evidence: { quote: a.evidence },
+      valid_from: isoOrUndefined(a.valid_from),
+      valid_to: isoOrUndefined(a.valid_to),
+    })),
+    relations: m.relations.map((r) => ({
+      ...r,
+      evidence: { quote: r.evidence },
+      valid_from: isoOrUndefined(r.valid_from),
+      valid_to: isoOrUndefined(r.valid_to),
+    })),
+    instructions: m.instructions.map((i) => ({
+      label: i.label,
+      description: i.description,
+      evidence: { quote: i.evidence },
+      confidence: 0.9,
+    })),
     revocations: m.revocations.map((r) => ({ matches: r.matches, evidence: { quote: r.evidence }, confidence: 0.9 })),
-    uncertainties: m.uncertainties.map((u) => ({ about: u.about, reason: u.reason, entity: orUndefined(u.entity), key: orUndefined(u.key) })),
+    uncertainties: m.uncertainties.map((u) => ({
+      about: u.about,
+      reason: u.reason,
+      entity: orUndefined(u.entity),
+      key: orUndefined(u.key),
+    })),
   };
 }

@@ -33,13 +33,18 @@ export class StagedExtractor implements Extractor {
     if (ambiguous && strong) return this.modelStage(strong, "strong", input, guidance, signal, `ambiguous reference: ${ambiguous}`);
     const first = fast ?? strong;
     if (!first) {
-      throw new NoProviderError("fast", ["RECALL_FAST_MODEL"], `this input needs a model (${heuristic.reason}); set RECALL_FAST_MODEL (and RECALL_STRONG_MODEL) to provider:model with the provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL), then retry the work item`);
+      throw new NoProviderError(
+        "fast",
+        ["RECALL_FAST_MODEL"],
+        `this input needs a model (${heuristic.reason}); set RECALL_FAST_MODEL (and RECALL_STRONG_MODEL) to provider:model with the provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL), then retry the work item`,
+      );
     }
     const firstStage = fast ? "fast" : "strong";
     try {
       const outcome = await this.modelStage(first, firstStage, input, guidance, signal, heuristic.reason);
       const contradiction = selfContradiction(outcome.diff);
-      if (contradiction && strong && first !== strong) return this.escalate(outcome, strong, input, guidance, signal, `contradiction: ${contradiction}`);
+      if (contradiction && strong && first !== strong)
+        return this.escalate(outcome, strong, input, guidance, signal, `contradiction: ${contradiction}`);
       return outcome;
     } catch (err) {
       if (!(err instanceof OutputValidationError) || !strong || first === strong) throw err;
@@ -47,19 +52,46 @@ export class StagedExtractor implements Extractor {
     }
   }
 
-  private async escalate(previous: StageOutcome, strong: ModelClient, input: ExtractionInput, guidance: ExtractionGuidance, signal: AbortSignal | undefined, reason: string): Promise<StageOutcome> {
+  private async escalate(
+    previous: StageOutcome,
+    strong: ModelClient,
+    input: ExtractionInput,
+    guidance: ExtractionGuidance,
+    signal: AbortSignal | undefined,
+    reason: string,
+  ): Promise<StageOutcome> {
     const outcome = await this.modelStage(strong, "strong", input, guidance, signal, reason);
     return { ...outcome, tokensUsed: outcome.tokensUsed + previous.tokensUsed };
   }
 
-  private async modelStage(client: ModelClient, stage: "fast" | "strong", input: ExtractionInput, guidance: ExtractionGuidance, signal: AbortSignal | undefined, reason: string): Promise<StageOutcome> {
+  private async modelStage(
+    client: ModelClient,
+    stage: "fast" | "strong",
+    input: ExtractionInput,
+    guidance: ExtractionGuidance,
+    signal: AbortSignal | undefined,
+    reason: string,
+  ): Promise<StageOutcome> {
     const before = this.budget.used.totalTokens;
     const result = await structuredCall(
       client,
-      { system: systemPrompt(guidance), user: userPrompt(input), schema: ModelDiff, schemaName: "extraction_diff", maxTokens: MAX_OUTPUT_TOKENS, signal },
+      {
+        system: systemPrompt(guidance),
+        user: userPrompt(input),
+        schema: ModelDiff,
+        schemaName: "extraction_diff",
+        maxTokens: MAX_OUTPUT_TOKENS,
+        signal,
+      },
       { budget: this.budget },
     );
-    return { diff: fromModelDiff(result.value), stage, model: `${client.provider}:${result.model}`, tokensUsed: this.budget.used.totalTokens - before, reason };
+    return {
+      diff: fromModelDiff(result.value),
+      stage,
+      model: `${client.provider}:${result.model}`,
+      tokensUsed: this.budget.used.totalTokens - before,
+      reason,
+    };
   }
 }
 
@@ -92,5 +124,11 @@ export function selfContradiction(diff: ExtractionDiff): string | undefined {
 
 /** One extractor per work item, so the budget spans all of that item's inputs. */
 export function createStagedExtractorFactory(config: Config): ExtractorFactory {
-  return (limits) => new StagedExtractor({ fast: createModelClient(config, "fast"), strong: createModelClient(config, "strong"), threshold: config.RECALL_HEURISTIC_CONFIDENCE, limits });
+  return (limits) =>
+    new StagedExtractor({
+      fast: createModelClient(config, "fast"),
+      strong: createModelClient(config, "strong"),
+      threshold: config.RECALL_HEURISTIC_CONFIDENCE,
+      limits,
+    });
 }

@@ -26,12 +26,7 @@ describe("classifyProviderError", () => {
   });
 
   test("a 503 with retry-after keeps the wait", () => {
-    const err = OpenAiErrors.APIError.generate(
-      503,
-      { error: { message: "busy" } },
-      undefined,
-      new Headers({ "retry-after": "3" }),
-    );
+    const err = OpenAiErrors.APIError.generate(503, { error: { message: "busy" } }, undefined, new Headers({ "retry-after": "3" }));
     const classified = classifyProviderError(err);
     expect(classified).toBeInstanceOf(ProviderError);
     expect(classified).toMatchObject({ kind: "server", retryable: true, retryAfterMs: 3_000, status: 503 });

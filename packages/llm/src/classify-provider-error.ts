@@ -11,9 +11,7 @@ function isSdkApiError(err: unknown): err is SdkApiError {
 
 // The timeout classes extend the connection classes, so test for them first.
 function isSdkTimeout(err: unknown): boolean {
-  return (
-    err instanceof AnthropicErrors.APIConnectionTimeoutError || err instanceof OpenAiErrors.APIConnectionTimeoutError
-  );
+  return err instanceof AnthropicErrors.APIConnectionTimeoutError || err instanceof OpenAiErrors.APIConnectionTimeoutError;
 }
 
 function isSdkConnectionError(err: unknown): boolean {

@@ -39,9 +39,7 @@ describe("createModelClient", () => {
 
     expect(error).toBeInstanceOf(NoProviderError);
     expect(error).toMatchObject({ tier: "fast", missing: ["ANTHROPIC_API_KEY"] });
-    expect((error as Error).message).toContain(
-      "RECALL_FAST_MODEL=anthropic:claude-x uses anthropic but ANTHROPIC_API_KEY is not set",
-    );
+    expect((error as Error).message).toContain("RECALL_FAST_MODEL=anthropic:claude-x uses anthropic but ANTHROPIC_API_KEY is not set");
     expect((error as Error).message).toContain("RECALL_FAST_MODEL=openai:<model> and OPENAI_API_KEY");
   });
 
@@ -51,9 +49,7 @@ describe("createModelClient", () => {
   });
 
   test("openai-compatible needs OPENAI_BASE_URL but no key", () => {
-    const error = thrown(() =>
-      createModelClient(configWith({ RECALL_FAST_MODEL: "openai-compatible:llama3" }), "fast"),
-    );
+    const error = thrown(() => createModelClient(configWith({ RECALL_FAST_MODEL: "openai-compatible:llama3" }), "fast"));
     expect(error).toMatchObject({ missing: ["OPENAI_BASE_URL"] });
 
     const config = configWith({

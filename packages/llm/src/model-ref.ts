@@ -21,9 +21,7 @@ export function parseModelRef(ref: string): ModelRef {
   const provider = colon < 0 ? "" : ref.slice(0, colon).trim();
   const model = colon < 0 ? "" : ref.slice(colon + 1).trim();
   if (!isProvider(provider) || model === "") {
-    throw new ConfigError(
-      `invalid model reference "${ref}": expected provider:model with provider one of ${PROVIDERS.join(", ")}`,
-    );
+    throw new ConfigError(`invalid model reference "${ref}": expected provider:model with provider one of ${PROVIDERS.join(", ")}`);
   }
   return { provider, model };
 }

@@ -53,9 +53,7 @@ export class OpenAiModelClient implements ModelClient {
       messages: openAiMessages(request),
       response_format: { type: "json_schema", json_schema: { name: request.schemaName, schema, strict: true } },
       // OpenAI's reasoning models reject max_tokens; many compatible servers only know it.
-      ...(this.provider === "openai"
-        ? { max_completion_tokens: request.maxTokens }
-        : { max_tokens: request.maxTokens }),
+      ...(this.provider === "openai" ? { max_completion_tokens: request.maxTokens } : { max_tokens: request.maxTokens }),
     };
   }
 }

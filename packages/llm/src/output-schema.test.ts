@@ -17,10 +17,7 @@ describe("strictJsonSchemaFor (OpenAI strict mode)", () => {
     const schema = z.object({
       facts: z.array(z.object({ text: z.string(), lang: z.string().default("en") })),
       note: z.string().nullable(),
-      kind: z.discriminatedUnion("t", [
-        z.object({ t: z.literal("a") }),
-        z.object({ t: z.literal("b"), n: z.number() }),
-      ]),
+      kind: z.discriminatedUnion("t", [z.object({ t: z.literal("a") }), z.object({ t: z.literal("b"), n: z.number() })]),
     });
     expect(strictJsonSchemaFor(schema, "facts")).toMatchObject({
       additionalProperties: false,

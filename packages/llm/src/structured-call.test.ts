@@ -1,8 +1,4 @@
-import {
-  startFakeLlmServer,
-  type FakeLlmServer,
-  type FakeRecordedRequest,
-} from "@recall/test-support/src/fake-llm-server";
+import { startFakeLlmServer, type FakeLlmServer, type FakeRecordedRequest } from "@recall/test-support/src/fake-llm-server";
 import { Budget } from "./budget";
 import { BudgetExceededError, MalformedOutputError, OutputValidationError, ProviderError } from "./llm-errors";
 import { structuredCall } from "./structured-call";
@@ -69,9 +65,7 @@ describe.each<TestProvider>(["anthropic", "openai"])("structuredCall via %s", (p
 
   test("truncated output twice ends in OutputValidationError caused by the truncation", async () => {
     server.script({ truncated: true, json: GOOD_FACTS }, { truncated: true, json: GOOD_FACTS });
-    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget: roomyBudget() }).catch(
-      (e: unknown) => e,
-    );
+    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget: roomyBudget() }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(OutputValidationError);
     expect(error).toMatchObject({ attempts: 2 });
@@ -83,9 +77,7 @@ describe.each<TestProvider>(["anthropic", "openai"])("structuredCall via %s", (p
 
   test("invalid output twice ends in OutputValidationError with the second answer's issues", async () => {
     server.script({ json: { facts: [], confidence: 7 } }, { json: { facts: "none", confidence: 0.5 } });
-    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget: roomyBudget() }).catch(
-      (e: unknown) => e,
-    );
+    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget: roomyBudget() }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(OutputValidationError);
     expect((error as OutputValidationError).issues.map((i) => i.path.join("."))).toEqual(["facts"]);
@@ -95,9 +87,7 @@ describe.each<TestProvider>(["anthropic", "openai"])("structuredCall via %s", (p
 
   test("provider errors propagate unchanged, with no repair attempt", async () => {
     server.script({ status: 500 }, { json: GOOD_FACTS });
-    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget: roomyBudget() }).catch(
-      (e: unknown) => e,
-    );
+    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget: roomyBudget() }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ kind: "server", retryable: true });
@@ -106,9 +96,7 @@ describe.each<TestProvider>(["anthropic", "openai"])("structuredCall via %s", (p
 
   test("a provider error on the repair call propagates as itself", async () => {
     server.script({ raw: "oops" }, { status: 429, retryAfter: "4" });
-    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget: roomyBudget() }).catch(
-      (e: unknown) => e,
-    );
+    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget: roomyBudget() }).catch((e: unknown) => e);
 
     expect(error).toMatchObject({ kind: "rate_limit", retryAfterMs: 4_000 });
   });
@@ -116,9 +104,7 @@ describe.each<TestProvider>(["anthropic", "openai"])("structuredCall via %s", (p
   test("a spent token budget stops the call before any request", async () => {
     const budget = new Budget({ maxTokens: 100, maxWallMs: 60_000 });
     budget.charge({ inputTokens: 80, outputTokens: 20 });
-    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget }).catch(
-      (e: unknown) => e,
-    );
+    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(BudgetExceededError);
     expect(error).toMatchObject({ limit: "tokens", tokensUsed: 100, maxTokens: 100 });
@@ -128,9 +114,7 @@ describe.each<TestProvider>(["anthropic", "openai"])("structuredCall via %s", (p
   test("a bad answer that spends the token budget gets no repair", async () => {
     server.script({ raw: "no", usage: { inputTokens: 900, outputTokens: 200 } }, { json: GOOD_FACTS });
     const budget = new Budget({ maxTokens: 1_000, maxWallMs: 60_000 });
-    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget }).catch(
-      (e: unknown) => e,
-    );
+    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(BudgetExceededError);
     expect(error).toMatchObject({ limit: "tokens", tokensUsed: 1_100 });
@@ -139,9 +123,7 @@ describe.each<TestProvider>(["anthropic", "openai"])("structuredCall via %s", (p
 
   test("a spent wall-time budget stops the call before any request", async () => {
     const budget = new Budget({ maxTokens: 100_000, maxWallMs: 1_000, startedAt: Date.now() - 2_000 });
-    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget }).catch(
-      (e: unknown) => e,
-    );
+    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(BudgetExceededError);
     expect(error).toMatchObject({ limit: "wall_time", maxWallMs: 1_000 });

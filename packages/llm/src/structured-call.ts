@@ -1,13 +1,6 @@
 import type { Budget } from "./budget";
 import { OutputValidationError, type MalformedOutputError } from "./llm-errors";
-import {
-  addUsage,
-  NO_USAGE,
-  type Completion,
-  type CompletionRequest,
-  type ModelClient,
-  type Usage,
-} from "./model-client";
+import { addUsage, NO_USAGE, type Completion, type CompletionRequest, type ModelClient, type Usage } from "./model-client";
 import { repairTurnFor } from "./repair-prompt";
 import { isOutputFailure } from "./validate-output";
 
@@ -62,9 +55,7 @@ async function repairComplete<T>(
 
 function finalValidationError(err: MalformedOutputError | OutputValidationError): OutputValidationError {
   const issues =
-    err instanceof OutputValidationError
-      ? err.issues
-      : [{ code: "custom" as const, path: [], message: err.message, input: err.rawText }];
+    err instanceof OutputValidationError ? err.issues : [{ code: "custom" as const, path: [], message: err.message, input: err.rawText }];
   return new OutputValidationError(issues, err.rawText, err.usage, { attempts: 2, cause: err });
 }
 

@@ -13,11 +13,7 @@ export const TEST_MODELS: Record<TestProvider, string> = {
   "openai-compatible": "openai-compatible:llama3:8b",
 };
 
-export function fakeConfig(
-  server: FakeLlmServer,
-  provider: TestProvider,
-  extra: Partial<Record<keyof Config, string>> = {},
-): Config {
+export function fakeConfig(server: FakeLlmServer, provider: TestProvider, extra: Partial<Record<keyof Config, string>> = {}): Config {
   return configWith({
     RECALL_FAST_MODEL: TEST_MODELS[provider],
     ANTHROPIC_API_KEY: "test-anthropic-key",
@@ -29,11 +25,7 @@ export function fakeConfig(
   } as Partial<Record<keyof Config, string>>);
 }
 
-export function fakeClient(
-  server: FakeLlmServer,
-  provider: TestProvider,
-  extra: Partial<Record<keyof Config, string>> = {},
-): ModelClient {
+export function fakeClient(server: FakeLlmServer, provider: TestProvider, extra: Partial<Record<keyof Config, string>> = {}): ModelClient {
   const client = createModelClient(fakeConfig(server, provider, extra), "fast");
   if (client === undefined) throw new Error("fast model not configured");
   return client;

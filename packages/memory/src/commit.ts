@@ -40,28 +40,41 @@ export interface CommitSummary {
 }
 
 export async function commitCandidates(db: Db, source: CommitSource, candidates: KnowledgeCandidate[]): Promise<CommitSummary> {
-  return transaction(db, async (tx) => {
-    const summary = emptySummary();
-    if (await tx.outboxEvent.findUnique({ where: { workItemId: source.workItemId } })) return { ...summary, skipped: true };
-    const writer = new CandidateWriter(tx, source, summary, entityTypes(candidates));
-    for (const candidate of candidates) await writer.write(candidate);
-    await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
-    const { skipped: _skipped, ...refs } = summary;
-    await tx.outboxEvent.create({
-      data: {
-        contextId: source.contextId,
-        type: "artifacts_committed",
-        workItemId: source.workItemId,
-        traceId: source.traceId,
-        payload: { subjectType: source.subjectType, subjectId: source.subjectId, ...refs } as Prisma.InputJsonValue,
-      },
-    });
-    return summary;
-  }, { timeoutMs: 60_000 });
+  return transaction(
+    db,
+    async (tx) => {
+      const summary = emptySummary();
+      if (await tx.outboxEvent.findUnique({ where: { workItemId: source.workItemId } })) return { ...summary, skipped: true };
+      const writer = new CandidateWriter(tx, source, summary, entityTypes(candidates));
+      for (const candidate of candidates) await writer.write(candidate);
+      await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
+      const { skipped: _skipped, ...refs } = summary;
+      await tx.outboxEvent.create({
+        data: {
+          contextId: source.contextId,
+          type: "artifacts_committed",
+          workItemId: source.workItemId,
+          traceId: source.traceId,
+          payload: { subjectType: source.subjectType, subjectId: source.subjectId, ...refs } as Prisma.InputJsonValue,
+        },
+      });
+      return summary;
+    },
+    { timeoutMs: 60_000 },
+  );
 }
 
 function emptySummary(): CommitSummary {
-  return { skipped: false, entityIds: [], assertionIds: [], attributeIds: [], relationIds: [], instructionIds: [], uncertaintyIds: [], revocationCandidateIds: [] };
+  return {
+    skipped: false,
+    entityIds: [],
+    assertionIds: [],
+    attributeIds: [],
+    relationIds: [],
+    instructionIds: [],
+    uncertaintyIds: [],
+    revocationCandidateIds: [],
+  };
 }
 
 /** Types named by entity candidates, so an attribute's "Alice" resolves to the person Alice. */
@@ -89,12 +102,18 @@ class CandidateWriter {
 
   async write(candidate: KnowledgeCandidate): Promise<void> {
     switch (candidate.kind) {
-      case "entity": return this.entity(candidate.payload as EntityCandidate);
-      case "attribute": return this.attribute(candidate, candidate.payload as AttributeCandidate);
-      case "relation": return this.relation(candidate, candidate.payload as RelationCandidate);
-      case "instruction": return this.instruction(candidate, candidate.payload as InstructionCandidate);
-      case "uncertainty": return this.uncertainty(candidate, candidate.payload as UncertaintyCandidate);
-      case "revocation": this.summary.revocationCandidateIds.push(candidate.id);
+      case "entity":
+        return this.entity(candidate.payload as EntityCandidate);
+      case "attribute":
+        return this.attribute(candidate, candidate.payload as AttributeCandidate);
+      case "relation":
+        return this.relation(candidate, candidate.payload as RelationCandidate);
+      case "instruction":
+        return this.instruction(candidate, candidate.payload as InstructionCandidate);
+      case "uncertainty":
+        return this.uncertainty(candidate, candidate.payload as UncertaintyCandidate);
+      case "revocation":
+        this.summary.revocationCandidateIds.push(candidate.id);
     }
   }
 
@@ -110,7 +129,13 @@ class CandidateWriter {
   }
 
   private async entity(payload: EntityCandidate): Promise<void> {
-    const { entity } = await this.resolver.resolve({ name: payload.name, type: payload.type, memoryCategory: payload.memory_category, scope: this.source.scope, aliases: payload.aliases });
+    const { entity } = await this.resolver.resolve({
+      name: payload.name,
+      type: payload.type,
+      memoryCategory: payload.memory_category,
+      scope: this.source.scope,
+      aliases: payload.aliases,
+    });
     if (!this.summary.entityIds.includes(entity.id)) this.summary.entityIds.push(entity.id);
   }
 

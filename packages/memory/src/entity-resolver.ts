@@ -59,15 +59,20 @@ export class EntityResolver {
   private async create(ref: EntityRef, key: string, type: string): Promise<Entity> {
     const aliases = [...new Set((ref.aliases ?? []).map(identityKey).filter((a) => a && a !== key))];
     return this.tx.entity.create({
-      data: { contextId: this.contextId, name: ref.name.trim(), identityKey: key, type, memoryCategory: ref.memoryCategory, aliases, scope: ref.scope },
+      data: {
+        contextId: this.contextId,
+        name: ref.name.trim(),
+        identityKey: key,
+        type,
+        memoryCategory: ref.memoryCategory,
+        aliases,
+        scope: ref.scope,
+      },
     });
   }
 }
 
 /** Exact type first, then a wildcard on either side; anything else is a different entity. */
 function pickMatch(candidates: Entity[], type: string): Entity | undefined {
-  return (
-    candidates.find((e) => e.type === type) ??
-    candidates.find((e) => typesCompatible(e.type, type))
-  );
+  return candidates.find((e) => e.type === type) ?? candidates.find((e) => typesCompatible(e.type, type));
 }

@@ -28,7 +28,10 @@ const TYPE_SYNONYMS: Record<string, string> = {
 export const WILDCARD_TYPE = "topic";
 
 export function normaliseType(type: string | undefined): string {
-  const t = (type ?? WILDCARD_TYPE).trim().toLowerCase().replace(/[\s-]+/g, "_");
+  const t = (type ?? WILDCARD_TYPE)
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
   return TYPE_SYNONYMS[t] ?? (t || WILDCARD_TYPE);
 }
 

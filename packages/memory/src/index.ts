@@ -3,3 +3,4 @@ export * from "./entity-resolver";
 export * from "./validate";
 export * from "./commit";
 export * from "./truth-maintenance";
+export * from "./scope";

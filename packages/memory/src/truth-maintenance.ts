@@ -31,7 +31,11 @@ interface Fact {
   recordedAt: Date;
 }
 
-export async function applyTruthMaintenance(db: Db, refs: CommittedRefs, options: TruthMaintenanceOptions = {}): Promise<TruthMaintenanceReport> {
+export async function applyTruthMaintenance(
+  db: Db,
+  refs: CommittedRefs,
+  options: TruthMaintenanceOptions = {},
+): Promise<TruthMaintenanceReport> {
   const singleValued = options.singleValued ?? new Set<string>(DEFAULT_SINGLE_VALUED);
   return transaction(db, async (tx) => {
     const report: TruthMaintenanceReport = { superseded: [], revokedInstructionIds: [], resolvedUncertaintyIds: [] };
@@ -69,7 +73,14 @@ async function supersedeRelation(tx: Tx, id: string, singleValued: ReadonlySet<s
   const rel = await tx.relation.findUnique({ where: { id } });
   if (!rel || rel.retractedAt || !singleValued.has(rel.predicate)) return;
   const current = await tx.relation.findMany({
-    where: { contextId: rel.contextId, subjectId: rel.subjectId, predicate: rel.predicate, id: { not: id }, supersededById: null, retractedAt: null },
+    where: {
+      contextId: rel.contextId,
+      subjectId: rel.subjectId,
+      predicate: rel.predicate,
+      id: { not: id },
+      supersededById: null,
+      retractedAt: null,
+    },
   });
   for (const other of current) {
     if (other.objectId === rel.objectId) continue;
@@ -79,7 +90,14 @@ async function supersedeRelation(tx: Tx, id: string, singleValued: ReadonlySet<s
   }
 }
 
-async function resolveUncertainties(tx: Tx, contextId: string, entityId: string, key: string, assertionId: string, report: TruthMaintenanceReport): Promise<void> {
+async function resolveUncertainties(
+  tx: Tx,
+  contextId: string,
+  entityId: string,
+  key: string,
+  assertionId: string,
+  report: TruthMaintenanceReport,
+): Promise<void> {
   const open = await tx.uncertainty.findMany({ where: { contextId, entityId, resolved: false, OR: [{ key }, { key: null }] } });
   if (open.length === 0) return;
   await tx.uncertainty.updateMany({
@@ -96,12 +114,20 @@ async function revoke(tx: Tx, candidateId: string, turnId: string | undefined, r
   const active = await tx.instruction.findMany({ where: { contextId: candidate.contextId, active: true } });
   const target = active.find((i) => i.id === payload.instruction_id) ?? bestMatch(active, payload.matches);
   if (!target) return;
-  await tx.instruction.update({ where: { id: target.id }, data: { active: false, revokedAt: new Date(), revokedByTurnId: turnId ?? null } });
+  await tx.instruction.update({
+    where: { id: target.id },
+    data: { active: false, revokedAt: new Date(), revokedByTurnId: turnId ?? null },
+  });
   report.revokedInstructionIds.push(target.id);
 }
 
 function words(text: string): Set<string> {
-  return new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2));
+  return new Set(
+    text
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((w) => w.length > 2),
+  );
 }
 
 /** The active instruction sharing the most words with the revocation, if any share at least one. */

@@ -66,10 +66,16 @@ function locateEvidence(evidence: Evidence, text: string): Evidence | string {
 function* typeErrors(kind: CandidateKind, value: Record<string, unknown>, allowed?: ReadonlySet<string>): Iterable<string> {
   if (!allowed) return;
   const fields: [string, unknown][] =
-    kind === "entity" ? [["type", value.type]]
-    : kind === "attribute" ? [["entity_type", value.entity_type]]
-    : kind === "relation" ? [["subject_type", value.subject_type], ["object_type", value.object_type]]
-    : [];
+    kind === "entity"
+      ? [["type", value.type]]
+      : kind === "attribute"
+        ? [["entity_type", value.entity_type]]
+        : kind === "relation"
+          ? [
+              ["subject_type", value.subject_type],
+              ["object_type", value.object_type],
+            ]
+          : [];
   for (const [field, raw] of fields) {
     if (raw === undefined) continue;
     const type = normaliseType(String(raw));

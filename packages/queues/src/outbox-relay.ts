@@ -47,13 +47,15 @@ export class OutboxRelay {
           ORDER BY created_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
         const created = [];
         for (const row of rows) {
-          created.push(await ensureWorkItem(tx, {
-            contextId: row.context_id,
-            queue: "truth_maintenance" satisfies QueueName,
-            subjectType: SubjectType.parse(row.subject_type),
-            subjectId: row.subject_id,
-            traceId: row.trace_id,
-          }));
+          created.push(
+            await ensureWorkItem(tx, {
+              contextId: row.context_id,
+              queue: "truth_maintenance" satisfies QueueName,
+              subjectType: SubjectType.parse(row.subject_type),
+              subjectId: row.subject_id,
+              traceId: row.trace_id,
+            }),
+          );
         }
         if (rows.length > 0) {
           await tx.outboxEvent.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { processedAt: new Date() } });

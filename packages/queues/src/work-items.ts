@@ -46,7 +46,13 @@ export async function recordOutcome(db: DbOrTx, workItemId: string, attemptId: s
   const tokens = outcome.tokensUsed ?? 0;
   await db.workAttempt.update({
     where: { id: attemptId },
-    data: { status: outcome.status, errorClass: outcome.errorClass ?? null, errorMessage: outcome.errorMessage ?? null, tokensUsed: tokens, finishedAt },
+    data: {
+      status: outcome.status,
+      errorClass: outcome.errorClass ?? null,
+      errorMessage: outcome.errorMessage ?? null,
+      tokensUsed: tokens,
+      finishedAt,
+    },
   });
   await db.workItem.update({
     where: { id: workItemId },

@@ -107,17 +107,11 @@ function replyFor(route: FakeRoute, scripted: FakeLlmResponse, request: Record<s
   if ("status" in scripted) return errorReply(route, scripted);
   const usage = scripted.usage ?? DEFAULT_USAGE;
   const model = typeof request["model"] === "string" ? request["model"] : "fake-model";
-  if (route === "anthropic")
-    return { status: 200, headers: {}, body: anthropicMessage(scripted, request, model, usage) };
+  if (route === "anthropic") return { status: 200, headers: {}, body: anthropicMessage(scripted, request, model, usage) };
   return { status: 200, headers: {}, body: openAiCompletion(scripted, model, usage) };
 }
 
-function anthropicMessage(
-  scripted: FakeLlmResponse,
-  request: Record<string, unknown>,
-  model: string,
-  usage: FakeUsage,
-) {
+function anthropicMessage(scripted: FakeLlmResponse, request: Record<string, unknown>, model: string, usage: FakeUsage) {
   const toolName = requestedToolName(request);
   const truncated = "truncated" in scripted;
   const content =
@@ -169,19 +163,13 @@ function openAiCompletion(scripted: FakeLlmResponse, model: string, usage: FakeU
   };
 }
 
-function errorReply(
-  route: FakeRoute,
-  scripted: { status: number; retryAfter?: string; retryAfterMs?: string; message?: string },
-): Reply {
+function errorReply(route: FakeRoute, scripted: { status: number; retryAfter?: string; retryAfterMs?: string; message?: string }): Reply {
   const headers: Record<string, string> = {};
   if (scripted.retryAfter !== undefined) headers["retry-after"] = scripted.retryAfter;
   if (scripted.retryAfterMs !== undefined) headers["retry-after-ms"] = scripted.retryAfterMs;
   const message = scripted.message ?? `scripted ${scripted.status}`;
   const type = errorType(scripted.status);
-  const body =
-    route === "anthropic"
-      ? { type: "error", error: { type, message } }
-      : { error: { message, type, param: null, code: null } };
+  const body = route === "anthropic" ? { type: "error", error: { type, message } } : { error: { message, type, param: null, code: null } };
   return { status: scripted.status, headers, body };
 }
 

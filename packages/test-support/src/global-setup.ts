@@ -27,7 +27,9 @@ async function assertPostgres(url: string): Promise<void> {
     await client.connect();
     await client.end();
   } catch (err) {
-    throw new Error(`tests need Postgres at ${adminUrl(url)} (set DATABASE_URL, or run infra/services.sh start): ${(err as Error).message}`);
+    throw new Error(
+      `tests need Postgres at ${adminUrl(url)} (set DATABASE_URL, or run infra/services.sh start): ${(err as Error).message}`,
+    );
   }
 }
 

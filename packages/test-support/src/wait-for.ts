@@ -1,5 +1,8 @@
 /** Polls until the condition returns a value (not undefined/false), or fails with the last value seen. */
-export async function waitFor<T>(condition: () => Promise<T | undefined | false>, { timeoutMs = 15_000, what = "condition" } = {}): Promise<T> {
+export async function waitFor<T>(
+  condition: () => Promise<T | undefined | false>,
+  { timeoutMs = 15_000, what = "condition" } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
     const value = await condition();

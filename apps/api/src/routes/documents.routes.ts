@@ -14,7 +14,10 @@ import { newTraceId } from "../trace";
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 
 export const CreateDocumentBody = z.object({
-  text: z.string().min(1, "must not be empty").refine((t) => Buffer.byteLength(t) <= MAX_DOCUMENT_BYTES, "must be at most 5 MiB"),
+  text: z
+    .string()
+    .min(1, "must not be empty")
+    .refine((t) => Buffer.byteLength(t) <= MAX_DOCUMENT_BYTES, "must be at most 5 MiB"),
   metadata: z.record(z.string(), z.unknown()).optional(),
   source: z
     .object({
@@ -60,16 +63,34 @@ async function storeDocument(db: Db, contextId: string, body: CreateDocumentBody
         metadata: (body.metadata ?? {}) as Prisma.InputJsonValue,
         contentHash: createHash("sha256").update(body.text).digest("hex"),
         traceId,
-        nodes: { create: chunkText(body.text).map((c) => ({ ordinal: c.ordinal, text: c.text, startByte: c.start_byte, endByte: c.end_byte })) },
+        nodes: {
+          create: chunkText(body.text).map((c) => ({ ordinal: c.ordinal, text: c.text, startByte: c.start_byte, endByte: c.end_byte })),
+        },
       },
     });
-    const workItem = await ensureWorkItem(tx, { contextId, queue: "extract_assertions", subjectType: "document", subjectId: document.id, traceId });
+    const workItem = await ensureWorkItem(tx, {
+      contextId,
+      queue: "extract_assertions",
+      subjectType: "document",
+      subjectId: document.id,
+      traceId,
+    });
     return { document, workItem };
   });
 }
 
-async function upsertSource(tx: Prisma.TransactionClient, contextId: string, source: NonNullable<CreateDocumentBody["source"]>): Promise<string> {
-  const data = { contextId, type: source.type, name: source.name, externalId: source.external_id, metadata: (source.metadata ?? {}) as Prisma.InputJsonValue };
+async function upsertSource(
+  tx: Prisma.TransactionClient,
+  contextId: string,
+  source: NonNullable<CreateDocumentBody["source"]>,
+): Promise<string> {
+  const data = {
+    contextId,
+    type: source.type,
+    name: source.name,
+    externalId: source.external_id,
+    metadata: (source.metadata ?? {}) as Prisma.InputJsonValue,
+  };
   if (!source.external_id) return (await tx.source.create({ data })).id;
   const row = await tx.source.upsert({
     where: { contextId_type_externalId: { contextId, type: source.type, externalId: source.external_id } },

@@ -40,14 +40,26 @@ export function sessionRoutes(deps: ApiDeps): Router {
     const items = await waitForTurn(deps.db, turn.id, deps.config.TURN_TIMEOUT_MS);
     const extraction = extractionView(items);
     const candidates = await deps.db.knowledgeCandidate.findMany({ where: { turnId: turn.id }, orderBy: { ordinal: "asc" } });
-    res.status(extraction.status === "pending" ? 202 : 200).json({ turn_id: turn.id, diff: diffView(candidates), extraction, trace_id: turn.traceId });
+    res
+      .status(extraction.status === "pending" ? 202 : 200)
+      .json({ turn_id: turn.id, diff: diffView(candidates), extraction, trace_id: turn.traceId });
   });
   router.get("/sessions/:sessionId/turns", async (req, res) => {
     const { contextId, sessionId } = parseParams(SessionParams, req.params);
     const session = await deps.db.session.findFirst({ where: { id: sessionId, contextId } });
     if (!session) throw notFound("session");
     const turns = await deps.db.turn.findMany({ where: { sessionId }, orderBy: { seq: "asc" }, take: 1_000 });
-    res.json({ turns: turns.map((t) => ({ turn_id: t.id, seq: t.seq, role: t.role, content: t.content, scope: t.scope, created_at: t.createdAt, trace_id: t.traceId })) });
+    res.json({
+      turns: turns.map((t) => ({
+        turn_id: t.id,
+        seq: t.seq,
+        role: t.role,
+        content: t.content,
+        scope: t.scope,
+        created_at: t.createdAt,
+        trace_id: t.traceId,
+      })),
+    });
   });
   return router;
 }
@@ -59,8 +71,16 @@ async function storeTurn(db: Db, contextId: string, sessionId: string, body: z.i
     try {
       return await transaction(db, async (tx) => {
         const last = await tx.turn.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
-        const turn = await tx.turn.create({ data: { contextId, sessionId, seq: (last?.seq ?? 0) + 1, role: body.role, content: body.content, scope: body.scope, traceId } });
-        const workItem = await ensureWorkItem(tx, { contextId, queue: "extract_assertions", subjectType: "turn", subjectId: turn.id, traceId });
+        const turn = await tx.turn.create({
+          data: { contextId, sessionId, seq: (last?.seq ?? 0) + 1, role: body.role, content: body.content, scope: body.scope, traceId },
+        });
+        const workItem = await ensureWorkItem(tx, {
+          contextId,
+          queue: "extract_assertions",
+          subjectType: "turn",
+          subjectId: turn.id,
+          traceId,
+        });
         return { turn, workItem };
       });
     } catch (err) {

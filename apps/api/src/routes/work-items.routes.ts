@@ -17,7 +17,8 @@ export function workItemRoutes(deps: ApiDeps): Router {
   const router = Router({ mergeParams: true });
   router.get("/work-items", async (req, res) => {
     const query = ListQuery.safeParse(req.query);
-    if (!query.success) throw new AppError(400, "invalid_request", query.error.issues.map((i) => `query.${i.path.join(".")}: ${i.message}`).join("; "));
+    if (!query.success)
+      throw new AppError(400, "invalid_request", query.error.issues.map((i) => `query.${i.path.join(".")}: ${i.message}`).join("; "));
     const items = await deps.db.workItem.findMany({
       where: { contextId: contextIdOf(req), status: query.data.status },
       orderBy: { createdAt: "desc" },
@@ -29,8 +30,12 @@ export function workItemRoutes(deps: ApiDeps): Router {
     const { contextId, workItemId } = parseParams(ItemParams, req.params);
     const item = await deps.db.workItem.findFirst({ where: { id: workItemId, contextId } });
     if (!item) throw notFound("work item");
-    if (item.status !== "dead" && item.status !== "failed") throw new AppError(409, "not_retryable", `work item is ${item.status}; only failed or dead work can be retried`);
-    const updated = await deps.db.workItem.update({ where: { id: item.id }, data: { status: "queued", errorClass: null, errorMessage: null, finishedAt: null } });
+    if (item.status !== "dead" && item.status !== "failed")
+      throw new AppError(409, "not_retryable", `work item is ${item.status}; only failed or dead work can be retried`);
+    const updated = await deps.db.workItem.update({
+      where: { id: item.id },
+      data: { status: "queued", errorClass: null, errorMessage: null, finishedAt: null },
+    });
     await requeue(deps.queues, updated);
     res.status(202).json(view(updated));
   });

@@ -21,7 +21,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(overrides: Partial<Record<keyof Config, string>> = {}, queues: readonly QueueName[] = QUEUE_NAMES): Promise<Harness> {
+export async function startHarness(
+  overrides: Partial<Record<keyof Config, string>> = {},
+  queues: readonly QueueName[] = QUEUE_NAMES,
+): Promise<Harness> {
   const database: TestDatabase = await createTestDatabase();
   const base = loadConfig();
   const config = configWith({

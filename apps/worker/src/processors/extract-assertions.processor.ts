@@ -30,7 +30,13 @@ export function extractAssertionsProcessor(deps: WorkerDeps): StageProcessor {
     let tokensUsed = 0;
     for (const unit of subject.units) {
       const outcome = await extractor.extract(
-        { text: unit.text, kind: subject.type === "turn" ? "turn" : "document_node", role: subject.role, referenceTime: subject.occurredAt, ...known },
+        {
+          text: unit.text,
+          kind: subject.type === "turn" ? "turn" : "document_node",
+          role: subject.role,
+          referenceTime: subject.occurredAt,
+          ...known,
+        },
         guidance,
         signal,
       );
@@ -45,7 +51,13 @@ export function extractAssertionsProcessor(deps: WorkerDeps): StageProcessor {
   };
 }
 
-function toCandidates(item: WorkItem, subject: Subject, unit: TextUnit, outcome: StageOutcome, start: number): Prisma.KnowledgeCandidateCreateManyInput[] {
+function toCandidates(
+  item: WorkItem,
+  subject: Subject,
+  unit: TextUnit,
+  outcome: StageOutcome,
+  start: number,
+): Prisma.KnowledgeCandidateCreateManyInput[] {
   const rows: Prisma.KnowledgeCandidateCreateManyInput[] = [];
   for (const [field, kind] of KINDS) {
     for (const value of outcome.diff[field]) {
@@ -68,7 +80,12 @@ function toCandidates(item: WorkItem, subject: Subject, unit: TextUnit, outcome:
 }
 
 /** Replaces whatever an earlier attempt staged, so a retry never doubles candidates. */
-async function stageCandidates(db: Db, item: WorkItem, rows: Prisma.KnowledgeCandidateCreateManyInput[], outcomes: Record<string, unknown>[]): Promise<void> {
+async function stageCandidates(
+  db: Db,
+  item: WorkItem,
+  rows: Prisma.KnowledgeCandidateCreateManyInput[],
+  outcomes: Record<string, unknown>[],
+): Promise<void> {
   await transaction(db, async (tx) => {
     await tx.workItem.update({ where: { id: item.id }, data: { payload: { outcomes } as Prisma.InputJsonValue } });
     await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });

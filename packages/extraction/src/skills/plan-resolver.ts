@@ -56,7 +56,7 @@ function domainSkill(domain: string): string | undefined {
 export function resolveExtractionPlan(inputs: PlanInputs): ExtractionPlan {
   const trace: TraceStep[] = [];
   const named = (step: string, found: [string, string] | undefined, toSkill: (v: string) => string | undefined = (v) => v) => {
-    if (!found) return trace.push({ step, outcome: "empty" }), undefined;
+    if (!found) return (trace.push({ step, outcome: "empty" }), undefined);
     const skill = toSkill(found[1]) ? findSkill(inputs.skills, toSkill(found[1])!) : undefined;
     trace.push({ step, key: found[0], value: found[1], outcome: skill ? "chosen" : "not_found" });
     return skill && { skill, skillSource: step };
@@ -72,7 +72,10 @@ export function resolveExtractionPlan(inputs: PlanInputs): ExtractionPlan {
     named("source_type_map", mapped ? ["PIPELINE_SKILL_BY_SOURCE_TYPE_JSON", mapped] : undefined) ??
     named("source_type_default", [inputs.subject, SOURCE_TYPE_DEFAULT[inputs.subject]]) ??
     named("env_default", env.defaultSkill ? ["PIPELINE_DEFAULT_EXTRACTION_SKILL", env.defaultSkill] : undefined);
-  if (!choice) throw new Error(`no extraction skill could be resolved; the skills directory holds: ${inputs.skills.map((s) => s.id).join(", ") || "nothing"}`);
+  if (!choice)
+    throw new Error(
+      `no extraction skill could be resolved; the skills directory holds: ${inputs.skills.map((s) => s.id).join(", ") || "nothing"}`,
+    );
   return { ...choice, ...resolvePurpose(inputs), trace };
 }
 

@@ -13,7 +13,10 @@ export interface Skill {
 }
 
 function list(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function parseSkill(id: string, markdown: string): Skill {
@@ -39,7 +42,8 @@ export async function loadSkills(dir: string): Promise<Skill[]> {
     for (const entry of entries) {
       const full = path.join(current, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.name === "SKILL.md") skills.push(parseSkill(path.relative(dir, current).split(path.sep).join("/"), await readFile(full, "utf8")));
+      else if (entry.name === "SKILL.md")
+        skills.push(parseSkill(path.relative(dir, current).split(path.sep).join("/"), await readFile(full, "utf8")));
     }
   }
   await walk(dir);
@@ -48,7 +52,12 @@ export async function loadSkills(dir: string): Promise<Skill[]> {
 
 /** Normalised id: case, `_`/`-`/spaces and an optional `extraction/` prefix do not matter. */
 export function normaliseSkillId(id: string): string {
-  return id.trim().toLowerCase().replace(/[\s_]+/g, "-").replace(/^\/+|\/+$/g, "").replace(/^extraction\//, "");
+  return id
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, "-")
+    .replace(/^\/+|\/+$/g, "")
+    .replace(/^extraction\//, "");
 }
 
 export function findSkill(skills: readonly Skill[], id: string): Skill | undefined {

@@ -1,0 +1,44 @@
+// Feeds every turn of a conversation to the heuristic stage, growing the context as a
+// real session would: known people, entities produced, facts, active instructions.
+import { performance } from "node:perf_hooks";
+import { isEmptyDiff, runHeuristics, type ActiveInstruction, type ExtractionDiff, type KnownAttribute, type KnownEntity } from "@recall/extraction";
+import type { GateConversation, GateTurn } from "./gate-locomo";
+
+export interface TurnResult {
+  turn: GateTurn;
+  finished: boolean;
+  empty: boolean;
+  ms: number;
+}
+
+export function runConversation(conversation: GateConversation, threshold: number): TurnResult[] {
+  const entities: KnownEntity[] = conversation.speakers.map((name, i) => ({ id: `speaker-${i}`, name, type: "person", aliases: [] }));
+  const attributes: KnownAttribute[] = [];
+  let instructions: ActiveInstruction[] = [];
+  return conversation.turns.map((turn) => {
+    const started = performance.now();
+    const outcome = runHeuristics(
+      { text: turn.text, kind: "turn", role: "user", referenceTime: turn.referenceTime, knownEntities: entities, knownAttributes: attributes, activeInstructions: instructions },
+      { threshold },
+    );
+    const ms = performance.now() - started;
+    const diff = outcome.finished ? outcome.diff : outcome.partial;
+    learn(diff, entities, attributes);
+    if (outcome.finished) instructions = nextInstructions(instructions, diff);
+    return { turn, finished: outcome.finished, empty: outcome.finished && isEmptyDiff(outcome.diff), ms };
+  });
+}
+
+function learn(diff: ExtractionDiff, entities: KnownEntity[], attributes: KnownAttribute[]): void {
+  for (const e of diff.entities) {
+    if (!entities.some((k) => k.name.toLowerCase() === e.name.toLowerCase())) entities.push({ id: `e${entities.length}`, name: e.name, type: e.type, aliases: e.aliases });
+  }
+  attributes.push(...diff.attributes.map((a) => ({ entity: a.entity, key: a.key, value: a.value })));
+  attributes.push(...diff.relations.map((r) => ({ entity: r.subject, key: r.verb, value: r.object })));
+}
+
+function nextInstructions(active: ActiveInstruction[], diff: ExtractionDiff): ActiveInstruction[] {
+  const revoked = new Set(diff.revocations.map((r) => r.instruction_id));
+  const added = diff.instructions.map((i, n) => ({ id: `i${active.length + n}`, label: i.label, description: i.description }));
+  return [...active.filter((i) => !revoked.has(i.id)), ...added];
+}

@@ -1,0 +1,32 @@
+// pnpm bench:gate — how much of a casual conversation the heuristic stage finishes without a
+// model, and whether its small-talk gate swallows turns that matter (LoCoMo).
+//   LOCOMO_DIR      data folder (default ../shared/data/locomo from the repo root)
+//   GATE_THRESHOLD  heuristic confidence threshold (default 0.7)
+//   --samples N     print N swallowed cited turns and N uncited turns left to a model
+import fs from "node:fs";
+import path from "node:path";
+import { loadConversations } from "./gate-locomo";
+import { figuresOf, printFigures, printSamples } from "./gate-report";
+import { runConversation, type TurnResult } from "./gate-run";
+
+function main(): void {
+  const repoRoot = path.resolve(__dirname, "..");
+  const dir = process.env.LOCOMO_DIR ?? path.resolve(repoRoot, "../shared/data/locomo");
+  if (!fs.existsSync(dir)) {
+    console.log(`bench:gate: no LoCoMo data at ${dir}; nothing to measure.`);
+    return;
+  }
+  const threshold = Number(process.env.GATE_THRESHOLD ?? "0.7");
+  const samplesAt = process.argv.indexOf("--samples");
+  const samples = samplesAt > 0 ? Number(process.argv[samplesAt + 1] ?? "20") : 0;
+  const all: TurnResult[] = [];
+  for (const conversation of loadConversations(dir)) {
+    const results = runConversation(conversation, threshold);
+    printFigures(`${conversation.file} (${conversation.speakers.join(" & ")})`, figuresOf(results));
+    all.push(...results);
+  }
+  printFigures(`all conversations (threshold ${threshold})`, figuresOf(all));
+  if (samples > 0) printSamples(all, samples);
+}
+
+main();
