@@ -3,7 +3,7 @@
 // the next stage. BullMQ owns retries; inputs that can never succeed end as `dead`.
 import { Worker, UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import type { Db, WorkItem } from "@recall/db";
+import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import { jobDuration, jobsTotal, withSpan, withTraceContext, type Logger } from "@recall/telemetry";
 import { WorkTimeoutError, classifyError } from "./errors";
 import { enqueueWorkItem, type QueueSet } from "./producer";
@@ -73,9 +73,14 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
   const stopTimer = jobDuration.startTimer({ queue });
   try {
     const result = await withWallBudget(options.wallBudgetMs, (signal) => options.process({ item, payload, attempt, signal, logger }));
-    await recordOutcome(db, item.id, attemptId, { status: "succeeded", tokensUsed: result.tokensUsed, wallMs: elapsed(started) });
+    // The next stage's work item is created in the same transaction that marks this one
+    // succeeded: a crash in between can never leave a finished stage with no successor.
+    const nextItem = await transaction(db, async (tx) => {
+      await recordOutcome(tx, item.id, attemptId, { status: "succeeded", tokensUsed: result.tokensUsed, wallMs: elapsed(started) });
+      return result.next === false ? undefined : ensureNext(tx, queue, item);
+    });
     jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
-    if (result.next !== false) await chainNext(options, item);
+    if (nextItem) await enqueueWorkItem(options.queues, nextItem);
     options.onCompleted?.(item);
     return result;
   } catch (err) {
@@ -111,26 +116,26 @@ async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err
   return err instanceof Error ? err : new Error(message);
 }
 
-async function chainNext(options: StageWorkerOptions, item: WorkItem): Promise<void> {
-  const next = (QUEUES[options.queue] as { next?: QueueName }).next;
-  if (!next) return;
-  const nextItem = await ensureWorkItem(options.db, {
+async function ensureNext(tx: Tx, queue: QueueName, item: WorkItem): Promise<WorkItem | undefined> {
+  const next = (QUEUES[queue] as { next?: QueueName }).next;
+  if (!next) return undefined;
+  return ensureWorkItem(tx, {
     contextId: item.contextId,
     queue: next,
     subjectType: item.subjectType as StagePayload["subjectType"],
     subjectId: item.subjectId,
     traceId: item.traceId,
   });
-  await enqueueWorkItem(options.queues, nextItem);
 }
 
 async function withWallBudget<T>(limitMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
+    // Reject before aborting: a processor that settles on abort must not win the race.
     timer = setTimeout(() => {
-      controller.abort();
       reject(new WorkTimeoutError(limitMs));
+      controller.abort();
     }, limitMs);
   });
   try {

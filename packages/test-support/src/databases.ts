@@ -3,7 +3,24 @@ import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 
-export const TEMPLATE_DB = "recall_test_template";
+// Each `jest` run builds its own template (several runs may share one server);
+// global setup names it and passes the name to test workers through the environment.
+const RUN_ENV = "RECALL_TEST_RUN_ID";
+
+export function newTestRunId(): string {
+  const id = randomBytes(4).toString("hex");
+  process.env[RUN_ENV] = id;
+  return id;
+}
+
+function runId(): string {
+  const id = process.env[RUN_ENV];
+  if (!id) throw new Error("test databases need jest's global setup (run tests with `pnpm test`)");
+  return id;
+}
+
+export const templateDb = (id = runId()) => `recall_test_t_${id}`;
+export const fileDbPrefix = (id = runId()) => `recall_test_f_${id}_`;
 
 export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -24,8 +41,8 @@ export interface TestDatabase {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const base = loadConfig().DATABASE_URL;
-  const name = `recall_test_f_${randomBytes(6).toString("hex")}`;
-  await adminQuery(base, `CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DB}"`);
+  const name = `${fileDbPrefix()}${randomBytes(6).toString("hex")}`;
+  await adminQuery(base, `CREATE DATABASE "${name}" TEMPLATE "${templateDb()}"`);
   return {
     url: withDatabase(base, name),
     name,

@@ -4,21 +4,21 @@ import { Client } from "pg";
 import IORedis from "ioredis";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/src/migrator";
-import { TEMPLATE_DB, adminUrl, withDatabase } from "./databases";
+import { adminUrl, newTestRunId, templateDb, withDatabase } from "./databases";
 
 export default async function globalSetup(): Promise<void> {
   const config = loadConfig();
   await assertPostgres(config.DATABASE_URL);
   await assertRedis(config.REDIS_URL);
+  const template = templateDb(newTestRunId());
   const admin = new Client({ connectionString: adminUrl(config.DATABASE_URL) });
   await admin.connect();
   try {
-    await admin.query(`DROP DATABASE IF EXISTS "${TEMPLATE_DB}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${TEMPLATE_DB}"`);
+    await admin.query(`CREATE DATABASE "${template}"`);
   } finally {
     await admin.end();
   }
-  await migrate(withDatabase(config.DATABASE_URL, TEMPLATE_DB));
+  await migrate(withDatabase(config.DATABASE_URL, template));
 }
 
 async function assertPostgres(url: string): Promise<void> {

@@ -1,0 +1,173 @@
+// The worker factory and the outbox relay on real Postgres and Redis.
+import { randomUUID } from "node:crypto";
+import type { Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { createDb, type Db } from "@recall/db";
+import { createLogger } from "@recall/telemetry";
+import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
+import { createProducerConnection, createWorkerConnection } from "./connection";
+import { WorkError } from "./errors";
+import { OutboxRelay } from "./outbox-relay";
+import { createQueues, enqueueWorkItem, type QueueSet } from "./producer";
+import { jobIdFor, type QueueName } from "./registry";
+import { ensureWorkItem } from "./work-items";
+import { createStageWorker, type StageProcessor } from "./worker-factory";
+
+const logger = createLogger("silent", "test");
+let database: TestDatabase;
+let db: Db;
+let producer: Redis;
+let connection: Redis;
+let prefix: string;
+let queues: QueueSet;
+const workers: Worker[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = createDb({ databaseUrl: database.url, poolMax: 4 });
+});
+
+beforeEach(() => {
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  producer = createProducerConnection(redisUrl);
+  connection = createWorkerConnection(redisUrl);
+  prefix = testQueuePrefix();
+  queues = createQueues({ connection: producer, prefix });
+});
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.close()));
+  await queues.close();
+  await removeQueuePrefix(producer, prefix);
+  producer.disconnect();
+  connection.disconnect();
+});
+
+afterAll(async () => {
+  await db.$disconnect();
+  await database.drop();
+});
+
+function startWorker(queue: QueueName, process: StageProcessor, wallBudgetMs = 10_000): void {
+  workers.push(createStageWorker({ queue, process, db, queues, connection, prefix, logger, wallBudgetMs, concurrency: 2 }));
+}
+
+async function newItem(queue: QueueName) {
+  return ensureWorkItem(db, { contextId: randomUUID(), queue, subjectType: "document", subjectId: randomUUID(), traceId: "a".repeat(32) });
+}
+
+const settled = (id: string) =>
+  waitFor(
+    async () => {
+      const item = await db.workItem.findUniqueOrThrow({ where: { id } });
+      return ["succeeded", "dead"].includes(item.status) ? item : undefined;
+    },
+    { what: `work item ${id} to settle` },
+  );
+
+const attemptsOf = (workItemId: string) => db.workAttempt.findMany({ where: { workItemId }, orderBy: { attempt: "asc" } });
+
+test("success marks the item succeeded, records the attempt and chains the next stage", async () => {
+  startWorker("extract_assertions", async () => ({ status: "succeeded", tokensUsed: 42 }));
+  const item = await newItem("extract_assertions");
+  await enqueueWorkItem(queues, item);
+  const done = await settled(item.id);
+  expect(done).toMatchObject({ status: "succeeded", attempts: 1, tokensUsed: 42, errorClass: null });
+  expect((await attemptsOf(item.id)).map((a) => a.status)).toEqual(["succeeded"]);
+  const next = await db.workItem.findUniqueOrThrow({
+    where: { queue_subjectType_subjectId: { queue: "validate_artifacts", subjectType: "document", subjectId: item.subjectId } },
+  });
+  expect(await queues.validate_artifacts.getJob(jobIdFor(next.id))).toBeDefined();
+});
+
+test("retryable failures are retried by BullMQ with one attempt record each, honouring retryAfterMs", async () => {
+  let calls = 0;
+  startWorker("commit_artifacts", async () => {
+    calls += 1;
+    if (calls < 3) throw Object.assign(new WorkError("provider", `rate limited (${calls})`, true), { retryAfterMs: 20 });
+    return { status: "succeeded" };
+  });
+  const item = await newItem("commit_artifacts");
+  await enqueueWorkItem(queues, item);
+  const done = await settled(item.id);
+  expect(done).toMatchObject({ status: "succeeded", attempts: 3 });
+  const attempts = await attemptsOf(item.id);
+  expect(attempts.map((a) => [a.attempt, a.status, a.errorClass])).toEqual([
+    [1, "failed", "provider"],
+    [2, "failed", "provider"],
+    [3, "succeeded", null],
+  ]);
+});
+
+test("an input that can never succeed is dead after one attempt, with its error class", async () => {
+  startWorker("validate_artifacts", async () => {
+    throw new WorkError("validation", "candidate payload is not a diff", false);
+  });
+  const item = await newItem("validate_artifacts");
+  await enqueueWorkItem(queues, item);
+  const done = await settled(item.id);
+  expect(done).toMatchObject({ status: "dead", attempts: 1, errorClass: "validation", errorMessage: "candidate payload is not a diff" });
+  const job = await queues.validate_artifacts.getJob(jobIdFor(item.id));
+  expect(await job!.getState()).toBe("failed");
+  expect(job!.attemptsMade).toBe(1);
+});
+
+test("the wall-time budget ends a slow attempt with class budget", async () => {
+  startWorker(
+    "truth_maintenance",
+    (ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve({ status: "succeeded" }))),
+    200,
+  );
+  const item = await newItem("truth_maintenance");
+  await enqueueWorkItem(queues, item);
+  const done = await settled(item.id);
+  expect(done).toMatchObject({ status: "dead", errorClass: "budget" });
+  expect(done.errorMessage).toMatch(/wall-time budget of 200 ms/);
+});
+
+test("an unknown or malformed job is failed without retries and touches no work item", async () => {
+  startWorker("extract_assertions", async () => ({ status: "succeeded" }));
+  await queues.extract_assertions.add("extract_assertions", { workItemId: "not-a-uuid" } as never, { jobId: "bad-1", attempts: 5 });
+  const state = await waitFor(async () => {
+    const s = await (await queues.extract_assertions.getJob("bad-1"))!.getState();
+    return s === "failed" ? s : undefined;
+  });
+  expect(state).toBe("failed");
+  expect((await queues.extract_assertions.getJob("bad-1"))!.attemptsMade).toBe(1);
+});
+
+test("enqueueing the same work item twice makes one job (the job id derives from the work item)", async () => {
+  const item = await newItem("extract_assertions");
+  await enqueueWorkItem(queues, item);
+  await enqueueWorkItem(queues, item);
+  expect(await queues.extract_assertions.getJobCounts("waiting")).toMatchObject({ waiting: 1 });
+});
+
+test("relays move each outbox row exactly once, even when two drain at the same time", async () => {
+  const contextId = randomUUID();
+  const subjects = Array.from({ length: 20 }, () => randomUUID());
+  await db.outboxEvent.createMany({
+    data: subjects.map((subjectId) => ({
+      contextId,
+      type: "artifacts_committed",
+      workItemId: randomUUID(),
+      traceId: "b".repeat(32),
+      payload: { subjectType: "turn", subjectId },
+    })),
+  });
+  const relays = [1, 2].map(() => new OutboxRelay({ db, queues, logger, pollMs: 1_000, batchSize: 3 }));
+  const moved = await Promise.all(relays.map((r) => r.drain()));
+  expect(moved[0]! + moved[1]!).toBe(20);
+  expect(await db.outboxEvent.count({ where: { contextId, processedAt: null } })).toBe(0);
+  expect(await db.workItem.count({ where: { contextId, queue: "truth_maintenance" } })).toBe(20);
+  expect(await queues.truth_maintenance.getJobCounts("waiting")).toMatchObject({ waiting: 20 });
+});
+
+test("the sweeper enqueues work items left queued without a job", async () => {
+  const item = await newItem("validate_artifacts");
+  await db.workItem.update({ where: { id: item.id }, data: { createdAt: new Date(Date.now() - 60_000) } });
+  const relay = new OutboxRelay({ db, queues, logger, pollMs: 1_000, sweepAfterMs: 30_000 });
+  expect(await queues.validate_artifacts.getJob(jobIdFor(item.id))).toBeUndefined();
+  expect(await relay.sweep()).toBeGreaterThanOrEqual(1);
+  expect(await queues.validate_artifacts.getJob(jobIdFor(item.id))).toBeDefined();
+});
