@@ -23,9 +23,9 @@ export function prismaCli(args: string[], databaseUrl: string): CliResult {
 }
 
 /** SQL that takes a database built from the migrations folder to the shape of schema.prisma ("" when none). */
-export function diffMigrationsToSchema(databaseUrl: string, hasMigrations: boolean): CliResult {
+export function diffMigrationsToSchema(databaseUrl: string, hasMigrations: boolean, schema = schemaPath): CliResult {
   const from = hasMigrations ? ["--from-migrations", migrationsDir] : ["--from-empty"];
-  return prismaCli(["migrate", "diff", ...from, "--to-schema-datamodel", schemaPath, "--script"], databaseUrl);
+  return prismaCli(["migrate", "diff", ...from, "--to-schema-datamodel", schema, "--script"], databaseUrl);
 }
 
 /** SQL that takes the live database at `databaseUrl` to the shape of schema.prisma. */

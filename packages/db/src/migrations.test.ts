@@ -1,9 +1,11 @@
 // The migrated database must match schema.prisma: a schema change without its migration fails CI.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { createTestDatabase } from "@recall/test-support";
-import { diffMigrationsToSchema, isEmptyDiff, prismaCli } from "../../../infra/prisma-cli";
+import { diffMigrationsToSchema, isEmptyDiff, prismaCli, schemaPath } from "../../../infra/prisma-cli";
 import { migrate, readMigrations } from "./migrator";
 
 test("prisma/migrations produce exactly schema.prisma (no drift)", () => {
@@ -12,6 +14,16 @@ test("prisma/migrations produce exactly schema.prisma (no drift)", () => {
   expect(result.stderr).not.toMatch(/Error/);
   expect(result.status).toBe(0);
   expect(isEmptyDiff(result.stdout)).toBe(true);
+});
+
+test("a schema change without its migration is caught", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "recall-schema-"));
+  const changed = path.join(dir, "schema.prisma");
+  writeFileSync(changed, readFileSync(schemaPath, "utf8") + "\nmodel Unmigrated {\n  id Int @id\n}\n");
+  const result = diffMigrationsToSchema(loadConfig().DATABASE_URL, true, changed);
+  expect(result.status).toBe(0);
+  expect(isEmptyDiff(result.stdout)).toBe(false);
+  expect(result.stdout).toMatch(/CREATE TABLE "Unmigrated"/);
 });
 
 test("the runner records migrations as Prisma does, so Prisma sees the database as up to date", async () => {
