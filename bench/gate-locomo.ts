@@ -36,7 +36,10 @@ export function loadConversations(dir: string): GateConversation[] {
 
 function readConversation(file: string, raw: Record<string, unknown>): GateConversation {
   const head = Conversation.parse(raw);
-  const cited = citedIds(raw, head.qa.flatMap((q) => q.evidence));
+  const cited = citedIds(
+    raw,
+    head.qa.flatMap((q) => q.evidence),
+  );
   const sessions = Object.keys(raw)
     .map((k) => /^session_(\d+)$/.exec(k)?.[1])
     .filter((n): n is string => n !== undefined)
@@ -45,13 +48,16 @@ function readConversation(file: string, raw: Record<string, unknown>): GateConve
   const turns = sessions.flatMap((n) => {
     when = sessionTime(raw[`session_${n}_date_time`]) ?? when;
     const at = when;
-    return z.array(Turn).parse(raw[`session_${n}`]).map((t) => ({ diaId: t.dia_id, speaker: t.speaker, text: t.text, referenceTime: at, cited: cited.has(t.dia_id) }));
+    return z
+      .array(Turn)
+      .parse(raw[`session_${n}`])
+      .map((t) => ({ diaId: t.dia_id, speaker: t.speaker, text: t.text, referenceTime: at, cited: cited.has(t.dia_id) }));
   });
   return { file, speakers: [head.speaker_a, head.speaker_b], turns };
 }
 
 function sessionTime(value: unknown): Date | undefined {
-  return typeof value === "string" ? chrono.parseDate(value, { instant: new Date(0), timezone: "UTC" }) ?? undefined : undefined;
+  return typeof value === "string" ? (chrono.parseDate(value, { instant: new Date(0), timezone: "UTC" }) ?? undefined) : undefined;
 }
 
 /** Dialogue ids cited anywhere: observation entries ([text, id or ids]) and QA evidence. */

@@ -35,7 +35,9 @@ export function printFigures(label: string, f: GateFigures): void {
   const swallowedOk = f.citedSwallowed / Math.max(1, f.cited) <= 0.02 ? "ok" : "MISSED";
   console.log(`${label}`);
   console.log(`  turns                         ${f.turns}`);
-  console.log(`  finished without a model      ${f.finished} (${pct(f.finished, f.turns)}; goal >= 40%: ${finishedOk}); with a non-empty diff: ${f.finishedNonEmpty}`);
+  console.log(
+    `  finished without a model      ${f.finished} (${pct(f.finished, f.turns)}; goal >= 40%: ${finishedOk}); with a non-empty diff: ${f.finishedNonEmpty}`,
+  );
   console.log(`  cited turns                   ${f.cited}; finished ${f.citedFinished} (${pct(f.citedFinished, f.cited)})`);
   console.log(`  cited turns finished empty    ${f.citedSwallowed} (${pct(f.citedSwallowed, f.cited)}; goal <= 2%: ${swallowedOk})`);
   console.log(`  time per turn                 mean ${f.meanMs.toFixed(3)} ms, p95 ${f.p95Ms.toFixed(3)} ms`);
@@ -47,6 +49,12 @@ export function printSamples(results: TurnResult[], count: number): void {
     console.log(title);
     for (const r of rows.slice(0, count)) console.log(`  [${r.turn.diaId}] ${r.turn.text}`);
   };
-  show("cited turns finished empty:", results.filter((r) => r.turn.cited && r.empty));
-  show("uncited turns left to a model:", results.filter((r) => !r.turn.cited && !r.finished));
+  show(
+    "cited turns finished empty:",
+    results.filter((r) => r.turn.cited && r.empty),
+  );
+  show(
+    "uncited turns left to a model:",
+    results.filter((r) => !r.turn.cited && !r.finished),
+  );
 }

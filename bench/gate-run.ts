@@ -1,7 +1,14 @@
 // Feeds every turn of a conversation to the heuristic stage, growing the context as a
 // real session would: known people, entities produced, facts, active instructions.
 import { performance } from "node:perf_hooks";
-import { isEmptyDiff, runHeuristics, type ActiveInstruction, type ExtractionDiff, type KnownAttribute, type KnownEntity } from "@recall/extraction";
+import {
+  isEmptyDiff,
+  runHeuristics,
+  type ActiveInstruction,
+  type ExtractionDiff,
+  type KnownAttribute,
+  type KnownEntity,
+} from "@recall/extraction";
 import type { GateConversation, GateTurn } from "./gate-locomo";
 
 export interface TurnResult {
@@ -18,7 +25,15 @@ export function runConversation(conversation: GateConversation, threshold: numbe
   return conversation.turns.map((turn) => {
     const started = performance.now();
     const outcome = runHeuristics(
-      { text: turn.text, kind: "turn", role: "user", referenceTime: turn.referenceTime, knownEntities: entities, knownAttributes: attributes, activeInstructions: instructions },
+      {
+        text: turn.text,
+        kind: "turn",
+        role: "user",
+        referenceTime: turn.referenceTime,
+        knownEntities: entities,
+        knownAttributes: attributes,
+        activeInstructions: instructions,
+      },
       { threshold },
     );
     const ms = performance.now() - started;
@@ -31,7 +46,8 @@ export function runConversation(conversation: GateConversation, threshold: numbe
 
 function learn(diff: ExtractionDiff, entities: KnownEntity[], attributes: KnownAttribute[]): void {
   for (const e of diff.entities) {
-    if (!entities.some((k) => k.name.toLowerCase() === e.name.toLowerCase())) entities.push({ id: `e${entities.length}`, name: e.name, type: e.type, aliases: e.aliases });
+    if (!entities.some((k) => k.name.toLowerCase() === e.name.toLowerCase()))
+      entities.push({ id: `e${entities.length}`, name: e.name, type: e.type, aliases: e.aliases });
   }
   attributes.push(...diff.attributes.map((a) => ({ entity: a.entity, key: a.key, value: a.value })));
   attributes.push(...diff.relations.map((r) => ({ entity: r.subject, key: r.verb, value: r.object })));

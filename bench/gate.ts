@@ -1,7 +1,7 @@
 // pnpm bench:gate — how much of a casual conversation the heuristic stage finishes without a
 // model, and whether its small-talk gate swallows turns that matter (LoCoMo).
 //   LOCOMO_DIR      data folder (default ../shared/data/locomo from the repo root)
-//   GATE_THRESHOLD  heuristic confidence threshold (default 0.7)
+//   GATE_THRESHOLD  heuristic confidence threshold (default 0.75)
 //   --samples N     print N swallowed cited turns and N uncited turns left to a model
 import fs from "node:fs";
 import path from "node:path";
@@ -16,7 +16,7 @@ function main(): void {
     console.log(`bench:gate: no LoCoMo data at ${dir}; nothing to measure.`);
     return;
   }
-  const threshold = Number(process.env.GATE_THRESHOLD ?? "0.7");
+  const threshold = Number(process.env.GATE_THRESHOLD ?? "0.75");
   const samplesAt = process.argv.indexOf("--samples");
   const samples = samplesAt > 0 ? Number(process.argv[samplesAt + 1] ?? "20") : 0;
   const all: TurnResult[] = [];

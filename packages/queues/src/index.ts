@@ -5,3 +5,4 @@ export * from "./producer";
 export * from "./work-items";
 export * from "./worker-factory";
 export * from "./outbox-relay";
+export * from "./retry";

@@ -8,6 +8,7 @@ import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type T
 import { createProducerConnection, createWorkerConnection } from "./connection";
 import { WorkError } from "./errors";
 import { OutboxRelay } from "./outbox-relay";
+import { NotRetryableError, retryWorkItem } from "./retry";
 import { createQueues, enqueueWorkItem, type QueueSet } from "./producer";
 import { jobIdFor, type QueueName } from "./registry";
 import { ensureWorkItem } from "./work-items";
@@ -170,4 +171,28 @@ test("the sweeper enqueues work items left queued without a job", async () => {
   expect(await queues.validate_artifacts.getJob(jobIdFor(item.id))).toBeUndefined();
   expect(await relay.sweep()).toBeGreaterThanOrEqual(1);
   expect(await queues.validate_artifacts.getJob(jobIdFor(item.id))).toBeDefined();
+});
+
+test("an operator retry of a dead item runs it again from its kept input", async () => {
+  let configured = false;
+  startWorker("extract_assertions", async () => {
+    if (!configured) throw new WorkError("no_provider", "set RECALL_FAST_MODEL", false);
+    return { status: "succeeded" };
+  });
+  const item = await newItem("extract_assertions");
+  await enqueueWorkItem(queues, item);
+  const dead = await settled(item.id);
+  expect(dead).toMatchObject({ status: "dead", errorClass: "no_provider" });
+  await expect(retryWorkItem(db, queues, { ...dead, status: "succeeded" })).rejects.toThrow(NotRetryableError);
+  configured = true;
+  await retryWorkItem(db, queues, dead);
+  const done = await waitFor(async () => {
+    const row = await db.workItem.findUniqueOrThrow({ where: { id: item.id } });
+    return row.status === "succeeded" ? row : undefined;
+  });
+  expect(done.errorClass).toBeNull();
+  expect((await attemptsOf(item.id)).map((a) => [a.status, a.errorClass])).toEqual([
+    ["dead", "no_provider"],
+    ["succeeded", null],
+  ]);
 });

@@ -66,7 +66,10 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
   const item = await db.workItem.findUnique({ where: { id: payload.workItemId } });
   if (!item) throw new UnrecoverableError(`work item ${payload.workItemId} does not exist`);
   if (item.status === "succeeded") return { status: "skipped" };
-  const attempt = job.attemptsMade + 1;
+  // Attempt records count across operator retries (which restart BullMQ's own count),
+  // so the history of every try is kept; `lastTry` is whether BullMQ will give up after this one.
+  const attempt = item.attempts + 1;
+  const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? item.maxAttempts);
   const logger = options.logger.child({ queue, workItemId: item.id, attempt, traceId: item.traceId });
   const { attemptId } = await markRunning(db, item.id, attempt);
   const started = performance.now();
@@ -84,7 +87,7 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
     options.onCompleted?.(item);
     return result;
   } catch (err) {
-    throw await failAttempt(options, { item, attemptId, attempt, started, logger }, err);
+    throw await failAttempt(options, { item, attemptId, lastTry, started, logger }, err);
   } finally {
     stopTimer();
   }
@@ -93,7 +96,7 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
 interface FailureContext {
   item: WorkItem;
   attemptId: string;
-  attempt: number;
+  lastTry: boolean;
   started: number;
   logger: Logger;
 }
@@ -101,7 +104,7 @@ interface FailureContext {
 /** Records the failed attempt and returns the error to throw: the original one when BullMQ should retry. */
 async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err: unknown): Promise<Error> {
   const { errorClass, retryable, message } = classifyError(err);
-  const final = !retryable || ctx.attempt >= ctx.item.maxAttempts;
+  const final = !retryable || ctx.lastTry;
   const tokensUsed = (err as { tokensUsed?: number }).tokensUsed;
   await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {
     status: final ? "dead" : "failed",

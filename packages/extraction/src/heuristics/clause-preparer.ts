@@ -14,7 +14,9 @@ export interface PreparedClause {
 const TRAILING_CORRECTION = /[\s,]+(?:actually|now actually)$/i;
 
 export function prepareClause(text: string, referenceTime?: Date): PreparedClause {
-  let body = normaliseApostrophes(text).replace(/[\s.!?…]+$/u, "").replace(DISCOURSE_MARKER, "");
+  let body = normaliseApostrophes(text)
+    .replace(/[\s.!?…]+$/u, "")
+    .replace(DISCOURSE_MARKER, "");
   const correction = CORRECTION_MARKER.test(body) || TRAILING_CORRECTION.test(body);
   body = body.replace(CORRECTION_MARKER, "").replace(TRAILING_CORRECTION, "").replace(DISCOURSE_MARKER, "");
   const phrases = referenceTime ? findTemporalPhrases(body, referenceTime) : [];
@@ -28,5 +30,8 @@ export function normaliseApostrophes(text: string): string {
 function withoutSpans(body: string, spans: { start: number; end: number }[]): string {
   let out = body;
   for (const span of [...spans].sort((a, b) => b.start - a.start)) out = out.slice(0, span.start) + out.slice(span.end);
-  return out.replace(/\s+,/g, ",").replace(/\s{2,}/g, " ").replace(/^[\s,;:-]+|[\s,;:-]+$/g, "");
+  return out
+    .replace(/\s+,/g, ",")
+    .replace(/\s{2,}/g, " ")
+    .replace(/^[\s,;:-]+|[\s,;:-]+$/g, "");
 }

@@ -6,7 +6,15 @@ import type { InstructionCandidate } from "../diff";
 import { normaliseApostrophes } from "./clause-preparer";
 import { evidenceFor } from "./evidence-builder";
 import type { Finding, TurnContext } from "./heuristic-types";
-import { COMFORT_VERBS, FROM_NOW_ON, FROM_NOW_ON_TAIL, KEEP_LENGTH, POLARITY, REQUEST_FRAME, isDirectivePhrase } from "./instruction-grammar";
+import {
+  COMFORT_VERBS,
+  FROM_NOW_ON,
+  FROM_NOW_ON_TAIL,
+  KEEP_LENGTH,
+  POLARITY,
+  REQUEST_FRAME,
+  isDirectivePhrase,
+} from "./instruction-grammar";
 import { instructionLabel } from "./instruction-label";
 import { isCommonWord, isFunctionWord } from "./phatic-lexicon";
 import type { Sentence } from "./sentence-splitter";
@@ -20,7 +28,9 @@ const LEAD = /^(?:(?:ok|okay|also|and|oh|btw|one more thing|one thing)\b[\s,:;-]
 
 export function detectInstruction(sentence: Sentence, context: TurnContext): Finding | undefined {
   if (!context.fromUser) return undefined;
-  const body = normaliseApostrophes(sentence.text).replace(/[\s.!?…]+$/u, "").replace(LEAD, "");
+  const body = normaliseApostrophes(sentence.text)
+    .replace(/[\s.!?…]+$/u, "")
+    .replace(LEAD, "");
   const directive = readDirective(body);
   if (!directive) return undefined;
   const instruction: InstructionCandidate = {

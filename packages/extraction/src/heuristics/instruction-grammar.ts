@@ -39,4 +39,16 @@ export const KEEP_LENGTH =
   /^keep\s+(?:your\s+|the\s+|all\s+|my\s+)?(?:responses|response|answers|answer|replies|reply|messages|explanations|it|things|them|everything)\s+(?:under|below|within|to|short|brief|concise|simple|shorter|succinct|tight)\b/i;
 
 /** "please don't" asks something standing unless it is comfort ("please don't worry"). */
-export const COMFORT_VERBS = new Set(["worry", "cry", "apologize", "apologise", "be", "feel", "stress", "panic", "hesitate", "mind", "laugh"]);
+export const COMFORT_VERBS = new Set([
+  "worry",
+  "cry",
+  "apologize",
+  "apologise",
+  "be",
+  "feel",
+  "stress",
+  "panic",
+  "hesitate",
+  "mind",
+  "laugh",
+]);

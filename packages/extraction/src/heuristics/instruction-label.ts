@@ -1,7 +1,8 @@
 // A short human label for an instruction: "Always respond in bullet points" is labelled
 // "Bullet-point responses", "Never use technical jargon" "No technical jargon".
 
-const RESPOND = /^(?:respond|answer|reply|write|format(?: (?:your )?(?:answers|responses|replies))?)\s+(?:only\s+)?(?:in|using|with|as)\s+(?:a |an |the |your )?(.+)$/i;
+const RESPOND =
+  /^(?:respond|answer|reply|write|format(?: (?:your )?(?:answers|responses|replies))?)\s+(?:only\s+)?(?:in|using|with|as)\s+(?:a |an |the |your )?(.+)$/i;
 const USE = /^use\s+(?:a |an |the )?(.+)$/i;
 const ADDRESS = /^(?:call|address|refer to)\s+me\b/i;
 const DANGLING = new Set(["about", "my", "your", "the", "a", "an", "of", "to", "in", "on", "with", "for", "and", "or", "at"]);

@@ -19,12 +19,16 @@ const PATTERNS: RegExp[] = [
 ];
 
 const STOPWORDS = new Set(
-  "a an the in on at to of for with and or my me your you i it that this those these any more anymore please always never use using response responses answer answers reply replies".split(" "),
+  "a an the in on at to of for with and or my me your you i it that this those these any more anymore please always never use using response responses answer answers reply replies".split(
+    " ",
+  ),
 );
 
 export function detectRevocation(sentence: Sentence, context: TurnContext): Finding | undefined {
   if (!context.fromUser) return undefined;
-  const body = normaliseApostrophes(sentence.text).replace(/[\s.!?…]+$/u, "").replace(/^(?:ok|okay|also|oh|and|actually)\b[\s,]*/i, "");
+  const body = normaliseApostrophes(sentence.text)
+    .replace(/[\s.!?…]+$/u, "")
+    .replace(/^(?:ok|okay|also|oh|and|actually)\b[\s,]*/i, "");
   const target = PATTERNS.map((p) => p.exec(body)?.[1]).find((t) => t !== undefined);
   if (target === undefined) return undefined;
   const match = bestInstruction(target, context.activeInstructions);
@@ -52,7 +56,10 @@ export function bestInstruction(target: string, active: ActiveInstruction[]): Ac
 }
 
 function contentStems(text: string): Set<string> {
-  const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 1 && !STOPWORDS.has(w));
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 1 && !STOPWORDS.has(w));
   return new Set(words.map(stem));
 }
 

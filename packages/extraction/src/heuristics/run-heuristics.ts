@@ -26,14 +26,20 @@ export function runHeuristics(input: ExtractionInput, options: HeuristicOptions)
   const diff = mergeFindings(findings, mentions, input.text);
   const gaps = gapsOf(readings);
   const confidence = Math.min(1, ...findings.map((f) => f.confidence), ...readings.map((r) => r.phaticConfidence ?? 1));
-  if (gaps.length > 0) return { finished: false, partial: diff, confidence: Math.min(confidence, 0.3), reason: `needs a model: ${gaps.join("; ")}` };
+  if (gaps.length > 0)
+    return { finished: false, partial: diff, confidence: Math.min(confidence, 0.3), reason: `needs a model: ${gaps.join("; ")}` };
   const rules = [...new Set(findings.map((f) => f.rule))];
   return decide(diff, confidence, `read by heuristics (${rules.join(", ") || "small talk"})`, options);
 }
 
 function decide(diff: ExtractionDiff, confidence: number, reason: string, options: HeuristicOptions): HeuristicOutcome {
   if (confidence >= options.threshold) return { finished: true, diff, confidence, reason };
-  return { finished: false, partial: diff, confidence, reason: `${reason}; confidence ${confidence.toFixed(2)} is below ${options.threshold}` };
+  return {
+    finished: false,
+    partial: diff,
+    confidence,
+    reason: `${reason}; confidence ${confidence.toFixed(2)} is below ${options.threshold}`,
+  };
 }
 
 /** Confidence that every sentence is small talk, or undefined when one is not. */
@@ -66,7 +72,12 @@ function inRead(at: number, readings: SentenceReading[]): boolean {
 }
 
 function gapsOf(readings: SentenceReading[]): string[] {
-  const unread = readings.flatMap((r) => r.unread).map((c) => `no rule reads "${c.text.length > 60 ? `${c.text.slice(0, 57)}...` : c.text}"`);
-  const incomplete = readings.flatMap((r) => r.findings).filter((f) => !f.complete).map((f) => f.gap ?? f.rule);
+  const unread = readings
+    .flatMap((r) => r.unread)
+    .map((c) => `no rule reads "${c.text.length > 60 ? `${c.text.slice(0, 57)}...` : c.text}"`);
+  const incomplete = readings
+    .flatMap((r) => r.findings)
+    .filter((f) => !f.complete)
+    .map((f) => f.gap ?? f.rule);
   return [...incomplete, ...unread];
 }

@@ -6,7 +6,10 @@ import { splitClauses, type Sentence } from "./sentence-splitter";
 import { introducedName } from "./statement-detector";
 
 export function resolveSpeaker(input: ExtractionInput, sentences: Sentence[]): TurnContext["speaker"] {
-  const named = sentences.flatMap(splitClauses).map((c) => introducedName(c)).find((n) => n !== undefined);
+  const named = sentences
+    .flatMap(splitClauses)
+    .map((c) => introducedName(c))
+    .find((n) => n !== undefined);
   if (named !== undefined) return knownByName(input.knownEntities, named) ?? { name: named, type: "person" };
   const people = input.knownEntities.filter((e) => e.type.toLowerCase() === "person");
   return people.length === 1 ? people[0] : undefined;

@@ -39,7 +39,7 @@ function readStatement(rule: StatementRule, groups: Record<string, string | unde
   if (rule.kind === "title" && role !== undefined && role.split(/\s+/).length > 6) return undefined;
   const split = splitDepartment(role, org);
   return {
-    subject: rule.kind === "third_party" ? name ?? "" : "speaker",
+    subject: rule.kind === "third_party" ? (name ?? "") : "speaker",
     introduces: rule.kind === "intro" ? name : undefined,
     role: split.role,
     roleKey: key === "title" ? "title" : "role",

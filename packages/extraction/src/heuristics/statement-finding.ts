@@ -1,6 +1,7 @@
 // Turns a parsed statement into diff items: entities, attributes, relations, with
-// evidence, validity from time phrases, and the known-attribute check for corrections.
-import type { AttributeCandidate, EntityCandidate, KnownAttribute, MemoryCategory, RelationCandidate } from "../diff";
+// evidence and validity from time phrases; corrections go through the known-attribute check.
+import type { AttributeCandidate, EntityCandidate, MemoryCategory, RelationCandidate } from "../diff";
+import { reconcileCorrection } from "./correction-reconciler";
 import { evidenceFor } from "./evidence-builder";
 import type { Finding, TurnContext } from "./heuristic-types";
 import type { PreparedClause } from "./clause-preparer";
@@ -26,16 +27,8 @@ interface Where {
   context: TurnContext;
 }
 
-const KEY_SYNONYMS: Record<string, string[]> = {
-  role: ["role", "title", "job_title", "position"],
-  title: ["title", "role", "job_title", "position"],
-  works_at: ["works_at", "employer", "company"],
-  lives_in: ["lives_in", "location", "city", "home"],
-  email: ["email", "email_address"],
-};
-
 export function buildStatementFinding(facts: StatementFacts, where: Where): Finding {
-  const subject = facts.subject === "speaker" ? facts.introduces ?? where.context.speaker?.name : facts.subject;
+  const subject = facts.subject === "speaker" ? (facts.introduces ?? where.context.speaker?.name) : facts.subject;
   const objects = objectEntities(facts, where);
   if (subject === undefined) {
     return { diff: { entities: objects }, confidence: 0.5, rule: where.rule.kind, complete: false, gap: "who 'I' refers to is unknown" };
@@ -47,20 +40,7 @@ export function buildStatementFinding(facts: StatementFacts, where: Where): Find
     relations: relationsOf(facts, subject, category, where),
   };
   if (!where.prepared.correction) return { diff, confidence: confidenceOf(where), rule: where.rule.kind, complete: true };
-  return reconcileCorrection(diff, subject, where);
-}
-
-/** A correction finishes here only when every fact it changes is already known. */
-function reconcileCorrection(diff: Required<Pick<Finding["diff"], "entities" | "attributes" | "relations">>, subject: string, where: Where): Finding {
-  const known = where.context.knownAttributes.filter((a) => a.entity.toLowerCase() === subject.toLowerCase());
-  const keyFor = (key: string): KnownAttribute | undefined => known.find((a) => (KEY_SYNONYMS[key] ?? [key]).includes(a.key));
-  const attributes = diff.attributes.map((a) => ({ ...a, key: keyFor(a.key)?.key ?? a.key }));
-  const unknown = [...diff.attributes.map((a) => a.key), ...diff.relations.map((r) => r.verb)].filter((k) => !keyFor(k));
-  const corrected = { ...diff, attributes };
-  if (unknown.length > 0) {
-    return { diff: corrected, confidence: 0.6, rule: "correction", complete: false, gap: `correction of ${unknown.join(", ")}, which memory does not hold` };
-  }
-  return { diff: corrected, confidence: 0.9, rule: "correction", complete: true };
+  return reconcileCorrection(diff, subject, where.context.knownAttributes);
 }
 
 function confidenceOf(where: Where): number {
@@ -74,16 +54,34 @@ function personEntity(name: string, category: MemoryCategory, where: Where): Ent
 
 function objectEntities(facts: StatementFacts, where: Where): EntityCandidate[] {
   const out: EntityCandidate[] = [];
-  if (facts.org) out.push({ name: facts.org, type: "organization", memory_category: "knowledge", aliases: [], evidence: locate(facts.org, where), confidence: 0.85 });
-  if (facts.place) out.push({ name: facts.place, type: "location", memory_category: "knowledge", aliases: [], evidence: locate(facts.place, where), confidence: 0.85 });
+  if (facts.org)
+    out.push({
+      name: facts.org,
+      type: "organization",
+      memory_category: "knowledge",
+      aliases: [],
+      evidence: locate(facts.org, where),
+      confidence: 0.85,
+    });
+  if (facts.place)
+    out.push({
+      name: facts.place,
+      type: "location",
+      memory_category: "knowledge",
+      aliases: [],
+      evidence: locate(facts.place, where),
+      confidence: 0.85,
+    });
   return out;
 }
 
 function attributesOf(facts: StatementFacts, subject: string, category: MemoryCategory, where: Where): AttributeCandidate[] {
   const scored = scoredFields(where);
   const out: AttributeCandidate[] = [];
-  if (facts.role) out.push({ entity: subject, entity_type: "person", key: facts.roleKey, value: facts.role, memory_category: category, ...scored });
-  if (facts.email) out.push({ entity: subject, entity_type: "person", key: "email", value: facts.email, memory_category: category, ...scored });
+  if (facts.role)
+    out.push({ entity: subject, entity_type: "person", key: facts.roleKey, value: facts.role, memory_category: category, ...scored });
+  if (facts.email)
+    out.push({ entity: subject, entity_type: "person", key: "email", value: facts.email, memory_category: category, ...scored });
   return out;
 }
 
@@ -91,15 +89,38 @@ function relationsOf(facts: StatementFacts, subject: string, category: MemoryCat
   const scored = scoredFields(where);
   const out: RelationCandidate[] = [];
   const studies = facts.role !== undefined && /\bstudent$/i.test(facts.role);
-  if (facts.org) out.push({ subject, subject_type: "person", verb: studies ? "studies_at" : "works_at", object: facts.org, object_type: "organization", memory_category: category, ...scored });
-  if (facts.place) out.push({ subject, subject_type: "person", verb: "lives_in", object: facts.place, object_type: "location", memory_category: category, ...scored });
+  if (facts.org)
+    out.push({
+      subject,
+      subject_type: "person",
+      verb: studies ? "studies_at" : "works_at",
+      object: facts.org,
+      object_type: "organization",
+      memory_category: category,
+      ...scored,
+    });
+  if (facts.place)
+    out.push({
+      subject,
+      subject_type: "person",
+      verb: "lives_in",
+      object: facts.place,
+      object_type: "location",
+      memory_category: category,
+      ...scored,
+    });
   return out;
 }
 
 function scoredFields(where: Where) {
   const validity = validityIn(where.prepared.phrases, where.rule.aspect);
   const significance = where.rule.kind === "third_party" ? ("medium" as const) : ("high" as const);
-  return { evidence: evidenceFor(where.context.text, where.clause.start, where.clause.end), confidence: confidenceOf(where), significance, ...validity };
+  return {
+    evidence: evidenceFor(where.context.text, where.clause.start, where.clause.end),
+    confidence: confidenceOf(where),
+    significance,
+    ...validity,
+  };
 }
 
 function locate(value: string, where: Where) {

@@ -30,7 +30,10 @@ export const STATEMENT_RULES: StatementRule[] = [
   rule("title", String.raw`[Mm]y (?:job )?(?<key>title|role|position) is ${NOW}${ARTICLE}(?<role>${ROLE})${ORG_TAIL}`),
   rule("role", String.raw`${I_AM}\s+${NOW}${ARTICLE}(?<role>${ROLE})${ORG_TAIL}`),
   rule("role", String.raw`I\s+${NOW}work\s+as\s+${ARTICLE}(?<role>${ROLE})${ORG_TAIL}`),
-  rule("works_at", String.raw`(?:I|${I_AM})\s+${NOW}(?:work|working|employed)\s+(?:at|for|with)\s+(?<org>${PROPER})(?:\s+as\s+${ARTICLE}(?<role>${ROLE}))?`),
+  rule(
+    "works_at",
+    String.raw`(?:I|${I_AM})\s+${NOW}(?:work|working|employed)\s+(?:at|for|with)\s+(?<org>${PROPER})(?:\s+as\s+${ARTICLE}(?<role>${ROLE}))?`,
+  ),
   rule("works_at", String.raw`${I_HAVE}(?:working|worked)\s+(?:at|for)\s+(?<org>${PROPER})`),
   rule("works_at", String.raw`I\s+(?:worked|used to work)\s+(?:at|for)\s+(?<org>${PROPER})`, "past_state"),
   rule("works_at", String.raw`(?:I|I've|I have)\s+(?:just\s+)?joined\s+(?<org>${PROPER})`, "change"),

@@ -27,7 +27,10 @@ export function yearPeriod(year: number): Period {
 /** Quarter `offset` quarters away from the one containing `reference` (0 = this quarter). */
 export function quarterPeriod(reference: Date, offset: number): Period {
   const index = Math.floor(reference.getUTCMonth() / 3) + offset;
-  return { start: new Date(Date.UTC(reference.getUTCFullYear(), index * 3, 1)), end: new Date(Date.UTC(reference.getUTCFullYear(), index * 3 + 3, 1)) };
+  return {
+    start: new Date(Date.UTC(reference.getUTCFullYear(), index * 3, 1)),
+    end: new Date(Date.UTC(reference.getUTCFullYear(), index * 3 + 3, 1)),
+  };
 }
 
 export function namedQuarter(quarter: number, year: number): Period {

@@ -68,7 +68,14 @@ function fromChrono(text: string, result: chrono.ParsedResult, reference: Date):
   if (period === undefined) return undefined;
   const start = prep !== undefined && relation !== "at" ? result.index - prepLength(text, result.index) : result.index;
   const rangeEnd = forward.end ? periodOf(forward.end) : undefined;
-  return { text: text.slice(start, result.index + result.text.length), start, end: result.index + result.text.length, relation, period, rangeEnd };
+  return {
+    text: text.slice(start, result.index + result.text.length),
+    start,
+    end: result.index + result.text.length,
+    relation,
+    period,
+    rangeEnd,
+  };
 }
 
 function relationOf(prep: string | undefined, isRange: boolean): TemporalRelation {
@@ -94,7 +101,9 @@ function prepLength(text: string, index: number): number {
 function quarterPhrases(text: string, reference: Date): TemporalPhrase[] {
   return [...text.matchAll(QUARTER)].map((match) => {
     const which = match[1]?.toLowerCase().replace("the ", "");
-    const period = which ? quarterPeriod(reference, which === "next" ? 1 : which === "last" ? -1 : 0) : namedQuarter(Number(match[2]), Number(match[3]));
+    const period = which
+      ? quarterPeriod(reference, which === "next" ? 1 : which === "last" ? -1 : 0)
+      : namedQuarter(Number(match[2]), Number(match[3]));
     return withPreposition(text, match.index ?? 0, match[0].length, period);
   });
 }

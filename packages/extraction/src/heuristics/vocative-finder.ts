@@ -1,12 +1,7 @@
 // Names used to address someone ("Thanks, Melanie!", "Hey Mel!") say nothing about
 // anyone, so the small-talk gate ignores them.
 import { INTERJECTIONS, isCommonWord } from "./phatic-lexicon";
-
-interface Token {
-  word: string;
-  start: number;
-  end: number;
-}
+import type { Token } from "./token-analysis";
 
 const ADDRESS_OPENERS = new Set([...INTERJECTIONS, "dear", "morning", "night", "later", "buddy", "you"]);
 

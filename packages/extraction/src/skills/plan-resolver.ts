@@ -1,91 +1,105 @@
-// The resolution cascade: which skill and purpose apply, first populated source wins,
-// and every step is kept in a trace so the document status can say why.
-import { findSkill, type Skill } from "./skill-loader";
-
-type Metadata = Record<string, unknown>;
-
-export interface PlanInputs {
-  contextConfig: Metadata;
-  documentMetadata: Metadata;
-  sourceMetadata: Metadata;
-  sourceType: string;
-  env: { skillBySourceType: Record<string, string>; defaultSkill?: string; defaultPurpose?: string };
-  skills: readonly Skill[];
-  subject: "document" | "turn";
-}
-
-export interface TraceStep {
-  step: string;
-  key?: string;
-  value?: string;
-  outcome: "chosen" | "not_found" | "empty";
-}
-
-export interface ExtractionPlan {
-  skill: Skill;
-  skillSource: string;
-  purpose?: string;
-  purposeSource?: string;
-  trace: TraceStep[];
-}
+// The resolution cascade for an extraction plan. Skill: context config → document metadata →
+// source metadata → document domain → source domain → source-type map (with "*") → the
+// subject's built-in default → env default. Purpose: context config → document metadata →
+// source metadata → env default. The first value that names an existing skill wins; a value
+// naming a missing skill is traced as not found and the cascade goes on.
+import { builtInDefault, skillForDomain } from "./domain-map";
+import type { ExtractionPlan, PlanInput, PlanTraceEntry, PurposeSource, SkillSource } from "./plan-types";
+import { SkillResolutionError } from "./plan-types";
+import { findSkill } from "./skill-finder";
+import type { Skill } from "./skill-types";
 
 const SKILL_KEYS = ["extraction_skill", "extraction_skill_id", "skill", "skill_id"];
 const DOMAIN_KEYS = ["extraction_domain", "domain", "genre", "content_domain"];
 const PURPOSE_KEYS = ["extraction_purpose", "purpose"];
 
-const DOMAIN_SKILLS: [RegExp, string][] = [
-  [/^(fiction|novel|story|stories|narrative|literature)$/, "extraction/fiction"],
-  [/^(architecture|spec|specification|runbook|technical|tech|engineering|docs?)$/, "extraction/technical-docs"],
-  [/^(chat|conversation|dialogue|messages?|email)$/, "extraction/conversation"],
-];
+interface Step<S> {
+  source: S;
+  key?: string;
+  value?: string;
+  /** The value is a domain to map, not a skill id. */
+  domain?: boolean;
+}
 
-const SOURCE_TYPE_DEFAULT = { document: "extraction/technical-docs", turn: "extraction/conversation" } as const;
+export function resolveExtractionPlan(input: PlanInput): ExtractionPlan {
+  const trace: PlanTraceEntry[] = [];
+  const { skill, source } = resolveSkill(input, trace);
+  const purpose = resolvePurpose(input, trace);
+  return { skill, skillSource: source, ...purpose, trace };
+}
 
-function firstString(meta: Metadata, keys: string[]): [string, string] | undefined {
-  for (const key of keys) {
-    const value = meta[key];
-    if (typeof value === "string" && value.trim()) return [key, value.trim()];
+function resolveSkill(input: PlanInput, trace: PlanTraceEntry[]): { skill: Skill; source: SkillSource } {
+  for (const step of skillSteps(input)) {
+    const entry = traceEntry(`skill.${step.source}`, step);
+    trace.push(entry);
+    if (step.value === undefined) continue;
+    const id = step.domain ? (skillForDomain(step.value) ?? (findSkill(input.skills, step.value) ? step.value : undefined)) : step.value;
+    if (id === undefined) {
+      entry.outcome = "unmapped";
+      continue;
+    }
+    const skill = findSkill(input.skills, id);
+    entry.skillId = skill?.id ?? id;
+    entry.outcome = skill ? "selected" : "not_found";
+    if (skill) return { skill, source: step.source };
   }
-  return undefined;
+  throw new SkillResolutionError(trace);
 }
 
-function domainSkill(domain: string): string | undefined {
-  return DOMAIN_SKILLS.find(([pattern]) => pattern.test(domain.toLowerCase()))?.[1];
-}
-
-export function resolveExtractionPlan(inputs: PlanInputs): ExtractionPlan {
-  const trace: TraceStep[] = [];
-  const named = (step: string, found: [string, string] | undefined, toSkill: (v: string) => string | undefined = (v) => v) => {
-    if (!found) return (trace.push({ step, outcome: "empty" }), undefined);
-    const skill = toSkill(found[1]) ? findSkill(inputs.skills, toSkill(found[1])!) : undefined;
-    trace.push({ step, key: found[0], value: found[1], outcome: skill ? "chosen" : "not_found" });
-    return skill && { skill, skillSource: step };
-  };
-  const { env } = inputs;
-  const mapped = env.skillBySourceType[inputs.sourceType] ?? env.skillBySourceType["*"];
-  const choice =
-    named("context_config", firstString(inputs.contextConfig, ["skill"])) ??
-    named("document_metadata", firstString(inputs.documentMetadata, SKILL_KEYS)) ??
-    named("source_metadata", firstString(inputs.sourceMetadata, SKILL_KEYS)) ??
-    named("document_domain", firstString(inputs.documentMetadata, DOMAIN_KEYS), domainSkill) ??
-    named("source_domain", firstString(inputs.sourceMetadata, DOMAIN_KEYS), domainSkill) ??
-    named("source_type_map", mapped ? ["PIPELINE_SKILL_BY_SOURCE_TYPE_JSON", mapped] : undefined) ??
-    named("source_type_default", [inputs.subject, SOURCE_TYPE_DEFAULT[inputs.subject]]) ??
-    named("env_default", env.defaultSkill ? ["PIPELINE_DEFAULT_EXTRACTION_SKILL", env.defaultSkill] : undefined);
-  if (!choice)
-    throw new Error(
-      `no extraction skill could be resolved; the skills directory holds: ${inputs.skills.map((s) => s.id).join(", ") || "nothing"}`,
-    );
-  return { ...choice, ...resolvePurpose(inputs), trace };
-}
-
-function resolvePurpose(inputs: PlanInputs): { purpose?: string; purposeSource?: string } {
-  const sources: [string, [string, string] | undefined][] = [
-    ["context_config", firstString(inputs.contextConfig, ["purpose"])],
-    ["document_metadata", firstString(inputs.documentMetadata, PURPOSE_KEYS)],
-    ["source_metadata", firstString(inputs.sourceMetadata, PURPOSE_KEYS)],
-    ["env_default", inputs.env.defaultPurpose ? ["PIPELINE_DEFAULT_EXTRACTION_PURPOSE", inputs.env.defaultPurpose] : undefined],
+function skillSteps(input: PlanInput): Step<SkillSource>[] {
+  return [
+    { source: "context_config", ...firstString(input.contextConfig, ["skill"]) },
+    { source: "document_metadata", ...firstString(input.documentMetadata, SKILL_KEYS) },
+    { source: "source_metadata", ...firstString(input.sourceMetadata, SKILL_KEYS) },
+    { source: "document_domain", domain: true, ...firstString(input.documentMetadata, DOMAIN_KEYS) },
+    { source: "source_domain", domain: true, ...firstString(input.sourceMetadata, DOMAIN_KEYS) },
+    { source: "source_type_map", ...sourceTypeEntry(input) },
+    { source: "source_type_default", key: input.subject, value: builtInDefault(input.subject) },
+    { source: "env_default", key: "defaultSkill", value: nonEmpty(input.env.defaultSkill) },
   ];
-  const hit = sources.find(([, found]) => found);
-  return hit ? { purpose: hit[1]![1], purposeSource: hit[0] } : {};
+}
+
+function resolvePurpose(input: PlanInput, trace: PlanTraceEntry[]): { purpose?: string; purposeSource?: PurposeSource } {
+  const steps: Step<PurposeSource>[] = [
+    { source: "context_config", ...firstString(input.contextConfig, ["purpose"]) },
+    { source: "document_metadata", ...firstString(input.documentMetadata, PURPOSE_KEYS) },
+    { source: "source_metadata", ...firstString(input.sourceMetadata, PURPOSE_KEYS) },
+    { source: "env_default", key: "defaultPurpose", value: nonEmpty(input.env.defaultPurpose) },
+  ];
+  for (const step of steps) {
+    const entry = traceEntry(`purpose.${step.source}`, step);
+    trace.push(entry);
+    if (step.value === undefined) continue;
+    entry.outcome = "selected";
+    return { purpose: step.value, purposeSource: step.source };
+  }
+  return {};
+}
+
+/** A trace entry that names a key and value only when the step found one (undefined does not survive JSON). */
+function traceEntry(step: string, found: { key?: string; value?: string }): PlanTraceEntry {
+  return found.value === undefined ? { step, outcome: "absent" } : { step, key: found.key, value: found.value, outcome: "absent" };
+}
+
+/** The source type's entry in the env map, else its "*" fallback. */
+function sourceTypeEntry(input: PlanInput): { key?: string; value?: string } {
+  const map = input.env.skillBySourceType ?? {};
+  const type = input.sourceType?.trim();
+  const exact = type
+    ? (Object.keys(map).find((k) => k === type) ?? Object.keys(map).find((k) => k.toLowerCase() === type.toLowerCase()))
+    : undefined;
+  const key = exact ?? ("*" in map ? "*" : undefined);
+  return key === undefined ? {} : { key, value: nonEmpty(map[key]) };
+}
+
+function firstString(record: Record<string, unknown> | null | undefined, keys: string[]): { key?: string; value?: string } {
+  for (const key of keys) {
+    const value = nonEmpty(record?.[key]);
+    if (value !== undefined) return { key, value };
+  }
+  return {};
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 }

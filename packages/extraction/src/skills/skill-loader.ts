@@ -1,66 +1,60 @@
-// Skills are SKILL.md files under a skills directory; the id is the folder path
-// relative to the root (e.g. extraction/technical-docs). A small front matter names
-// the entity types and predicates; the body is guidance given to model stages.
-import { readdir, readFile } from "node:fs/promises";
+// Loads every SKILL.md under a skills root. A skill's id is its directory relative to the root.
+import { promises as fs } from "node:fs";
 import path from "node:path";
+import { parseSkillFile } from "./front-matter-parser";
+import { SkillFrontMatter, SkillLoadError, WILDCARD_ENTITY_TYPE, type Skill } from "./skill-types";
 
-export interface Skill {
-  id: string;
-  entityTypes: string[];
-  keyPredicates: string[];
-  singleValued: string[];
-  body: string;
-}
+/** The repository's own skills folder (`skills/` at the repo root). */
+export const DEFAULT_SKILLS_DIR = path.resolve(__dirname, "../../../../skills");
 
-function list(value: string | undefined): string[] {
-  return (value ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
+const SKILL_FILE = "SKILL.md";
 
-export function parseSkill(id: string, markdown: string): Skill {
-  const match = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(markdown);
-  const fields = new Map<string, string>();
-  for (const line of (match?.[1] ?? "").split("\n")) {
-    const at = line.indexOf(":");
-    if (at > 0) fields.set(line.slice(0, at).trim(), line.slice(at + 1).trim());
-  }
-  return {
-    id: fields.get("id") ?? id,
-    entityTypes: list(fields.get("entity_types")),
-    keyPredicates: list(fields.get("key_predicates")),
-    singleValued: list(fields.get("single_valued")),
-    body: (match ? match[2]! : markdown).trim(),
-  };
-}
-
-export async function loadSkills(dir: string): Promise<Skill[]> {
-  const skills: Skill[] = [];
-  async function walk(current: string): Promise<void> {
-    const entries = await readdir(current, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.name === "SKILL.md")
-        skills.push(parseSkill(path.relative(dir, current).split(path.sep).join("/"), await readFile(full, "utf8")));
-    }
-  }
-  await walk(dir);
+export async function loadSkills(dir: string = DEFAULT_SKILLS_DIR): Promise<Skill[]> {
+  const root = path.resolve(dir);
+  const stat = await fs.stat(root).catch(() => undefined);
+  if (!stat?.isDirectory()) throw new SkillLoadError("skills directory not found", root);
+  // A SKILL.md at the root itself has no id, so it is not a skill.
+  const files = (await skillFiles(root)).filter((file) => path.dirname(file) !== root);
+  const skills = await Promise.all(files.map((file) => readSkill(root, file)));
   return skills.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-/** Normalised id: case, `_`/`-`/spaces and an optional `extraction/` prefix do not matter. */
-export function normaliseSkillId(id: string): string {
-  return id
-    .trim()
-    .toLowerCase()
-    .replace(/[\s_]+/g, "-")
-    .replace(/^\/+|\/+$/g, "")
-    .replace(/^extraction\//, "");
+/** Parses one SKILL.md given its text; exported for tests and for callers holding the text already. */
+export function skillFromText(id: string, text: string, file: string): Skill {
+  const { fields, body } = parseSkillFile(text);
+  const parsed = SkillFrontMatter.safeParse(fields);
+  if (!parsed.success)
+    throw new SkillLoadError(`invalid front matter: ${parsed.error.issues.map((i) => i.path.join(".")).join(", ")}`, file);
+  const meta = parsed.data;
+  const entityTypes = unique([...meta.entity_types, WILDCARD_ENTITY_TYPE]);
+  const aliases = unique([...meta.aliases, ...(meta.id && meta.id !== id ? [meta.id] : [])]);
+  return {
+    id,
+    name: meta.name ?? id.split("/").pop() ?? id,
+    description: meta.description,
+    entityTypes,
+    keyPredicates: unique(meta.key_predicates),
+    singleValued: unique(meta.single_valued),
+    aliases,
+    body,
+    path: file,
+  };
 }
 
-export function findSkill(skills: readonly Skill[], id: string): Skill | undefined {
-  const wanted = normaliseSkillId(id);
-  return skills.find((s) => normaliseSkillId(s.id) === wanted);
+async function readSkill(root: string, file: string): Promise<Skill> {
+  const id = path.relative(root, path.dirname(file)).split(path.sep).join("/");
+  return skillFromText(id, await fs.readFile(file, "utf8"), file);
+}
+
+async function skillFiles(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => skillFiles(path.join(dir, e.name))),
+  );
+  const here = entries.some((e) => e.isFile() && e.name === SKILL_FILE) ? [path.join(dir, SKILL_FILE)] : [];
+  return [...here, ...nested.flat()];
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values.map((v) => v.trim()).filter((v) => v.length > 0))];
 }

@@ -1,0 +1,459 @@
+import { ExtractionDiff, type ExtractionInput, type HeuristicOutcome } from "../diff";
+import { sliceBytes } from "../spans";
+import { runHeuristics } from "./index";
+
+const REF = new Date("2024-05-15T10:00:00Z");
+
+const alice = { id: "e-alice", name: "Alice", type: "person", aliases: ["Al"] };
+const bob = { id: "e-bob", name: "Bob", type: "person", aliases: [] };
+const acme = { id: "e-acme", name: "Acme", type: "organization", aliases: [] };
+const max = { id: "e-max", name: "Max", type: "pet", aliases: [] };
+const bullets = { id: "i-bullets", label: "Bullet-point responses", description: "Always respond in bullet points" };
+const jargon = { id: "i-jargon", label: "No technical jargon", description: "Never use technical jargon" };
+
+/** Alice is the only person the context knows, so "I" is Alice. */
+const withAlice: Partial<ExtractionInput> = {
+  knownEntities: [alice, acme, max],
+  knownAttributes: [
+    { entity: "Alice", key: "title", value: "CTO" },
+    { entity: "Alice", key: "lives_in", value: "Berlin" },
+  ],
+};
+
+interface Case {
+  name: string;
+  text: string;
+  input?: Partial<ExtractionInput>;
+  threshold?: number;
+  finished: boolean;
+  /** Finished or not, the diff has no items at all. */
+  empty?: boolean;
+  entities?: [string, string][];
+  attributes?: [string, string, string][];
+  relations?: [string, string, string][];
+  instructions?: [string, string][];
+  revocations?: [string, string][];
+  /** No instruction and no revocation may come out (look-alikes). */
+  noDirectives?: boolean;
+  absentEntities?: string[];
+  validity?: { valid_from?: string; valid_to?: string };
+  reason?: RegExp;
+}
+
+const cases: Case[] = [
+  // The foundation demo turn.
+  {
+    name: "demo: introduction with role and employer, plus an instruction",
+    text: "I'm Alice, CTO at Acme. Always respond in bullet points.",
+    finished: true,
+    entities: [
+      ["Alice", "person"],
+      ["Acme", "organization"],
+    ],
+    attributes: [["Alice", "role", "CTO"]],
+    relations: [["Alice", "works_at", "Acme"]],
+    instructions: [["Bullet-point responses", "Always respond in bullet points"]],
+  },
+  // Known entities.
+  {
+    name: "known entity by alias, in a turn that needs a model",
+    text: "Can you ask Al about the Acme contract?",
+    input: withAlice,
+    finished: false,
+    entities: [
+      ["Alice", "person"],
+      ["Acme", "organization"],
+    ],
+  },
+  {
+    name: "known entity in capitals",
+    text: "ACME shipped the new release.",
+    input: withAlice,
+    finished: false,
+    entities: [["Acme", "organization"]],
+  },
+  {
+    name: "no match inside a longer word",
+    text: "Acmeville has a great bakery.",
+    input: withAlice,
+    finished: false,
+    absentEntities: ["Acme"],
+  },
+  {
+    name: "case-aware: 'max' is not the pet Max",
+    text: "Keep it to max three bullet points.",
+    input: withAlice,
+    finished: true,
+    absentEntities: ["Max"],
+    instructions: [["Response length limit", "Keep it to max three bullet points"]],
+  },
+  // Temporal phrases on the facts they qualify.
+  {
+    name: "since January",
+    text: "I've lived in Berlin since January.",
+    input: withAlice,
+    finished: true,
+    relations: [["Alice", "lives_in", "Berlin"]],
+    validity: { valid_from: "2024-01-01T00:00:00.000Z" },
+  },
+  {
+    name: "until next quarter",
+    text: "I work at Acme until next quarter.",
+    input: withAlice,
+    finished: true,
+    relations: [["Alice", "works_at", "Acme"]],
+    validity: { valid_to: "2024-07-01T00:00:00.000Z" },
+  },
+  {
+    name: "last year, past state",
+    text: "I lived in Paris last year.",
+    input: withAlice,
+    finished: true,
+    relations: [["Alice", "lives_in", "Paris"]],
+    validity: { valid_from: "2023-01-01T00:00:00.000Z", valid_to: "2024-01-01T00:00:00.000Z" },
+  },
+  {
+    name: "from March 2023",
+    text: "From March 2023 I worked at Globex.",
+    input: withAlice,
+    finished: true,
+    relations: [["Alice", "works_at", "Globex"]],
+    validity: { valid_from: "2023-03-01T00:00:00.000Z" },
+  },
+  {
+    name: "from … to …",
+    text: "I worked at Initech from March 2023 to June 2023.",
+    input: withAlice,
+    finished: true,
+    relations: [["Alice", "works_at", "Initech"]],
+    validity: { valid_from: "2023-03-01T00:00:00.000Z", valid_to: "2023-07-01T00:00:00.000Z" },
+  },
+  {
+    name: "a move last year starts the new home",
+    text: "I moved to Lisbon last year.",
+    input: withAlice,
+    finished: true,
+    relations: [["Alice", "lives_in", "Lisbon"]],
+    validity: { valid_from: "2023-01-01T00:00:00.000Z" },
+  },
+  // Instructions.
+  {
+    name: "always",
+    text: "Always respond in bullet points.",
+    finished: true,
+    instructions: [["Bullet-point responses", "Always respond in bullet points"]],
+  },
+  {
+    name: "never",
+    text: "Never use technical jargon.",
+    finished: true,
+    instructions: [["No technical jargon", "Never use technical jargon"]],
+  },
+  {
+    name: "from now on",
+    text: "From now on, label sarcasm when you detect it.",
+    finished: true,
+    instructions: [["Label sarcasm", "Always label sarcasm when you detect it"]],
+  },
+  {
+    name: "keep responses under",
+    text: "Keep responses under three sentences.",
+    finished: true,
+    instructions: [["Response length limit", "Keep responses under three sentences"]],
+  },
+  { name: "please don't", text: "Please don't use emojis.", finished: true, instructions: [["No emojis", "Never use emojis"]] },
+  { name: "don't ever", text: "Don't ever call me Bob.", finished: true, instructions: [["Form of address", "Never call me Bob"]] },
+  {
+    name: "request frame",
+    text: "I want you to always answer in French.",
+    finished: true,
+    instructions: [["French responses", "Always answer in French"]],
+  },
+  {
+    name: "trailing from now on",
+    text: "Please respond in Spanish from now on",
+    finished: true,
+    instructions: [["Spanish responses", "Always respond in Spanish"]],
+  },
+  {
+    name: "an assistant's 'always' is not a user instruction",
+    text: "Always respond in bullet points.",
+    input: { role: "assistant" },
+    finished: false,
+    noDirectives: true,
+  },
+  // Revocations.
+  { name: "stop using", text: "Stop using bullet points.", finished: true, revocations: [["i-bullets", "Bullet-point responses"]] },
+  {
+    name: "don't need to … anymore",
+    text: "You don't need to use bullet points anymore.",
+    finished: true,
+    revocations: [["i-bullets", "Bullet-point responses"]],
+  },
+  {
+    name: "no need to … any more",
+    text: "No need to avoid jargon any more.",
+    finished: true,
+    revocations: [["i-jargon", "No technical jargon"]],
+  },
+  {
+    name: "forget what I said about",
+    text: "Forget what I said about technical jargon.",
+    finished: true,
+    revocations: [["i-jargon", "No technical jargon"]],
+  },
+  {
+    name: "a revocation matching no active instruction needs a model",
+    text: "Stop adding emojis.",
+    finished: false,
+    noDirectives: true,
+    reason: /no active instruction/,
+  },
+  // Self-statements.
+  { name: "I am Alice", text: "I am Alice", finished: true, entities: [["Alice", "person"]] },
+  {
+    name: "my name is … and I live in …",
+    text: "My name is Carol Danvers and I live in Boston.",
+    finished: true,
+    entities: [
+      ["Carol Danvers", "person"],
+      ["Boston", "location"],
+    ],
+    relations: [["Carol Danvers", "lives_in", "Boston"]],
+  },
+  {
+    name: "I work at, speaker is the one known person",
+    text: "I work at Acme.",
+    input: withAlice,
+    finished: true,
+    relations: [["Alice", "works_at", "Acme"]],
+  },
+  {
+    name: "role and employer without a name",
+    text: "I'm a software engineer at Google.",
+    input: withAlice,
+    finished: true,
+    attributes: [["Alice", "role", "software engineer"]],
+    relations: [["Alice", "works_at", "Google"]],
+  },
+  {
+    name: "X is the Y of Z",
+    text: "Bob is the CFO of Initech.",
+    finished: true,
+    entities: [
+      ["Bob", "person"],
+      ["Initech", "organization"],
+    ],
+    attributes: [["Bob", "role", "CFO"]],
+    relations: [["Bob", "works_at", "Initech"]],
+  },
+  {
+    name: "department stays in the role",
+    text: "I'm the VP of Engineering at Initech.",
+    input: withAlice,
+    finished: true,
+    attributes: [["Alice", "role", "VP of Engineering"]],
+    relations: [["Alice", "works_at", "Initech"]],
+  },
+  {
+    name: "two known people: who 'I' is needs a model",
+    text: "I work at Acme.",
+    input: { knownEntities: [alice, bob] },
+    finished: false,
+    entities: [["Acme", "organization"]],
+    reason: /who 'I' refers to/,
+  },
+  {
+    name: "email",
+    text: "My email is alice@example.com",
+    input: withAlice,
+    finished: true,
+    attributes: [["Alice", "email", "alice@example.com"]],
+  },
+  // Corrections.
+  {
+    name: "correction of a known title",
+    text: "Actually my title is VP of Engineering.",
+    input: withAlice,
+    finished: true,
+    attributes: [["Alice", "title", "VP of Engineering"]],
+  },
+  {
+    name: "correction of a known home",
+    text: "Correction: I live in Lisbon now.",
+    input: withAlice,
+    finished: true,
+    relations: [["Alice", "lives_in", "Lisbon"]],
+    validity: { valid_from: REF.toISOString() },
+  },
+  {
+    name: "a correction keeps the key memory uses",
+    text: "Actually, my role is Head of Product.",
+    input: withAlice,
+    finished: true,
+    attributes: [["Alice", "title", "Head of Product"]],
+  },
+  {
+    name: "correction of a fact memory does not hold",
+    text: "Actually, I work at Globex now.",
+    input: withAlice,
+    finished: false,
+    relations: [["Alice", "works_at", "Globex"]],
+    reason: /does not hold/,
+  },
+  // Small talk.
+  { name: "small talk: haha, nice", text: "haha, nice!", finished: true, empty: true },
+  { name: "small talk: thanks, see you", text: "thanks, see you", finished: true, empty: true },
+  { name: "small talk: ok", text: "ok", finished: true, empty: true },
+  { name: "small talk: lol that's great", text: "lol that's great", finished: true, empty: true },
+  { name: "small talk: good morning", text: "Good morning!", finished: true, empty: true },
+  { name: "small talk: wow, that's awesome", text: "Wow, that's awesome!", finished: true, empty: true },
+  {
+    name: "small talk with names in address",
+    text: "Hey Mel! Good to see you! How have you been?",
+    input: withAlice,
+    finished: true,
+    empty: true,
+  },
+  {
+    name: "small talk says nothing about the person addressed",
+    text: "Thanks, Alice! That's great.",
+    input: withAlice,
+    finished: true,
+    empty: true,
+  },
+  {
+    name: "an event is not small talk",
+    text: "I went to a LGBTQ support group yesterday and it was so powerful.",
+    finished: false,
+    reason: /needs a model/,
+  },
+  { name: "a pet is not small talk", text: "We've got a pup and a kitty.", finished: false },
+  { name: "a shared photo is not small talk", text: "Here's a pic of my new studio!", finished: false },
+  // Look-alikes.
+  { name: "look-alike: I never said that", text: "I never said that", finished: false, noDirectives: true },
+  { name: "look-alike: Always Sunny", text: "Always Sunny is my favourite show", finished: false, noDirectives: true },
+  { name: "look-alike: I'll always remember", text: "I'll always remember that trip", finished: false, noDirectives: true },
+  { name: "look-alike: never mind", text: "never mind", finished: true, empty: true },
+  { name: "look-alike: stop it", text: "stop it, you're making me laugh", finished: true, empty: true },
+  { name: "look-alike: never have I ever", text: "Never have I ever been so happy", finished: true, empty: true },
+  { name: "look-alike: encouragement is not an instruction", text: "Never give up!", finished: true, empty: true },
+  { name: "look-alike: the capital of France is not a job", text: "Paris is the capital of France.", finished: false, noDirectives: true },
+  // Thresholds, mixtures, documents.
+  {
+    name: "a reaction finishes at the usual threshold",
+    text: "Wow, that agency looks great!",
+    threshold: 0.75,
+    finished: true,
+    empty: true,
+  },
+  {
+    name: "but not when the threshold asks for more",
+    text: "Wow, that agency looks great!",
+    threshold: 0.9,
+    finished: false,
+    reason: /below 0.9/,
+  },
+  {
+    name: "thanks plus an instruction",
+    text: "Thanks! Always cite your sources.",
+    finished: true,
+    instructions: [["Cite your sources", "Always cite your sources"]],
+  },
+  {
+    name: "instruction plus an event: partial",
+    text: "Always respond in bullet points. I went hiking yesterday.",
+    finished: false,
+    instructions: [["Bullet-point responses", "Always respond in bullet points"]],
+  },
+  {
+    name: "documents hold no instructions to the assistant",
+    text: "Always run migrations before deploying.",
+    input: { kind: "document_node", role: undefined },
+    finished: false,
+    noDirectives: true,
+  },
+  {
+    name: "documents still yield third-party facts",
+    text: "Bob is the CFO of Initech.",
+    input: { kind: "document_node", role: undefined },
+    finished: true,
+    attributes: [["Bob", "role", "CFO"]],
+  },
+  { name: "blank text", text: "   ", finished: true, empty: true },
+  {
+    name: "multi-byte text keeps byte spans",
+    text: "Zoë says hi. I'm Zoë, CTO at Ünïcorn.",
+    finished: false,
+    entities: [
+      ["Zoë", "person"],
+      ["Ünïcorn", "organization"],
+    ],
+    attributes: [["Zoë", "role", "CTO"]],
+  },
+];
+
+function run(c: Case): HeuristicOutcome {
+  const input: ExtractionInput = {
+    text: c.text,
+    kind: "turn",
+    role: "user",
+    referenceTime: REF,
+    knownEntities: [],
+    knownAttributes: [],
+    activeInstructions: [bullets, jargon],
+    ...c.input,
+  };
+  return runHeuristics(input, { threshold: c.threshold ?? 0.75 });
+}
+
+/** Every evidence span slices back to its quote. */
+function expectSpansSliceBack(text: string, diff: ExtractionDiff): void {
+  const evidence = [...diff.entities, ...diff.attributes, ...diff.relations, ...diff.instructions, ...diff.revocations].map(
+    (item) => item.evidence,
+  );
+  for (const e of evidence) {
+    if (!e) continue;
+    expect(e.start_byte).toBeDefined();
+    expect(sliceBytes(text, { start_byte: e.start_byte!, end_byte: e.end_byte! })).toBe(e.quote);
+  }
+}
+
+describe("runHeuristics", () => {
+  test.each(cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
+    const outcome = run(c);
+    const diff = outcome.finished ? outcome.diff : outcome.partial;
+    expect(outcome.finished).toBe(c.finished);
+    expect(() => ExtractionDiff.parse(diff)).not.toThrow();
+    expectSpansSliceBack(c.text, diff);
+    if (c.empty) expect(Object.values(diff).every((items) => items.length === 0)).toBe(true);
+    for (const [name, type] of c.entities ?? []) expect(diff.entities).toContainEqual(expect.objectContaining({ name, type }));
+    for (const name of c.absentEntities ?? []) expect(diff.entities.map((e) => e.name)).not.toContain(name);
+    for (const [entity, key, value] of c.attributes ?? [])
+      expect(diff.attributes).toContainEqual(expect.objectContaining({ entity, key, value }));
+    for (const [subject, verb, object] of c.relations ?? [])
+      expect(diff.relations).toContainEqual(expect.objectContaining({ subject, verb, object }));
+    if (c.instructions) expect(diff.instructions.map((i) => [i.label, i.description])).toEqual(c.instructions);
+    if (c.revocations) expect(diff.revocations.map((r) => [r.instruction_id, r.matches])).toEqual(c.revocations);
+    if (c.noDirectives) expect([...diff.instructions, ...diff.revocations]).toEqual([]);
+    if (c.validity) expect([...diff.attributes, ...diff.relations][0]).toMatchObject(c.validity);
+    if (c.reason) expect(outcome.reason).toMatch(c.reason);
+  });
+
+  test("the demo turn in detail: categories, evidence and confidence", () => {
+    const outcome = run(cases[0]!);
+    if (!outcome.finished) throw new Error(outcome.reason);
+    expect(outcome.diff.entities).toEqual([
+      expect.objectContaining({
+        name: "Alice",
+        type: "person",
+        memory_category: "identity",
+        evidence: { quote: "Alice", start_byte: 4, end_byte: 9 },
+      }),
+      expect.objectContaining({ name: "Acme", type: "organization" }),
+    ]);
+    expect(outcome.diff.relations[0]).toMatchObject({ memory_category: "identity", evidence: { quote: "I'm Alice, CTO at Acme" } });
+    expect(outcome.diff.instructions[0]?.evidence).toEqual({ quote: "Always respond in bullet points", start_byte: 24, end_byte: 55 });
+    expect(outcome.confidence).toBeGreaterThanOrEqual(0.75);
+  });
+});
