@@ -130,6 +130,8 @@ export interface ExtractionInput {
   kind: "turn" | "document_node";
   /** For turns: the speaker's role (user, assistant). */
   role?: string;
+  /** For turns: the speaker's name when the caller gave it (like `name` on a chat message); "I" and "my" refer to them. */
+  speaker?: string;
   /** When the text was said or written; temporal phrases resolve against it. */
   referenceTime: Date;
   knownEntities: KnownEntity[];
