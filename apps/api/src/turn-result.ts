@@ -20,15 +20,26 @@ export async function waitForTurn(db: Db, turnId: string, timeoutMs: number): Pr
   }
 }
 
+/** What the extract worker keeps on its work item (see extract-assertions.processor.ts). */
+interface ExtractPayload {
+  outcomes?: { stage: string }[];
+  failed?: { stage: string | null };
+}
+
+/**
+ * How far the turn's extraction got. `stage` is the stage that finished it, or, when it
+ * failed, the stage it had reached (`fast` for a turn that needs a model none is set for).
+ * A failure names the work item, so the caller can retry it once the cause is fixed.
+ */
 export function extractionView(items: WorkItem[]) {
   const state = pipelineState(items);
   const extract = items.find((i) => i.queue === "extract_assertions");
-  const outcomes = ((extract?.payload ?? {}) as { outcomes?: { stage: string }[] }).outcomes ?? [];
+  const payload = (extract?.payload ?? {}) as ExtractPayload;
   const dead = items.find((i) => i.status === "dead");
   return {
     status: state === "committed" ? "committed" : state === "failed" ? "failed" : "pending",
-    stage: outcomes[0]?.stage ?? null,
-    ...(dead ? { error_class: dead.errorClass, message: dead.errorMessage, queue: dead.queue } : {}),
+    stage: payload.outcomes?.[0]?.stage ?? payload.failed?.stage ?? null,
+    ...(dead ? { error_class: dead.errorClass, message: dead.errorMessage, queue: dead.queue, work_item_id: dead.id } : {}),
   };
 }
 

@@ -29,4 +29,8 @@ export type ExtractorFactory = (limits: BudgetLimits) => Extractor;
 
 export interface Extractor {
   extract(input: ExtractionInput, guidance: ExtractionGuidance, signal?: AbortSignal): Promise<StageOutcome>;
+  /** Model tokens spent so far by every input of the work item, failed calls included: what a failed attempt still cost. */
+  readonly tokensUsed: number;
+  /** The stage the latest extract() reached: where it finished, or where it failed. */
+  readonly stageReached: Stage | undefined;
 }

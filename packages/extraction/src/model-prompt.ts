@@ -19,16 +19,32 @@ export function systemPrompt(guidance: ExtractionGuidance): string {
     .join("\n");
 }
 
-export function userPrompt(input: ExtractionInput): string {
-  const known = input.knownEntities.slice(0, 100).map((e) => `- ${e.name} (${e.type})`);
+const MAX_KNOWN_ENTITIES = 100;
+
+/**
+ * The input with what is already known. `escalation` tells the strong model why the input
+ * reached it (an ambiguous name, a contradicting first answer), so it attends to exactly that.
+ */
+export function userPrompt(input: ExtractionInput, escalation?: string): string {
   const instructions = input.activeInstructions.map((i) => `- ${i.label}: ${i.description}`);
   return [
     `Reference time: ${input.referenceTime.toISOString()}`,
     input.role ? `Speaker role: ${input.role}` : "",
-    known.length ? `Known entities:\n${known.join("\n")}` : "",
+    knownEntities(input),
     instructions.length ? `Active instructions:\n${instructions.join("\n")}` : "",
+    escalation ? `Take care: ${escalation}.` : "",
     `Input (${input.kind === "turn" ? "conversation turn" : "document excerpt"}):\n<<<\n${input.text}\n>>>`,
   ]
     .filter(Boolean)
     .join("\n\n");
+}
+
+/** Known entities come newest first (earlier chunks of the same document before stored memory), so the cap drops the oldest. */
+function knownEntities(input: ExtractionInput): string {
+  if (input.knownEntities.length === 0) return "";
+  const lines = input.knownEntities.slice(0, MAX_KNOWN_ENTITIES).map((e) => {
+    const aliases = e.aliases.length > 0 ? `; also called ${e.aliases.join(", ")}` : "";
+    return `- ${e.name} (${e.type}${aliases})`;
+  });
+  return `Known entities (use these names when the text refers to them):\n${lines.join("\n")}`;
 }

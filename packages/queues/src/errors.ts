@@ -25,10 +25,12 @@ export class WorkTimeoutError extends WorkError {
 }
 
 // Errors thrown by other packages are classified by name, so this package need not import them.
+// A model's unusable answer reaches the queue only after the repair retry and any escalation
+// failed; it is the provider's fault, not the input's, and a later attempt may well succeed.
 const CLASS_BY_NAME: Record<string, { errorClass: ErrorClass; retryable: boolean }> = {
   ProviderError: { errorClass: "provider", retryable: true },
   MalformedOutputError: { errorClass: "provider", retryable: true },
-  OutputValidationError: { errorClass: "validation", retryable: false },
+  OutputValidationError: { errorClass: "provider", retryable: true },
   BudgetExceededError: { errorClass: "budget", retryable: false },
   NoProviderError: { errorClass: "no_provider", retryable: false },
   ZodError: { errorClass: "validation", retryable: false },

@@ -1,12 +1,14 @@
 // extract_assertions: resolves the plan, runs the staged extractor over every text
 // unit of the subject and stages the result as knowledge candidates. Candidates are
-// written only when every unit succeeded, so a failure leaves nothing partial.
+// written only when every unit succeeded, so a failure leaves nothing partial; the work
+// item still records how far the attempt got and what it cost.
 import type { CandidateKind, Db, ExtractionStage, Prisma, WorkItem } from "@recall/db";
 import { transaction } from "@recall/db";
-import type { ExtractionDiff, StageOutcome } from "@recall/extraction";
+import type { ExtractionDiff, ExtractionGuidance, Extractor, Stage, StageOutcome } from "@recall/extraction";
 import type { StageProcessor } from "@recall/queues";
+import type { Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
-import { loadKnownMemory } from "../known-memory";
+import { loadKnownMemory, type KnownMemory } from "../known-memory";
 import { budgetLimits, ensurePlan } from "../plan";
 import { loadSubject, type Subject, type TextUnit } from "../subject-loader";
 
@@ -19,36 +21,77 @@ const KINDS: [keyof ExtractionDiff, CandidateKind][] = [
   ["uncertainties", "uncertainty"],
 ];
 
+/** What the work item's payload shows per unit: which stage finished it and why. */
+interface UnitOutcome {
+  node_id: string | null;
+  stage: Stage;
+  model: string | null;
+  reason: string;
+  tokens_used: number;
+}
+
+interface Run {
+  subject: Subject;
+  guidance: ExtractionGuidance;
+  known: KnownMemory;
+  extractor: Extractor;
+  outcomes: UnitOutcome[];
+  rows: Prisma.KnowledgeCandidateCreateManyInput[];
+}
+
 export function extractAssertionsProcessor(deps: WorkerDeps): StageProcessor {
-  return async ({ item, payload, signal }) => {
+  return async ({ item, payload, signal, logger }) => {
     const subject = await loadSubject(deps.db, payload);
     const guidance = await ensurePlan(deps, subject);
     const known = await loadKnownMemory(deps.db, subject.contextId);
     const extractor = deps.extractorFor(budgetLimits(deps.config, subject.contextConfig));
-    const staged: Prisma.KnowledgeCandidateCreateManyInput[] = [];
-    const outcomes: Record<string, unknown>[] = [];
-    let tokensUsed = 0;
+    const run: Run = { subject, guidance, known, extractor, outcomes: [], rows: [] };
     for (const unit of subject.units) {
-      const outcome = await extractor.extract(
-        {
-          text: unit.text,
-          kind: subject.type === "turn" ? "turn" : "document_node",
-          role: subject.role,
-          referenceTime: subject.occurredAt,
-          ...known,
-        },
-        guidance,
-        signal,
-      );
-      tokensUsed += outcome.tokensUsed;
-      outcomes.push({ node_id: unit.nodeId ?? null, stage: outcome.stage, model: outcome.model ?? null, reason: outcome.reason });
-      staged.push(...toCandidates(item, subject, unit, outcome, staged.length));
-      // Later chunks of the same document see the entities found in earlier ones.
-      known.knownEntities.push(...outcome.diff.entities.map((e) => ({ id: "", name: e.name, type: e.type, aliases: e.aliases })));
+      try {
+        await extractUnit(run, item, unit, signal);
+      } catch (err) {
+        await recordFailure(deps.db, item, run, unit, logger);
+        throw withTokensUsed(err, extractor.tokensUsed);
+      }
     }
-    await stageCandidates(deps.db, item, staged, outcomes);
-    return { status: "succeeded", tokensUsed };
+    await stageCandidates(deps.db, item, run.rows, run.outcomes);
+    return { status: "succeeded", tokensUsed: extractor.tokensUsed };
   };
+}
+
+async function extractUnit(run: Run, item: WorkItem, unit: TextUnit, signal: AbortSignal): Promise<void> {
+  const { subject, known } = run;
+  const outcome = await run.extractor.extract(
+    {
+      text: unit.text,
+      kind: subject.type === "turn" ? "turn" : "document_node",
+      role: subject.role,
+      referenceTime: subject.occurredAt,
+      ...known,
+    },
+    run.guidance,
+    signal,
+  );
+  run.outcomes.push({
+    node_id: unit.nodeId ?? null,
+    stage: outcome.stage,
+    model: outcome.model ?? null,
+    reason: outcome.reason,
+    tokens_used: outcome.tokensUsed,
+  });
+  run.rows.push(...toCandidates(item, subject, unit, outcome, run.rows.length));
+  rememberEntities(known, outcome.diff);
+}
+
+/**
+ * Later chunks of the same document see the entities found in earlier ones, first in the
+ * list (newest first, like stored memory), once each.
+ */
+function rememberEntities(known: KnownMemory, diff: ExtractionDiff): void {
+  const key = (name: string, type: string) => `${name.trim().toLowerCase()}|${type.trim().toLowerCase()}`;
+  const seen = new Set(known.knownEntities.map((e) => key(e.name, e.type)));
+  const fresh = diff.entities.filter((e) => !seen.has(key(e.name, e.type)));
+  known.knownEntities.unshift(...fresh.map((e) => ({ id: "", name: e.name, type: e.type, aliases: e.aliases })));
 }
 
 function toCandidates(
@@ -84,11 +127,33 @@ async function stageCandidates(
   db: Db,
   item: WorkItem,
   rows: Prisma.KnowledgeCandidateCreateManyInput[],
-  outcomes: Record<string, unknown>[],
+  outcomes: UnitOutcome[],
 ): Promise<void> {
   await transaction(db, async (tx) => {
-    await tx.workItem.update({ where: { id: item.id }, data: { payload: { outcomes } as Prisma.InputJsonValue } });
+    await tx.workItem.update({ where: { id: item.id }, data: { payload: { outcomes } as unknown as Prisma.InputJsonValue } });
     await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
     if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
   });
+}
+
+/**
+ * Shows where the attempt stopped (the unit and the stage it had reached, e.g. `fast` for an
+ * input that needs a model none is configured for). Nothing is staged. Best effort: the
+ * original error matters more than this note, so a failure to write it is only logged.
+ */
+async function recordFailure(db: Db, item: WorkItem, run: Run, unit: TextUnit, logger: Logger): Promise<void> {
+  const failed = { node_id: unit.nodeId ?? null, stage: run.extractor.stageReached ?? null };
+  const payload = { outcomes: run.outcomes, failed } as unknown as Prisma.InputJsonValue;
+  await db.workItem.update({ where: { id: item.id }, data: { payload } }).catch((err: Error) => {
+    logger.warn({ err: err.message }, "could not record where extraction failed");
+  });
+}
+
+/**
+ * The worker factory records a failed attempt's cost from `err.tokensUsed`. The error object
+ * itself is kept, not wrapped, so its class (by name) and `retryAfterMs` still reach the queue.
+ */
+function withTokensUsed(err: unknown, tokensUsed: number): unknown {
+  if (err instanceof Error && typeof (err as { tokensUsed?: unknown }).tokensUsed !== "number") Object.assign(err, { tokensUsed });
+  return err;
 }
