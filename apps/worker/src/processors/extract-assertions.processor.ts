@@ -44,7 +44,9 @@ export function extractAssertionsProcessor(deps: WorkerDeps): StageProcessor {
     const subject = await loadSubject(deps.db, payload);
     const guidance = await ensurePlan(deps, subject);
     const known = await loadKnownMemory(deps.db, subject.contextId);
-    const extractor = deps.extractorFor(budgetLimits(deps.config, subject.contextConfig));
+    // The token budget spans every attempt of the work item: retries spend what is left, not a fresh budget.
+    const limits = budgetLimits(deps.config, subject.contextConfig);
+    const extractor = deps.extractorFor({ ...limits, maxTokens: Math.max(0, limits.maxTokens - item.tokensUsed) });
     const run: Run = { subject, guidance, known, extractor, outcomes: [], rows: [] };
     for (const unit of subject.units) {
       try {
