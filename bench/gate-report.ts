@@ -43,12 +43,25 @@ export function printFigures(label: string, f: GateFigures): void {
   console.log(`  time per turn                 mean ${f.meanMs.toFixed(3)} ms, p95 ${f.p95Ms.toFixed(3)} ms`);
 }
 
-/** Samples of cited turns the gate swallowed, and of uncited turns left to a model, for honest tuning. */
+/**
+ * Samples for honest tuning: cited turns the gate swallowed, uncited turns left to a model,
+ * and finished turns with facts (spread over the run, not the first few), to judge by eye.
+ */
 export function printSamples(results: TurnResult[], count: number): void {
   const show = (title: string, rows: TurnResult[]) => {
     console.log(title);
-    for (const r of rows.slice(0, count)) console.log(`  [${r.turn.diaId}] ${r.turn.text}`);
+    for (const r of rows.slice(0, count)) {
+      console.log(`  [${r.turn.diaId}] ${r.turn.speaker}: ${r.turn.text}`);
+      for (const fact of r.facts) console.log(`      -> ${fact}`);
+    }
   };
+  show(
+    "finished turns with facts:",
+    spread(
+      results.filter((r) => r.finished && !r.empty),
+      count,
+    ),
+  );
   show(
     "cited turns finished empty:",
     results.filter((r) => r.turn.cited && r.empty),
@@ -56,5 +69,13 @@ export function printSamples(results: TurnResult[], count: number): void {
   show(
     "uncited turns left to a model:",
     results.filter((r) => !r.turn.cited && !r.finished),
+  );
+}
+
+/** `count` rows evenly spaced through `rows`. */
+function spread(rows: TurnResult[], count: number): TurnResult[] {
+  if (rows.length <= count) return rows;
+  return Array.from({ length: count }, (_, i) => rows[Math.floor((i * rows.length) / count)]).filter(
+    (r): r is TurnResult => r !== undefined,
   );
 }

@@ -1,5 +1,6 @@
 // Feeds every turn of a conversation to the heuristic stage, growing the context as a
-// real session would: known people, entities produced, facts, active instructions.
+// real session would: known people, entities produced, facts, active instructions. Each
+// turn carries its speaker's name, so "I" resolves without a model.
 import { performance } from "node:perf_hooks";
 import {
   isEmptyDiff,
@@ -15,6 +16,8 @@ export interface TurnResult {
   turn: GateTurn;
   finished: boolean;
   empty: boolean;
+  /** The finished diff's facts in short form, for judging them by eye. */
+  facts: string[];
   ms: number;
 }
 
@@ -29,6 +32,7 @@ export function runConversation(conversation: GateConversation, threshold: numbe
         text: turn.text,
         kind: "turn",
         role: "user",
+        speaker: turn.speaker,
         referenceTime: turn.referenceTime,
         knownEntities: entities,
         knownAttributes: attributes,
@@ -40,8 +44,19 @@ export function runConversation(conversation: GateConversation, threshold: numbe
     const diff = outcome.finished ? outcome.diff : outcome.partial;
     learn(diff, entities, attributes);
     if (outcome.finished) instructions = nextInstructions(instructions, diff);
-    return { turn, finished: outcome.finished, empty: outcome.finished && isEmptyDiff(outcome.diff), ms };
+    const facts = outcome.finished ? factsOf(outcome.diff) : [];
+    return { turn, finished: outcome.finished, empty: outcome.finished && isEmptyDiff(outcome.diff), facts, ms };
   });
+}
+
+function factsOf(diff: ExtractionDiff): string[] {
+  const when = (f: { valid_from?: string; valid_to?: string }) =>
+    f.valid_from || f.valid_to ? ` [${f.valid_from?.slice(0, 10) ?? ""}..${f.valid_to?.slice(0, 10) ?? ""}]` : "";
+  return [
+    ...diff.relations.map((r) => `${r.subject} ${r.verb} ${r.object}${when(r)}`),
+    ...diff.attributes.map((a) => `${a.entity}.${a.key} = ${a.value}${when(a)}`),
+    ...diff.instructions.map((i) => `instruction: ${i.label}`),
+  ];
 }
 
 function learn(diff: ExtractionDiff, entities: KnownEntity[], attributes: KnownAttribute[]): void {

@@ -1,8 +1,10 @@
 // pnpm bench:gate — how much of a casual conversation the heuristic stage finishes without a
-// model, and whether its small-talk gate swallows turns that matter (LoCoMo).
+// model, and whether its small-talk gate swallows turns that matter (LoCoMo). Each turn is
+// given with its speaker's name; both speakers are known people.
 //   LOCOMO_DIR      data folder (default ../shared/data/locomo from the repo root)
 //   GATE_THRESHOLD  heuristic confidence threshold (default 0.75)
-//   --samples N     print N swallowed cited turns and N uncited turns left to a model
+//   --samples N     print N finished turns with their facts (spread over the run), N swallowed
+//                   cited turns and N uncited turns left to a model
 import fs from "node:fs";
 import path from "node:path";
 import { loadConversations } from "./gate-locomo";

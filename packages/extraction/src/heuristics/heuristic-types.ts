@@ -22,6 +22,8 @@ export interface TurnContext {
   fromUser: boolean;
   /** Who "I" is, when known. */
   speaker?: KnownEntity | { name: string; type: "person" };
+  /** Who "you" is, when the turn addresses one known person by name. */
+  addressee?: KnownEntity;
   knownEntities: KnownEntity[];
   knownAttributes: KnownAttribute[];
   activeInstructions: ActiveInstruction[];

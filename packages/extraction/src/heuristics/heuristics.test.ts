@@ -11,6 +11,12 @@ const max = { id: "e-max", name: "Max", type: "pet", aliases: [] };
 const bullets = { id: "i-bullets", label: "Bullet-point responses", description: "Always respond in bullet points" };
 const jargon = { id: "i-jargon", label: "No technical jargon", description: "Never use technical jargon" };
 
+const caroline = { id: "e-caroline", name: "Caroline", type: "person", aliases: [] };
+const melanie = { id: "e-melanie", name: "Melanie", type: "person", aliases: ["Mel"] };
+
+/** Two people talk; the caller names the speaker, so "I" is Caroline without a model. */
+const asCaroline: Partial<ExtractionInput> = { speaker: "Caroline", knownEntities: [caroline, melanie] };
+
 /** Alice is the only person the context knows, so "I" is Alice. */
 const withAlice: Partial<ExtractionInput> = {
   knownEntities: [alice, acme, max],
@@ -38,6 +44,10 @@ interface Case {
   absentEntities?: string[];
   validity?: { valid_from?: string; valid_to?: string };
   reason?: RegExp;
+  /** No attribute and no relation may come out (look-alikes of the personal rules). */
+  noFacts?: boolean;
+  /** Relation verbs that must not come out. */
+  absentVerbs?: string[];
 }
 
 const cases: Case[] = [
@@ -391,6 +401,327 @@ const cases: Case[] = [
     ],
     attributes: [["Zoë", "role", "CTO"]],
   },
+
+  // The speaker named by the caller.
+  {
+    name: "speaker given: 'I' is that person even with two people known",
+    text: "I work at Acme.",
+    input: { speaker: "Bob", knownEntities: [alice, bob] },
+    finished: true,
+    relations: [["Bob", "works_at", "Acme"]],
+  },
+  {
+    name: "speaker given but not yet known",
+    text: "I live in Lisbon.",
+    input: { speaker: "Dana", knownEntities: [alice, bob] },
+    finished: true,
+    entities: [["Dana", "person"]],
+    relations: [["Dana", "lives_in", "Lisbon"]],
+  },
+  {
+    name: "role with a named speaker",
+    text: "I'm a teacher.",
+    input: asCaroline,
+    finished: true,
+    attributes: [["Caroline", "role", "teacher"]],
+  },
+  {
+    name: "a move with a named speaker",
+    text: "I moved to Seattle last year.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "lives_in", "Seattle"]],
+    validity: { valid_from: "2023-01-01T00:00:00.000Z" },
+  },
+  // Tastes.
+  {
+    name: "likes: I love hiking",
+    text: "I love hiking.",
+    input: asCaroline,
+    finished: true,
+    entities: [["hiking", "activity"]],
+    relations: [["Caroline", "likes", "hiking"]],
+  },
+  {
+    name: "likes: frequency stays out of the name",
+    text: "I really enjoy painting landscapes on weekends.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "likes", "painting landscapes"]],
+  },
+  {
+    name: "likes: a fan of",
+    text: "I'm a big fan of Nintendo games!",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "likes", "Nintendo games"]],
+  },
+  {
+    name: "likes: a favourite title",
+    text: 'My favorite book is "Charlotte\'s Web".',
+    input: asCaroline,
+    finished: true,
+    entities: [["Charlotte's Web", "work"]],
+    relations: [["Caroline", "likes", "Charlotte's Web"]],
+  },
+  {
+    name: "likes: since childhood",
+    text: "I've been into dancing since I was a kid.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "likes", "dancing"]],
+  },
+  {
+    name: "dislikes",
+    text: "I don't like horror movies.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "dislikes", "horror movies"]],
+  },
+  // Pets and family.
+  {
+    name: "pet named",
+    text: "I have a dog named Max.",
+    input: asCaroline,
+    finished: true,
+    entities: [["Max", "pet"]],
+    attributes: [["Max", "species", "dog"]],
+    relations: [["Caroline", "owns", "Max"]],
+  },
+  {
+    name: "pet introduced",
+    text: "Meet my dog, Max!",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "owns", "Max"]],
+  },
+  { name: "pet's name", text: "My cat's name is Luna.", input: asCaroline, finished: true, relations: [["Caroline", "owns", "Luna"]] },
+  {
+    name: "pets unnamed",
+    text: "I've got two turtles.",
+    input: asCaroline,
+    finished: true,
+    attributes: [["Caroline", "pet", "two turtles"]],
+  },
+  {
+    name: "a relative named",
+    text: "Sam is my brother.",
+    input: asCaroline,
+    finished: true,
+    attributes: [["Sam", "kinship", "brother of Caroline"]],
+    relations: [["Caroline", "related_to", "Sam"]],
+  },
+  {
+    name: "relatives unnamed",
+    text: "I have two kids.",
+    input: asCaroline,
+    finished: true,
+    entities: [["Caroline's kids", "person"]],
+    relations: [["Caroline", "related_to", "Caroline's kids"]],
+  },
+  // Outings, with the time they happened.
+  {
+    name: "attended yesterday",
+    text: "I went to a LGBTQ support group yesterday.",
+    input: asCaroline,
+    finished: true,
+    entities: [["LGBTQ support group", "event"]],
+    relations: [["Caroline", "attended", "LGBTQ support group"]],
+    validity: { valid_from: "2024-05-14T00:00:00.000Z", valid_to: "2024-05-15T00:00:00.000Z" },
+  },
+  {
+    name: "attended, then a reaction to it",
+    text: "I went to a LGBTQ support group yesterday and it was so powerful.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "attended", "LGBTQ support group"]],
+  },
+  {
+    name: "visited last week: the whole week",
+    text: "I visited Paris last week.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "visited", "Paris"]],
+    validity: { valid_from: "2024-05-06T00:00:00.000Z", valid_to: "2024-05-13T00:00:00.000Z" },
+  },
+  {
+    name: "went camping with family last weekend",
+    text: "I went camping with my kids last weekend - it was a blast!",
+    input: asCaroline,
+    finished: true,
+    relations: [
+      ["Caroline", "went", "camping"],
+      ["Caroline", "related_to", "Caroline's kids"],
+    ],
+    validity: { valid_from: "2024-05-11T00:00:00.000Z", valid_to: "2024-05-13T00:00:00.000Z" },
+  },
+  {
+    name: "chat drops the 'I' before a past tense",
+    text: "Just got back from a road trip to Oregon!",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "attended", "road trip to Oregon"]],
+  },
+  {
+    name: "won, with the event's week",
+    text: "I won my first chess tournament last week.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "won", "first chess tournament"]],
+    validity: { valid_from: "2024-05-06T00:00:00.000Z" },
+  },
+  // Plans.
+  {
+    name: "plans: planning to, next month",
+    text: "I'm planning to take a short trip next month.",
+    input: asCaroline,
+    finished: true,
+    attributes: [["Caroline", "plans", "take a short trip"]],
+    validity: { valid_from: "2024-06-01T00:00:00.000Z" },
+  },
+  {
+    name: "plans: going to an event",
+    text: "I'm going to a transgender conference this month.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "plans_to_attend", "transgender conference"]],
+    validity: { valid_from: "2024-05-01T00:00:00.000Z" },
+  },
+  {
+    name: "plans: a stay's length does not date its start",
+    text: "I'm going to Paris for two weeks next month.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "plans_to_visit", "Paris"]],
+    validity: { valid_from: "2024-06-01T00:00:00.000Z" },
+  },
+  {
+    name: "for three years, in the present perfect, dates the start",
+    text: "I've lived in Berlin for three years.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "lives_in", "Berlin"]],
+    validity: { valid_from: "2021-05-15T10:00:00.000Z" },
+  },
+  // Pastimes, starts and groups.
+  {
+    name: "since a year",
+    text: "I've been painting since 2016.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "does", "painting"]],
+    validity: { valid_from: "2016-01-01T00:00:00.000Z" },
+  },
+  {
+    name: "for three years: started three years ago",
+    text: "I've been playing guitar for three years.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "does", "playing guitar"]],
+    validity: { valid_from: "2021-05-15T10:00:00.000Z" },
+  },
+  {
+    name: "started, purpose left out of the name",
+    text: "I started volunteering at a local shelter last month to help out.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "started", "volunteering at a local shelter"]],
+    validity: { valid_from: "2024-04-01T00:00:00.000Z" },
+  },
+  {
+    name: "joined a group",
+    text: "I joined a book club last week.",
+    input: asCaroline,
+    finished: true,
+    entities: [["book club", "group"]],
+    relations: [["Caroline", "member_of", "book club"]],
+  },
+  {
+    name: "signed up",
+    text: "I signed up for a pottery class yesterday.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "signed_up_for", "pottery class"]],
+  },
+  {
+    name: "researching",
+    text: "I'm researching adoption agencies.",
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "researching", "adoption agencies"]],
+  },
+  {
+    name: "reading a titled book",
+    text: 'I\'m currently reading a fantasy novel called "The Name of the Wind" by Patrick Rothfuss.',
+    input: asCaroline,
+    finished: true,
+    relations: [["Caroline", "reading", "The Name of the Wind"]],
+  },
+  // "You" in a turn addressed by name.
+  {
+    name: "you: the person addressed by name",
+    text: "Thanks, Melanie! You went to the beach with your kids last week.",
+    input: asCaroline,
+    finished: true,
+    relations: [
+      ["Melanie", "visited", "beach"],
+      ["Melanie", "related_to", "Melanie's kids"],
+    ],
+  },
+  {
+    name: "you: not addressed by name, so a model decides",
+    text: "You went to the beach last week.",
+    input: asCaroline,
+    finished: false,
+    reason: /who 'you' refers to/,
+  },
+  {
+    name: "I: no speaker and two people known, so a model decides",
+    text: "I love hiking.",
+    input: { knownEntities: [caroline, melanie] },
+    finished: false,
+    reason: /who 'I' refers to/,
+  },
+  // Turns are finished only when every sentence is read.
+  {
+    name: "a read sentence beside an unread one: partial",
+    text: "I love hiking. My brother wrote me a letter.",
+    input: asCaroline,
+    finished: false,
+    relations: [["Caroline", "likes", "hiking"]],
+    reason: /no rule reads "My brother wrote me a letter/,
+  },
+  { name: "encouragement to the listener", text: "You're doing great, keep going!", input: asCaroline, finished: true, empty: true },
+  { name: "a stretched reaction", text: "It was sooo cool.", input: asCaroline, finished: true, empty: true },
+  {
+    name: "an 'it' sentence with content is not a reaction",
+    text: "It's a great strategy game where you build settlements.",
+    input: asCaroline,
+    finished: false,
+  },
+  // Look-alikes of the personal rules.
+  { name: "look-alike: I love how you paint", text: "I love how you paint.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: I'd love to go is a wish", text: "I'd love to go!", input: asCaroline, finished: true, noFacts: true },
+  { name: "look-alike: a question states nothing", text: "Do you like hiking?", input: asCaroline, finished: true, empty: true },
+  {
+    name: "look-alike: a longer question about the listener's taste",
+    text: "Have you ever tried rock climbing or bouldering?",
+    input: asCaroline,
+    finished: true,
+    empty: true,
+  },
+  { name: "look-alike: negation", text: "I don't have a dog.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: never went", text: "I never went to the concert.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: used to", text: "I used to love hiking.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: love it when", text: "I love it when you make ice cream.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: the ocean in a photo", text: "I love the ocean.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: went to see", text: "I went to see a concert.", input: asCaroline, finished: false, absentVerbs: ["attended"] },
+  { name: "look-alike: company unknown", text: "I went to school with him.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: a vague event", text: "I recently went to an event.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: going to try", text: "I'm going to try.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: not into", text: "I'm not into sports.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: a feeling is no pet", text: "I have a feeling it'll work out.", input: asCaroline, finished: false, noFacts: true },
+  { name: "look-alike: 'my' object", text: "I love my job.", input: asCaroline, finished: false, noFacts: true },
 ];
 
 function run(c: Case): HeuristicOutcome {
@@ -438,6 +769,8 @@ describe("runHeuristics", () => {
     if (c.noDirectives) expect([...diff.instructions, ...diff.revocations]).toEqual([]);
     if (c.validity) expect([...diff.attributes, ...diff.relations][0]).toMatchObject(c.validity);
     if (c.reason) expect(outcome.reason).toMatch(c.reason);
+    if (c.noFacts) expect([...diff.attributes, ...diff.relations]).toEqual([]);
+    for (const verb of c.absentVerbs ?? []) expect(diff.relations.map((r) => r.verb)).not.toContain(verb);
   });
 
   test("the demo turn in detail: categories, evidence and confidence", () => {
@@ -455,5 +788,29 @@ describe("runHeuristics", () => {
     expect(outcome.diff.relations[0]).toMatchObject({ memory_category: "identity", evidence: { quote: "I'm Alice, CTO at Acme" } });
     expect(outcome.diff.instructions[0]?.evidence).toEqual({ quote: "Always respond in bullet points", start_byte: 24, end_byte: 55 });
     expect(outcome.confidence).toBeGreaterThanOrEqual(0.75);
+  });
+
+  test("a personal fact in detail: category, significance, confidence, evidence and its bytes", () => {
+    const text = "Hey Mel! I went to a pride parade yesterday - it was a blast!";
+    const outcome = run({ name: "detail", text, input: asCaroline, finished: true });
+    if (!outcome.finished) throw new Error(outcome.reason);
+    expect(outcome.diff.relations).toEqual([
+      {
+        subject: "Caroline",
+        subject_type: "person",
+        verb: "attended",
+        object: "pride parade",
+        object_type: "event",
+        memory_category: "context",
+        significance: "medium",
+        confidence: 0.85,
+        evidence: { quote: "I went to a pride parade yesterday", start_byte: 9, end_byte: 43 },
+        valid_from: "2024-05-14T00:00:00.000Z",
+        valid_to: "2024-05-15T00:00:00.000Z",
+      },
+    ]);
+    expect(outcome.diff.entities).toContainEqual(
+      expect.objectContaining({ name: "pride parade", type: "event", evidence: { quote: "pride parade", start_byte: 21, end_byte: 33 } }),
+    );
   });
 });

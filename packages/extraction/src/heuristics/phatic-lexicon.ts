@@ -20,7 +20,8 @@ const EVALUATIVE = words(`
   horrible bad best better worse worst kind thoughtful generous sweet brave strong rad dope legit wholesome
   heartwarming uplifting fascinating cool beautiful helpful encouraging motivating rewarding fulfilling
   wonderfully amazingly incredibly awesomely glad hopeful positive talented gifted skilled fancy comfy cozy
-  vivid bold gorgeous classy stylish elegant charming magnificent spectacular phenomenal mind-blowing`);
+  vivid bold gorgeous classy stylish elegant charming magnificent spectacular phenomenal mind-blowing
+  blast hit winner surreal nerve-wracking bumpy`);
 
 const ADVERBS = words(`
   so very really really totally truly absolutely definitely certainly surely indeed just still even also too
@@ -64,9 +65,16 @@ export function isFunctionWord(word: string): boolean {
   return FUNCTION.has(word.toLowerCase()) || VERBS.has(word.toLowerCase());
 }
 
-/** True when the word, in any case, is part of the phatic vocabulary. */
+/** True when the word, in any case, is part of the phatic vocabulary ("sooo" is "so"). */
 export function isPhaticWord(word: string): boolean {
-  return ALL.has(word.toLowerCase()) || ALL.has(withoutPossessive(word));
+  return [word.toLowerCase(), withoutPossessive(word), ...unstretched(word)].some((w) => ALL.has(w));
+}
+
+/** Chat stretches words for emphasis ("sooo", "coool"); runs of three or more letters read as one or two. */
+export function unstretched(word: string): string[] {
+  const lower = word.toLowerCase();
+  if (!/(\p{L})\1\1/u.test(lower)) return [];
+  return [lower.replace(/(\p{L})\1{2,}/gu, "$1"), lower.replace(/(\p{L})\1{2,}/gu, "$1$1")];
 }
 
 /** "life's" → "life", so possessives and "is"-contractions read as their noun. */
@@ -104,4 +112,10 @@ export const PHATIC_PHRASES: RegExp[] = [
   /\b(?:since (?:we|i) (?:last )?(?:talked|spoke|chatted|caught up)|since then|since last time)\b/g,
   /\b(?:the best thing ever|can't beat (?:it|that)|all the way)\b/g,
   /\bcan't wait\b/g,
+  // Managing the conversation itself: asking for news, thanking for advice, promising effort.
+  /\blet me know(?: (?:how it (?:goes|went|turns out|turned out)|your thoughts|what you think|if you (?:need anything|try it|want)))?\b/g,
+  /\bthanks? (?:you )?for (?:the|your|all the|all your) (?:recommendations?|reccomendations?|tips?|compliments?|advice|suggestions?|kind words|encouragement)\b/g,
+  /\bsee (?:you|ya) (?:tomorrow|tonight|soon|then|later|next time)\b/g,
+  /\b(?:do|doing|try|trying) my (?:best|hardest)\b|\bgive it my (?:all|best)\b/g,
+  /\bkeep (?:pushing|plugging away|at it|trying)(?: forward| on)?\b/g,
 ];

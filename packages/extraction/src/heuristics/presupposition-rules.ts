@@ -11,6 +11,24 @@ const POINTING = new Set(["that", "those", "your", "ur", "such"]);
 const DEFINITE = new Set(["the", "this", "that", "these", "those", "your", "his", "her", "their", "its", "ur"]);
 const PREPOSITIONS = new Set(["at", "in", "to", "with", "for", "on", "from", "about", "into", "of", "by", "during", "after", "before"]);
 
+const EVALUATED = /^(?:it|that|this|which)$/i;
+const EVALUATED_IS = /^(?:it's|that's|its)$/i;
+const LINKING = /^(?:is|was|are|were|looks?|looked|seems?|seemed|sounds?|sounded|feels?|felt|has|had|must|must've|will|would|gonna)$/i;
+
+/** "It was a blast", "that's so relaxing": "it" or "that" and a linking verb; the caller checks the rest is praise. People ("they're a real support") are left out: praise of them says something about them. */
+export function isEvaluation(a: Analysis): boolean {
+  if (a.aboutSelf || isQuestion(a.text)) return false;
+  // Short, and no infinitive or clause after it: "it's inspiring to see someone …" rates a person.
+  if (a.tokens.length > 7 || a.tokens.some((t) => /^(?:to|when|that|how|who|because)$/i.test(t.word))) return false;
+  const [first = "", second = ""] = a.free.map((t) => t.word);
+  return EVALUATED_IS.test(first) || (EVALUATED.test(first) && LINKING.test(second));
+}
+
+/** "You really put in the work", "keep going!": praise or cheer addressed to the listener, not about the speaker. */
+export function isEncouragement(a: Analysis): boolean {
+  return !a.aboutSelf && a.free.some((t) => /^(?:you|your|you're|you've|you'll|yourself)$/i.test(t.word));
+}
+
 export function isQuestion(text: string): boolean {
   return /\?["')\]\s]*$/.test(text);
 }
@@ -25,8 +43,16 @@ export function isReaction(a: Analysis, content: Token[]): boolean {
 export function isOpenQuestion(a: Analysis, content: Token[]): boolean {
   if (!isQuestion(a.text) || a.aboutSelf) return false;
   const asked = content.filter((t) => !isQuestionWord(t.word));
-  if (asked.length > 2 || asked.some((t) => isName(t, a))) return false;
+  // "Do you like X?" asks about the listener's taste and takes nothing for granted, so it may name a little more.
+  const limit = asksListener(a) ? 4 : 2;
+  if (asked.length > limit || asked.some((t) => isName(t, a))) return false;
   return !asked.some((t) => openedBy(a.tokens, t, DEFINITE) || presupposedByPreposition(a.tokens, t));
+}
+
+/** A yes/no question with "you" as its subject: "Do you like …", "Have you ever tried …". */
+function asksListener(a: Analysis): boolean {
+  const [aux = "", subject = ""] = a.free.map((t) => t.word.toLowerCase());
+  return /^(?:do|did|have|are|were|would|could|can|will)$/.test(aux) && subject === "you";
 }
 
 /** "with yoga" presupposes the yoga; "what kind of music" only asks about a kind. */

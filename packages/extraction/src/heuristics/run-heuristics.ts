@@ -7,6 +7,7 @@ import { mergeFindings } from "./diff-merger";
 import { readSentence, type SentenceReading } from "./sentence-reader";
 import { splitSentences, type Sentence } from "./sentence-splitter";
 import { phaticVerdict } from "./small-talk-gate";
+import { resolveAddressee } from "./addressee-resolver";
 import { resolveSpeaker } from "./speaker-resolver";
 
 export interface HeuristicOptions {
@@ -55,11 +56,13 @@ function smallTalkConfidence(sentences: Sentence[]): number | undefined {
 
 function contextFor(input: ExtractionInput, sentences: Sentence[]): TurnContext {
   const fromUser = input.kind === "turn" && (input.role === undefined || input.role === "user");
+  const speaker = fromUser ? resolveSpeaker(input, sentences) : undefined;
   return {
     text: input.text,
     referenceTime: input.referenceTime,
     fromUser,
-    speaker: fromUser ? resolveSpeaker(input, sentences) : undefined,
+    speaker,
+    addressee: fromUser ? resolveAddressee(input.text, input.knownEntities, speaker) : undefined,
     knownEntities: input.knownEntities,
     knownAttributes: input.knownAttributes,
     activeInstructions: input.activeInstructions,

@@ -1,7 +1,9 @@
 // Reads one sentence with the heuristic detectors: a revocation or an instruction takes
 // the whole sentence; otherwise each clause must be a statement the grammar reads.
+import { prepareClause } from "./clause-preparer";
 import type { Finding, TurnContext } from "./heuristic-types";
 import { detectInstruction } from "./instruction-detector";
+import { detectPersonal } from "./personal-detector";
 import { detectRevocation } from "./revocation-detector";
 import { splitClauses, type Sentence } from "./sentence-splitter";
 import { phaticVerdict } from "./small-talk-gate";
@@ -23,7 +25,9 @@ export function readSentence(sentence: Sentence, context: TurnContext, isTurn: b
   const unread: Sentence[] = [];
   let phaticConfidence: number | undefined;
   for (const clause of splitClauses(sentence)) {
-    const finding = detectStatement(clause, context);
+    // Time phrases are parsed once per clause, for both grammars.
+    const prepared = prepareClause(clause.text, context.referenceTime);
+    const finding = detectStatement(clause, context, prepared) ?? detectPersonal(clause, context, prepared);
     if (finding) {
       findings.push(finding);
       continue;

@@ -26,12 +26,19 @@ export function splitSentences(text: string): Sentence[] {
   return sentences;
 }
 
-/** Splits "I'm Alice and I work at Acme" before a conjunction that starts a new first-person clause. */
+// A new subject after a conjunction or a comma starts a new clause: "I'm Alice and I work at
+// Acme", "I went camping, it was a blast". Dashes and semicolons always do.
+const SUBJECT = String.raw`(?:I|I'm|I've|I'll|I'd|[Mm]y|it|it's|[Ii]t was|that's|[Tt]hat was|they|they're|[Tt]hey were|we|we're|we've|he|she|there's)\b`;
+const JOINT = new RegExp(
+  String.raw`(?:,\s*|\s+)(?:and|but|also|so|plus)\s+(?=${SUBJECT})|,\s+(?=(?:it's|it was|that's|that was|they're|they were|which (?:is|was))\b)|\s+[-–—]+\s+|\s*[–—]\s*|(?<=\p{L})-\s+|;\s*`,
+  "gu",
+);
+
+/** Splits a sentence into clauses at the joints above, keeping offsets into the source. */
 export function splitClauses(sentence: Sentence): Sentence[] {
   const clauses: Sentence[] = [];
-  const joint = /(?:,\s*|\s+)(?:and|but|also)\s+(?=(?:I|I'm|I've|my|My)\b)|;\s*/g;
   let from = 0;
-  for (const match of sentence.text.matchAll(joint)) {
+  for (const match of sentence.text.matchAll(JOINT)) {
     pushTrimmed(sentence.text, from, match.index, clauses, sentence.start);
     from = match.index + match[0].length;
   }

@@ -5,7 +5,7 @@
 import { isAbstractWord } from "./abstract-lexicon";
 import { normaliseApostrophes } from "./clause-preparer";
 import { INTERJECTIONS, isFunctionWord } from "./phatic-lexicon";
-import { isOpenQuestion, isReaction } from "./presupposition-rules";
+import { isEncouragement, isEvaluation, isOpenQuestion, isReaction } from "./presupposition-rules";
 import { analyse, type Analysis } from "./token-analysis";
 
 export interface PhaticVerdict {
@@ -29,8 +29,9 @@ export function phaticVerdict(sentence: string): PhaticVerdict {
   // Encouragement and values talk ("making a difference is key") names nothing particular;
   // about oneself, the same words are a value or a state worth keeping ("it brings me joy").
   const content = a.aboutSelf ? a.open : a.open.filter((t) => !isAbstractWord(t.word));
-  // Least sure of these: people do state opinions worth keeping in such words.
-  if (content.length === 0) return phatic(0.72);
+  // Least sure of these: people do state opinions worth keeping in such words; a pronoun's
+  // evaluation ("it was so relaxing") only rates what was just said.
+  if (content.length === 0) return phatic(isEvaluation(a) || isEncouragement(a) ? 0.8 : 0.72);
   if (isReaction(a, content) || isOpenQuestion(a, content)) return phatic(0.8);
   return durable(content.map((t) => t.word));
 }

@@ -1,11 +1,14 @@
-// Who "I" is in a turn: the person the turn introduces ("I'm Alice"), else the one
-// person the context knows. With several known people, "I" needs a model.
+// Who "I" is in a turn: the speaker the caller named, else the person the turn introduces
+// ("I'm Alice"), else the one person the context knows. With several known people and no
+// name, "I" needs a model.
 import type { ExtractionInput, KnownEntity } from "../diff";
 import type { TurnContext } from "./heuristic-types";
 import { splitClauses, type Sentence } from "./sentence-splitter";
 import { introducedName } from "./statement-detector";
 
 export function resolveSpeaker(input: ExtractionInput, sentences: Sentence[]): TurnContext["speaker"] {
+  const given = input.speaker?.trim();
+  if (given) return knownByName(input.knownEntities, given) ?? { name: given, type: "person" };
   const named = sentences
     .flatMap(splitClauses)
     .map((c) => introducedName(c))
@@ -15,7 +18,7 @@ export function resolveSpeaker(input: ExtractionInput, sentences: Sentence[]): T
   return people.length === 1 ? people[0] : undefined;
 }
 
-function knownByName(known: KnownEntity[], name: string): KnownEntity | undefined {
+export function knownByName(known: KnownEntity[], name: string): KnownEntity | undefined {
   const wanted = name.toLowerCase();
   return known.find((e) => e.type.toLowerCase() === "person" && [e.name, ...e.aliases].some((n) => n.toLowerCase() === wanted));
 }

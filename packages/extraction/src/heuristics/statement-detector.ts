@@ -8,8 +8,11 @@ import { STATEMENT_RULES, type StatementRule } from "./statement-grammar";
 import { prepareClause, type PreparedClause } from "./clause-preparer";
 import { buildStatementFinding, type StatementFacts } from "./statement-finding";
 
-export function detectStatement(clause: Sentence, context: TurnContext): Finding | undefined {
-  const prepared = prepareClause(clause.text, context.referenceTime);
+export function detectStatement(
+  clause: Sentence,
+  context: TurnContext,
+  prepared = prepareClause(clause.text, context.referenceTime),
+): Finding | undefined {
   for (const rule of STATEMENT_RULES) {
     // "I" in a document or an assistant's turn is not the person this memory is about.
     if (!context.fromUser && rule.kind !== "third_party") continue;

@@ -2,9 +2,11 @@
 // resolved with chrono-node against the input's reference time, then turned into the
 // validity interval of the facts they qualify.
 import * as chrono from "chrono-node";
+import { durationPhrases, weekPhrases } from "./relative-phrases";
 import { namedQuarter, periodOf, quarterPeriod, yearPeriod, type Period } from "./temporal-period";
 
-export type TemporalRelation = "since" | "until" | "through" | "range" | "at";
+/** "for": a duration up to the reference time ("for three years"). */
+export type TemporalRelation = "since" | "until" | "through" | "range" | "at" | "for";
 
 export interface TemporalPhrase {
   text: string;
@@ -17,8 +19,8 @@ export interface TemporalPhrase {
   rangeEnd?: Period;
 }
 
-/** How a fact relates to its time phrase: a current state, a finished past state, or a change. */
-export type FactAspect = "state" | "past_state" | "change";
+/** How a fact relates to its time phrase: a current state, a finished past state, a change, or a plan. */
+export type FactAspect = "state" | "past_state" | "change" | "future";
 
 export interface Validity {
   valid_from?: string;
@@ -30,7 +32,12 @@ const QUARTER = /\b(?:(this|next|last|the next|the last)\s+quarter|Q([1-4])\s+((
 const BARE_YEAR = /\b(since|from|until|till|through|in|during|by|before|after)\s+((?:19|20)\d{2})\b(?!\s*(?:am|pm|:))/gi;
 
 export function findTemporalPhrases(text: string, referenceTime: Date): TemporalPhrase[] {
-  const custom = [...quarterPhrases(text, referenceTime), ...bareYearPhrases(text)];
+  const custom = [
+    ...quarterPhrases(text, referenceTime),
+    ...bareYearPhrases(text),
+    ...weekPhrases(text, referenceTime).map((p) => withPreposition(text, p.start, p.end - p.start, p.period)),
+    ...durationPhrases(text, referenceTime),
+  ];
   const parsed = chrono
     .parse(text, { instant: referenceTime, timezone: "UTC" })
     .map((result) => fromChrono(text, result, referenceTime))
@@ -52,6 +59,10 @@ export function validityFor(phrase: TemporalPhrase, aspect: FactAspect): Validit
       return { valid_from: from, valid_to: (phrase.rangeEnd ?? phrase.period).end.toISOString() };
     case "at":
       return aspect === "past_state" ? { valid_from: from, valid_to: phrase.period.end.toISOString() } : { valid_from: from };
+    case "for":
+      // "I lived there for three years" ended at some unknown time, and "going to Paris for two weeks"
+      // has not begun: only an ongoing state dates its start.
+      return aspect === "past_state" || aspect === "future" ? {} : { valid_from: from };
   }
 }
 
