@@ -1,17 +1,19 @@
-// commit_artifacts: one transaction per work item writes entities, the evidence
-// layer (assertions), attributes and relations, instructions, uncertainties and the
-// outbox row announcing them. The outbox row is keyed by the work item, so a
-// re-delivery finds it and commits nothing twice.
-import type {
-  AttributeCandidate,
-  EntityCandidate,
-  InstructionCandidate,
-  RelationCandidate,
-  UncertaintyCandidate,
-} from "@recall/extraction";
-import { transaction, type Db, type ExtractionStage, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
-import { EntityResolver } from "./entity-resolver";
+// commit_artifacts: one transaction per work item writes entities, the evidence layer
+// (assertions), attributes and relations, instructions, uncertainties and the outbox
+// row announcing them.
+//
+// Idempotent, because a queue delivers at least once: the transaction first takes an
+// advisory lock on the work item, then looks for the work item's outbox row (unique
+// per work item). A second delivery, or a concurrent one, waits for the first and then
+// finds the row and writes nothing. A commit that dies half-way (a crash, a killed
+// worker, a failed statement) rolls back entirely, so its re-run starts from nothing.
+import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
+import { CandidateWriter } from "./candidate-writer";
+import { declaredTypes, nameUses, planDisambiguations, type DisambiguationPlan, type EntityDisambiguator } from "./entity-disambiguation";
+import { lockIdentityKeys } from "./entity-resolver";
 import { identityKey } from "./identity";
+import { normaliseScope } from "./scope";
+import { ensureStageItem } from "./stage-work";
 
 export interface CommitSource {
   contextId: string;
@@ -20,6 +22,7 @@ export interface CommitSource {
   subjectId: string;
   turnId?: string;
   documentId?: string;
+  factWriteId?: string;
   scope: string[];
   /** When the source was said or written: the default start of validity. */
   occurredAt: Date;
@@ -28,8 +31,21 @@ export interface CommitSource {
   nodeOffsets: ReadonlyMap<string, number>;
 }
 
+export interface CommitOptions {
+  disambiguator?: EntityDisambiguator;
+  /**
+   * The caller applies truth maintenance itself, right after the commit (direct writes do,
+   * to answer synchronously). The outbox row is then written as already relayed, and the
+   * truth_maintenance work item is created `queued` in the same transaction, so if the
+   * caller dies before running it the sweeper still enqueues it.
+   */
+  inlineTruthMaintenance?: boolean;
+}
+
 export interface CommitSummary {
   skipped: boolean;
+  /** The source was deleted (delete-by-source) before this commit ran: nothing was written. */
+  retracted: boolean;
   entityIds: string[];
   assertionIds: string[];
   attributeIds: string[];
@@ -37,36 +53,82 @@ export interface CommitSummary {
   instructionIds: string[];
   uncertaintyIds: string[];
   revocationCandidateIds: string[];
+  tokensUsed: number;
+  disambiguationFailures: DisambiguationPlan["failures"];
 }
 
-export async function commitCandidates(db: Db, source: CommitSource, candidates: KnowledgeCandidate[]): Promise<CommitSummary> {
-  return transaction(
-    db,
-    async (tx) => {
-      const summary = emptySummary();
-      if (await tx.outboxEvent.findUnique({ where: { workItemId: source.workItemId } })) return { ...summary, skipped: true };
-      const writer = new CandidateWriter(tx, source, summary, entityTypes(candidates));
-      for (const candidate of candidates) await writer.write(candidate);
-      await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
-      const { skipped: _skipped, ...refs } = summary;
-      await tx.outboxEvent.create({
-        data: {
-          contextId: source.contextId,
-          type: "artifacts_committed",
-          workItemId: source.workItemId,
-          traceId: source.traceId,
-          payload: { subjectType: source.subjectType, subjectId: source.subjectId, ...refs } as Prisma.InputJsonValue,
-        },
-      });
-      return summary;
-    },
-    { timeoutMs: 60_000 },
+export async function commitCandidates(
+  db: Db,
+  source: CommitSource,
+  candidates: KnowledgeCandidate[],
+  options: CommitOptions = {},
+): Promise<CommitSummary> {
+  const scoped = { ...source, scope: normaliseScope(source.scope) };
+  const plan = options.disambiguator
+    ? await planDisambiguations(db, scoped, nameUses(candidates), options.disambiguator)
+    : { decisions: new Map(), tokensUsed: 0, failures: [] };
+  const summary = await transaction(db, (tx) => commitInTransaction(tx, scoped, candidates, plan, options), { timeoutMs: 60_000 });
+  return { ...summary, tokensUsed: plan.tokensUsed, disambiguationFailures: plan.failures };
+}
+
+async function commitInTransaction(
+  tx: Tx,
+  source: CommitSource,
+  candidates: KnowledgeCandidate[],
+  plan: Pick<DisambiguationPlan, "decisions">,
+  options: CommitOptions,
+): Promise<CommitSummary> {
+  const summary = emptySummary();
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`commit|${source.workItemId}`}, 0))`;
+  if (await tx.outboxEvent.findUnique({ where: { workItemId: source.workItemId } })) return { ...summary, skipped: true };
+  if (await isRetracted(tx, source)) {
+    await writeOutbox(tx, source, { ...summary, retracted: true }, options);
+    return { ...summary, retracted: true };
+  }
+  await lockIdentityKeys(
+    tx,
+    source.contextId,
+    nameUses(candidates).map((u) => identityKey(u.name)),
   );
+  const writer = new CandidateWriter(tx, source, summary, declaredTypes(candidates), plan.decisions);
+  for (const candidate of candidates) await writer.write(candidate);
+  await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
+  await writeOutbox(tx, source, summary, options);
+  return summary;
+}
+
+async function isRetracted(tx: Tx, source: CommitSource): Promise<boolean> {
+  const found = await tx.retraction.findFirst({ where: { contextId: source.contextId, sourceId: source.subjectId }, select: { id: true } });
+  return found !== null;
+}
+
+async function writeOutbox(tx: Tx, source: CommitSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
+  const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, ...refs } = summary;
+  await tx.outboxEvent.create({
+    data: {
+      contextId: source.contextId,
+      type: "artifacts_committed",
+      workItemId: source.workItemId,
+      traceId: source.traceId,
+      payload: {
+        subjectType: source.subjectType,
+        subjectId: source.subjectId,
+        scope: source.scope,
+        turnId: source.turnId,
+        ...refs,
+      } as Prisma.InputJsonValue,
+      processedAt: options.inlineTruthMaintenance ? new Date() : null,
+    },
+  });
+  if (options.inlineTruthMaintenance) {
+    await ensureStageItem(tx, { ...source, queue: "truth_maintenance" });
+  }
 }
 
 function emptySummary(): CommitSummary {
   return {
     skipped: false,
+    retracted: false,
     entityIds: [],
     assertionIds: [],
     attributeIds: [],
@@ -74,167 +136,7 @@ function emptySummary(): CommitSummary {
     instructionIds: [],
     uncertaintyIds: [],
     revocationCandidateIds: [],
+    tokensUsed: 0,
+    disambiguationFailures: [],
   };
-}
-
-/** Types named by entity candidates, so an attribute's "Alice" resolves to the person Alice. */
-function entityTypes(candidates: KnowledgeCandidate[]): Map<string, string> {
-  const types = new Map<string, string>();
-  for (const c of candidates) {
-    if (c.kind !== "entity") continue;
-    const payload = c.payload as EntityCandidate;
-    types.set(identityKey(payload.name), payload.type);
-  }
-  return types;
-}
-
-class CandidateWriter {
-  private readonly resolver: EntityResolver;
-
-  constructor(
-    private readonly tx: Tx,
-    private readonly source: CommitSource,
-    private readonly summary: CommitSummary,
-    private readonly types: Map<string, string>,
-  ) {
-    this.resolver = new EntityResolver(tx, source.contextId);
-  }
-
-  async write(candidate: KnowledgeCandidate): Promise<void> {
-    switch (candidate.kind) {
-      case "entity":
-        return this.entity(candidate.payload as EntityCandidate);
-      case "attribute":
-        return this.attribute(candidate, candidate.payload as AttributeCandidate);
-      case "relation":
-        return this.relation(candidate, candidate.payload as RelationCandidate);
-      case "instruction":
-        return this.instruction(candidate, candidate.payload as InstructionCandidate);
-      case "uncertainty":
-        return this.uncertainty(candidate, candidate.payload as UncertaintyCandidate);
-      case "revocation":
-        this.summary.revocationCandidateIds.push(candidate.id);
-    }
-  }
-
-  private async entityId(name: string, type: string | undefined, memoryCategory: EntityCandidate["memory_category"]): Promise<string> {
-    const { entity } = await this.resolver.resolve({
-      name,
-      type: type ?? this.types.get(identityKey(name)),
-      memoryCategory,
-      scope: this.source.scope,
-    });
-    if (!this.summary.entityIds.includes(entity.id)) this.summary.entityIds.push(entity.id);
-    return entity.id;
-  }
-
-  private async entity(payload: EntityCandidate): Promise<void> {
-    const { entity } = await this.resolver.resolve({
-      name: payload.name,
-      type: payload.type,
-      memoryCategory: payload.memory_category,
-      scope: this.source.scope,
-      aliases: payload.aliases,
-    });
-    if (!this.summary.entityIds.includes(entity.id)) this.summary.entityIds.push(entity.id);
-  }
-
-  private async attribute(candidate: KnowledgeCandidate, p: AttributeCandidate): Promise<void> {
-    const entityId = await this.entityId(p.entity, p.entity_type, p.memory_category);
-    const assertion = await this.assertion(candidate, p, { subjectEntityId: entityId, predicate: p.key, objectLiteral: p.value });
-    if (p.significance === "skip") return;
-    const attribute = await this.tx.attribute.create({
-      data: { ...this.fact(p), entityId, key: p.key, value: p.value, assertionId: assertion.id },
-    });
-    this.summary.attributeIds.push(attribute.id);
-  }
-
-  private async relation(candidate: KnowledgeCandidate, p: RelationCandidate): Promise<void> {
-    const subjectId = await this.entityId(p.subject, p.subject_type, p.memory_category);
-    const objectId = await this.entityId(p.object, p.object_type, p.memory_category);
-    const assertion = await this.assertion(candidate, p, { subjectEntityId: subjectId, predicate: p.verb, objectEntityId: objectId });
-    if (p.significance === "skip") return;
-    const relation = await this.tx.relation.create({
-      data: { ...this.fact(p), subjectId, predicate: p.verb, objectId, assertionId: assertion.id },
-    });
-    this.summary.relationIds.push(relation.id);
-  }
-
-  private fact(p: AttributeCandidate | RelationCandidate) {
-    return {
-      contextId: this.source.contextId,
-      memoryCategory: p.memory_category,
-      confidence: p.confidence,
-      scope: this.source.scope,
-      validFrom: p.valid_from ? new Date(p.valid_from) : this.source.occurredAt,
-      validTo: p.valid_to ? new Date(p.valid_to) : null,
-    };
-  }
-
-  private async assertion(
-    candidate: KnowledgeCandidate,
-    p: AttributeCandidate | RelationCandidate,
-    claim: { subjectEntityId: string; predicate: string; objectEntityId?: string; objectLiteral?: string },
-  ) {
-    const offset = candidate.documentNodeId ? (this.source.nodeOffsets.get(candidate.documentNodeId) ?? 0) : 0;
-    const assertion = await this.tx.assertion.create({
-      data: {
-        contextId: this.source.contextId,
-        candidateId: candidate.id,
-        ...claim,
-        turnId: this.source.turnId,
-        documentId: this.source.documentId,
-        documentNodeId: candidate.documentNodeId,
-        startByte: offset + (p.evidence.start_byte ?? 0),
-        endByte: offset + (p.evidence.end_byte ?? 0),
-        quote: p.evidence.quote,
-        confidence: p.confidence,
-        significance: p.significance,
-        memoryCategory: p.memory_category,
-        stage: candidate.stage as ExtractionStage,
-        model: candidate.model,
-        eventTime: p.valid_from ? new Date(p.valid_from) : null,
-        scope: this.source.scope,
-        traceId: this.source.traceId,
-      },
-    });
-    this.summary.assertionIds.push(assertion.id);
-    return assertion;
-  }
-
-  private async instruction(candidate: KnowledgeCandidate, p: InstructionCandidate): Promise<void> {
-    const instruction = await this.tx.instruction.create({
-      data: {
-        contextId: this.source.contextId,
-        candidateId: candidate.id,
-        label: p.label,
-        description: p.description,
-        scope: this.source.scope,
-        turnId: this.source.turnId,
-        documentId: this.source.documentId,
-        quote: p.evidence?.quote,
-        startByte: p.evidence?.start_byte,
-        endByte: p.evidence?.end_byte,
-      },
-    });
-    this.summary.instructionIds.push(instruction.id);
-  }
-
-  private async uncertainty(candidate: KnowledgeCandidate, p: UncertaintyCandidate): Promise<void> {
-    const entityId = p.entity ? await this.entityId(p.entity, undefined, "context") : undefined;
-    const uncertainty = await this.tx.uncertainty.create({
-      data: {
-        contextId: this.source.contextId,
-        candidateId: candidate.id,
-        about: p.about,
-        reason: p.reason,
-        entityId,
-        key: p.key,
-        scope: this.source.scope,
-        turnId: this.source.turnId,
-        documentId: this.source.documentId,
-      },
-    });
-    this.summary.uncertaintyIds.push(uncertainty.id);
-  }
 }

@@ -1,78 +1,126 @@
 // Entity resolution inside the commit transaction: identity key and aliases first,
-// type-guarded reuse, and a new entity rather than a false merge.
-import type { Entity, MemoryCategory, Tx } from "@recall/db";
+// type-guarded reuse (entity-matching.ts), a disambiguator's checkpointed answer for
+// contested names, and a new entity rather than a false merge. Every resolution leaves
+// a mention, the entity's support: delete-by-source retracts entities left without one.
+import type { DbOrTx, Entity, MemoryCategory, Tx } from "@recall/db";
+import type { DisambiguationDecision } from "./entity-disambiguation";
+import { classifyMatches, widerScope } from "./entity-matching";
 import { WILDCARD_TYPE, identityKey, normaliseType, typesCompatible } from "./identity";
 
-export interface EntityRef {
+export interface EntityNameRef {
   name: string;
   type?: string;
   memoryCategory: MemoryCategory;
-  scope: string[];
   aliases?: string[];
+}
+
+export interface MentionSource {
+  contextId: string;
+  scope: string[];
+  turnId?: string;
+  documentId?: string;
+  factWriteId?: string;
 }
 
 export interface ResolvedEntity {
   entity: Entity;
   created: boolean;
+  /** Set when the name fitted several entities and nothing decided which: a new one was made instead. */
+  ambiguousWith?: Entity[];
 }
 
-/** Resolves names within one commit; the cache keeps one entity per key and type across candidates. */
+/** Entities a normalised name matches by identity key or alias (retracted ones are gone). */
+export async function findNameMatches(db: DbOrTx, contextId: string, key: string): Promise<Entity[]> {
+  return db.entity.findMany({
+    where: { contextId, retractedAt: null, OR: [{ identityKey: key }, { aliases: { has: key } }] },
+    orderBy: { createdAt: "asc" },
+  });
+}
+
+/** Serialises commits that could create the same entity; taken in sorted order so two commits never deadlock. */
+export async function lockIdentityKeys(tx: Tx, contextId: string, keys: Iterable<string>): Promise<void> {
+  for (const key of [...new Set(keys)].sort()) {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`entity|${contextId}|${key}`}, 0))`;
+  }
+}
+
+/** Resolves names within one commit; the cache keeps one entity per name and type across candidates. */
 export class EntityResolver {
   private readonly cache = new Map<string, Entity>();
+  private readonly mentioned = new Set<string>();
 
   constructor(
     private readonly tx: Tx,
-    private readonly contextId: string,
+    private readonly source: MentionSource,
+    private readonly decisions: ReadonlyMap<string, DisambiguationDecision> = new Map(),
   ) {}
 
-  async resolve(ref: EntityRef): Promise<ResolvedEntity> {
+  async resolve(ref: EntityNameRef, candidateId?: string): Promise<ResolvedEntity> {
     const key = identityKey(ref.name);
     const type = normaliseType(ref.type);
     const cached = this.fromCache(key, type);
-    if (cached) return { entity: await this.upgrade(cached, type), created: false };
-    // Serialises concurrent commits that would create the same entity (no duplicates under load).
-    await this.tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${this.contextId}|${key}`}, 0))`;
-    const candidates = await this.tx.entity.findMany({
-      where: { contextId: this.contextId, retractedAt: null, OR: [{ identityKey: key }, { aliases: { has: key } }] },
-      orderBy: { createdAt: "asc" },
-    });
-    const match = pickMatch(candidates, type);
-    const entity = match ? await this.upgrade(match, type) : await this.create(ref, key, type);
-    this.cache.set(`${key}|${entity.type}`, entity);
-    return { entity, created: !match };
+    const resolved = cached ? { entity: await this.reuse(cached, type), created: false } : await this.lookUp(ref, key, type);
+    this.cache.set(`${key}|${type}`, resolved.entity);
+    await this.mention(resolved.entity.id, candidateId);
+    return resolved;
+  }
+
+  private async lookUp(ref: EntityNameRef, key: string, type: string): Promise<ResolvedEntity> {
+    await lockIdentityKeys(this.tx, this.source.contextId, [key]);
+    const outcome = classifyMatches(await findNameMatches(this.tx, this.source.contextId, key), key, type);
+    if (outcome.kind === "none") return { entity: await this.create(ref, key, type), created: true };
+    if (outcome.kind === "unique") return { entity: await this.reuse(outcome.entity, type), created: false };
+    const decision = this.decisions.get(`${key}|${type}`);
+    const chosen = decision?.entityId ? outcome.matches.find((e) => e.id === decision.entityId) : undefined;
+    if (chosen) return { entity: await this.reuse(chosen, type), created: false };
+    const entity = await this.create(ref, key, type);
+    // Only an undecided ambiguity is worth an uncertainty: a disambiguator's "none of these",
+    // or an entity of another type (apple the fruit vs Apple the company), is simply new.
+    const undecided = !decision && outcome.reason === "ambiguous";
+    return { entity, created: true, ...(undecided ? { ambiguousWith: outcome.matches } : {}) };
   }
 
   private fromCache(key: string, type: string): Entity | undefined {
+    const exact = this.cache.get(`${key}|${type}`);
+    if (exact) return exact;
     for (const [cacheKey, entity] of this.cache) {
       if (cacheKey.startsWith(`${key}|`) && typesCompatible(entity.type, type)) return entity;
     }
     return undefined;
   }
 
-  private async upgrade(entity: Entity, type: string): Promise<Entity> {
-    if (entity.type !== WILDCARD_TYPE || type === WILDCARD_TYPE) return entity;
-    const upgraded = await this.tx.entity.update({ where: { id: entity.id }, data: { type } });
-    this.cache.set(`${upgraded.identityKey}|${type}`, upgraded);
-    return upgraded;
+  /** `topic` upgrades to the specific type; a writer with a broader scope widens where the entity is shown. */
+  private async reuse(entity: Entity, type: string): Promise<Entity> {
+    const upgradedType = entity.type === WILDCARD_TYPE && type !== WILDCARD_TYPE ? type : entity.type;
+    const scope = widerScope(entity.scope, this.source.scope);
+    if (upgradedType === entity.type && sameList(scope, entity.scope)) return entity;
+    return this.tx.entity.update({ where: { id: entity.id }, data: { type: upgradedType, scope } });
   }
 
-  private async create(ref: EntityRef, key: string, type: string): Promise<Entity> {
+  private async create(ref: EntityNameRef, key: string, type: string): Promise<Entity> {
     const aliases = [...new Set((ref.aliases ?? []).map(identityKey).filter((a) => a && a !== key))];
     return this.tx.entity.create({
       data: {
-        contextId: this.contextId,
+        contextId: this.source.contextId,
         name: ref.name.trim(),
         identityKey: key,
         type,
         memoryCategory: ref.memoryCategory,
         aliases,
-        scope: ref.scope,
+        scope: this.source.scope,
       },
     });
   }
+
+  private async mention(entityId: string, candidateId: string | undefined): Promise<void> {
+    const key = `${entityId}|${candidateId ?? ""}`;
+    if (this.mentioned.has(key)) return;
+    this.mentioned.add(key);
+    const { contextId, scope, turnId, documentId, factWriteId } = this.source;
+    await this.tx.entityMention.create({ data: { contextId, entityId, candidateId, scope, turnId, documentId, factWriteId } });
+  }
 }
 
-/** Exact type first, then a wildcard on either side; anything else is a different entity. */
-function pickMatch(candidates: Entity[], type: string): Entity | undefined {
-  return candidates.find((e) => e.type === type) ?? candidates.find((e) => typesCompatible(e.type, type));
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }

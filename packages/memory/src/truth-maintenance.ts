@@ -1,13 +1,30 @@
-// truth_maintenance: applied after a commit, from its outbox event. Facts are never
-// overwritten: a newer value of a single-valued predicate closes the older one
-// (valid_to + superseded_by); revocations deactivate instructions; a new fact
-// resolves the open uncertainties about the same entity and key.
-import type { RevocationCandidate } from "@recall/extraction";
+// truth_maintenance: applied after a commit, from its outbox event, in one transaction.
+// Facts are never overwritten. For a single-valued predicate (per skill; at least the
+// defaults below) a newer value closes the older one (valid_to + superseded_by) when
+// the rule in fact-origin.ts orders them, and otherwise both stay current under an
+// uncertainty (conflicts.ts); multi-valued predicates accumulate. A new fact resolves
+// the open uncertainties it clarifies, and revocations deactivate instructions.
+//
+// Re-running it for the same event changes nothing: only current facts are closed,
+// conflicts are recorded once per pair, resolved uncertainties and inactive
+// instructions are left alone. Runs touching the same entity and key serialise on an
+// advisory lock, so two workers never close the same fact twice.
 import { transaction, type Db, type Tx } from "@recall/db";
+import { recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
+import { olderNewer, ordered, loadStated, type Stated } from "./fact-origin";
+import { factGroup, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
+import { revokeInstruction } from "./revocation";
+import { sameScope } from "./scope";
+import { closeFact, repointFact } from "./supersession";
 
 export const DEFAULT_SINGLE_VALUED = ["role", "title", "lives_in", "works_at", "employer", "email", "name"] as const;
 
+/** What a commit announced in its outbox row. */
 export interface CommittedRefs {
+  subjectType?: string;
+  subjectId?: string;
+  scope?: string[];
+  turnId?: string;
   attributeIds?: string[];
   relationIds?: string[];
   revocationCandidateIds?: string[];
@@ -15,20 +32,19 @@ export interface CommittedRefs {
 
 export interface TruthMaintenanceOptions {
   singleValued?: ReadonlySet<string>;
-  /** The turn whose revocations this event carries. */
+  /** The turn whose revocations this event carries (defaults to the event's own turn). */
   turnId?: string;
 }
 
-export interface TruthMaintenanceReport {
+export interface TruthMaintenanceReport extends UncertaintyReport {
   superseded: string[];
   revokedInstructionIds: string[];
-  resolvedUncertaintyIds: string[];
 }
 
-interface Fact {
-  id: string;
-  validFrom: Date;
-  recordedAt: Date;
+interface Run {
+  tx: Tx;
+  singleValued: ReadonlySet<string>;
+  report: TruthMaintenanceReport;
 }
 
 export async function applyTruthMaintenance(
@@ -38,107 +54,88 @@ export async function applyTruthMaintenance(
 ): Promise<TruthMaintenanceReport> {
   const singleValued = options.singleValued ?? new Set<string>(DEFAULT_SINGLE_VALUED);
   return transaction(db, async (tx) => {
-    const report: TruthMaintenanceReport = { superseded: [], revokedInstructionIds: [], resolvedUncertaintyIds: [] };
-    for (const id of refs.attributeIds ?? []) await supersedeAttribute(tx, id, singleValued, report);
-    for (const id of refs.relationIds ?? []) await supersedeRelation(tx, id, singleValued, report);
-    for (const id of refs.revocationCandidateIds ?? []) await revoke(tx, id, options.turnId, report);
+    const facts = [
+      ...(await loadFacts(tx, "attribute", refs.attributeIds ?? [])),
+      ...(await loadFacts(tx, "relation", refs.relationIds ?? [])),
+    ];
+    const report = await maintainFacts(tx, facts, singleValued);
+    const revoker = { scope: refs.scope ?? [], turnId: options.turnId ?? refs.turnId };
+    for (const id of refs.revocationCandidateIds ?? []) {
+      const revoked = await revokeInstruction(tx, id, revoker);
+      if (revoked) report.revokedInstructionIds.push(revoked);
+    }
     return report;
   });
 }
 
-/** Orders two values of one single-valued fact by validity start, then by recording time. */
-function newerOf<T extends Fact>(a: T, b: T): [older: T, newer: T] {
-  const byValid = a.validFrom.getTime() - b.validFrom.getTime();
-  const aOlder = byValid !== 0 ? byValid < 0 : a.recordedAt.getTime() <= b.recordedAt.getTime();
-  return aOlder ? [a, b] : [b, a];
-}
-
-async function supersedeAttribute(tx: Tx, id: string, singleValued: ReadonlySet<string>, report: TruthMaintenanceReport): Promise<void> {
-  const attr = await tx.attribute.findUnique({ where: { id } });
-  if (!attr || attr.retractedAt) return;
-  await resolveUncertainties(tx, attr.contextId, attr.entityId, attr.key, attr.assertionId, report);
-  if (!singleValued.has(attr.key)) return;
-  const current = await tx.attribute.findMany({
-    where: { contextId: attr.contextId, entityId: attr.entityId, key: attr.key, id: { not: id }, supersededById: null, retractedAt: null },
-  });
-  for (const other of current) {
-    if (other.value.trim().toLowerCase() === attr.value.trim().toLowerCase()) continue;
-    const [older, newer] = newerOf(other, attr);
-    await tx.attribute.update({ where: { id: older.id }, data: { validTo: newer.validFrom, supersededById: newer.id } });
-    report.superseded.push(older.id);
+/** Places each fact among the other values of its entity and key, inside the caller's transaction. */
+export async function maintainFacts(tx: Tx, facts: readonly Fact[], singleValued: ReadonlySet<string>): Promise<TruthMaintenanceReport> {
+  const run: Run = { tx, singleValued, report: emptyReport() };
+  await lockFactGroups(tx, facts);
+  for (const fact of facts) {
+    // Reloaded under the lock: another run may have closed or retracted it meanwhile.
+    const [fresh] = await loadFacts(tx, fact.kind, [fact.id]);
+    if (fresh && !fresh.retractedAt) await maintainFact(run, fresh);
   }
+  return run.report;
 }
 
-async function supersedeRelation(tx: Tx, id: string, singleValued: ReadonlySet<string>, report: TruthMaintenanceReport): Promise<void> {
-  const rel = await tx.relation.findUnique({ where: { id } });
-  if (!rel || rel.retractedAt || !singleValued.has(rel.predicate)) return;
-  const current = await tx.relation.findMany({
-    where: {
-      contextId: rel.contextId,
-      subjectId: rel.subjectId,
-      predicate: rel.predicate,
-      id: { not: id },
-      supersededById: null,
-      retractedAt: null,
-    },
-  });
-  for (const other of current) {
-    if (other.objectId === rel.objectId) continue;
-    const [older, newer] = newerOf(other, rel);
-    await tx.relation.update({ where: { id: older.id }, data: { validTo: newer.validFrom, supersededById: newer.id } });
-    report.superseded.push(older.id);
-  }
+function emptyReport(): TruthMaintenanceReport {
+  return { superseded: [], revokedInstructionIds: [], resolvedUncertaintyIds: [], conflictUncertaintyIds: [] };
 }
 
-async function resolveUncertainties(
-  tx: Tx,
-  contextId: string,
-  entityId: string,
-  key: string,
-  assertionId: string,
-  report: TruthMaintenanceReport,
+/** Places one fact among the other values of its entity and key in the same scope. */
+async function maintainFact(run: Run, fact: Fact): Promise<void> {
+  const group = (await factGroup(run.tx, fact)).filter((f) => sameScope(f.scope, fact.scope));
+  const stated = await loadStated(run.tx, [fact, ...group]);
+  const clarified = await resolveClarified(run.tx, fact, group, stated, run.report);
+  if (!run.singleValued.has(fact.key)) return;
+  const differing = group.filter((f) => !sameValue(f, fact)).sort((a, b) => a.validFrom.getTime() - b.validFrom.getTime());
+  const decides = (other: Fact) => clarified.has(other.id) || ordered(other, stated.get(other.id)!, fact, stated.get(fact.id)!);
+  await supersedeCurrent(run, fact, differing, decides, stated);
+  await insertIntoChain(run, fact, group, differing, decides);
+}
+
+/** Current values (not yet superseded): the older of each ordered pair is closed; unordered pairs are conflicts. */
+async function supersedeCurrent(
+  run: Run,
+  fact: Fact,
+  differing: readonly Fact[],
+  decides: (other: Fact) => boolean,
+  stated: ReadonlyMap<string, Stated>,
 ): Promise<void> {
-  const open = await tx.uncertainty.findMany({ where: { contextId, entityId, resolved: false, OR: [{ key }, { key: null }] } });
-  if (open.length === 0) return;
-  await tx.uncertainty.updateMany({
-    where: { id: { in: open.map((u) => u.id) } },
-    data: { resolved: true, resolvedAt: new Date(), resolvedBy: assertionId },
-  });
-  report.resolvedUncertaintyIds.push(...open.map((u) => u.id));
-}
-
-async function revoke(tx: Tx, candidateId: string, turnId: string | undefined, report: TruthMaintenanceReport): Promise<void> {
-  const candidate = await tx.knowledgeCandidate.findUnique({ where: { id: candidateId } });
-  if (!candidate) return;
-  const payload = candidate.payload as RevocationCandidate;
-  const active = await tx.instruction.findMany({ where: { contextId: candidate.contextId, active: true } });
-  const target = active.find((i) => i.id === payload.instruction_id) ?? bestMatch(active, payload.matches);
-  if (!target) return;
-  await tx.instruction.update({
-    where: { id: target.id },
-    data: { active: false, revokedAt: new Date(), revokedByTurnId: turnId ?? null },
-  });
-  report.revokedInstructionIds.push(target.id);
-}
-
-function words(text: string): Set<string> {
-  return new Set(
-    text
-      .toLowerCase()
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter((w) => w.length > 2),
-  );
-}
-
-/** The active instruction sharing the most words with the revocation, if any share at least one. */
-function bestMatch<T extends { label: string; description: string }>(active: T[], matches: string): T | undefined {
-  const wanted = words(matches);
-  let best: T | undefined;
-  let bestScore = 0;
-  for (const instruction of active) {
-    const have = words(`${instruction.label} ${instruction.description}`);
-    const score = [...wanted].filter((w) => have.has(w)).length;
-    if (score > bestScore) [best, bestScore] = [instruction, score];
+  for (const other of differing.filter((f) => f.supersededById === null)) {
+    if (!decides(other)) {
+      await recordConflict(run.tx, other, fact, stated, run.report);
+      continue;
+    }
+    const [older, newer] = olderNewer(other, fact);
+    if (older === fact && fact.supersededById !== null) continue;
+    await closeFact(run.tx, older, newer);
+    run.report.superseded.push(older.id);
   }
-  return best;
+}
+
+/** A superseded value whose validity the new fact falls inside now ends at the new fact, which ends where it used to. */
+async function insertIntoChain(
+  run: Run,
+  fact: Fact,
+  group: readonly Fact[],
+  differing: readonly Fact[],
+  decides: (other: Fact) => boolean,
+): Promise<void> {
+  const covering = differing.filter(
+    (f) =>
+      f.supersededById !== null &&
+      f.supersededById !== fact.id &&
+      f.validFrom < fact.validFrom &&
+      (f.validTo === null || fact.validFrom < f.validTo) &&
+      decides(f),
+  );
+  for (const older of covering) {
+    const successor = group.find((f) => f.id === older.supersededById);
+    await repointFact(run.tx, older, fact);
+    run.report.superseded.push(older.id);
+    if (successor && fact.supersededById === null) await closeFact(run.tx, fact, successor);
+  }
 }

@@ -1,4 +1,4 @@
-// truth_maintenance: applies supersession, revocation and uncertainty resolution for one commit.
+// truth_maintenance: applies supersession, conflicts, uncertainty resolution and revocation for one commit.
 import { WorkError, type StageProcessor } from "@recall/queues";
 import { applyTruthMaintenance, type CommittedRefs } from "@recall/memory";
 import type { WorkerDeps } from "../deps";

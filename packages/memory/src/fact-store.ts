@@ -1,0 +1,65 @@
+// Attributes (entity → literal) and relations (entity → entity) obey the same truth
+// maintenance; this adapter gives both one shape, so the rules are written once.
+import type { Attribute, FactKind, Relation, Tx } from "@recall/db";
+
+export interface Fact {
+  kind: FactKind;
+  id: string;
+  contextId: string;
+  /** The entity the fact is about: an attribute's entity, a relation's subject. */
+  subjectId: string;
+  /** Attribute key or relation predicate. */
+  key: string;
+  /** Attribute value, or the relation's object entity id. */
+  value: string;
+  scope: string[];
+  validFrom: Date;
+  validTo: Date | null;
+  supersededById: string | null;
+  recordedAt: Date;
+  retractedAt: Date | null;
+  assertionId: string;
+}
+
+function fromAttribute(a: Attribute): Fact {
+  return { ...a, kind: "attribute", subjectId: a.entityId };
+}
+
+function fromRelation(r: Relation): Fact {
+  return { ...r, kind: "relation", subjectId: r.subjectId, key: r.predicate, value: r.objectId };
+}
+
+export async function loadFacts(tx: Tx, kind: FactKind, ids: readonly string[]): Promise<Fact[]> {
+  if (ids.length === 0) return [];
+  if (kind === "attribute") return (await tx.attribute.findMany({ where: { id: { in: [...ids] } } })).map(fromAttribute);
+  return (await tx.relation.findMany({ where: { id: { in: [...ids] } } })).map(fromRelation);
+}
+
+/** Every live value of the fact's subject and key, in any scope (callers apply the scope rule). */
+export async function factGroup(tx: Tx, fact: Fact): Promise<Fact[]> {
+  const common = { contextId: fact.contextId, retractedAt: null, id: { not: fact.id } };
+  if (fact.kind === "attribute") {
+    return (await tx.attribute.findMany({ where: { ...common, entityId: fact.subjectId, key: fact.key } })).map(fromAttribute);
+  }
+  return (await tx.relation.findMany({ where: { ...common, subjectId: fact.subjectId, predicate: fact.key } })).map(fromRelation);
+}
+
+export async function setClosure(tx: Tx, fact: Fact, validTo: Date | null, supersededById: string | null): Promise<void> {
+  if (fact.kind === "attribute") await tx.attribute.update({ where: { id: fact.id }, data: { validTo, supersededById } });
+  else await tx.relation.update({ where: { id: fact.id }, data: { validTo, supersededById } });
+  fact.validTo = validTo;
+  fact.supersededById = supersededById;
+}
+
+/** Two values are the same when a reader would call them the same ("CTO" and "cto "). */
+export function sameValue(a: Fact, b: Fact): boolean {
+  if (a.kind === "relation") return a.value === b.value;
+  const norm = (v: string) => v.trim().replace(/\s+/g, " ").toLowerCase();
+  return norm(a.value) === norm(b.value);
+}
+
+/** Serialises truth maintenance per subject and key, taken in sorted order so two runs never deadlock. */
+export async function lockFactGroups(tx: Tx, facts: readonly Fact[]): Promise<void> {
+  const keys = [...new Set(facts.map((f) => `facts|${f.contextId}|${f.kind}|${f.subjectId}|${f.key}`))].sort();
+  for (const key of keys) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+}

@@ -1,0 +1,40 @@
+// Instructions and uncertainties in the reader's scope: the standing directives an
+// agent must honour and the open questions it may want to ask about.
+import { Prisma, type DbOrTx } from "@recall/db";
+import type { InstructionView, ReaderScope, UnknownView } from "./read-types";
+import { visibleTo } from "./sql-fragments";
+
+/** Bounds a reply; a context with more standing directives than this has a different problem. */
+const MAX_DIRECTIVES = 500;
+
+/** Active instructions; with `at`, those given before it and not revoked by then. */
+export async function activeInstructions(db: DbOrTx, reader: ReaderScope, at?: Date): Promise<InstructionView[]> {
+  const active = at
+    ? Prisma.sql`f.created_at <= ${at} AND (f.revoked_at IS NULL OR f.revoked_at > ${at}) AND (f.retracted_at IS NULL OR f.retracted_at > ${at})`
+    : Prisma.sql`f.active AND f.retracted_at IS NULL`;
+  return db.$queryRaw<InstructionView[]>(Prisma.sql`
+    SELECT f.id, f.label, f.description, f.scope, f.created_at FROM instructions f
+    WHERE f.context_id = ${reader.contextId}::uuid AND ${visibleTo("f", reader.scope)} AND ${active}
+    ORDER BY f.created_at, f.id LIMIT ${MAX_DIRECTIVES}`);
+}
+
+export interface UnknownsOptions {
+  includeResolved: boolean;
+  /** Seen from this instant: later uncertainties are absent, later resolutions not yet made. */
+  at?: Date;
+}
+
+export async function readUnknowns(db: DbOrTx, reader: ReaderScope, options: UnknownsOptions): Promise<UnknownView[]> {
+  const at = options.at;
+  const resolved = at ? Prisma.sql`(f.resolved AND f.resolved_at <= ${at})` : Prisma.sql`f.resolved`;
+  return db.$queryRaw<UnknownView[]>(Prisma.sql`
+    SELECT * FROM (
+      SELECT f.id, f.about, f.reason, ${resolved} AS resolved, CASE WHEN ${resolved} THEN f.resolved_at END AS resolved_at,
+        f.entity_id, f.key, f.turn_id, f.document_id, f.created_at
+      FROM uncertainties f
+      WHERE f.context_id = ${reader.contextId}::uuid AND ${visibleTo("f", reader.scope)}
+        AND ${at ? Prisma.sql`f.created_at <= ${at} AND (f.retracted_at IS NULL OR f.retracted_at > ${at})` : Prisma.sql`f.retracted_at IS NULL`}
+    ) u
+    WHERE ${options.includeResolved ? Prisma.sql`TRUE` : Prisma.sql`NOT u.resolved`}
+    ORDER BY u.created_at DESC, u.id DESC LIMIT ${MAX_DIRECTIVES}`);
+}

@@ -1,0 +1,120 @@
+// One query over both fact tables (attributes: entity → literal, relations: entity →
+// entity) with the common filters, so profile, state and history read facts the same way.
+import { Prisma, type DbOrTx } from "@recall/db";
+import type { Scope } from "../scope";
+import type { FactView, ListPosition } from "./read-types";
+import { afterPosition, and, knownAt, validAt, visibleTo } from "./sql-fragments";
+
+export interface FactFilter {
+  contextId: string;
+  scope: Scope;
+  /** Valid time: only facts true in the world at this instant. */
+  validAt?: Date;
+  /** System time: facts as the store knew them then; undefined = now, without retracted rows. */
+  recordedAsOf?: Date;
+  /** History shows retracted values too (they are part of the audit trail). */
+  includeRetracted?: boolean;
+  subjectIds?: string[];
+  orderBy?: "recorded_at" | "valid_from";
+  after?: ListPosition;
+  limit?: number;
+}
+
+interface FactRow {
+  kind: "attribute" | "relation";
+  id: string;
+  subject_id: string;
+  subject_name: string;
+  subject_type: string;
+  predicate: string;
+  value: string | null;
+  object_id: string | null;
+  object_name: string | null;
+  object_type: string | null;
+  memory_category: string;
+  confidence: number;
+  scope: string[];
+  valid_from: Date;
+  valid_to: Date | null;
+  superseded_by: string | null;
+  recorded_at: Date;
+  retracted_at: Date | null;
+  assertion_id: string;
+}
+
+const TABLES = {
+  attribute: { table: "attributes", subject: "f.entity_id", predicate: "f.key", value: "f.value", object: "NULL::uuid" },
+  relation: { table: "relations", subject: "f.subject_id", predicate: "f.predicate", value: "NULL::text", object: "f.object_id" },
+} as const;
+
+export async function readFacts(db: DbOrTx, filter: FactFilter): Promise<FactView[]> {
+  const order = Prisma.raw(`u.${filter.orderBy ?? "recorded_at"}`);
+  const rows = await db.$queryRaw<FactRow[]>(Prisma.sql`
+    SELECT u.*, s.name AS subject_name, s.type AS subject_type, o.name AS object_name, o.type AS object_type
+    FROM (${branch("attribute", filter)} UNION ALL ${branch("relation", filter)}) u
+    JOIN entities s ON s.id = u.subject_id
+    LEFT JOIN entities o ON o.id = u.object_id
+    WHERE ${afterPosition(order, Prisma.raw("u.id"), filter.after)}
+    ORDER BY ${order}, u.id
+    ${filter.limit === undefined ? Prisma.empty : Prisma.sql`LIMIT ${filter.limit}`}`);
+  return rows.map(toFactView);
+}
+
+/** The SELECT over one fact table; column order must match in both branches of the UNION. */
+function branch(kind: keyof typeof TABLES, filter: FactFilter): Prisma.Sql {
+  const t = TABLES[kind];
+  const timeTravel = filter.recordedAsOf ? asRecordedThen(t.table, filter.recordedAsOf) : undefined;
+  const validTo = timeTravel?.validTo ?? Prisma.raw("f.valid_to");
+  const where = [Prisma.sql`f.context_id = ${filter.contextId}::uuid`, visibleTo("f", filter.scope)];
+  if (!filter.includeRetracted) where.push(knownAt("f", filter.recordedAsOf));
+  if (filter.validAt) where.push(validAt("f", filter.validAt, validTo));
+  if (filter.subjectIds) where.push(Prisma.sql`${Prisma.raw(t.subject)} = ANY(${filter.subjectIds}::uuid[])`);
+  return Prisma.sql`
+    SELECT ${kind}::text AS kind, f.id, ${Prisma.raw(t.subject)} AS subject_id, ${Prisma.raw(t.predicate)} AS predicate,
+      ${Prisma.raw(t.value)} AS value, ${Prisma.raw(t.object)} AS object_id, f.memory_category::text AS memory_category,
+      f.confidence, f.scope, f.valid_from, ${validTo} AS valid_to, ${timeTravel?.supersededBy ?? Prisma.raw("f.superseded_by")} AS superseded_by,
+      f.recorded_at, f.retracted_at, f.assertion_id
+    FROM ${Prisma.raw(t.table)} f ${timeTravel?.joins ?? Prisma.empty}
+    WHERE ${and(where)}`;
+}
+
+/**
+ * Supersession closes a fact in place (valid_to, superseded_by) and logs each step in
+ * `supersessions` with when it was taken and undone. Seen from system time `at`, the
+ * step then in force decides; with none in force the fact had the valid_to its source
+ * stated, which the first step kept as previous_valid_to (as fact-closure.ts reads it).
+ */
+function asRecordedThen(table: string, at: Date) {
+  const kind = table === "attributes" ? "attribute" : "relation";
+  return {
+    joins: Prisma.sql`
+      LEFT JOIN LATERAL (SELECT s.valid_to, s.newer_id FROM supersessions s
+        WHERE s.older_id = f.id AND s.fact_kind = ${kind}::"FactKind" AND s.created_at <= ${at} AND (s.undone_at IS NULL OR s.undone_at > ${at})
+        ORDER BY s.created_at DESC LIMIT 1) in_force ON TRUE
+      LEFT JOIN LATERAL (SELECT TRUE AS found, s.previous_valid_to FROM supersessions s
+        WHERE s.older_id = f.id AND s.fact_kind = ${kind}::"FactKind" ORDER BY s.created_at LIMIT 1) first_step ON TRUE`,
+    validTo: Prisma.sql`(CASE WHEN in_force.newer_id IS NOT NULL THEN in_force.valid_to
+      WHEN first_step.found THEN first_step.previous_valid_to ELSE f.valid_to END)`,
+    supersededBy: Prisma.sql`(CASE WHEN in_force.newer_id IS NOT NULL THEN in_force.newer_id
+      WHEN first_step.found THEN NULL ELSE f.superseded_by END)`,
+  };
+}
+
+function toFactView(r: FactRow): FactView {
+  const common = {
+    id: r.id,
+    memory_category: r.memory_category,
+    confidence: r.confidence,
+    scope: r.scope,
+    valid_from: r.valid_from,
+    valid_to: r.valid_to,
+    superseded_by: r.superseded_by,
+    recorded_at: r.recorded_at,
+    retracted_at: r.retracted_at,
+    assertion_id: r.assertion_id,
+  };
+  const subject = { id: r.subject_id, name: r.subject_name, type: r.subject_type };
+  if (r.kind === "attribute") return { kind: "attribute", ...common, entity: subject, key: r.predicate, value: r.value ?? "" };
+  const object = { id: r.object_id ?? "", name: r.object_name ?? "", type: r.object_type ?? "" };
+  return { kind: "relation", ...common, subject, predicate: r.predicate, object };
+}

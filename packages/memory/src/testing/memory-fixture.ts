@@ -1,0 +1,224 @@
+// Test fixture for the memory services on a real Postgres database (cloned from the
+// migrated template): stores turns and documents the way ingest does, stages
+// candidates the way extraction does, and runs validation, commit and truth
+// maintenance with the same functions the workers call.
+import { randomUUID } from "node:crypto";
+import { createDb, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
+import type { ExtractionDiff } from "@recall/extraction";
+import { createTestDatabase, type TestDatabase } from "@recall/test-support";
+import { commitCandidates, type CommitOptions, type CommitSummary } from "../commit";
+import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "../truth-maintenance";
+import { validateCandidate } from "../validate";
+
+export interface MemoryDatabase {
+  db: Db;
+  /** The database's URL and name, for tests that open a second client (another "worker"). */
+  url: string;
+  name: string;
+  close(): Promise<void>;
+}
+
+/** One database per test file; each test takes its own context in it (newContext). */
+export async function startMemoryDatabase(): Promise<MemoryDatabase> {
+  const database: TestDatabase = await createTestDatabase();
+  const db = createDb({ databaseUrl: database.url, poolMax: 5 });
+  return {
+    db,
+    url: database.url,
+    name: database.name,
+    async close() {
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}
+
+export interface MemoryFixture {
+  db: Db;
+  contextId: string;
+}
+
+export async function newContext(db: Db): Promise<MemoryFixture> {
+  const context = await db.context.create({ data: { name: "memory-test" } });
+  return { db, contextId: context.id };
+}
+
+export interface TestSubject {
+  type: "turn" | "document";
+  id: string;
+  contextId: string;
+  text: string;
+  scope: string[];
+  occurredAt: Date;
+  traceId: string;
+  turnId?: string;
+  documentId?: string;
+  nodeId?: string;
+}
+
+export async function addTurn(
+  f: MemoryFixture,
+  input: { content: string; at: Date; scope?: string[]; role?: string; sessionId?: string },
+): Promise<TestSubject & { sessionId: string }> {
+  const sessionId = input.sessionId ?? (await f.db.session.create({ data: { contextId: f.contextId } })).id;
+  const seq = (await f.db.turn.count({ where: { sessionId } })) + 1;
+  const turn = await f.db.turn.create({
+    data: {
+      contextId: f.contextId,
+      sessionId,
+      seq,
+      role: input.role ?? "user",
+      content: input.content,
+      scope: input.scope ?? [],
+      traceId: randomUUID().replace(/-/g, ""),
+      createdAt: input.at,
+    },
+  });
+  const base = { type: "turn" as const, id: turn.id, contextId: f.contextId, text: turn.content, scope: turn.scope };
+  return { ...base, occurredAt: turn.createdAt, traceId: turn.traceId, turnId: turn.id, sessionId };
+}
+
+export async function addDocument(
+  f: MemoryFixture,
+  input: { text: string; at: Date; sourceId?: string; scope?: string[] },
+): Promise<TestSubject> {
+  const document = await f.db.document.create({
+    data: {
+      contextId: f.contextId,
+      sourceId: input.sourceId,
+      text: input.text,
+      metadata: { scope: input.scope ?? [] },
+      contentHash: randomUUID(),
+      traceId: randomUUID().replace(/-/g, ""),
+      createdAt: input.at,
+      nodes: { create: [{ ordinal: 0, text: input.text, startByte: 0, endByte: Buffer.byteLength(input.text) }] },
+    },
+    include: { nodes: true },
+  });
+  const base = { type: "document" as const, id: document.id, contextId: f.contextId, text: document.text, scope: input.scope ?? [] };
+  return { ...base, occurredAt: document.createdAt, traceId: document.traceId, documentId: document.id, nodeId: document.nodes[0]!.id };
+}
+
+/** A diff as a test writes it: candidates before validation fills their defaults. */
+export type DiffInput = Partial<Record<keyof ExtractionDiff, object[]>>;
+
+const KINDS = [
+  ["entities", "entity"],
+  ["attributes", "attribute"],
+  ["relations", "relation"],
+  ["instructions", "instruction"],
+  ["revocations", "revocation"],
+  ["uncertainties", "uncertainty"],
+] as const;
+
+/** Stages the diff as pending candidates of the subject, as extract_assertions does. */
+export async function stageCandidates(f: MemoryFixture, subject: TestSubject, diff: DiffInput): Promise<void> {
+  const item = await workItem(f, subject, "extract_assertions");
+  const rows: Prisma.KnowledgeCandidateCreateManyInput[] = [];
+  for (const [field, kind] of KINDS) {
+    for (const payload of diff[field] ?? []) {
+      const common = { contextId: f.contextId, workItemId: item.id, subjectType: subject.type, subjectId: subject.id };
+      const where = { documentNodeId: subject.nodeId, turnId: subject.turnId, ordinal: rows.length, kind };
+      rows.push({ ...common, ...where, payload: payload as Prisma.InputJsonValue, stage: "fast", model: "openai:test-fast" });
+    }
+  }
+  await f.db.knowledgeCandidate.createMany({ data: rows });
+}
+
+/** Validates the subject's pending candidates; returns the invalid ones. */
+export async function validateStaged(f: MemoryFixture, subject: TestSubject): Promise<KnowledgeCandidate[]> {
+  const pending = await f.db.knowledgeCandidate.findMany({
+    where: { subjectId: subject.id, status: "pending" },
+    orderBy: { ordinal: "asc" },
+  });
+  for (const c of pending) {
+    const result = validateCandidate(c.kind, c.payload, { sourceText: subject.text });
+    await f.db.knowledgeCandidate.update({
+      where: { id: c.id },
+      data: result.ok
+        ? { status: "valid", payload: result.payload as Prisma.InputJsonValue }
+        : { status: "invalid", validationErrors: result.issues as unknown as Prisma.InputJsonValue },
+    });
+  }
+  return f.db.knowledgeCandidate.findMany({ where: { subjectId: subject.id, status: "invalid" } });
+}
+
+export async function commitSubject(f: MemoryFixture, subject: TestSubject, options: CommitOptions = {}): Promise<CommitSummary> {
+  const item = await workItem(f, subject, "commit_artifacts");
+  const candidates = await f.db.knowledgeCandidate.findMany({
+    where: { subjectId: subject.id, status: "valid" },
+    orderBy: { ordinal: "asc" },
+  });
+  const nodeOffsets = new Map(subject.nodeId ? [[subject.nodeId, 0]] : []);
+  return commitCandidates(
+    f.db,
+    { ...subject, subjectType: subject.type, subjectId: subject.id, workItemId: item.id, nodeOffsets },
+    candidates,
+    options,
+  );
+}
+
+/** Applies truth maintenance from the subject's outbox row, as the truth_maintenance worker does. */
+export async function maintainSubject(
+  f: MemoryFixture,
+  subject: TestSubject,
+  singleValued?: ReadonlySet<string>,
+): Promise<TruthMaintenanceReport> {
+  const item = await workItem(f, subject, "commit_artifacts");
+  const event = await f.db.outboxEvent.findUniqueOrThrow({ where: { workItemId: item.id } });
+  return applyTruthMaintenance(f.db, event.payload as CommittedRefs, { singleValued });
+}
+
+/** Stage, validate, commit and maintain: one subject through the whole memory path. */
+export async function ingest(f: MemoryFixture, subject: TestSubject, diff: DiffInput): Promise<TruthMaintenanceReport> {
+  await stageCandidates(f, subject, diff);
+  const invalid = await validateStaged(f, subject);
+  if (invalid.length > 0) throw new Error(`fixture diff has invalid candidates: ${JSON.stringify(invalid.map((c) => c.validationErrors))}`);
+  await commitSubject(f, subject);
+  return maintainSubject(f, subject);
+}
+
+async function workItem(f: MemoryFixture, subject: TestSubject, queue: string) {
+  return f.db.workItem.upsert({
+    where: { queue_subjectType_subjectId: { queue, subjectType: subject.type, subjectId: subject.id } },
+    create: { contextId: f.contextId, queue, subjectType: subject.type, subjectId: subject.id, traceId: subject.traceId, maxAttempts: 5 },
+    update: {},
+  });
+}
+
+/** An attribute candidate whose evidence is the whole quote (which must be in the subject's text). */
+export function attribute(entity: string, key: string, value: string, quote: string, extra: Record<string, unknown> = {}) {
+  return {
+    entity,
+    entity_type: "person",
+    key,
+    value,
+    memory_category: "identity" as const,
+    evidence: { quote },
+    confidence: 0.9,
+    significance: "high" as const,
+    ...extra,
+  };
+}
+
+export function relation(
+  subject: string,
+  verb: string,
+  object: string,
+  objectType: string,
+  quote: string,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    subject,
+    subject_type: "person",
+    verb,
+    object,
+    object_type: objectType,
+    memory_category: "identity" as const,
+    evidence: { quote },
+    confidence: 0.9,
+    significance: "high" as const,
+    ...extra,
+  };
+}

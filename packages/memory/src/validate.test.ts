@@ -1,0 +1,80 @@
+// validateCandidate: shape, evidence in the source, memory_category, skill entity types.
+import { validateCandidate } from "./validate";
+
+const TEXT = "Ich heiße Zoë. I'm Alice Chen, CTO at Acme.";
+const role = {
+  entity: "Alice Chen",
+  entity_type: "person",
+  key: "Job Title",
+  value: "CTO",
+  memory_category: "identity",
+  evidence: { quote: "Alice Chen, CTO" },
+  confidence: 0.9,
+};
+
+function issues(kind: Parameters<typeof validateCandidate>[0], payload: unknown, allowed?: string[]) {
+  const result = validateCandidate(kind, payload, { sourceText: TEXT, allowedTypes: allowed && new Set(allowed) });
+  return result.ok ? [] : result.issues;
+}
+
+test("a quote in the source gets its UTF-8 byte span, and the key one spelling", () => {
+  const result = validateCandidate("attribute", role, { sourceText: TEXT });
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+  const evidence = result.payload.evidence as { start_byte: number; end_byte: number; quote: string };
+  expect(Buffer.from(TEXT).subarray(evidence.start_byte, evidence.end_byte).toString()).toBe("Alice Chen, CTO");
+  expect(evidence.start_byte).toBe(Buffer.byteLength("Ich heiße Zoë. I'm "));
+  expect(result.payload.key).toBe("job_title");
+  expect(result.payload.significance).toBe("medium");
+});
+
+test("offsets that do not slice back to the quote are not trusted; the quote is located instead", () => {
+  const result = validateCandidate(
+    "attribute",
+    { ...role, evidence: { quote: "CTO at Acme", start_byte: 0, end_byte: 11 } },
+    { sourceText: TEXT },
+  );
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+  const evidence = result.payload.evidence as { start_byte: number; end_byte: number };
+  expect(Buffer.from(TEXT).subarray(evidence.start_byte, evidence.end_byte).toString()).toBe("CTO at Acme");
+});
+
+test("a quote that is not in the source is rejected", () => {
+  expect(issues("attribute", { ...role, evidence: { quote: "Alice Chen, CEO" } })).toEqual([
+    { field: "evidence.quote", message: "the quoted text is not in the source" },
+  ]);
+});
+
+test("memory_category must be identity, knowledge or context", () => {
+  expect(issues("attribute", { ...role, memory_category: "episodic" }).map((i) => i.field)).toEqual(["memory_category"]);
+  expect(issues("entity", { name: "Acme", type: "organization" }).map((i) => i.field)).toEqual(["memory_category"]);
+});
+
+test("attributes and relations need evidence; blank names and inverted validity are rejected", () => {
+  const { evidence: _e, ...noEvidence } = role;
+  expect(issues("attribute", noEvidence).map((i) => i.field)).toEqual(["evidence"]);
+  expect(issues("attribute", { ...role, value: "   " }).map((i) => i.field)).toEqual(["value"]);
+  const inverted = { ...role, valid_from: "2025-03-01T00:00:00Z", valid_to: "2025-01-01T00:00:00Z" };
+  expect(issues("attribute", inverted).map((i) => i.field)).toEqual(["valid_to"]);
+});
+
+test("entity types must be known to the skill; topic always is, synonyms count", () => {
+  const allowed = ["person", "organization", "location"];
+  expect(issues("attribute", role, allowed)).toEqual([]);
+  expect(issues("entity", { name: "Acme", type: "Company", memory_category: "knowledge" }, allowed)).toEqual([]);
+  expect(issues("entity", { name: "Acme", type: "topic", memory_category: "knowledge" }, allowed)).toEqual([]);
+  const relation = {
+    subject: "Alice Chen",
+    verb: "Works At",
+    object: "Acme",
+    object_type: "spaceship",
+    memory_category: "identity",
+    evidence: { quote: "CTO at Acme" },
+    confidence: 0.8,
+  };
+  expect(issues("relation", relation, allowed).map((i) => i.field)).toEqual(["object_type"]);
+});
+
+test("validation is deterministic: the same invalid payload gives the same errors", () => {
+  const bad = { ...role, memory_category: "episodic", evidence: { quote: "not there" } };
+  expect(issues("attribute", bad)).toEqual(issues("attribute", bad));
+});
