@@ -18,6 +18,7 @@ export interface Subject {
   contextId: string;
   units: TextUnit[];
   role?: string;
+  speaker?: string;
   occurredAt: Date;
   scope: string[];
   traceId: string;
@@ -64,7 +65,8 @@ async function loadTurn(db: Db, id: string, contextConfig: Record<string, unknow
     contextId: turn.contextId,
     units: [{ text: turn.content, offset: 0 }],
     role: turn.role,
-    occurredAt: turn.createdAt,
+    speaker: turn.speaker ?? undefined,
+    occurredAt: turn.occurredAt ?? turn.createdAt,
     scope: turn.scope,
     traceId: turn.traceId,
     turnId: turn.id,

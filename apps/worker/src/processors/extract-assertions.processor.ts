@@ -68,6 +68,7 @@ async function extractUnit(run: Run, item: WorkItem, unit: TextUnit, signal: Abo
       text: unit.text,
       kind: subject.type === "turn" ? "turn" : "document_node",
       role: subject.role,
+      speaker: subject.speaker,
       referenceTime: subject.occurredAt,
       ...known,
     },
