@@ -1,18 +1,52 @@
 import express, { type Express } from "express";
 import { trace } from "@opentelemetry/api";
 import { httpDuration } from "@recall/telemetry";
-import { requireContextKey } from "./auth";
 import type { ApiDeps } from "./deps";
 import { AppError, errorHandler } from "./errors";
+import type { RouteGroup } from "./route-definition";
+import { mountGroup } from "./route-mount";
 import { contextRoutes } from "./routes/contexts.routes";
 import { documentRoutes } from "./routes/documents.routes";
+import { entityRoutes } from "./routes/entities.routes";
+import { factRoutes } from "./routes/facts.routes";
 import { healthRoutes } from "./routes/health.routes";
+import { keyRoutes } from "./routes/keys.routes";
+import { openApiRoutes } from "./routes/openapi.routes";
+import { profileRoutes } from "./routes/profile.routes";
+import { queryRoutes } from "./routes/query.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
+import { stateRoutes } from "./routes/state.routes";
 import { workItemRoutes } from "./routes/work-items.routes";
+
+/** Every route the API serves, grouped by prefix and authentication; the OpenAPI document is generated from these. */
+export function routeGroups(deps: ApiDeps): RouteGroup[] {
+  const groups: RouteGroup[] = [];
+  groups.push(
+    { prefix: "", auth: "none", routes: [...healthRoutes(deps), ...openApiRoutes(() => groups)] },
+    { prefix: "/api/v1/contexts", auth: "admin", routes: [...contextRoutes(deps), ...keyRoutes(deps)] },
+    {
+      prefix: "/api/v1/:contextId",
+      auth: "api_key",
+      routes: [
+        ...documentRoutes(deps),
+        ...sessionRoutes(deps),
+        ...workItemRoutes(deps),
+        ...profileRoutes(deps),
+        ...stateRoutes(deps),
+        ...queryRoutes(deps),
+        ...factRoutes(deps),
+        ...entityRoutes(deps),
+      ],
+    },
+  );
+  return groups;
+}
 
 export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable("x-powered-by");
+  // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
+  app.set("query parser", "extended");
   app.use(express.json({ limit: "6mb" }));
   // One span per request, active for the handlers, so stored rows carry its trace id.
   app.use((req, res, next) => {
@@ -26,14 +60,8 @@ export function createApp(deps: ApiDeps): Express {
     res.on("finish", () => stop({ route: req.route?.path ?? "unmatched", status: String(res.statusCode) }));
     next();
   });
-  app.use(healthRoutes(deps));
-  app.use(contextRoutes(deps));
-  const scoped = express.Router({ mergeParams: true });
-  scoped.use(requireContextKey(deps));
-  scoped.use(documentRoutes(deps));
-  scoped.use(sessionRoutes(deps));
-  scoped.use(workItemRoutes(deps));
-  app.use("/api/v1/:contextId", scoped);
+  const mount = { checkResponses: deps.config.NODE_ENV === "test" };
+  for (const group of routeGroups(deps)) app.use(group.prefix || "/", mountGroup(deps, group, mount));
   app.use((req) => {
     throw new AppError(404, "not_found", `no route for ${req.method} ${req.path}`);
   });

@@ -1,5 +1,6 @@
 import type { Config } from "@recall/config";
 import type { Db } from "@recall/db";
+import type { VectorRetriever } from "@recall/memory";
 import type { QueueSet } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 import type { Redis } from "ioredis";
@@ -10,4 +11,6 @@ export interface ApiDeps {
   queues: QueueSet;
   redis: Redis;
   logger: Logger;
+  /** Semantic search for POST /query; absent unless an embedding provider is wired in (see @recall/memory vector-retriever.ts). */
+  vector?: VectorRetriever;
 }

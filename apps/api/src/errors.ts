@@ -1,13 +1,22 @@
 // Errors as RFC 9457 problem details. Expected failures are values with a status;
 // anything else is logged and answered as a plain 500 without internals.
 import type { ErrorRequestHandler, Response } from "express";
-import { ZodError } from "zod";
+import { ZodError, z } from "zod";
 import type { Logger } from "@recall/telemetry";
 
 export interface FieldError {
   field: string;
   message: string;
 }
+
+/** The body of every error answer (RFC 9457 problem details), as published in the OpenAPI document. */
+export const Problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+});
 
 export class AppError extends Error {
   override name = "AppError";

@@ -43,10 +43,10 @@ export function stageView(items: WorkItem[]) {
 export async function documentStatus(db: Db, contextId: string, documentId: string) {
   const document = await db.document.findFirst({ where: { id: documentId, contextId }, select: { id: true, traceId: true } });
   if (!document) return undefined;
-  const items = await db.workItem.findMany({ where: { subjectType: "document", subjectId: documentId } });
+  const items = await db.workItem.findMany({ where: { contextId, subjectType: "document", subjectId: documentId } });
   const plan = await db.extractionPlan.findUnique({ where: { subjectType_subjectId: { subjectType: "document", subjectId: documentId } } });
   const candidates = await db.knowledgeCandidate.findMany({
-    where: { subjectType: "document", subjectId: documentId },
+    where: { contextId, subjectType: "document", subjectId: documentId },
     select: { status: true, kind: true, ordinal: true, validationErrors: true },
   });
   const count = (status: string) => candidates.filter((c) => c.status === status).length;

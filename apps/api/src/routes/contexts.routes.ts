@@ -1,28 +1,36 @@
-import { Router } from "express";
+// Admin API (Authorization: Bearer ADMIN_API_KEY): contexts (tenants). Their keys: keys.routes.ts.
 import { z } from "zod";
 import { issueApiKey } from "../api-keys";
-import { requireAdmin } from "../auth";
 import type { ApiDeps } from "../deps";
-import { parseBody } from "../validate";
+import { defineRoute, type RouteDefinition } from "../route-definition";
 
 export const CreateContextBody = z.object({
   name: z.string().trim().min(1).max(200),
   config: z.record(z.string(), z.unknown()).optional(),
 });
 
-export function contextRoutes(deps: ApiDeps): Router {
-  const router = Router();
-  router.post("/api/v1/contexts", requireAdmin(deps), async (req, res) => {
-    const body = parseBody(CreateContextBody, req.body);
-    const issued = await issueApiKey();
-    const context = await deps.db.context.create({
-      data: {
-        name: body.name,
-        config: (body.config ?? {}) as object,
-        apiKeys: { create: { prefix: issued.prefix, hash: issued.hash } },
+export function contextRoutes(deps: ApiDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "post",
+      path: "/",
+      summary: "Create a context (tenant) and its first API key",
+      tags: ["admin"],
+      body: CreateContextBody,
+      responses: {
+        201: { description: "The context and its key", schema: z.object({ context_id: z.uuid(), api_key: z.string(), name: z.string() }) },
       },
-    });
-    res.status(201).json({ context_id: context.id, api_key: issued.key, name: context.name });
-  });
-  return router;
+      handle: async ({ body }) => {
+        const issued = await issueApiKey();
+        const context = await deps.db.context.create({
+          data: {
+            name: body.name,
+            config: (body.config ?? {}) as object,
+            apiKeys: { create: { prefix: issued.prefix, hash: issued.hash } },
+          },
+        });
+        return { status: 201, body: { context_id: context.id, api_key: issued.key, name: context.name } };
+      },
+    }),
+  ];
 }

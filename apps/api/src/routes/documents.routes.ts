@@ -1,53 +1,63 @@
 import { createHash } from "node:crypto";
-import { Router } from "express";
 import { z } from "zod";
 import { transaction, type Db, type Prisma } from "@recall/db";
 import { chunkText } from "@recall/extraction";
+import { normaliseScope } from "@recall/memory";
 import { ensureWorkItem } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
 import { notFound } from "../errors";
 import { enqueueOrLeaveForSweeper, documentStatus } from "../pipeline-status";
-import { contextIdOf, parseBody, parseParams } from "../validate";
+import { defineRoute, type RouteDefinition } from "../route-definition";
+import { ScopeList } from "../scope-schema";
 import { newTraceId } from "../trace";
+import { contextIdOf } from "../validate";
+import { CreateDocumentBody, DocumentAccepted, DocumentStatus } from "./documents.schemas";
 
-const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+const DocumentParams = z.object({ contextId: z.string(), documentId: z.uuid("must be a document id") });
 
-export const CreateDocumentBody = z.object({
-  text: z
-    .string()
-    .min(1, "must not be empty")
-    .refine((t) => Buffer.byteLength(t) <= MAX_DOCUMENT_BYTES, "must be at most 5 MiB"),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  source: z
-    .object({
-      type: z.string().trim().min(1).max(100),
-      name: z.string().max(500).optional(),
-      external_id: z.string().max(500).optional(),
-      metadata: z.record(z.string(), z.unknown()).optional(),
-    })
-    .optional(),
-});
-type CreateDocumentBody = z.infer<typeof CreateDocumentBody>;
+export function documentRoutes(deps: ApiDeps): RouteDefinition[] {
+  return [postDocument(deps), documentStatusRoute(deps)];
+}
 
-const DocumentParams = z.object({ contextId: z.string(), documentId: z.string().uuid("must be a document id") });
-
-export function documentRoutes(deps: ApiDeps): Router {
-  const router = Router({ mergeParams: true });
-  router.post("/documents", async (req, res) => {
-    const body = parseBody(CreateDocumentBody, req.body);
-    const contextId = contextIdOf(req);
-    const { document, workItem } = await storeDocument(deps.db, contextId, body);
-    const queued = await enqueueOrLeaveForSweeper(deps, workItem);
-    res.status(202).json({ document_id: document.id, trace_id: document.traceId, queued });
+function postDocument(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "post",
+    path: "/documents",
+    summary: "Ingest a document; processed asynchronously, stage by stage",
+    tags: ["documents"],
+    body: CreateDocumentBody,
+    responses: { 202: { description: "Stored and queued", schema: DocumentAccepted } },
+    handle: async ({ body, req }) => {
+      const { document, workItem } = await storeDocument(deps.db, contextIdOf(req), body);
+      const queued = await enqueueOrLeaveForSweeper(deps, workItem);
+      return { status: 202, body: { document_id: document.id, trace_id: document.traceId, queued } };
+    },
   });
-  router.get("/documents/:documentId/status", async (req, res) => {
-    const { documentId } = parseParams(DocumentParams, req.params);
-    const status = await documentStatus(deps.db, contextIdOf(req), documentId);
-    if (!status) throw notFound("document");
-    res.json(status);
+}
+
+function documentStatusRoute(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/documents/:documentId/status",
+    summary: "A document's pipeline progress, extraction plan and rejected candidates",
+    tags: ["documents"],
+    params: DocumentParams,
+    responses: { 200: { description: "Progress by stage", schema: DocumentStatus } },
+    handle: async ({ params }) => {
+      const status = await documentStatus(deps.db, params.contextId, params.documentId);
+      if (!status) throw notFound("document");
+      return { status: 200, body: status };
+    },
   });
-  return router;
+}
+
+/** The document's scope lives in metadata.scope, where the worker reads it; the top-level field is the documented way to set it. */
+function metadataOf(body: CreateDocumentBody): Prisma.InputJsonValue {
+  const metadata: Record<string, unknown> = { ...(body.metadata ?? {}) };
+  const scope = body.scope ?? (body.metadata?.scope as z.infer<typeof ScopeList> | undefined);
+  if (scope) metadata.scope = normaliseScope(scope);
+  return metadata as Prisma.InputJsonValue;
 }
 
 /** Stores the document, its nodes and its first work item in one transaction: accepted means kept. */
@@ -60,7 +70,7 @@ async function storeDocument(db: Db, contextId: string, body: CreateDocumentBody
         contextId,
         sourceId,
         text: body.text,
-        metadata: (body.metadata ?? {}) as Prisma.InputJsonValue,
+        metadata: metadataOf(body),
         contentHash: createHash("sha256").update(body.text).digest("hex"),
         traceId,
         nodes: {

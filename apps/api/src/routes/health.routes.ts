@@ -1,32 +1,61 @@
-import { Router } from "express";
+import { z } from "zod";
 import { pendingMigrations } from "@recall/db/src/migrator";
-import type { ApiDeps } from "../deps";
 import { registry } from "@recall/telemetry";
+import type { ApiDeps } from "../deps";
+import { defineRoute, type RouteDefinition } from "../route-definition";
 
-export function healthRoutes(deps: ApiDeps): Router {
-  const router = Router();
-  router.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  router.get("/readyz", async (_req, res) => {
-    const checks = await Promise.all([
-      check("postgres", () => deps.db.$queryRaw`SELECT 1`),
-      check("redis", () => deps.redis.ping()),
-      check("migrations", async () => {
-        const pending = await pendingMigrations(deps.config.DATABASE_URL);
-        if (pending.length > 0) throw new Error(`pending: ${pending.join(", ")}`);
-      }),
-    ]);
-    const ready = checks.every((c) => c.ok);
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not_ready", checks });
-  });
-  router.get("/metrics", async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
-  });
-  return router;
+const Check = z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional() });
+const Readiness = z.object({ status: z.enum(["ready", "not_ready"]), checks: z.array(Check) });
+
+export function healthRoutes(deps: ApiDeps): RouteDefinition[] {
+  return [liveness(), readiness(deps), metrics()];
 }
 
-async function check(name: string, fn: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {
+function liveness(): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/healthz",
+    summary: "The process is up",
+    tags: ["health"],
+    responses: { 200: { description: "Up", schema: z.object({ status: z.literal("ok") }) } },
+    handle: async () => ({ status: 200, body: { status: "ok" } }),
+  });
+}
+
+function readiness(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/readyz",
+    summary: "Postgres, Redis and migrations are ready",
+    tags: ["health"],
+    responses: { 200: { description: "Ready", schema: Readiness }, 503: { description: "Not ready; see checks", schema: Readiness } },
+    handle: async () => {
+      const checks = await Promise.all([
+        check("postgres", () => deps.db.$queryRaw`SELECT 1`),
+        check("redis", () => deps.redis.ping()),
+        check("migrations", async () => {
+          const pending = await pendingMigrations(deps.config.DATABASE_URL);
+          if (pending.length > 0) throw new Error(`pending: ${pending.join(", ")}`);
+        }),
+      ]);
+      const ready = checks.every((c) => c.ok);
+      return { status: ready ? 200 : 503, body: { status: ready ? "ready" : "not_ready", checks } };
+    },
+  });
+}
+
+function metrics(): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/metrics",
+    summary: "Prometheus metrics",
+    tags: ["health"],
+    responses: { 200: { description: "Prometheus text exposition format", schema: z.string(), contentType: "text/plain" } },
+    handle: async () => ({ status: 200, body: await registry.metrics(), contentType: registry.contentType }),
+  });
+}
+
+async function check(name: string, fn: () => Promise<unknown>): Promise<z.infer<typeof Check>> {
   try {
     await fn();
     return { name, ok: true };

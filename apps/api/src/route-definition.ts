@@ -1,0 +1,98 @@
+// Every HTTP route is declared once, with zod schemas for its path, query, body and
+// responses. The same declaration registers the Express handler (which parses the
+// request with those schemas) and generates the OpenAPI document, so the published
+// contract cannot drift from what the server accepts and answers.
+import type { Request, Response } from "express";
+import type { z } from "zod";
+import { fromZod } from "./errors";
+
+export type HttpMethod = "get" | "post" | "delete";
+
+/** `api_key`: the API-KEY header of the context in the path; `admin`: Authorization: Bearer ADMIN_API_KEY. */
+export type RouteAuth = "none" | "admin" | "api_key";
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** application/json unless given. */
+  contentType?: string;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  contentType?: string;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Schema = z.ZodType | undefined;
+
+export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+  req: Request;
+  res: Response;
+}
+
+interface RouteMeta {
+  method: HttpMethod;
+  /** Express syntax, relative to the group's prefix: `/sessions/:sessionId/turns`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  responses: Record<number, ResponseSpec>;
+}
+
+export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> extends RouteMeta {
+  params?: P;
+  query?: Q;
+  body?: B;
+  handle(input: RouteInput<P, Q, B>): Promise<Reply>;
+}
+
+export interface RouteDefinition extends RouteMeta {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Parses the request with the declared schemas (400 naming the field on failure), then handles it. */
+  run(req: Request, res: Response): Promise<Reply>;
+}
+
+/** Routes sharing a prefix and an authentication rule, mounted together. */
+export interface RouteGroup {
+  prefix: string;
+  auth: RouteAuth;
+  routes: RouteDefinition[];
+}
+
+export function defineRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+  spec: RouteSpec<P, Q, B>,
+): RouteDefinition {
+  const { handle, ...meta } = spec;
+  return {
+    ...meta,
+    run: (req, res) =>
+      handle({
+        params: parse(spec.params, req.params, "path") as Parsed<P>,
+        query: parse(spec.query, req.query, "query") as Parsed<Q>,
+        body: parse(spec.body, req.body ?? {}, "body") as Parsed<B>,
+        req,
+        res,
+      }),
+  };
+}
+
+function parse(schema: z.ZodType | undefined, value: unknown, where: "path" | "query" | "body"): unknown {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw fromZod(parsed.error, where);
+  return parsed.data;
+}
+
+/** The path as OpenAPI writes it: `/sessions/{sessionId}/turns`. */
+export function openApiPath(prefix: string, path: string): string {
+  const full = `${prefix}${path}`.replace(/\/+$/, "") || "/";
+  return full.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+}

@@ -1,0 +1,31 @@
+// GET /entities/{id}/history: every value an entity had, with validity and supersession.
+import { z } from "zod";
+import { readEntityHistory } from "@recall/memory";
+import type { ApiDeps } from "../deps";
+import { notFound } from "../errors";
+import { Cursor, encodeCursor, limitParam } from "../pagination";
+import { defineRoute, type RouteDefinition } from "../route-definition";
+import { ScopeQuery } from "../scope-schema";
+import { History } from "./memory.schemas";
+
+const EntityParams = z.object({ contextId: z.string(), entityId: z.uuid("must be an entity id") });
+const HistoryQuery = z.object({ scope: ScopeQuery, limit: limitParam(200, 1_000), cursor: Cursor });
+
+export function entityRoutes(deps: ApiDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "get",
+      path: "/entities/:entityId/history",
+      summary: "Every value of an entity's attributes and relations, in valid-time order",
+      tags: ["memory"],
+      params: EntityParams,
+      query: HistoryQuery,
+      responses: { 200: { description: "The history", schema: History } },
+      handle: async ({ params, query }) => {
+        const history = await readEntityHistory(deps.db, { ...params, scope: query.scope, limit: query.limit, after: query.cursor });
+        if (!history) throw notFound("entity");
+        return { status: 200, body: { entity: history.entity, values: history.values, next_cursor: encodeCursor(history.next) } };
+      },
+    }),
+  ];
+}

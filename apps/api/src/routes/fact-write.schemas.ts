@@ -1,0 +1,53 @@
+// POST /facts: a direct write. Items use the extraction diff's own candidate schemas
+// (the ones validate_artifacts checks), with what a direct write may leave out:
+// evidence (the service writes a synthetic statement for it), confidence and significance.
+import { z } from "zod";
+import {
+  AttributeCandidate,
+  EntityCandidate,
+  InstructionCandidate,
+  MemoryCategory,
+  RelationCandidate,
+  Significance,
+  UncertaintyCandidate,
+} from "@recall/extraction";
+import { ScopeBody } from "../scope-schema";
+
+const DirectEvidence = z
+  .object({ quote: z.string().min(1) })
+  .describe("the caller's own wording of the fact; the fact spelled out when absent");
+
+const Scored = {
+  evidence: DirectEvidence.optional(),
+  confidence: z.number().min(0).max(1).optional().describe("default 1"),
+  significance: Significance.optional().describe("default high"),
+};
+
+export const FactWriteBody = z.strictObject({
+  scope: ScopeBody,
+  entities: z.array(EntityCandidate).optional(),
+  attributes: z.array(AttributeCandidate.extend(Scored)).optional(),
+  relations: z.array(RelationCandidate.extend(Scored)).optional(),
+  instructions: z.array(InstructionCandidate.extend({ memory_category: MemoryCategory.optional() })).optional(),
+  uncertainties: z.array(UncertaintyCandidate.extend({ memory_category: MemoryCategory.optional() })).optional(),
+});
+
+export const FactWriteResult = z.object({
+  fact_write_id: z.uuid().describe("the source of these facts; provenance points into its statements"),
+  work_item_id: z.uuid(),
+  trace_id: z.string(),
+  committed: z.object({
+    entity_ids: z.array(z.uuid()),
+    assertion_ids: z.array(z.uuid()),
+    attribute_ids: z.array(z.uuid()),
+    relation_ids: z.array(z.uuid()),
+    instruction_ids: z.array(z.uuid()),
+    uncertainty_ids: z.array(z.uuid()),
+  }),
+  truth_maintenance: z.object({
+    superseded: z.array(z.uuid()).describe("facts this write closed"),
+    revoked_instruction_ids: z.array(z.uuid()),
+    conflict_uncertainty_ids: z.array(z.uuid()),
+    resolved_uncertainty_ids: z.array(z.uuid()),
+  }),
+});

@@ -1,0 +1,153 @@
+// Response shapes of the memory read routes (profile, state, query, provenance, history).
+import { z } from "zod";
+import { SEARCH_KINDS } from "@recall/memory";
+import { NextCursor } from "../pagination";
+import { Timestamp, WorkItemView } from "../work-item-view";
+
+export const Category = z.enum(["identity", "knowledge", "context"]);
+const Entity = z.object({ id: z.uuid(), name: z.string(), type: z.string() });
+
+const FactCommon = {
+  id: z.uuid(),
+  memory_category: Category,
+  confidence: z.number(),
+  scope: z.array(z.string()),
+  valid_from: Timestamp,
+  valid_to: Timestamp.nullable(),
+  superseded_by: z.uuid().nullable().describe("the value that replaced this one"),
+  recorded_at: Timestamp,
+  retracted_at: Timestamp.nullable(),
+  assertion_id: z.uuid().describe("the evidence; follow it with GET /facts/{id}/provenance"),
+};
+
+export const Fact = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("attribute"), entity: Entity, key: z.string(), value: z.string(), ...FactCommon }),
+  z.object({ kind: z.literal("relation"), subject: Entity, predicate: z.string(), object: Entity, ...FactCommon }),
+]);
+
+export const Instruction = z.object({
+  id: z.uuid(),
+  label: z.string(),
+  description: z.string(),
+  scope: z.array(z.string()),
+  created_at: Timestamp,
+});
+
+export const Unknown = z.object({
+  id: z.uuid(),
+  about: z.string(),
+  reason: z.string(),
+  resolved: z.boolean(),
+  resolved_at: Timestamp.nullable(),
+  entity_id: z.uuid().nullable(),
+  key: z.string().nullable(),
+  turn_id: z.uuid().nullable(),
+  document_id: z.uuid().nullable(),
+  created_at: Timestamp,
+});
+
+const Timing = { memory_category: Category, confidence: z.number(), valid_from: Timestamp, valid_to: Timestamp.nullable() };
+
+export const Profile = z.object({
+  entities: z.array(
+    Entity.extend({
+      memory_category: Category,
+      aliases: z.array(z.string()),
+      attributes: z.array(z.object({ id: z.uuid(), key: z.string(), value: z.string(), ...Timing })),
+      relations: z.array(z.object({ id: z.uuid(), predicate: z.string(), object: Entity, ...Timing })),
+    }),
+  ),
+  instructions: z.array(Instruction).describe("active in the reader's scope: honour them in the system prompt"),
+  next_cursor: NextCursor,
+});
+
+export const State = z.object({
+  as_of: Timestamp,
+  recorded_as_of: Timestamp.nullable(),
+  facts: z.array(Fact),
+  instructions: z.array(Instruction).optional().describe("first page only"),
+  unknowns: z.array(Unknown).optional().describe("first page only"),
+  next_cursor: NextCursor,
+});
+
+const Link = z.object({
+  fact_id: z.uuid().optional(),
+  assertion_id: z.uuid().optional(),
+  entity_id: z.uuid().optional(),
+  instruction_id: z.uuid().optional(),
+  turn_id: z.uuid().optional(),
+  session_id: z.uuid().optional(),
+  seq: z.number().int().optional(),
+  document_id: z.uuid().optional(),
+  node_id: z.uuid().optional(),
+  start_byte: z.number().int().optional(),
+  end_byte: z.number().int().optional(),
+});
+
+const Retriever = z.object({ name: z.string(), enabled: z.boolean(), reason: z.string().optional() });
+
+export const QueryResult = z.object({
+  query: z.string(),
+  results: z.array(
+    z.object({
+      kind: z.enum(SEARCH_KINDS),
+      id: z.uuid(),
+      text: z.string(),
+      score: z.number().describe("reciprocal rank fusion score; comparable across kinds"),
+      raw_score: z.number().describe("the retriever's own score (ts_rank)"),
+      ranks: z.record(z.string(), z.number().int()).describe("position in each retriever's list"),
+      link: Link,
+    }),
+  ),
+  retrievers: z.array(Retriever),
+});
+
+export const Provenance = z.object({
+  fact: z.object({ kind: z.enum(["attribute", "relation", "assertion", "instruction"]), id: z.uuid() }),
+  assertion: z
+    .object({
+      id: z.uuid(),
+      subject_entity_id: z.uuid(),
+      predicate: z.string(),
+      object_entity_id: z.uuid().nullable(),
+      object_literal: z.string().nullable(),
+      confidence: z.number(),
+      significance: z.string(),
+      memory_category: Category,
+      event_time: Timestamp.nullable(),
+      recorded_at: Timestamp,
+      retracted_at: Timestamp.nullable(),
+    })
+    .nullable(),
+  extraction: z.object({ stage: z.string(), model: z.string().nullable(), candidate_id: z.uuid().nullable() }).nullable(),
+  source: z
+    .object({
+      type: z.enum(["turn", "document", "fact_write"]),
+      id: z.uuid(),
+      session_id: z.uuid().optional(),
+      seq: z.number().int().optional(),
+      role: z.string().optional(),
+      node: z
+        .object({ id: z.uuid(), ordinal: z.number().int(), start_byte: z.number().int(), end_byte: z.number().int() })
+        .nullable()
+        .optional(),
+      created_at: Timestamp,
+    })
+    .nullable(),
+  span: z
+    .object({
+      start_byte: z.number().int(),
+      end_byte: z.number().int(),
+      quote: z.string(),
+      text: z.string().nullable().describe("the source's bytes at the span, decoded; equals quote"),
+    })
+    .nullable(),
+  trace_id: z.string().nullable(),
+  work_items: z.array(WorkItemView),
+});
+
+export const History = z.object({
+  entity: Entity.extend({ memory_category: Category, aliases: z.array(z.string()), created_at: Timestamp }),
+  values: z.array(z.intersection(Fact, z.object({ current: z.boolean() }))),
+  next_cursor: NextCursor,
+});

@@ -1,0 +1,29 @@
+// GET /openapi.json: the contract, generated from the same declarations that route requests.
+import { z } from "zod";
+import { buildOpenApiDocument } from "../openapi-document";
+import { defineRoute, type RouteDefinition, type RouteGroup } from "../route-definition";
+
+const VERSION = "1.0.0";
+
+/** `groups` is read on each request, so the document lists every route mounted after this one too. */
+export function openApiRoutes(groups: () => RouteGroup[]): RouteDefinition[] {
+  let document: Record<string, unknown> | undefined;
+  return [
+    defineRoute({
+      method: "get",
+      path: "/openapi.json",
+      summary: "This API's OpenAPI 3.1 document",
+      tags: ["meta"],
+      responses: {
+        200: {
+          description: "OpenAPI 3.1",
+          schema: z.looseObject({ openapi: z.literal("3.1.0"), paths: z.record(z.string(), z.unknown()) }),
+        },
+      },
+      handle: async () => {
+        document ??= buildOpenApiDocument(groups(), VERSION);
+        return { status: 200, body: document };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,38 @@
+// GET /profile: fetched before every system prompt, so it is three indexed queries.
+import { z } from "zod";
+import { readProfile } from "@recall/memory";
+import type { ApiDeps } from "../deps";
+import { Cursor, encodeCursor, limitParam } from "../pagination";
+import { defineRoute, type RouteDefinition } from "../route-definition";
+import { ScopeQuery } from "../scope-schema";
+import { Profile } from "./memory.schemas";
+
+const ContextParams = z.object({ contextId: z.string() });
+const ProfileQuery = z.object({ scope: ScopeQuery, limit: limitParam(50, 500), cursor: Cursor });
+
+export function profileRoutes(deps: ApiDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "get",
+      path: "/profile",
+      summary: "Entities in scope with their current attributes and relations, and the active instructions",
+      description: "Entities most recently touched come first. Build the system prompt's standing rules from `instructions`.",
+      tags: ["memory"],
+      params: ContextParams,
+      query: ProfileQuery,
+      responses: { 200: { description: "The profile", schema: Profile } },
+      handle: async ({ params, query }) => {
+        const profile = await readProfile(deps.db, {
+          contextId: params.contextId,
+          scope: query.scope,
+          limit: query.limit,
+          after: query.cursor,
+        });
+        return {
+          status: 200,
+          body: { entities: profile.entities, instructions: profile.instructions, next_cursor: encodeCursor(profile.next) },
+        };
+      },
+    }),
+  ];
+}

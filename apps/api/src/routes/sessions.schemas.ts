@@ -1,0 +1,53 @@
+// Request and response shapes of the session and turn routes.
+import { z } from "zod";
+import { NextCursor } from "../pagination";
+import { ScopeList } from "../scope-schema";
+import { Timestamp } from "../work-item-view";
+
+export const CreateSessionBody = z.object({ metadata: z.record(z.string(), z.unknown()).optional() });
+
+export const CreateTurnBody = z.object({
+  role: z.enum(["user", "assistant", "system", "tool"]),
+  content: z.string().min(1, "must not be empty").max(100_000),
+  scope: ScopeList.default([]).describe(
+    'the turn\'s scope, e.g. ["org=acme", "user=alice"]; what it teaches is visible to readers whose scope includes it',
+  ),
+});
+
+export const SessionParams = z.object({ contextId: z.string(), sessionId: z.uuid("must be a session id") });
+
+const Category = z.enum(["identity", "knowledge", "context"]);
+
+export const DiffView = z.object({
+  entities: z.array(z.object({ name: z.string(), type: z.string(), memory_category: Category })),
+  attributes: z.array(z.object({ entity: z.string(), key: z.string(), value: z.string(), memory_category: Category })),
+  relations: z.array(z.object({ subject: z.string(), verb: z.string(), object: z.string(), memory_category: Category })),
+  instructions: z.array(z.object({ label: z.string(), description: z.string() })),
+  uncertainties: z.array(z.object({ about: z.string(), reason: z.string() })),
+});
+
+export const TurnResult = z.object({
+  turn_id: z.uuid(),
+  diff: DiffView,
+  extraction: z.object({
+    status: z.enum(["committed", "failed", "pending"]),
+    stage: z.string().nullable(),
+    error_class: z.string().nullable().optional(),
+    message: z.string().nullable().optional(),
+    queue: z.string().optional(),
+    work_item_id: z.uuid().optional().describe("the failed work item, to retry once the cause is fixed"),
+  }),
+  trace_id: z.string(),
+});
+
+export const TurnView = z.object({
+  turn_id: z.uuid(),
+  seq: z.number().int(),
+  role: z.string(),
+  content: z.string(),
+  scope: z.array(z.string()),
+  created_at: Timestamp,
+  trace_id: z.string(),
+});
+
+export const TurnPage = z.object({ turns: z.array(TurnView), next_cursor: NextCursor });

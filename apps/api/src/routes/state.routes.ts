@@ -1,0 +1,46 @@
+// POST /state: the facts true at a valid-time instant as known at a system-time instant, with unknowns.
+import { z } from "zod";
+import { readState } from "@recall/memory";
+import type { ApiDeps } from "../deps";
+import { Cursor, encodeCursor, limitParam } from "../pagination";
+import { defineRoute, type RouteDefinition } from "../route-definition";
+import { ScopeBody } from "../scope-schema";
+import { State } from "./memory.schemas";
+
+const ContextParams = z.object({ contextId: z.string() });
+
+const StateBody = z.object({
+  scope: ScopeBody,
+  as_of: z.iso.datetime({ offset: true }).optional().describe("valid time: what was true in the world then (default now)"),
+  recorded_as_of: z.iso.datetime({ offset: true }).optional().describe("system time: as the store knew it then (default now)"),
+  include_resolved: z.boolean().default(false).describe("also list unknowns a later fact resolved"),
+  limit: limitParam(500, 2_000),
+  cursor: Cursor,
+});
+
+export function stateRoutes(deps: ApiDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "post",
+      path: "/state",
+      summary: "Current facts in scope, active instructions and open unknowns",
+      tags: ["memory"],
+      params: ContextParams,
+      body: StateBody,
+      responses: { 200: { description: "The state", schema: State } },
+      handle: async ({ params, body }) => {
+        const state = await readState(deps.db, {
+          contextId: params.contextId,
+          scope: body.scope,
+          asOf: body.as_of ? new Date(body.as_of) : undefined,
+          recordedAsOf: body.recorded_as_of ? new Date(body.recorded_as_of) : undefined,
+          includeResolved: body.include_resolved,
+          limit: body.limit,
+          after: body.cursor,
+        });
+        const { next, ...rest } = state;
+        return { status: 200, body: { ...rest, next_cursor: encodeCursor(next) } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,84 @@
+// A whole Recall for the benchmark: its own migrated database, its own queue prefix,
+// the real workers and the real HTTP app listening on a free port.
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import IORedis from "ioredis";
+import { Client } from "pg";
+import { configWith, loadConfig, type Config } from "@recall/config";
+import { migrate } from "@recall/db/src/migrator";
+import { QUEUE_NAMES } from "@recall/queues";
+import { adminUrl, removeQueuePrefix, withDatabase } from "@recall/test-support";
+import { createApp } from "../apps/api/src/app";
+import { bootstrapApi } from "../apps/api/src/bootstrap";
+import { bootstrapWorker, type WorkerProcess } from "../apps/worker/src/bootstrap";
+import { startWorkers, type WorkerRuntime } from "../apps/worker/src/worker-runtime";
+
+export const BENCH_ADMIN_KEY = `bench-${randomBytes(8).toString("hex")}`;
+
+export interface BenchService {
+  baseUrl: string;
+  config: Config;
+  /** Stops the workers, so measurements see no background work. */
+  stopWorkers(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startService(): Promise<BenchService> {
+  const base = loadConfig();
+  const database = `recall_bench_${randomBytes(4).toString("hex")}`;
+  await adminQuery(base.DATABASE_URL, `CREATE DATABASE "${database}"`);
+  const config = configWith({
+    DATABASE_URL: withDatabase(base.DATABASE_URL, database),
+    REDIS_URL: base.REDIS_URL,
+    QUEUE_PREFIX: `{rbench-${randomBytes(4).toString("hex")}}`,
+    ADMIN_API_KEY: BENCH_ADMIN_KEY,
+    LOG_LEVEL: "silent",
+    OUTBOX_POLL_MS: "20",
+    NODE_ENV: "production",
+  });
+  await migrate(config.DATABASE_URL);
+  const worker = await bootstrapWorker(config);
+  let runtime: WorkerRuntime | undefined = startWorkers(worker.deps, worker.connection, QUEUE_NAMES);
+  const api = bootstrapApi(config);
+  const server = await listen(createApp(api));
+  const stopWorkers = async () => {
+    await runtime?.close();
+    runtime = undefined;
+  };
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    config,
+    stopWorkers,
+    async close() {
+      await stopWorkers();
+      await new Promise((resolve) => server.close(resolve));
+      await closeAll(worker, api, config);
+      await adminQuery(base.DATABASE_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    },
+  };
+}
+
+function listen(app: ReturnType<typeof createApp>): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = app.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+
+async function closeAll(worker: WorkerProcess, api: ReturnType<typeof bootstrapApi>, config: Config): Promise<void> {
+  await worker.close();
+  await api.close();
+  const redis = new IORedis(config.REDIS_URL);
+  await removeQueuePrefix(redis, config.QUEUE_PREFIX);
+  redis.disconnect();
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl(url) });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}

@@ -1,0 +1,119 @@
+// pnpm bench — /profile and /query latency (p50, p99) over one context holding the five
+// LoCoMo conversations, each as a ratio to a floor measured in the same run: the same
+// number of indexed SELECTs issued directly to Postgres.
+//   LOCOMO_DIR      data folder (default ../shared/data/locomo from the repo root)
+//   BENCH_SAMPLES   requests per endpoint (default 300)
+//   BENCH_LOAD      `service` (default): store turns and commit heuristic diffs with the
+//                   service-level functions (bench-service-load.ts); `turns`: POST every
+//                   turn through the real turn path (bench-load.ts), several minutes on 2 cores.
+// No model is configured either way, so the heuristic stage does what it can.
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { loadConversations as readConversations, type GateConversation } from "./gate-locomo";
+import { createBenchContext, loadConversations, scopeOf, type LoadSummary, type LoadedContext } from "./bench-load";
+import { countStatements, floorProbe, measure, type Latency, type Probe } from "./bench-measure";
+import { loadQuestions } from "./bench-questions";
+import { loadWithServices } from "./bench-service-load";
+import { BENCH_ADMIN_KEY, startService, type BenchService } from "./bench-service";
+
+async function main(): Promise<void> {
+  const dir = process.env.LOCOMO_DIR ?? path.resolve(__dirname, "../../shared/data/locomo");
+  if (!fs.existsSync(dir)) {
+    console.log(`bench: no LoCoMo data at ${dir}; set LOCOMO_DIR to measure. Nothing to do.`);
+    return;
+  }
+  const samples = Number(process.env.BENCH_SAMPLES ?? "300");
+  const service = await startService();
+  try {
+    await run(service, dir, samples);
+  } finally {
+    await service.close();
+  }
+}
+
+async function run(service: BenchService, dir: string, samples: number): Promise<void> {
+  const conversations = readConversations(dir);
+  const ctx: LoadedContext = { ...(await createBenchContext(service.baseUrl, BENCH_ADMIN_KEY)), scopes: new Map() };
+  const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
+  const how = process.env.BENCH_LOAD === "turns" ? "POST /turns (the real turn path)" : "service-level functions (turn rows + writeFacts)";
+  console.log(`loading ${turns} turns of ${conversations.length} conversations via ${how} …`);
+  const load = await loadContext(service, ctx, conversations);
+  console.log(`loaded in ${load.seconds.toFixed(0)} s: ${load.committed} commits succeeded, ${load.failed} failed`);
+  await service.stopWorkers();
+  const questions = loadQuestions(dir);
+  const files = conversations.map((c) => c.file);
+  const probes = [profileProbe(service.baseUrl, ctx, files), queryProbe(service.baseUrl, ctx, files, questions)];
+  const pool = new pg.Pool({ connectionString: service.config.DATABASE_URL, max: 1 });
+  try {
+    console.log(`the context holds ${await sizeOf(pool, ctx.contextId)}`);
+    const prefix = ctx.apiKey.split("_")[1]!;
+    for (const probe of probes) {
+      await probe.run(0); // so the once-a-minute last_used_at write is not counted as part of a request
+      await report(probe, floorProbe(pool, await countStatements(() => probe.run(0)), prefix), samples);
+    }
+  } finally {
+    await pool.end();
+  }
+}
+
+async function loadContext(service: BenchService, ctx: LoadedContext, conversations: GateConversation[]): Promise<LoadSummary> {
+  if (process.env.BENCH_LOAD === "turns") return loadConversations(service.baseUrl, ctx, conversations);
+  for (const c of conversations) ctx.scopes.set(c.file, scopeOf(c));
+  return loadWithServices(service.config.DATABASE_URL, ctx.contextId, conversations);
+}
+
+async function sizeOf(pool: pg.Pool, contextId: string): Promise<string> {
+  const tables = ["turns", "entities", "attributes", "relations", "instructions"];
+  const counts = await Promise.all(
+    tables.map(
+      async (t) => (await pool.query(`SELECT count(*)::int AS n FROM ${t} WHERE context_id = $1`, [contextId])).rows[0].n as number,
+    ),
+  );
+  return tables.map((t, i) => `${counts[i]} ${t}`).join(", ");
+}
+
+async function report(probe: Probe, floor: Probe, samples: number): Promise<void> {
+  const [endpoint, base] = [await measure(probe, samples), await measure(floor, samples)];
+  const ms = (l: Latency) => `p50 ${l.p50.toFixed(2)} ms, p99 ${l.p99.toFixed(2)} ms`;
+  console.log(`${probe.name}: ${ms(endpoint)} | ${floor.name}: ${ms(base)}`);
+  console.log(`  ratio to floor: p50 ${(endpoint.p50 / base.p50).toFixed(1)}x, p99 ${(endpoint.p99 / base.p99).toFixed(1)}x`);
+}
+
+function profileProbe(baseUrl: string, ctx: LoadedContext, files: string[]): Probe {
+  return {
+    name: "GET /profile",
+    async run(i) {
+      const scope = ctx.scopes.get(files[i % files.length]!)!;
+      const qs = scope
+        .map((s) => s.split("="))
+        .map(([k, v]) => `scope[${k}]=${encodeURIComponent(v!)}`)
+        .join("&");
+      await expectOk(fetch(`${baseUrl}/api/v1/${ctx.contextId}/profile?${qs}`, { headers: { "api-key": ctx.apiKey } }));
+    },
+  };
+}
+
+function queryProbe(baseUrl: string, ctx: LoadedContext, files: string[], questions: Map<string, string[]>): Probe {
+  return {
+    name: "POST /query",
+    async run(i) {
+      const file = files[i % files.length]!;
+      const asked = questions.get(file) ?? ["what happened"];
+      const body = { query: asked[Math.floor(i / files.length) % asked.length], scope: ctx.scopes.get(file), limit: 10 };
+      const init = { method: "POST", headers: { "api-key": ctx.apiKey, "content-type": "application/json" }, body: JSON.stringify(body) };
+      await expectOk(fetch(`${baseUrl}/api/v1/${ctx.contextId}/query`, init));
+    },
+  };
+}
+
+async function expectOk(response: Promise<Response>): Promise<void> {
+  const res = await response;
+  if (!res.ok) throw new Error(`${res.url} answered ${res.status}: ${await res.text()}`);
+  await res.arrayBuffer();
+}
+
+main().catch((err: Error) => {
+  console.error(err);
+  process.exit(1);
+});
