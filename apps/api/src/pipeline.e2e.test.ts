@@ -184,3 +184,25 @@ test("health and readiness answer", async () => {
   expect(ready.status).toBe(200);
   expect(ready.body.checks.map((c: { name: string; ok: boolean }) => c.ok)).toEqual([true, true, true]);
 });
+
+test("a turn with the speaker's name and its time resolves I/my to the speaker and dates the event", async () => {
+  const session = await request(h.app).post(`/api/v1/${contextId}/sessions`).set("API-KEY", apiKey).send({});
+  const res = await request(h.app).post(`/api/v1/${contextId}/sessions/${session.body.session_id}/turns`).set("API-KEY", apiKey).send({
+    role: "user",
+    name: "Caroline",
+    occurred_at: "2023-05-08T12:00:00Z",
+    content: "I have a dog named Max. I went to a pottery class last week.",
+  });
+  expect(res.status).toBe(200);
+  expect(res.body.extraction).toMatchObject({ status: "committed", stage: "heuristic" });
+  expect(res.body.diff.relations).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ subject: "Caroline", verb: "owns", object: "Max" }),
+      expect.objectContaining({ subject: "Caroline", verb: "attended", object: "pottery class" }),
+    ]),
+  );
+  const attended = await h.api.db.relation.findFirstOrThrow({ where: { contextId, predicate: "attended" } });
+  expect(attended.validFrom.toISOString()).toBe("2023-05-01T00:00:00.000Z");
+  const turn = await h.api.db.turn.findUniqueOrThrow({ where: { id: res.body.turn_id } });
+  expect(turn).toMatchObject({ speaker: "Caroline", occurredAt: new Date("2023-05-08T12:00:00Z") });
+});

@@ -97,7 +97,17 @@ async function storeTurn(db: Db, contextId: string, sessionId: string, body: z.i
       return await transaction(db, async (tx) => {
         const last = await tx.turn.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
         const turn = await tx.turn.create({
-          data: { contextId, sessionId, seq: (last?.seq ?? 0) + 1, role: body.role, content: body.content, scope, traceId },
+          data: {
+            contextId,
+            sessionId,
+            seq: (last?.seq ?? 0) + 1,
+            role: body.role,
+            speaker: body.name,
+            occurredAt: body.occurred_at ? new Date(body.occurred_at) : undefined,
+            content: body.content,
+            scope,
+            traceId,
+          },
         });
         const workItem = await ensureWorkItem(tx, {
           contextId,

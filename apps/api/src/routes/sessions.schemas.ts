@@ -9,6 +9,17 @@ export const CreateSessionBody = z.object({ metadata: z.record(z.string(), z.unk
 export const CreateTurnBody = z.object({
   role: z.enum(["user", "assistant", "system", "tool"]),
   content: z.string().min(1, "must not be empty").max(100_000),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('the speaker\'s name, as on a chat message; "I" and "my" in the content then refer to them'),
+  occurred_at: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe("when it was said, for imports; temporal phrases resolve against it (default: now)"),
   scope: ScopeList.default([]).describe(
     'the turn\'s scope, e.g. ["org=acme", "user=alice"]; what it teaches is visible to readers whose scope includes it',
   ),
