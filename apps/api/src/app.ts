@@ -42,7 +42,12 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
   return groups;
 }
 
-export function createApp(deps: ApiDeps): Express {
+export interface AppOptions {
+  /** Operator UIs mounted beside the API (e.g. the queue dashboard); not part of the API contract. */
+  extras?: [path: string, handler: express.RequestHandler][];
+}
+
+export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const app = express();
   app.disable("x-powered-by");
   // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
@@ -61,6 +66,7 @@ export function createApp(deps: ApiDeps): Express {
     next();
   });
   const mount = { checkResponses: deps.config.NODE_ENV === "test" };
+  for (const [path, handler] of options.extras ?? []) app.use(path, handler);
   for (const group of routeGroups(deps)) app.use(group.prefix || "/", mountGroup(deps, group, mount));
   app.use((req) => {
     throw new AppError(404, "not_found", `no route for ${req.method} ${req.path}`);
