@@ -2,11 +2,12 @@
 // model, and whether its small-talk gate swallows turns that matter (LoCoMo). Each turn is
 // given with its speaker's name; both speakers are known people.
 //   LOCOMO_DIR      data folder (default ../shared/data/locomo from the repo root)
-//   GATE_THRESHOLD  heuristic confidence threshold (default 0.75)
+//   GATE_THRESHOLD  heuristic confidence threshold (default: the service's RECALL_HEURISTIC_CONFIDENCE, 0.75)
 //   --samples N     print N finished turns with their facts (spread over the run), N swallowed
 //                   cited turns and N uncited turns left to a model
 import fs from "node:fs";
 import path from "node:path";
+import { loadConfig } from "@recall/config";
 import { loadConversations } from "./gate-locomo";
 import { figuresOf, printFigures, printSamples } from "./gate-report";
 import { runConversation, type TurnResult } from "./gate-run";
@@ -18,7 +19,8 @@ function main(): void {
     console.log(`bench:gate: no LoCoMo data at ${dir}; nothing to measure.`);
     return;
   }
-  const threshold = Number(process.env.GATE_THRESHOLD ?? "0.75");
+  // The same threshold the service uses unless GATE_THRESHOLD overrides it.
+  const threshold = Number(process.env.GATE_THRESHOLD ?? loadConfig().RECALL_HEURISTIC_CONFIDENCE);
   const samplesAt = process.argv.indexOf("--samples");
   const samples = samplesAt > 0 ? Number(process.argv[samplesAt + 1] ?? "20") : 0;
   const all: TurnResult[] = [];

@@ -43,7 +43,7 @@ export const EnvSchema = z.object({
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   RECALL_MAX_TOKENS: z.coerce.number().int().min(1).default(500_000),
   RECALL_MAX_WALL_MS: z.coerce.number().int().min(100).default(600_000),
-  RECALL_HEURISTIC_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.8),
+  RECALL_HEURISTIC_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.75),
 
   PIPELINE_SKILLS_DIR: optionalString,
   PIPELINE_DEFAULT_EXTRACTION_SKILL: optionalString,
