@@ -14,6 +14,7 @@ import { keyRoutes } from "./routes/keys.routes";
 import { openApiRoutes } from "./routes/openapi.routes";
 import { profileRoutes } from "./routes/profile.routes";
 import { queryRoutes } from "./routes/query.routes";
+import { retractionRoutes } from "./routes/retractions.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
 import { stateRoutes } from "./routes/state.routes";
 import { workItemRoutes } from "./routes/work-items.routes";
@@ -36,6 +37,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...queryRoutes(deps),
         ...factRoutes(deps),
         ...entityRoutes(deps),
+        ...retractionRoutes(deps),
       ],
     },
   );

@@ -16,6 +16,9 @@ const idsOfB: Record<string, string[]> = {};
 const BODIES: Record<string, object> = {
   "post /sessions/:sessionId/turns": { role: "user", content: "hello there", scope: ["org=b"] },
   "post /work-items/:workItemId/retry": {},
+  "post /documents/:documentId/retract": { reason: "tenancy test" },
+  "post /turns/:turnId/retract": { reason: "tenancy test" },
+  "post /fact-writes/:factWriteId/retract": { reason: "tenancy test" },
 };
 
 beforeAll(async () => {
@@ -30,6 +33,13 @@ beforeAll(async () => {
   const where = { contextId: b.contextId };
   idsOfB.sessionId = [session];
   idsOfB.documentId = [document.body.document_id];
+  idsOfB.turnId = (await db.turn.findMany({ where })).map((t) => t.id);
+  const written = await api.post("/facts", {
+    scope: ["org=b"],
+    attributes: [{ entity: "Dana", key: "title", value: "CTO", memory_category: "identity" }],
+  });
+  expect(written.status).toBe(201);
+  idsOfB.factWriteId = (await db.factWrite.findMany({ where })).map((f) => f.id);
   idsOfB.workItemId = (await db.workItem.findMany({ where, take: 1 })).map((w) => w.id);
   idsOfB.entityId = (await db.entity.findMany({ where })).map((e) => e.id);
   idsOfB.factId = [

@@ -1,0 +1,81 @@
+// Delete by source: everything derived from one document, turn or direct write is
+// retracted (never deleted) and an audit record says what and why. The raw text stays.
+import { z } from "zod";
+import { retractSource, type RetractionReport } from "@recall/memory";
+import type { ApiDeps } from "../deps";
+import { notFound } from "../errors";
+import { defineRoute, type RouteDefinition } from "../route-definition";
+
+type SourceType = "document" | "turn" | "fact_write";
+
+const RetractBody = z.object({ reason: z.string().trim().min(1, "say why").max(1_000) });
+
+const RetractionView = z.object({
+  retraction_id: z.string().nullable(),
+  source_type: z.enum(["document", "turn", "fact_write"]),
+  source_id: z.string(),
+  retracted: z.object({
+    assertions: z.number(),
+    attributes: z.number(),
+    relations: z.number(),
+    instructions: z.number(),
+    uncertainties: z.number(),
+    entities: z.number(),
+  }),
+  reopened: z.object({ facts: z.number(), instructions: z.number(), uncertainties: z.number() }),
+});
+
+const SOURCES: [SourceType, "documentId" | "turnId" | "factWriteId", string, string][] = [
+  ["document", "documentId", "/documents/:documentId/retract", "document"],
+  ["turn", "turnId", "/turns/:turnId/retract", "turn"],
+  ["fact_write", "factWriteId", "/fact-writes/:factWriteId/retract", "direct write"],
+];
+
+export function retractionRoutes(deps: ApiDeps): RouteDefinition[] {
+  return SOURCES.map(([sourceType, param, path, noun]) =>
+    defineRoute({
+      method: "post",
+      path,
+      summary: `Retract everything derived from one ${noun} (delete by source), with an audit record`,
+      tags: ["facts"],
+      params: z.object({ contextId: z.string(), [param]: z.uuid(`must be a ${noun} id`) }),
+      body: RetractBody,
+      responses: { 200: { description: "What was retracted and reopened", schema: RetractionView } },
+      handle: async ({ params, body }) => {
+        const { contextId } = params as { contextId: string };
+        const sourceId = (params as Record<string, string>)[param]!;
+        if (!(await sourceExists(deps, contextId, sourceType, sourceId))) throw notFound(noun);
+        const report = await retractSource(deps.db, { contextId, sourceType, sourceId, reason: body.reason });
+        return { status: 200, body: view(sourceType, sourceId, report) };
+      },
+    }),
+  );
+}
+
+async function sourceExists(deps: ApiDeps, contextId: string, type: SourceType, id: string): Promise<boolean> {
+  const where = { id, contextId };
+  if (type === "document") return (await deps.db.document.count({ where })) > 0;
+  if (type === "turn") return (await deps.db.turn.count({ where })) > 0;
+  return (await deps.db.factWrite.count({ where })) > 0;
+}
+
+function view(sourceType: SourceType, sourceId: string, r: RetractionReport): z.infer<typeof RetractionView> {
+  return {
+    retraction_id: r.retractionId,
+    source_type: sourceType,
+    source_id: sourceId,
+    retracted: {
+      assertions: r.assertionIds.length,
+      attributes: r.attributeIds.length,
+      relations: r.relationIds.length,
+      instructions: r.instructionIds.length,
+      uncertainties: r.uncertaintyIds.length,
+      entities: r.entityIds.length,
+    },
+    reopened: {
+      facts: r.reopenedFactIds.length,
+      instructions: r.reactivatedInstructionIds.length,
+      uncertainties: r.reopenedUncertaintyIds.length,
+    },
+  };
+}
