@@ -3,6 +3,7 @@ import { createDb } from "@recall/db";
 import { createProducerConnection, createQueues } from "@recall/queues";
 import { createLogger } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
+import { vectorRetriever } from "./vector-search";
 
 export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void> } {
   const redis = createProducerConnection(config.REDIS_URL);
@@ -15,6 +16,7 @@ export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void>
     queues,
     redis,
     logger,
+    vector: vectorRetriever(config),
     async close() {
       await queues.close();
       redis.disconnect();

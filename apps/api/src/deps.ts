@@ -11,6 +11,6 @@ export interface ApiDeps {
   queues: QueueSet;
   redis: Redis;
   logger: Logger;
-  /** Semantic search for POST /query; absent unless an embedding provider is wired in (see @recall/memory vector-retriever.ts). */
+  /** Semantic search for POST /query; absent unless RECALL_EMBEDDING_MODEL is set (see vector-search.ts). */
   vector?: VectorRetriever;
 }

@@ -125,9 +125,16 @@ describe("POST /query", () => {
     expect(turn.link).toMatchObject({ turn_id: turns.intro!.turn_id, start_byte: 0 });
     expect(turn.score).toBeGreaterThan(0);
     expect(res.body.retrievers).toEqual([
-      { name: "full_text", enabled: true },
-      { name: "vector", enabled: false, reason: expect.stringMatching(/no embedding provider configured/) },
+      { name: "full_text", enabled: true, ran: true },
+      { name: "vector", enabled: false, ran: false, reason: expect.stringMatching(/set RECALL_EMBEDDING_MODEL/) },
     ]);
+  });
+
+  test("without RECALL_EMBEDDING_MODEL nothing is embedded and the vector retriever reports itself off", async () => {
+    expect(await h.api.db.embedding.count()).toBe(0);
+    const res = await api.post("/query", { query: "Alice", scope: ALICE });
+    expect(res.body.retrievers[1]).toMatchObject({ name: "vector", enabled: false, ran: false });
+    expect(res.body.results.every((r: { ranks: Record<string, number> }) => !("vector" in r.ranks))).toBe(true);
   });
 
   test("finds the text of a turn whose extraction failed", async () => {

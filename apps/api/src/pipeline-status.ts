@@ -17,6 +17,17 @@ export async function enqueueOrLeaveForSweeper(deps: ApiDeps, item: WorkItem): P
   }
 }
 
+/**
+ * A direct write's truth maintenance ran in the request (checkpointed, see
+ * @recall/memory stage-work.ts); embedding it is left to a worker as the same item's next
+ * attempt, so POST /facts never waits on, or fails with, the embedding provider, and the
+ * queue's retries cover that provider as they do for turns and documents.
+ */
+export async function embedInWorker(deps: ApiDeps, truthMaintenanceItemId: string): Promise<void> {
+  const item = await deps.db.workItem.update({ where: { id: truthMaintenanceItemId }, data: { status: "queued", finishedAt: null } });
+  await enqueueOrLeaveForSweeper(deps, item);
+}
+
 export function pipelineState(items: WorkItem[]): PipelineState {
   if (items.some((i) => i.status === "dead")) return "failed";
   if (items.find((i) => i.queue === "truth_maintenance")?.status === "succeeded") return "committed";

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Config } from "@recall/config";
 import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
+import { createEmbeddingClient, type EmbeddingClient } from "@recall/llm";
 import { createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
 import { createLogger } from "@recall/telemetry";
 import type { Redis } from "ioredis";
@@ -32,6 +33,7 @@ export async function bootstrapWorker(config: Config): Promise<WorkerProcess> {
     skills: skillCatalog(skills),
     skillList: skills,
     extractorFor: createStagedExtractorFactory(config),
+    embedder: lazyEmbedder(config),
   };
   return {
     deps,
@@ -43,4 +45,10 @@ export async function bootstrapWorker(config: Config): Promise<WorkerProcess> {
       await db.$disconnect();
     },
   };
+}
+
+/** Built on first use, so a missing key fails the work that needs it rather than the whole process. */
+function lazyEmbedder(config: Config): () => EmbeddingClient | undefined {
+  let client: EmbeddingClient | undefined;
+  return () => (client ??= createEmbeddingClient(config));
 }

@@ -1,6 +1,7 @@
 import type { Config } from "@recall/config";
 import type { Db } from "@recall/db";
 import type { ExtractorFactory, Skill } from "@recall/extraction";
+import type { Embedder } from "@recall/memory";
 import type { QueueSet } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 
@@ -24,4 +25,9 @@ export interface WorkerDeps {
   extractorFor: ExtractorFactory;
   skills: SkillCatalog;
   skillList: readonly Skill[];
+  /**
+   * The embedding model, or undefined when RECALL_EMBEDDING_MODEL is unset. Throws
+   * NoProviderError while its credentials are missing, so the work item says what to set.
+   */
+  embedder: () => Embedder | undefined;
 }

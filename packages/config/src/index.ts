@@ -11,6 +11,12 @@ const modelRef = optionalString.refine(
   "must look like provider:model with provider anthropic, openai or openai-compatible",
 );
 
+/** Embeddings come through the OpenAI embeddings API, which OpenAI-compatible servers also speak; Anthropic has none. */
+const embeddingModelRef = optionalString.refine(
+  (v) => v === undefined || /^(openai|openai-compatible):.+$/.test(v),
+  "must look like provider:model with provider openai or openai-compatible",
+);
+
 const jsonRecord = optionalString.transform((v, ctx) => {
   if (v === undefined) return {} as Record<string, string>;
   try {
@@ -44,6 +50,10 @@ export const EnvSchema = z.object({
   RECALL_MAX_TOKENS: z.coerce.number().int().min(1).default(500_000),
   RECALL_MAX_WALL_MS: z.coerce.number().int().min(100).default(600_000),
   RECALL_HEURISTIC_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.75),
+  /** Unset: POST /query is full-text only and nothing is embedded. */
+  RECALL_EMBEDDING_MODEL: embeddingModelRef,
+  /** Asks the model for vectors this long (text-embedding-3 and later); unset: the model's own length. */
+  RECALL_EMBEDDING_DIMENSIONS: optionalString.pipe(z.coerce.number<string | undefined>().int().min(1).max(16_000).optional()),
 
   PIPELINE_SKILLS_DIR: optionalString,
   PIPELINE_DEFAULT_EXTRACTION_SKILL: optionalString,

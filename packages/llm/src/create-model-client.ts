@@ -31,14 +31,23 @@ export function createModelClient(config: Config, tier: ModelTier): ModelClient 
     const baseURL = config.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL;
     return new AnthropicModelClient({ model, apiKey, baseURL, timeoutMs });
   }
+  const connection = openAiConnection(config, provider, (variable) => missing(tier, provider, ref, variable));
+  return new OpenAiModelClient({ provider, model, ...connection, timeoutMs });
+}
+
+/**
+ * Key and base URL for the OpenAI SDK, shared by chat and embedding clients: OpenAI needs
+ * a key, a compatible server needs a base URL. `onMissing` names the absent variable.
+ */
+export function openAiConnection(
+  config: Config,
+  provider: "openai" | "openai-compatible",
+  onMissing: (variable: string) => never,
+): { apiKey: string; baseURL: string } {
   if (provider === "openai") {
-    const apiKey = config.OPENAI_API_KEY ?? missing(tier, provider, ref, "OPENAI_API_KEY");
-    const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
-    return new OpenAiModelClient({ provider, model, apiKey, baseURL, timeoutMs });
+    return { apiKey: config.OPENAI_API_KEY ?? onMissing("OPENAI_API_KEY"), baseURL: config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL };
   }
-  const baseURL = config.OPENAI_BASE_URL ?? missing(tier, provider, ref, "OPENAI_BASE_URL");
-  const apiKey = config.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY;
-  return new OpenAiModelClient({ provider, model, apiKey, baseURL, timeoutMs });
+  return { baseURL: config.OPENAI_BASE_URL ?? onMissing("OPENAI_BASE_URL"), apiKey: config.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY };
 }
 
 /** Like createModelClient, but an unset tier is an error naming what to set. */

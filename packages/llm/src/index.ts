@@ -3,6 +3,9 @@ export { createModelClient, requireModelClient, type ModelTier } from "./create-
 export type { Completion, CompletionRequest, ModelClient, RepairTurn, Usage } from "./model-client";
 export { AnthropicModelClient, type AnthropicClientOptions } from "./anthropic.client";
 export { OpenAiModelClient, type OpenAiClientOptions } from "./openai.client";
+export type { EmbeddingClient, EmbeddingResult } from "./embedding-client";
+export { OpenAiEmbeddingClient, type OpenAiEmbeddingClientOptions } from "./openai-embedding.client";
+export { createEmbeddingClient, type EmbeddingClientOptions } from "./create-embedding-client";
 export { structuredCall, type StructuredCallOptions, type StructuredResult } from "./structured-call";
 export { Budget, type BudgetOptions, type TokensUsed } from "./budget";
 export {

@@ -66,12 +66,12 @@ export function formatIssue(issue: z.core.$ZodIssue): string {
   return `${path}: ${issue.message}`;
 }
 
-/** No usable model for a tier; the message names the environment variables to set. */
+/** No usable model for a tier (or for embeddings); the message names the environment variables to set. */
 export class NoProviderError extends Error {
   override name = "NoProviderError";
 
   constructor(
-    readonly tier: ModelTier,
+    readonly tier: ModelTier | "embedding",
     /** The variables that are missing, e.g. ["ANTHROPIC_API_KEY"]. */
     readonly missing: string[],
     message: string,

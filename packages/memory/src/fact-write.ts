@@ -9,7 +9,7 @@ import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } f
 import { commitCandidates, type CommitSummary } from "./commit";
 import { prepareDirectWrite, type DirectItem, type FieldError } from "./fact-write-diff";
 import { normaliseScope } from "./scope";
-import { ensureStageItem, runStageAttempt } from "./stage-work";
+import { ensureStageItem, markTruthMaintained, runStageAttempt } from "./stage-work";
 import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "./truth-maintenance";
 import { validateCandidate } from "./validate";
 
@@ -28,6 +28,8 @@ export type WriteFactsResult =
       ok: true;
       /** The commit_artifacts work item; its siblings (validate, truth maintenance) share the subject. */
       workItemId: string;
+      /** Checkpointed after truth maintenance, so a worker can take it on to embed the write (see stage-work.ts). */
+      truthMaintenanceWorkItemId: string;
       factWriteId: string;
       traceId: string;
       committed: Omit<CommitSummary, "skipped" | "retracted" | "tokensUsed" | "disambiguationFailures">;
@@ -54,11 +56,14 @@ export async function writeFacts(db: Db, input: WriteFactsInput): Promise<WriteF
   );
   const tmItem = await ensureStageItem(db, { ...stored.ref, queue: "truth_maintenance" });
   const refs: CommittedRefs = { ...summary, scope: source.scope };
-  const report = await runStageAttempt(db, tmItem, () => applyTruthMaintenance(db, refs, { singleValued: input.singleValued }));
+  const report = await runStageAttempt(db, tmItem, () =>
+    applyTruthMaintenance(db, refs, { singleValued: input.singleValued, onApplied: (tx) => markTruthMaintained(tx, tmItem.id) }),
+  );
   const { skipped: _s, retracted: _r, tokensUsed: _t, disambiguationFailures: _d, ...committed } = summary;
   return {
     ok: true,
     workItemId: commitItem.id,
+    truthMaintenanceWorkItemId: tmItem.id,
     factWriteId: stored.ref.subjectId,
     traceId: input.traceId,
     committed,

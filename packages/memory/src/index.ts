@@ -12,5 +12,8 @@ export * from "./retraction";
 export * from "./fact-history";
 export * from "./memory-lookup";
 export * from "./fact-write";
+export * from "./embedder";
+export * from "./embedding-writer";
+export { markTruthMaintained, truthMaintained } from "./stage-work";
 export type { FieldError } from "./fact-write-diff";
 export * from "./read";

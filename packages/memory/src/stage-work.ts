@@ -3,7 +3,7 @@
 // same rows the queue workers keep, so status, provenance and operator retries see a
 // direct write like any turn or document. packages/queues owns the queue side; this
 // package may only import db (see ARCHITECTURE.md), hence the small overlap.
-import type { DbOrTx, ErrorClass, WorkItem } from "@recall/db";
+import type { DbOrTx, ErrorClass, Tx, WorkItem } from "@recall/db";
 
 type StageQueue = "validate_artifacts" | "commit_artifacts" | "truth_maintenance";
 
@@ -63,4 +63,19 @@ async function finish(db: DbOrTx, workItemId: string, attemptId: string, started
     where: { id: workItemId },
     data: { ...data, wallMsUsed: { increment: finishedAt.getTime() - startedAt.getTime() } },
   });
+}
+
+/**
+ * A truth_maintenance work item has two steps: truth maintenance, then embedding what was
+ * committed. The first is checkpointed in the item's payload, inside its own transaction,
+ * so a retry after the embedding provider failed only embeds; the checkpoint is kept
+ * across operator retries, which start again from the same item.
+ */
+export async function markTruthMaintained(tx: Tx, workItemId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE work_items SET payload = payload || jsonb_build_object('truth_maintained_at', now()) WHERE id = ${workItemId}::uuid`;
+}
+
+export function truthMaintained(item: WorkItem): boolean {
+  const payload = item.payload as Record<string, unknown> | null;
+  return typeof payload?.["truth_maintained_at"] === "string";
 }

@@ -27,13 +27,21 @@ export interface CommittedRefs {
   turnId?: string;
   attributeIds?: string[];
   relationIds?: string[];
+  instructionIds?: string[];
   revocationCandidateIds?: string[];
+  /** The source was deleted before the commit ran; nothing was written. */
+  retracted?: boolean;
 }
 
 export interface TruthMaintenanceOptions {
   singleValued?: ReadonlySet<string>;
   /** The turn whose revocations this event carries (defaults to the event's own turn). */
   turnId?: string;
+  /**
+   * Runs inside the transaction, so a checkpoint written here commits exactly when the
+   * effects do (see markTruthMaintained: a retry of the work item's later step skips this one).
+   */
+  onApplied?: (tx: Tx) => Promise<void>;
 }
 
 export interface TruthMaintenanceReport extends UncertaintyReport {
@@ -64,6 +72,7 @@ export async function applyTruthMaintenance(
       const revoked = await revokeInstruction(tx, id, revoker);
       if (revoked) report.revokedInstructionIds.push(revoked);
     }
+    await options.onApplied?.(tx);
     return report;
   });
 }

@@ -1,3 +1,4 @@
+import { defaultEmbedding } from "./fake-embeddings";
 import { startFakeLlmServer, type FakeLlmServer } from "./fake-llm-server";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSON of either wire protocol
@@ -73,5 +74,49 @@ describe("fake LLM server", () => {
     const res = await post(`${server.openaiBaseUrl}/chat/completions`, openaiBody);
     expect(res.status).toBe(418);
     expect(res.json.error.message).toContain("no scripted response left");
+  });
+});
+
+describe("fake embeddings", () => {
+  let server: FakeLlmServer;
+  beforeEach(async () => {
+    server = await startFakeLlmServer();
+  });
+  afterEach(() => server.close());
+
+  const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+
+  test("the default embedding is deterministic, unit length, and closer for texts sharing words", () => {
+    const gearbox = defaultEmbedding("The gearbox rattles in winter");
+    expect(defaultEmbedding("The gearbox rattles in winter")).toEqual(gearbox);
+    expect(cosine(gearbox, gearbox)).toBeCloseTo(1);
+    expect(cosine(gearbox, defaultEmbedding("gearbox rattles"))).toBeGreaterThan(cosine(gearbox, defaultEmbedding("Alice likes tea")));
+  });
+
+  test("answers in OpenAI's shape, float or base64, with pinned vectors and scripted errors; requests are recorded", async () => {
+    server.embeddings.pin("pinned", [0.5, 0.5]);
+    server.embeddings.script({ status: 503 });
+    const failed = await post(`${server.openaiBaseUrl}/embeddings`, { model: "m", input: "pinned" });
+    const floats = await post(`${server.openaiBaseUrl}/embeddings`, { model: "m", input: ["pinned", "two words"], dimensions: 2 });
+    const base64 = await post(`${server.openaiBaseUrl}/embeddings`, { model: "m", input: "pinned", encoding_format: "base64" });
+
+    expect(failed.status).toBe(503);
+    expect(floats.json).toMatchObject({
+      object: "list",
+      data: [
+        { index: 0, embedding: [0.5, 0.5] },
+        { index: 1, embedding: defaultEmbedding("two words", 2) },
+      ],
+      usage: { prompt_tokens: 3 },
+    });
+    // A copy: Buffer.from may hand out a slice of a shared pool, not aligned for floats.
+    const decoded = new Float32Array(Uint8Array.from(Buffer.from(base64.json.data[0].embedding, "base64")).buffer);
+    expect([...decoded]).toEqual([0.5, 0.5]);
+    expect(server.requests.map((r) => r.route)).toEqual(["embeddings", "embeddings", "embeddings"]);
+  });
+
+  test("an empty input is rejected as the real API does", async () => {
+    const res = await post(`${server.openaiBaseUrl}/embeddings`, { model: "m", input: [""] });
+    expect(res.status).toBe(400);
   });
 });

@@ -1,12 +1,14 @@
-// A local HTTP server speaking the Anthropic Messages and OpenAI Chat Completions wire
-// protocols, so tests drive the real provider SDKs (serialization, headers, error mapping,
-// timeouts) instead of a test double standing in for them.
+// A local HTTP server speaking the Anthropic Messages, OpenAI Chat Completions and OpenAI
+// Embeddings wire protocols, so tests drive the real provider SDKs (serialization, headers,
+// error mapping, timeouts) instead of a test double standing in for them.
 //
-// One shared FIFO queue serves both routes: each request takes the next scripted answer,
+// One shared FIFO queue serves both chat routes: each request takes the next scripted answer,
 // whichever provider it was sent to. With the queue empty the server answers 418 with a
-// message saying so, which a test sees as a failed call rather than a hang.
+// message saying so, which a test sees as a failed call rather than a hang. Embeddings are
+// answered by fake-embeddings.ts, with a script of their own.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { embeddingInputs, embeddingReply, embeddingsState, type EmbeddingsState, type FakeEmbeddings } from "./fake-embeddings";
 
 export interface FakeUsage {
   inputTokens: number;
@@ -31,7 +33,7 @@ export type FakeLlmResponse =
   /** Only a delay: answers `{}` after it. */
   | { delayMs: number; usage?: FakeUsage };
 
-export type FakeRoute = "anthropic" | "openai";
+export type FakeRoute = "anthropic" | "openai" | "embeddings";
 
 export interface FakeRecordedRequest {
   route: FakeRoute;
@@ -44,9 +46,11 @@ export interface FakeLlmServer {
   url: string;
   /** Pass as the Anthropic SDK baseURL; the SDK appends /v1/messages. */
   anthropicBaseUrl: string;
-  /** Pass as the OpenAI SDK baseURL; the SDK appends /chat/completions. */
+  /** Pass as the OpenAI SDK baseURL; the SDK appends /chat/completions (or /embeddings). */
   openaiBaseUrl: string;
   script(...responses: FakeLlmResponse[]): void;
+  /** POST /v1/embeddings: pinned vectors and one-shot scripted answers. */
+  embeddings: FakeEmbeddings;
   /** Every request received, in order, including ones answered with an error. */
   requests: FakeRecordedRequest[];
   close(): Promise<void>;
@@ -59,13 +63,18 @@ interface Reply {
 }
 
 const DEFAULT_USAGE: FakeUsage = { inputTokens: 10, outputTokens: 5 };
-const ROUTES: Record<string, FakeRoute> = { "/v1/messages": "anthropic", "/v1/chat/completions": "openai" };
+const ROUTES: Record<string, FakeRoute> = {
+  "/v1/messages": "anthropic",
+  "/v1/chat/completions": "openai",
+  "/v1/embeddings": "embeddings",
+};
 
 export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const queue: FakeLlmResponse[] = [];
   const requests: FakeRecordedRequest[] = [];
+  const embeddings = embeddingsState();
   const server = http.createServer((req, res) => {
-    void handle(req, res, queue, requests);
+    void handle(req, res, { queue, requests, embeddings });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -74,17 +83,19 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     anthropicBaseUrl: url,
     openaiBaseUrl: `${url}/v1`,
     script: (...responses) => void queue.push(...responses),
+    embeddings: { pin: embeddings.pin, script: embeddings.script },
     requests,
     close: () => closeServer(server),
   };
 }
 
-async function handle(
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  queue: FakeLlmResponse[],
-  requests: FakeRecordedRequest[],
-): Promise<void> {
+interface ServerState {
+  queue: FakeLlmResponse[];
+  requests: FakeRecordedRequest[];
+  embeddings: EmbeddingsState;
+}
+
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, { queue, requests, embeddings }: ServerState): Promise<void> {
   const path = (req.url ?? "").split("?")[0] ?? "";
   const route = ROUTES[path];
   const body = await readJsonBody(req);
@@ -92,6 +103,7 @@ async function handle(
     return send(res, { status: 404, headers: {}, body: { error: { message: `no route ${req.method} ${path}` } } });
   }
   requests.push({ route, path, headers: req.headers, body: body ?? {} });
+  if (route === "embeddings") return handleEmbeddings(res, embeddings, body);
   const missing = missingFields(route, body);
   // A request the real API would reject is answered like it would be, without using up the script.
   if (body === undefined || missing.length > 0) {
@@ -101,6 +113,22 @@ async function handle(
   const reply = scripted === undefined ? emptyQueueReply(route) : replyFor(route, scripted, body);
   if (scripted?.delayMs) await delayUnlessClosed(res, scripted.delayMs);
   send(res, reply);
+}
+
+async function handleEmbeddings(
+  res: http.ServerResponse,
+  state: EmbeddingsState,
+  body: Record<string, unknown> | undefined,
+): Promise<void> {
+  const inputs = body && embeddingInputs(body);
+  if (!body || typeof body["model"] !== "string" || !inputs) {
+    return send(res, errorReply("embeddings", { status: 400, message: "missing or invalid: model, input (non-empty strings)" }));
+  }
+  const scripted = state.next();
+  if (scripted && "delayMs" in scripted && scripted.delayMs) await delayUnlessClosed(res, scripted.delayMs);
+  if (scripted && "status" in scripted) return send(res, errorReply("embeddings", scripted));
+  const promptTokens = scripted && "promptTokens" in scripted ? scripted.promptTokens : undefined;
+  send(res, { status: 200, headers: {}, body: embeddingReply(state, body, inputs, promptTokens) });
 }
 
 function replyFor(route: FakeRoute, scripted: FakeLlmResponse, request: Record<string, unknown>): Reply {
@@ -184,7 +212,7 @@ function emptyQueueReply(route: FakeRoute): Reply {
   return errorReply(route, { status: 418, message: "fake-llm-server: no scripted response left" });
 }
 
-const REQUIRED_FIELDS: Record<FakeRoute, Array<[string, string]>> = {
+const REQUIRED_FIELDS: Record<Exclude<FakeRoute, "embeddings">, Array<[string, string]>> = {
   anthropic: [
     ["model", "string"],
     ["max_tokens", "number"],
@@ -196,7 +224,7 @@ const REQUIRED_FIELDS: Record<FakeRoute, Array<[string, string]>> = {
   ],
 };
 
-function missingFields(route: FakeRoute, body: Record<string, unknown> | undefined): string[] {
+function missingFields(route: Exclude<FakeRoute, "embeddings">, body: Record<string, unknown> | undefined): string[] {
   if (body === undefined) return ["JSON body"];
   return REQUIRED_FIELDS[route].filter(([field, type]) => typeof body[field] !== type).map(([field]) => field);
 }

@@ -2,3 +2,4 @@ export * from "./databases";
 export * from "./wait-for";
 export * from "./queues";
 export * from "./fake-llm-server";
+export * from "./fake-embeddings";

@@ -10,6 +10,7 @@ import { newTraceId } from "../trace";
 import { defineRoute, type RouteDefinition } from "../route-definition";
 import { ScopeQuery } from "../scope-schema";
 import { workItemView } from "../work-item-view";
+import { embedInWorker } from "../pipeline-status";
 import { FactWriteBody, FactWriteResult } from "./fact-write.schemas";
 import { Provenance } from "./memory.schemas";
 
@@ -38,6 +39,7 @@ function writeFactsRoute(deps: ApiDeps): RouteDefinition {
         traceId: currentTraceId() ?? newTraceId(),
       });
       if (!result.ok) throw invalidWrite(result.errors);
+      if (deps.config.RECALL_EMBEDDING_MODEL) await embedInWorker(deps, result.truthMaintenanceWorkItemId);
       return { status: 201, body: writeView(result) };
     },
   });

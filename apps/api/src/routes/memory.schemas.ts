@@ -84,7 +84,13 @@ const Link = z.object({
   end_byte: z.number().int().optional(),
 });
 
-const Retriever = z.object({ name: z.string(), enabled: z.boolean(), reason: z.string().optional() });
+const Retriever = z.object({
+  name: z.string().describe("full_text or vector"),
+  enabled: z.boolean().describe("configured for this service"),
+  ran: z.boolean().describe("its list took part in this answer (false when disabled, or when the embedding provider failed)"),
+  model: z.string().optional().describe("the embedding model, provider:model"),
+  reason: z.string().optional().describe("why it is off or did not run"),
+});
 
 export const QueryResult = z.object({
   query: z.string(),
@@ -94,7 +100,7 @@ export const QueryResult = z.object({
       id: z.uuid(),
       text: z.string(),
       score: z.number().describe("reciprocal rank fusion score; comparable across kinds"),
-      raw_score: z.number().describe("the retriever's own score (ts_rank)"),
+      raw_score: z.number().describe("the first retriever's own score: ts_rank, or cosine similarity for a vector-only hit"),
       ranks: z.record(z.string(), z.number().int()).describe("position in each retriever's list"),
       link: Link,
     }),

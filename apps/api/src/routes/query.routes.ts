@@ -1,8 +1,8 @@
-// POST /query: full-text search over memory and retained raw text, fused by reciprocal
-// rank; vector similarity joins only when a VectorRetriever is configured, and the
-// answer says which retrievers ran.
+// POST /query: full-text search over memory and retained raw text, and vector similarity
+// when an embedding model is configured, fused by reciprocal rank. The answer says which
+// retrievers ran; a failing embedding provider leaves a full-text answer, not an error.
 import { z } from "zod";
-import { SEARCH_KINDS, searchMemory, vectorStatus, type RetrieverStatus } from "@recall/memory";
+import { SEARCH_KINDS, searchMemory, type RetrieverStatus } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../route-definition";
 import { ScopeBody } from "../scope-schema";
@@ -22,11 +22,7 @@ const QueryBody = z.object({
   match: z.enum(["any", "all"]).default("any").describe("any: one of the words suffices; all: websearch syntax, every word"),
 });
 
-const FULL_TEXT: RetrieverStatus = { name: "full_text", enabled: true };
-
 export function queryRoutes(deps: ApiDeps): RouteDefinition[] {
-  // Whether pgvector is installed does not change while the process runs.
-  let vector: Promise<RetrieverStatus> | undefined;
   return [
     defineRoute({
       method: "post",
@@ -37,13 +33,16 @@ export function queryRoutes(deps: ApiDeps): RouteDefinition[] {
       body: QueryBody,
       responses: { 200: { description: "Ranked results, best first", schema: QueryResult } },
       handle: async ({ params, body }) => {
-        vector ??= vectorStatus(deps.db, deps.vector);
-        const [results, vectorState] = await Promise.all([
-          searchMemory(deps.db, { contextId: params.contextId, ...body }, deps.vector),
-          vector,
-        ]);
-        return { status: 200, body: { query: body.query, results, retrievers: [FULL_TEXT, vectorState] } };
+        const { results, retrievers } = await searchMemory(deps.db, { contextId: params.contextId, ...body }, deps.vector);
+        for (const r of retrievers.filter(degraded))
+          deps.logger.warn({ retriever: r.name, model: r.model, reason: r.reason }, "retriever skipped");
+        return { status: 200, body: { query: body.query, results, retrievers } };
       },
     }),
   ];
+}
+
+/** Configured but left out of this answer: worth an operator's attention, unlike a retriever that is simply off. */
+function degraded(r: RetrieverStatus): boolean {
+  return r.enabled && !r.ran;
 }

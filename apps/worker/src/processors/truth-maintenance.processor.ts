@@ -1,20 +1,36 @@
-// truth_maintenance: applies supersession, conflicts, uncertainty resolution and revocation for one commit.
-import { WorkError, type StageProcessor } from "@recall/queues";
-import { applyTruthMaintenance, type CommittedRefs } from "@recall/memory";
+// truth_maintenance: applies supersession, conflicts, uncertainty resolution and revocation
+// for one commit, then embeds what the commit wrote when an embedding model is configured.
+// The first step is checkpointed, so a retry after an embedding provider failure only embeds.
+import { WorkError, type StageProcessor, type StagePayload } from "@recall/queues";
+import { applyTruthMaintenance, embedCommitted, markTruthMaintained, truthMaintained, type CommittedRefs } from "@recall/memory";
+import type { WorkItem } from "@recall/db";
 import type { WorkerDeps } from "../deps";
 import { singleValuedPredicates } from "../skill-types";
 
 export function truthMaintenanceProcessor(deps: WorkerDeps): StageProcessor {
-  return async ({ payload }) => {
-    const commitItem = await deps.db.workItem.findUnique({
-      where: { queue_subjectType_subjectId: { queue: "commit_artifacts", subjectType: payload.subjectType, subjectId: payload.subjectId } },
-    });
-    const event = commitItem && (await deps.db.outboxEvent.findUnique({ where: { workItemId: commitItem.id } }));
-    if (!event) throw new WorkError("internal", `no committed outbox event for ${payload.subjectType} ${payload.subjectId}`, true);
-    await applyTruthMaintenance(deps.db, event.payload as CommittedRefs, {
-      turnId: payload.subjectType === "turn" ? payload.subjectId : undefined,
-      singleValued: await singleValuedPredicates(deps, payload.subjectType, payload.subjectId),
-    });
-    return { status: "succeeded" };
+  return async ({ item, payload, signal }) => {
+    const refs = await committedRefs(deps, payload);
+    if (!truthMaintained(item)) await maintain(deps, item, payload, refs);
+    const embedder = deps.embedder();
+    if (!embedder) return { status: "succeeded" };
+    const report = await embedCommitted(deps.db, embedder, { contextId: payload.contextId, refs }, signal);
+    return { status: "succeeded", tokensUsed: report.tokensUsed };
   };
+}
+
+async function committedRefs(deps: WorkerDeps, payload: StagePayload): Promise<CommittedRefs> {
+  const commitItem = await deps.db.workItem.findUnique({
+    where: { queue_subjectType_subjectId: { queue: "commit_artifacts", subjectType: payload.subjectType, subjectId: payload.subjectId } },
+  });
+  const event = commitItem && (await deps.db.outboxEvent.findUnique({ where: { workItemId: commitItem.id } }));
+  if (!event) throw new WorkError("internal", `no committed outbox event for ${payload.subjectType} ${payload.subjectId}`, true);
+  return event.payload as CommittedRefs;
+}
+
+async function maintain(deps: WorkerDeps, item: WorkItem, payload: StagePayload, refs: CommittedRefs): Promise<void> {
+  await applyTruthMaintenance(deps.db, refs, {
+    turnId: payload.subjectType === "turn" ? payload.subjectId : undefined,
+    singleValued: await singleValuedPredicates(deps, payload.subjectType, payload.subjectId),
+    onApplied: (tx) => markTruthMaintained(tx, item.id),
+  });
 }

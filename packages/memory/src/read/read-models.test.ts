@@ -86,8 +86,8 @@ test("document nodes are found within the document's scope, linked to their byte
       nodes: { create: [{ ordinal: 0, startByte: start, endByte: Buffer.byteLength(text), text: text.slice("Ünïcode first. ".length) }] },
     },
   });
-  const search = (scope: string[]) =>
-    searchMemory(db, { contextId, scope, query: "gearbox winter", limit: 5, kinds: SEARCH_KINDS, match: "all" });
+  const search = async (scope: string[]) =>
+    (await searchMemory(db, { contextId, scope, query: "gearbox winter", limit: 5, kinds: SEARCH_KINDS, match: "all" })).results;
   const [hit] = await search(["org=acme", "user=alice"]);
   expect(hit).toMatchObject({
     kind: "document_node",
@@ -98,7 +98,7 @@ test("document nodes are found within the document's scope, linked to their byte
 });
 
 test("match any needs one of the words, match all needs every word, stop words alone find nothing", async () => {
-  const any = await searchMemory(db, {
+  const { results: any } = await searchMemory(db, {
     contextId,
     scope: ["org=acme"],
     query: "gearbox spaceship",
@@ -107,7 +107,7 @@ test("match any needs one of the words, match all needs every word, stop words a
     match: "any",
   });
   expect(any).toHaveLength(1);
-  const all = await searchMemory(db, {
+  const { results: all } = await searchMemory(db, {
     contextId,
     scope: ["org=acme"],
     query: "gearbox spaceship",
@@ -117,7 +117,7 @@ test("match any needs one of the words, match all needs every word, stop words a
   });
   expect(all).toEqual([]);
   expect(
-    await searchMemory(db, { contextId, scope: ["org=acme"], query: "the of and", limit: 5, kinds: SEARCH_KINDS, match: "any" }),
+    (await searchMemory(db, { contextId, scope: ["org=acme"], query: "the of and", limit: 5, kinds: SEARCH_KINDS, match: "any" })).results,
   ).toEqual([]);
 });
 
@@ -132,6 +132,6 @@ test("search over many turns uses the GIN index of its migration (the tsvector e
   const [statement] = searchStatements({ contextId, scope: [], query: "gearbox", limit: 5, kinds: ["turn"], match: "any" }, new Date());
   const plan = await db.$queryRaw<{ "QUERY PLAN": string }[]>(Prisma.sql`EXPLAIN ${statement!}`);
   expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("turns_content_fts_idx");
-  const hits = await searchMemory(db, { contextId, scope: [], query: "gearbox", limit: 10, kinds: ["turn"], match: "any" });
+  const { results: hits } = await searchMemory(db, { contextId, scope: [], query: "gearbox", limit: 10, kinds: ["turn"], match: "any" });
   expect(hits).toHaveLength(6);
 });

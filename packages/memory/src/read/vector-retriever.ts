@@ -1,32 +1,80 @@
-// The extension point for semantic search. /query always runs Postgres full-text
-// search; embedding similarity joins the fusion only when a VectorRetriever is
-// supplied. None ships: it needs an embedding provider (a model that turns text into
-// vectors) and the pgvector extension (a `vector` column plus an HNSW index on turns,
-// document nodes and facts), and neither exists on the machines this was built on.
-// An implementation embeds `input.query`, orders rows by `embedding <=> $query` with
-// the same context, scope and validity filters as full-text search, and returns hits
-// best first; fusion then merges them with the full-text lists by reciprocal rank.
-import { Prisma, type DbOrTx } from "@recall/db";
+// Semantic search for POST /query. With an embedding model configured, the query text is
+// embedded (one call) and the stored embeddings in the reader's scope are ranked by
+// cosine similarity in Postgres (vector-sql.ts); fusion then merges that list with the
+// full-text ones by reciprocal rank. A provider failure is not the reader's problem: the
+// search answers from full text and the retriever's status says why the vector list is missing.
+import type { DbOrTx } from "@recall/db";
+import { isProviderFailure, type Embedder } from "../embedder";
 import type { SearchHit, SearchInput } from "./search-types";
+import { vectorStatements } from "./vector-sql";
+
+export type VectorSearch = { ok: true; hits: SearchHit[] } | { ok: false; reason: string };
 
 export interface VectorRetriever {
-  readonly name: string;
-  search(db: DbOrTx, input: SearchInput): Promise<SearchHit[]>;
+  /** The model reference the retriever reports and compares stored vectors under. */
+  readonly model: string;
+  /** Best first; a failure to embed the query is a value, never a throw. */
+  search(db: DbOrTx, input: SearchInput): Promise<VectorSearch>;
 }
 
 export interface RetrieverStatus {
   name: string;
+  /** Configured for this service. */
   enabled: boolean;
-  /** Why a retriever is off, in words an operator can act on. */
+  /** Its list took part in this answer's fusion. */
+  ran: boolean;
+  model?: string;
+  /** Why a retriever is off or did not run, in words an operator can act on. */
   reason?: string;
 }
 
-/** Reports why vector search is off: no retriever configured, and whether pgvector is even installed. */
-export async function vectorStatus(db: DbOrTx, retriever: VectorRetriever | undefined): Promise<RetrieverStatus> {
-  if (retriever) return { name: "vector", enabled: true };
-  const rows = await db.$queryRaw<{ installed: boolean }[]>(
-    Prisma.sql`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed`,
-  );
-  const pgvector = rows[0]?.installed ? "pgvector is installed" : "pgvector is not installed in this database";
-  return { name: "vector", enabled: false, reason: `no embedding provider configured; ${pgvector}` };
+export const VECTOR_RETRIEVER = "vector";
+
+interface VectorHitRow {
+  kind: SearchHit["kind"];
+  id: string;
+  text: string;
+  raw_score: number;
+  link: Record<string, unknown>;
+}
+
+export function embeddingRetriever(embedder: Embedder): VectorRetriever {
+  return {
+    model: embedder.modelRef,
+    async search(db, input) {
+      if (input.kinds.length === 0 || input.query.trim() === "") return { ok: true, hits: [] };
+      const query = await embedQuery(embedder, input.query);
+      if (!query.ok) return query;
+      const now = input.now ?? new Date();
+      const statements = vectorStatements(input, now, { model: embedder.modelRef, vector: query.vector });
+      const rows = (await Promise.all(statements.map((sql) => db.$queryRaw<VectorHitRow[]>(sql)))).flat();
+      // Cosine similarities of one model are comparable across kinds, so the kinds merge into one list.
+      const hits = rows.sort((a, b) => b.raw_score - a.raw_score).slice(0, input.limit);
+      return { ok: true, hits: hits.map((r) => ({ ...r, link: r.link as SearchHit["link"] })) };
+    },
+  };
+}
+
+/** A model is configured but cannot be used (e.g. its credentials are missing): reported on every search, never run. */
+export function unavailableRetriever(model: string, reason: string): VectorRetriever {
+  return { model, search: async () => ({ ok: false, reason }) };
+}
+
+async function embedQuery(embedder: Embedder, text: string): Promise<{ ok: true; vector: number[] } | { ok: false; reason: string }> {
+  try {
+    const [vector] = (await embedder.embed([text])).vectors;
+    if (vector) return { ok: true, vector };
+    return { ok: false, reason: "the embedding provider returned no vector for the query; results are full-text only" };
+  } catch (err) {
+    if (!isProviderFailure(err)) throw err;
+    return { ok: false, reason: `embedding the query failed (${err.message}); results are full-text only` };
+  }
+}
+
+export function vectorStatus(retriever: VectorRetriever | undefined, search: VectorSearch | undefined): RetrieverStatus {
+  if (!retriever) {
+    return { name: VECTOR_RETRIEVER, enabled: false, ran: false, reason: "no embedding model configured: set RECALL_EMBEDDING_MODEL" };
+  }
+  const base = { name: VECTOR_RETRIEVER, enabled: true, model: retriever.model };
+  return search?.ok === false ? { ...base, ran: false, reason: search.reason } : { ...base, ran: search !== undefined };
 }

@@ -1,0 +1,28 @@
+// What memory needs from an embedding model. @recall/llm's EmbeddingClient fits this
+// shape; the apps pass one in, so this package never talks to a provider itself.
+import type { EmbeddingOwner } from "@recall/db";
+import type { SearchKind } from "./read/search-types";
+
+export interface Embedder {
+  /** `provider:model`; stored with every vector, so vectors of different models are never compared. */
+  readonly modelRef: string;
+  /** One vector per text, in order; throws the provider's error when the call fails. */
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<{ vectors: number[][]; usage: { inputTokens: number } }>;
+}
+
+/** Attributes and relations are both `fact` rows of the embeddings table: their ids never collide. */
+export const OWNER_OF: Record<SearchKind, EmbeddingOwner> = {
+  attribute: "fact",
+  relation: "fact",
+  instruction: "instruction",
+  turn: "turn",
+  document_node: "document_node",
+};
+
+// Classified by name, as packages/queues/src/errors.ts does, so this package need not import
+// @recall/llm: the provider failed or answered unusably, which says nothing about our input.
+const PROVIDER_FAILURES = new Set(["ProviderError", "MalformedOutputError"]);
+
+export function isProviderFailure(err: unknown): err is Error {
+  return err instanceof Error && PROVIDER_FAILURES.has(err.name);
+}
