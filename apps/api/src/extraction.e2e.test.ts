@@ -180,7 +180,7 @@ describe("with a fast model (anthropic) and a strong model (openai)", () => {
 
   test("a 429 is retried by the queue after the provider's retry-after, with one attempt record each", async () => {
     const ctx = await newContext();
-    llm.script({ status: 429, retryAfter: "1" }, answer(PRIYA_FACTS));
+    llm.script({ status: 429, retryAfter: "3" }, answer(PRIYA_FACTS));
     const turn = await postTurn(ctx, PRIYA);
 
     expect(turn.extraction).toEqual({ status: "committed", stage: "fast" });
@@ -188,9 +188,9 @@ describe("with a fast model (anthropic) and a strong model (openai)", () => {
     expect(rest).toEqual([]);
     expect(first).toMatchObject({ attempt: 1, status: "failed", errorClass: "provider", errorMessage: expect.stringMatching(/429/) });
     expect(second).toMatchObject({ attempt: 2, status: "succeeded", errorClass: null, tokensUsed: 250 });
-    // One second as asked, not the queue's own backoff of 2 s ± 25%.
-    expect(gapMs(first!, second!)).toBeGreaterThanOrEqual(1_000);
-    expect(gapMs(first!, second!)).toBeLessThan(1_500);
+    // Three seconds as asked: longer than the queue's own first backoff (2 s ± 25%) ever is.
+    // Only a lower bound is asserted, since a loaded machine can only add delay.
+    expect(gapMs(first!, second!)).toBeGreaterThanOrEqual(3_000);
     expect(await h.api.db.assertion.count({ where: { turnId: turn.turn_id } })).toBe(1);
   });
 
