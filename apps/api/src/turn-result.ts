@@ -8,13 +8,24 @@ import type {
   RelationCandidate,
   UncertaintyCandidate,
 } from "@recall/extraction";
-import { pipelineState } from "./pipeline-status";
+import { truthMaintained } from "@recall/memory";
+import { pipelineState, type PipelineState } from "./pipeline-status";
+
+/**
+ * A turn counts as committed once truth maintenance has applied it, even while (or if)
+ * embedding its text for vector search is still retrying: the caller's next read already
+ * reflects it, and a failing embedding provider must not hold up or fail the conversation.
+ */
+export function turnState(items: WorkItem[]): PipelineState {
+  const maintenance = items.find((i) => i.queue === "truth_maintenance");
+  return maintenance && truthMaintained(maintenance) ? "committed" : pipelineState(items);
+}
 
 export async function waitForTurn(db: Db, turnId: string, timeoutMs: number): Promise<WorkItem[]> {
   const deadline = Date.now() + timeoutMs;
   for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
     const items = await db.workItem.findMany({ where: { subjectType: "turn", subjectId: turnId } });
-    const state = pipelineState(items);
+    const state = turnState(items);
     if (state === "committed" || state === "failed" || Date.now() >= deadline) return items;
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
@@ -32,7 +43,7 @@ interface ExtractPayload {
  * A failure names the work item, so the caller can retry it once the cause is fixed.
  */
 export function extractionView(items: WorkItem[]) {
-  const state = pipelineState(items);
+  const state = turnState(items);
   const extract = items.find((i) => i.queue === "extract_assertions");
   const payload = (extract?.payload ?? {}) as ExtractPayload;
   const dead = items.find((i) => i.status === "dead");

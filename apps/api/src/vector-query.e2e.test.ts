@@ -111,7 +111,11 @@ describe("writing embeddings", () => {
     const correction = await api.turn(ids.aliceSession!, "Actually I'm the CEO now.", ALICE);
     expect(correction.extraction.status).toBe("committed");
 
-    const item = await truthMaintenance(correction.turn_id);
+    // The answer comes once truth maintenance applied the turn; the embedding retry follows.
+    const item = await waitFor(async () => {
+      const row = await truthMaintenance(correction.turn_id);
+      return row.status === "succeeded" ? row : undefined;
+    });
     const attempts = [...item.attemptRecords].sort((a, b) => a.attempt - b.attempt).map((a) => [a.status, a.errorClass]);
     expect(attempts).toEqual([
       ["failed", "provider"],
@@ -194,4 +198,18 @@ describe("POST /query with vectors", () => {
       reason: expect.stringMatching(/provider answered 500.*full-text only/),
     });
   });
+});
+
+test("a turn is answered committed once applied, even when embedding it fails for good", async () => {
+  // Scripted answers are shared: let earlier background embeddings finish before scripting the failure.
+  await waitFor(async () => (await h.api.db.workItem.count({ where: { status: { in: ["queued", "running", "failed"] } } })) === 0);
+  llm.embeddings.script({ status: 401 });
+  const turn = await api.turn(await api.session(), "I'm Carol, designer at Acme.", ["org=acme", "user=carol"]);
+  expect(turn.extraction.status).toBe("committed");
+  const item = await waitFor(async () => {
+    const row = await truthMaintenance(turn.turn_id);
+    return row.status === "dead" ? row : undefined;
+  });
+  expect(item.errorClass).toBe("provider");
+  expect(await h.api.db.attribute.count({ where: { value: "designer" } })).toBe(1);
 });
