@@ -206,3 +206,18 @@ test("a turn with the speaker's name and its time resolves I/my to the speaker a
   const turn = await h.api.db.turn.findUniqueOrThrow({ where: { id: res.body.turn_id } });
   expect(turn).toMatchObject({ speaker: "Caroline", occurredAt: new Date("2023-05-08T12:00:00Z") });
 });
+
+test("retrying work that succeeded is refused with 409; an unknown work item is 404", async () => {
+  const listed = await request(h.app)
+    .get(`/api/v1/${contextId}/work-items`)
+    .query({ status: "succeeded", limit: 1 })
+    .set("API-KEY", apiKey);
+  const done = listed.body.work_items[0];
+  const res = await request(h.app).post(`/api/v1/${contextId}/work-items/${done.work_item_id}/retry`).set("API-KEY", apiKey);
+  expect(res.status).toBe(409);
+  expect(res.body.detail).toMatch(/work item is succeeded/);
+  const missing = await request(h.app)
+    .post(`/api/v1/${contextId}/work-items/00000000-0000-4000-8000-000000000000/retry`)
+    .set("API-KEY", apiKey);
+  expect(missing.status).toBe(404);
+});

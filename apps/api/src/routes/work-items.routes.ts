@@ -1,7 +1,7 @@
 // Operators list failed work and retry it; the input was kept, so a retry starts from it.
 import { z } from "zod";
-import { enqueueWorkItem, isQueueName, jobIdFor, type QueueSet } from "@recall/queues";
-import type { Prisma, WorkItem } from "@recall/db";
+import { NotRetryableError, retryWorkItem } from "@recall/queues";
+import type { Prisma } from "@recall/db";
 import type { ApiDeps } from "../deps";
 import { AppError, Problem, notFound } from "../errors";
 import { Cursor, NextCursor, limitParam, pageByCreation } from "../pagination";
@@ -17,7 +17,7 @@ const ListQuery = z.object({
 const ItemParams = z.object({ contextId: z.string(), workItemId: z.uuid("must be a work item id") });
 
 export function workItemRoutes(deps: ApiDeps): RouteDefinition[] {
-  return [listWorkItems(deps), retryWorkItem(deps)];
+  return [listWorkItems(deps), retryRoute(deps)];
 }
 
 function listWorkItems(deps: ApiDeps): RouteDefinition {
@@ -43,7 +43,7 @@ function listWorkItems(deps: ApiDeps): RouteDefinition {
   });
 }
 
-function retryWorkItem(deps: ApiDeps): RouteDefinition {
+function retryRoute(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "post",
     path: "/work-items/:workItemId/retry",
@@ -57,23 +57,12 @@ function retryWorkItem(deps: ApiDeps): RouteDefinition {
     handle: async ({ params }) => {
       const item = await deps.db.workItem.findFirst({ where: { id: params.workItemId, contextId: params.contextId } });
       if (!item) throw notFound("work item");
-      if (item.status !== "dead" && item.status !== "failed")
-        throw new AppError(409, "not_retryable", `work item is ${item.status}; only failed or dead work can be retried`);
-      const updated = await deps.db.workItem.update({
-        where: { id: item.id },
-        data: { status: "queued", errorClass: null, errorMessage: null, finishedAt: null },
-      });
-      await requeue(deps.queues, updated);
-      return { status: 202, body: workItemView(updated) };
+      try {
+        return { status: 202, body: workItemView(await retryWorkItem(deps.db, deps.queues, item)) };
+      } catch (err) {
+        if (err instanceof NotRetryableError) throw new AppError(409, "not_retryable", err.message);
+        throw err;
+      }
     },
   });
-}
-
-/** Retries the failed BullMQ job when it is still kept, else adds it again under the same job id. */
-async function requeue(queues: QueueSet, item: WorkItem): Promise<void> {
-  if (!isQueueName(item.queue)) throw new AppError(500, "internal", `unknown queue ${item.queue}`);
-  const job = await queues[item.queue].getJob(jobIdFor(item.id));
-  if (job && (await job.isFailed())) return job.retry("failed", { resetAttemptsMade: true });
-  if (job) await job.remove().catch(() => undefined);
-  await enqueueWorkItem(queues, item);
 }
