@@ -1,27 +1,9 @@
 // Cross-source contradictions become uncertainties (both values current); a
 // clarifying statement resolves them; revocations respect the scope rule.
-import {
-  addDocument,
-  addTurn,
-  attribute,
-  ingest,
-  newContext,
-  startMemoryDatabase,
-  type MemoryDatabase,
-  type MemoryFixture,
-} from "./testing/memory-fixture";
+import { addDocument, addTurn, attribute, ingest, eachTestInNewContext, type MemoryFixture } from "./testing/memory-fixture";
 
-let database: MemoryDatabase;
 let f: MemoryFixture;
-beforeAll(async () => {
-  database = await startMemoryDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
-beforeEach(async () => {
-  f = await newContext(database.db);
-});
+eachTestInNewContext((fixture) => (f = fixture));
 
 const JAN = new Date("2025-01-10T09:00:00Z");
 const FEB = new Date("2025-02-10T09:00:00Z");

@@ -6,26 +6,15 @@ import {
   addTurn,
   commitSubject,
   ingest,
-  newContext,
   stageCandidates,
-  startMemoryDatabase,
+  eachTestInNewContext,
   validateStaged,
-  type MemoryDatabase,
   type MemoryFixture,
   type TestSubject,
 } from "./testing/memory-fixture";
 
-let database: MemoryDatabase;
 let f: MemoryFixture;
-beforeAll(async () => {
-  database = await startMemoryDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
-beforeEach(async () => {
-  f = await newContext(database.db);
-});
+eachTestInNewContext((fixture) => (f = fixture));
 
 const AT = new Date("2025-01-10T09:00:00Z");
 

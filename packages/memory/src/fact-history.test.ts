@@ -4,29 +4,10 @@ import { waitFor } from "@recall/test-support";
 import { readFactHistory, readFactsAsOf } from "./fact-history";
 import { findEntitiesByName, readInstructions } from "./memory-lookup";
 import { retractSource } from "./retraction";
-import {
-  addDocument,
-  addTurn,
-  attribute,
-  ingest,
-  newContext,
-  relation,
-  startMemoryDatabase,
-  type MemoryDatabase,
-  type MemoryFixture,
-} from "./testing/memory-fixture";
+import { addDocument, addTurn, attribute, ingest, relation, eachTestInNewContext, type MemoryFixture } from "./testing/memory-fixture";
 
-let database: MemoryDatabase;
 let f: MemoryFixture;
-beforeAll(async () => {
-  database = await startMemoryDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
-beforeEach(async () => {
-  f = await newContext(database.db);
-});
+eachTestInNewContext((fixture) => (f = fixture));
 
 const ALICE = ["org=acme", "user=alice"];
 const JAN = new Date("2025-01-10T09:00:00Z");

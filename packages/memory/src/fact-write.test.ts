@@ -3,27 +3,10 @@
 import { readFactHistory } from "./fact-history";
 import { writeFacts } from "./fact-write";
 import { findEntitiesByName } from "./memory-lookup";
-import {
-  addDocument,
-  attribute,
-  ingest,
-  newContext,
-  startMemoryDatabase,
-  type MemoryDatabase,
-  type MemoryFixture,
-} from "./testing/memory-fixture";
+import { addDocument, attribute, ingest, eachTestInNewContext, type MemoryFixture } from "./testing/memory-fixture";
 
-let database: MemoryDatabase;
 let f: MemoryFixture;
-beforeAll(async () => {
-  database = await startMemoryDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
-beforeEach(async () => {
-  f = await newContext(database.db);
-});
+eachTestInNewContext((fixture) => (f = fixture));
 
 const TRACE = "0123456789abcdef0123456789abcdef";
 const ALICE = ["user=alice", "org=acme"];

@@ -8,26 +8,15 @@ import {
   attribute,
   commitSubject,
   ingest,
-  newContext,
   relation,
   stageCandidates,
-  startMemoryDatabase,
+  eachTestInNewContext,
   validateStaged,
-  type MemoryDatabase,
   type MemoryFixture,
 } from "./testing/memory-fixture";
 
-let database: MemoryDatabase;
 let f: MemoryFixture;
-beforeAll(async () => {
-  database = await startMemoryDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
-beforeEach(async () => {
-  f = await newContext(database.db);
-});
+eachTestInNewContext((fixture) => (f = fixture));
 
 const ALICE = ["org=acme", "user=alice"];
 const day = (d: number) => new Date(Date.UTC(2025, 0, d, 9));

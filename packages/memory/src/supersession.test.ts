@@ -1,29 +1,10 @@
 // Supersession on real Postgres: single-valued facts from one origin form a chain of
 // values (valid_to + superseded_by), multi-valued ones accumulate, scopes never close
 // each other, and truth maintenance run twice changes nothing the second time.
-import {
-  addTurn,
-  attribute,
-  ingest,
-  maintainSubject,
-  newContext,
-  relation,
-  startMemoryDatabase,
-  type MemoryDatabase,
-  type MemoryFixture,
-} from "./testing/memory-fixture";
+import { addTurn, attribute, ingest, maintainSubject, relation, eachTestInNewContext, type MemoryFixture } from "./testing/memory-fixture";
 
-let database: MemoryDatabase;
 let f: MemoryFixture;
-beforeAll(async () => {
-  database = await startMemoryDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
-beforeEach(async () => {
-  f = await newContext(database.db);
-});
+eachTestInNewContext((fixture) => (f = fixture));
 
 const ALICE = ["org=acme", "user=alice"];
 const JAN = new Date("2025-01-10T09:00:00Z");

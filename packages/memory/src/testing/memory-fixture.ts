@@ -43,6 +43,20 @@ export async function newContext(db: Db): Promise<MemoryFixture> {
   return { db, contextId: context.id };
 }
 
+/** Registers the usual hooks: one database for the test file, a fresh context for each test, handed to `use`. */
+export function eachTestInNewContext(use: (f: MemoryFixture) => void): void {
+  let database: MemoryDatabase | undefined;
+  beforeAll(async () => {
+    database = await startMemoryDatabase();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+  beforeEach(async () => {
+    use(await newContext(database!.db));
+  });
+}
+
 export interface TestSubject {
   type: "turn" | "document";
   id: string;
