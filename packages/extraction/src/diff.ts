@@ -143,3 +143,13 @@ export interface ExtractionInput {
 export type HeuristicOutcome =
   | { finished: true; diff: ExtractionDiff; confidence: number; reason: string }
   | { finished: false; partial: ExtractionDiff; confidence: number; reason: string };
+
+/** Each list of a diff and the candidate kind its items are staged as. */
+export const DIFF_KINDS = [
+  ["entities", "entity"],
+  ["attributes", "attribute"],
+  ["relations", "relation"],
+  ["instructions", "instruction"],
+  ["revocations", "revocation"],
+  ["uncertainties", "uncertainty"],
+] as const satisfies readonly (readonly [keyof ExtractionDiff, string])[];

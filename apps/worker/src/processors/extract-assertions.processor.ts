@@ -2,24 +2,22 @@
 // unit of the subject and stages the result as knowledge candidates. Candidates are
 // written only when every unit succeeded, so a failure leaves nothing partial; the work
 // item still records how far the attempt got and what it cost.
-import type { CandidateKind, Db, ExtractionStage, Prisma, WorkItem } from "@recall/db";
+import type { Db, ExtractionStage, Prisma, WorkItem } from "@recall/db";
 import { transaction } from "@recall/db";
-import type { ExtractionDiff, ExtractionGuidance, Extractor, Stage, StageOutcome } from "@recall/extraction";
+import {
+  DIFF_KINDS,
+  type ExtractionDiff,
+  type ExtractionGuidance,
+  type Extractor,
+  type Stage,
+  type StageOutcome,
+} from "@recall/extraction";
 import type { StageProcessor } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory, type KnownMemory } from "../known-memory";
 import { budgetLimits, ensurePlan } from "../plan";
 import { loadSubject, type Subject, type TextUnit } from "../subject-loader";
-
-const KINDS: [keyof ExtractionDiff, CandidateKind][] = [
-  ["entities", "entity"],
-  ["attributes", "attribute"],
-  ["relations", "relation"],
-  ["instructions", "instruction"],
-  ["revocations", "revocation"],
-  ["uncertainties", "uncertainty"],
-];
 
 /** What the work item's payload shows per unit: which stage finished it and why. */
 interface UnitOutcome {
@@ -105,7 +103,7 @@ function toCandidates(
   start: number,
 ): Prisma.KnowledgeCandidateCreateManyInput[] {
   const rows: Prisma.KnowledgeCandidateCreateManyInput[] = [];
-  for (const [field, kind] of KINDS) {
+  for (const [field, kind] of DIFF_KINDS) {
     for (const value of outcome.diff[field]) {
       rows.push({
         contextId: subject.contextId,

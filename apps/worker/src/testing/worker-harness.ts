@@ -4,7 +4,7 @@
 import IORedis from "ioredis";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import type { Db, Prisma, Session, WorkItem } from "@recall/db";
-import { chunkText, type ExtractionDiff } from "@recall/extraction";
+import { DIFF_KINDS, chunkText, type ExtractionDiff } from "@recall/extraction";
 import { QUEUE_NAMES, enqueueWorkItem, ensureWorkItem, type QueueName, type SubjectType } from "@recall/queues";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "../bootstrap";
@@ -96,15 +96,6 @@ export async function sendDocument(
   await enqueueFirstStage(h, input.contextId, "document", document.id, document.traceId);
   return document.id;
 }
-
-const DIFF_KINDS = [
-  ["entities", "entity"],
-  ["attributes", "attribute"],
-  ["relations", "relation"],
-  ["instructions", "instruction"],
-  ["revocations", "revocation"],
-  ["uncertainties", "uncertainty"],
-] as const;
 
 /**
  * Stores a one-chunk document as if extract_assertions had already staged `diff` for it,

@@ -4,7 +4,7 @@
 // maintenance with the same functions the workers call.
 import { randomUUID } from "node:crypto";
 import { createDb, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
-import type { ExtractionDiff } from "@recall/extraction";
+import { DIFF_KINDS, type ExtractionDiff } from "@recall/extraction";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { commitCandidates, type CommitOptions, type CommitSummary } from "../commit";
 import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "../truth-maintenance";
@@ -116,20 +116,11 @@ export async function addDocument(
 /** A diff as a test writes it: candidates before validation fills their defaults. */
 export type DiffInput = Partial<Record<keyof ExtractionDiff, object[]>>;
 
-const KINDS = [
-  ["entities", "entity"],
-  ["attributes", "attribute"],
-  ["relations", "relation"],
-  ["instructions", "instruction"],
-  ["revocations", "revocation"],
-  ["uncertainties", "uncertainty"],
-] as const;
-
 /** Stages the diff as pending candidates of the subject, as extract_assertions does. */
 export async function stageCandidates(f: MemoryFixture, subject: TestSubject, diff: DiffInput): Promise<void> {
   const item = await workItem(f, subject, "extract_assertions");
   const rows: Prisma.KnowledgeCandidateCreateManyInput[] = [];
-  for (const [field, kind] of KINDS) {
+  for (const [field, kind] of DIFF_KINDS) {
     for (const payload of diff[field] ?? []) {
       const common = { contextId: f.contextId, workItemId: item.id, subjectType: subject.type, subjectId: subject.id };
       const where = { documentNodeId: subject.nodeId, turnId: subject.turnId, ordinal: rows.length, kind };
