@@ -38,18 +38,11 @@ async function main(): Promise<void> {
   const { startWorkers } = await import("../apps/worker/src/worker-runtime");
   const { QUEUE_NAMES } = await import("@recall/queues");
   const { bootstrapApi } = await import("../apps/api/src/bootstrap");
-  const { createApp } = await import("../apps/api/src/app");
-  const { DASHBOARD_PATH, queueDashboard } = await import("../apps/api/src/queue-dashboard");
-  const { MCP_PATH, mcpEndpoint } = await import("../apps/api/src/mcp-server");
+  const { createServerApp } = await import("../apps/api/src/server-app");
   const worker = await bootstrapWorker(config);
   const runtime = startWorkers(worker.deps, worker.connection, QUEUE_NAMES);
   const api = bootstrapApi(config);
-  const server = createApp(api, {
-    extras: [
-      [DASHBOARD_PATH, queueDashboard(api)],
-      [MCP_PATH, mcpEndpoint(api)],
-    ],
-  }).listen(config.PORT, () => {
+  const server = createServerApp(api).listen(config.PORT, () => {
     console.log(`recall listening on http://127.0.0.1:${config.PORT} (workers: ${QUEUE_NAMES.join(", ")})`);
   });
   const shutdown = () => {

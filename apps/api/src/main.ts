@@ -1,20 +1,13 @@
 import { loadConfig } from "@recall/config";
 import { initTracing } from "@recall/telemetry";
-import { createApp } from "./app";
+import { createServerApp } from "./server-app";
 import { bootstrapApi } from "./bootstrap";
-import { MCP_PATH, mcpEndpoint } from "./mcp-server";
-import { DASHBOARD_PATH, queueDashboard } from "./queue-dashboard";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   initTracing(`${config.OTEL_SERVICE_NAME}-api`, config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const deps = bootstrapApi(config);
-  const server = createApp(deps, {
-    extras: [
-      [DASHBOARD_PATH, queueDashboard(deps)],
-      [MCP_PATH, mcpEndpoint(deps)],
-    ],
-  }).listen(config.PORT, () => deps.logger.info({ port: config.PORT }, "api listening"));
+  const server = createServerApp(deps).listen(config.PORT, () => deps.logger.info({ port: config.PORT }, "api listening"));
   const shutdown = () => server.close(() => deps.close().then(() => process.exit(0)));
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);

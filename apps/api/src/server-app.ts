@@ -1,0 +1,16 @@
+// The app a server process runs: the API contract plus the operator mounts beside it
+// (queue dashboard, MCP endpoint), which are not part of the OpenAPI document.
+import type { Express } from "express";
+import { createApp } from "./app";
+import type { ApiDeps } from "./deps";
+import { MCP_PATH, mcpEndpoint } from "./mcp-server";
+import { DASHBOARD_PATH, queueDashboard } from "./queue-dashboard";
+
+export function createServerApp(deps: ApiDeps): Express {
+  return createApp(deps, {
+    extras: [
+      [DASHBOARD_PATH, queueDashboard(deps)],
+      [MCP_PATH, mcpEndpoint(deps)],
+    ],
+  });
+}
