@@ -11,6 +11,8 @@ export interface GateTurn {
   text: string;
   referenceTime: Date;
   cited: boolean;
+  /** What the dataset's annotators noted from this turn: observations, and QA pairs citing it. */
+  notes: string[];
 }
 
 export interface GateConversation {
@@ -23,7 +25,16 @@ const Turn = z.object({ speaker: z.string(), dia_id: z.string(), text: z.string(
 const Conversation = z.looseObject({
   speaker_a: z.string(),
   speaker_b: z.string(),
-  qa: z.array(z.looseObject({ evidence: z.array(z.string()).default([]) })).default([]),
+  qa: z
+    .array(
+      z.looseObject({
+        question: z.string().default(""),
+        answer: z.unknown().optional(),
+        adversarial_answer: z.unknown().optional(),
+        evidence: z.array(z.string()).default([]),
+      }),
+    )
+    .default([]),
 });
 
 export function loadConversations(dir: string): GateConversation[] {
@@ -36,10 +47,7 @@ export function loadConversations(dir: string): GateConversation[] {
 
 function readConversation(file: string, raw: Record<string, unknown>): GateConversation {
   const head = Conversation.parse(raw);
-  const cited = citedIds(
-    raw,
-    head.qa.flatMap((q) => q.evidence),
-  );
+  const notes = notesById(raw, head.qa);
   const sessions = Object.keys(raw)
     .map((k) => /^session_(\d+)$/.exec(k)?.[1])
     .filter((n): n is string => n !== undefined)
@@ -51,7 +59,10 @@ function readConversation(file: string, raw: Record<string, unknown>): GateConve
     return z
       .array(Turn)
       .parse(raw[`session_${n}`])
-      .map((t) => ({ diaId: t.dia_id, speaker: t.speaker, text: t.text, referenceTime: at, cited: cited.has(t.dia_id) }));
+      .map((t) => {
+        const noted = notes.get(t.dia_id) ?? [];
+        return { diaId: t.dia_id, speaker: t.speaker, text: t.text, referenceTime: at, cited: noted.length > 0, notes: noted };
+      });
   });
   return { file, speakers: [head.speaker_a, head.speaker_b], turns };
 }
@@ -60,13 +71,26 @@ function sessionTime(value: unknown): Date | undefined {
   return typeof value === "string" ? (chrono.parseDate(value, { instant: new Date(0), timezone: "UTC" }) ?? undefined) : undefined;
 }
 
-/** Dialogue ids cited anywhere: observation entries ([text, id or ids]) and QA evidence. */
-function citedIds(raw: Record<string, unknown>, evidence: string[]): Set<string> {
+/**
+ * Notes by dialogue id: observation entries ([text, id or ids]) and QA pairs whose evidence
+ * cites the turn. A turn with notes is a cited turn.
+ */
+function notesById(
+  raw: Record<string, unknown>,
+  qa: { question: string; answer?: unknown; adversarial_answer?: unknown; evidence: string[] }[],
+): Map<string, string[]> {
   const observed = Object.entries(raw)
     .filter(([k]) => /^session_\d+_observation$/.test(k))
     .flatMap(([, v]) => Object.values((v ?? {}) as Record<string, unknown[]>).flat())
-    .map((entry) => JSON.stringify(Array.isArray(entry) ? entry.slice(1) : []));
-  return new Set([...observed, ...evidence].flatMap(idsIn));
+    .filter((entry): entry is unknown[] => Array.isArray(entry))
+    .map((entry) => ({ note: String(entry[0]), ids: idsIn(JSON.stringify(entry.slice(1))) }));
+  const asked = qa.map((q) => ({
+    note: `${q.question} ${String(q.answer ?? q.adversarial_answer ?? "")}`,
+    ids: q.evidence.flatMap(idsIn),
+  }));
+  const notes = new Map<string, string[]>();
+  for (const { note, ids } of [...observed, ...asked]) for (const id of ids) notes.set(id, [...(notes.get(id) ?? []), note]);
+  return notes;
 }
 
 /** Tolerates the data's loose id spellings ("D8:6; D9:17", "D:11:26"). */

@@ -1,5 +1,6 @@
 // Figures for the heuristic gate: share finished without a model, share of cited
 // (meaningful) turns the gate swallowed with an empty diff, and time per turn.
+import { agreesWithNotes } from "./gate-agreement";
 import type { TurnResult } from "./gate-run";
 
 export interface GateFigures {
@@ -9,12 +10,17 @@ export interface GateFigures {
   cited: number;
   citedFinished: number;
   citedSwallowed: number;
+  /** Cited turns finished with facts, and how many of those agree with the dataset's notes. */
+  citedWithFacts: number;
+  citedAgreeing: number;
   meanMs: number;
   p95Ms: number;
 }
 
 export function figuresOf(results: TurnResult[]): GateFigures {
   const cited = results.filter((r) => r.turn.cited);
+  const withFacts = cited.filter((r) => r.finished && !r.empty);
+  const speakers = [...new Set(results.map((r) => r.turn.speaker))];
   const times = results.map((r) => r.ms).sort((a, b) => a - b);
   return {
     turns: results.length,
@@ -23,6 +29,8 @@ export function figuresOf(results: TurnResult[]): GateFigures {
     cited: cited.length,
     citedFinished: cited.filter((r) => r.finished).length,
     citedSwallowed: cited.filter((r) => r.empty).length,
+    citedWithFacts: withFacts.length,
+    citedAgreeing: withFacts.filter((r) => agreesWithNotes(r.values, r.turn.notes, speakers)).length,
     meanMs: times.reduce((s, t) => s + t, 0) / Math.max(1, times.length),
     p95Ms: times[Math.floor(times.length * 0.95)] ?? 0,
   };
@@ -40,6 +48,9 @@ export function printFigures(label: string, f: GateFigures): void {
   );
   console.log(`  cited turns                   ${f.cited}; finished ${f.citedFinished} (${pct(f.citedFinished, f.cited)})`);
   console.log(`  cited turns finished empty    ${f.citedSwallowed} (${pct(f.citedSwallowed, f.cited)}; goal <= 2%: ${swallowedOk})`);
+  console.log(
+    `  cited turns finished w/ facts  ${f.citedWithFacts}; facts agree with the dataset's notes in ${f.citedAgreeing} (${pct(f.citedAgreeing, f.citedWithFacts)})`,
+  );
   console.log(`  time per turn                 mean ${f.meanMs.toFixed(3)} ms, p95 ${f.p95Ms.toFixed(3)} ms`);
 }
 

@@ -18,6 +18,8 @@ export interface TurnResult {
   empty: boolean;
   /** The finished diff's facts in short form, for judging them by eye. */
   facts: string[];
+  /** Objects and values of the finished diff's facts, to compare with the dataset's notes. */
+  values: string[];
   ms: number;
 }
 
@@ -45,7 +47,8 @@ export function runConversation(conversation: GateConversation, threshold: numbe
     learn(diff, entities, attributes);
     if (outcome.finished) instructions = nextInstructions(instructions, diff);
     const facts = outcome.finished ? factsOf(outcome.diff) : [];
-    return { turn, finished: outcome.finished, empty: outcome.finished && isEmptyDiff(outcome.diff), facts, ms };
+    const values = outcome.finished ? valuesOf(outcome.diff) : [];
+    return { turn, finished: outcome.finished, empty: outcome.finished && isEmptyDiff(outcome.diff), facts, values, ms };
   });
 }
 
@@ -56,6 +59,14 @@ function factsOf(diff: ExtractionDiff): string[] {
     ...diff.relations.map((r) => `${r.subject} ${r.verb} ${r.object}${when(r)}`),
     ...diff.attributes.map((a) => `${a.entity}.${a.key} = ${a.value}${when(a)}`),
     ...diff.instructions.map((i) => `instruction: ${i.label}`),
+  ];
+}
+
+function valuesOf(diff: ExtractionDiff): string[] {
+  return [
+    ...diff.relations.map((r) => r.object),
+    ...diff.attributes.map((a) => a.value),
+    ...diff.instructions.map((i) => `${i.label} ${i.description}`),
   ];
 }
 

@@ -74,11 +74,11 @@ async function newContext(config: Record<string, unknown> = {}): Promise<Ctx> {
   return { contextId, apiKey, sessionId: session.body.session_id };
 }
 
-async function postTurn(ctx: Ctx, content: string) {
+async function postTurn(ctx: Ctx, content: string, name?: string) {
   const res = await request(h.app)
     .post(`/api/v1/${ctx.contextId}/sessions/${ctx.sessionId}/turns`)
     .set("API-KEY", ctx.apiKey)
-    .send({ role: "user", content });
+    .send({ role: "user", content, name });
   expect(res.status).toBe(200);
   return res.body;
 }
@@ -389,6 +389,24 @@ describe("with no model configured", () => {
     expect((await documentSettled(ctx, documentId)).state).toBe("committed");
     expect(await h.api.db.assertion.count({ where: { documentId } })).toBe(1);
     expect(llm.requests.at(-1)!.body["model"]).toBe("llama3:8b");
+  });
+});
+
+describe("the open reader, with no model configured", () => {
+  beforeAll(() => restartWorkers({}));
+
+  test("a first-person deed read by its shape commits: the speaker's words are the value, the clause the evidence", async () => {
+    const ctx = await newContext();
+    const turn = await postTurn(ctx, "I'm still volunteering at the homeless shelter. It's fulfilling to lend a hand.", "Caroline");
+    expect(turn.extraction).toEqual({ status: "committed", stage: "heuristic" });
+    expect(turn.diff.attributes).toEqual([
+      { entity: "Caroline", key: "doing", value: "volunteering at the homeless shelter", memory_category: "context" },
+    ]);
+    await turnCommitted(turn.turn_id);
+    const attribute = await h.api.db.attribute.findFirstOrThrow({ where: { contextId: ctx.contextId, key: "doing" } });
+    expect(attribute.value).toBe("volunteering at the homeless shelter");
+    const assertion = await h.api.db.assertion.findUniqueOrThrow({ where: { id: attribute.assertionId } });
+    expect(assertion.turnId).toBe(turn.turn_id);
   });
 });
 

@@ -2,6 +2,7 @@
 // only when every sentence was read (or is small talk) with enough confidence.
 import { emptyDiff, type ExtractionDiff, type ExtractionInput, type HeuristicOutcome } from "../diff";
 import type { TurnContext } from "./heuristic-types";
+import { commentaryConfidence } from "./commentary";
 import { findKnownEntities } from "./known-entity-matcher";
 import { mergeFindings } from "./diff-merger";
 import { readSentence, type SentenceReading } from "./sentence-reader";
@@ -21,7 +22,10 @@ export function runHeuristics(input: ExtractionInput, options: HeuristicOptions)
   const gate = input.kind === "turn" ? smallTalkConfidence(sentences) : undefined;
   if (gate !== undefined) return decide(emptyDiff(), gate, "small talk: nothing durable", options);
   const context = contextFor(input, sentences);
-  const readings = sentences.map((s) => readSentence(s, context, input.kind === "turn"));
+  const readings = withoutCommentary(
+    sentences.map((s) => readSentence(s, context, input.kind === "turn")),
+    input.kind === "turn",
+  );
   const findings = readings.flatMap((r) => r.findings);
   const mentions = findKnownEntities(input.text, input.knownEntities).filter((m) => inRead(m.start, readings));
   const diff = mergeFindings(findings, mentions, input.text);
@@ -67,6 +71,25 @@ function contextFor(input: ExtractionInput, sentences: Sentence[]): TurnContext 
     knownAttributes: input.knownAttributes,
     activeInstructions: input.activeInstructions,
   };
+}
+
+/**
+ * In a turn with facts read, drops the unread clauses that only comment on them or on the
+ * listener, at the commentary's confidence.
+ */
+function withoutCommentary(readings: SentenceReading[], isTurn: boolean): SentenceReading[] {
+  const hasFacts = readings.some((r) => r.findings.some((f) => f.complete && (f.diff.attributes?.length || f.diff.relations?.length)));
+  if (!isTurn || !hasFacts) return readings;
+  return readings.map((r) => {
+    const verdicts = r.unread.map((c) => commentaryConfidence(c.text));
+    if (verdicts.every((v) => v === undefined)) return r;
+    const dropped = verdicts.filter((v): v is number => v !== undefined);
+    return {
+      ...r,
+      unread: r.unread.filter((_, i) => verdicts[i] === undefined),
+      phaticConfidence: Math.min(r.phaticConfidence ?? 1, ...dropped),
+    };
+  });
 }
 
 /** Known entities count as mentions only outside small talk ("Thanks, Alice!" says nothing about Alice). */

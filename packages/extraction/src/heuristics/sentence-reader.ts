@@ -3,6 +3,7 @@
 import { prepareClause } from "./clause-preparer";
 import type { Finding, TurnContext } from "./heuristic-types";
 import { detectInstruction } from "./instruction-detector";
+import { detectOpenStatement } from "./open-reader";
 import { detectPersonal } from "./personal-detector";
 import { detectRevocation } from "./revocation-detector";
 import { splitClauses, type Sentence } from "./sentence-splitter";
@@ -27,7 +28,10 @@ export function readSentence(sentence: Sentence, context: TurnContext, isTurn: b
   for (const clause of splitClauses(sentence)) {
     // Time phrases are parsed once per clause, for both grammars.
     const prepared = prepareClause(clause.text, context.referenceTime);
-    const finding = detectStatement(clause, context, prepared) ?? detectPersonal(clause, context, prepared);
+    const finding =
+      detectStatement(clause, context, prepared) ??
+      detectPersonal(clause, context, prepared) ??
+      detectOpenStatement(clause, context, prepared);
     if (finding) {
       findings.push(finding);
       continue;
