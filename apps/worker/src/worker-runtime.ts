@@ -15,7 +15,13 @@ export interface WorkerRuntime {
 }
 
 export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readonly QueueName[]): WorkerRuntime {
-  const relay = new OutboxRelay({ db: deps.db, queues: deps.queues, logger: deps.logger, pollMs: deps.config.OUTBOX_POLL_MS });
+  const relay = new OutboxRelay({
+    db: deps.db,
+    queues: deps.queues,
+    logger: deps.logger,
+    pollMs: deps.config.OUTBOX_POLL_MS,
+    runningLeaseMs: deps.config.RECALL_RUNNING_LEASE_SECONDS * 1_000,
+  });
   const processors: Record<QueueName, StageProcessor> = {
     extract_assertions: extractAssertionsProcessor(deps),
     validate_artifacts: validateArtifactsProcessor(deps),

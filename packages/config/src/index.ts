@@ -49,6 +49,11 @@ export const EnvSchema = z.object({
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   RECALL_MAX_TOKENS: z.coerce.number().int().min(1).default(500_000),
   RECALL_MAX_WALL_MS: z.coerce.number().int().min(100).default(600_000),
+  /**
+   * How long a work item may stay `running` with no live queue job before the sweeper takes it
+   * back as abandoned (its process died). Longer than any attempt may run: RECALL_MAX_WALL_MS.
+   */
+  RECALL_RUNNING_LEASE_SECONDS: z.coerce.number().int().min(1).default(900),
   RECALL_HEURISTIC_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.75),
   /** Unset: POST /query is full-text only and nothing is embedded. */
   RECALL_EMBEDDING_MODEL: embeddingModelRef,
@@ -66,12 +71,18 @@ export const EnvSchema = z.object({
 
 export type Config = z.infer<typeof EnvSchema>;
 
+/** The environment, and the settings that must agree with each other. */
+const ConfigSchema = EnvSchema.refine((env) => env.RECALL_RUNNING_LEASE_SECONDS * 1_000 > env.RECALL_MAX_WALL_MS, {
+  path: ["RECALL_RUNNING_LEASE_SECONDS"],
+  message: "must be longer than RECALL_MAX_WALL_MS, or the sweeper takes back work that is still running",
+});
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid environment:\n  ${lines.join("\n  ")}`);
@@ -81,5 +92,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** Config for a test or a tool, from defaults plus explicit overrides; never reads process.env. */
 export function configWith(overrides: Partial<Record<keyof Config, string>>): Config {
-  return EnvSchema.parse(overrides);
+  return ConfigSchema.parse(overrides);
 }

@@ -4,7 +4,9 @@
 // the same work items and attempt records, so status and provenance treat them like
 // any turn. Unlike turns they run in-process, synchronously: the caller gets its answer
 // after commit and truth maintenance. If this process dies in between, the
-// truth_maintenance work item is left `queued` and the sweeper hands it to a worker.
+// truth_maintenance work item is left `queued` and the sweeper hands it to a worker; if it
+// dies during a stage, that stage's item is left `running` and the sweeper takes it back once
+// its lease has passed (packages/queues stale-running.ts). Commit is idempotent per work item.
 import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
 import { commitCandidates, type CommitSummary } from "./commit";
 import { prepareDirectWrite, type DirectItem, type FieldError } from "./fact-write-diff";

@@ -9,8 +9,8 @@ type StageQueue = "validate_artifacts" | "commit_artifacts" | "truth_maintenance
 
 /**
  * Attempts a worker may make when it picks one of these items up later (an operator
- * retry, or the sweeper recovering a truth_maintenance item whose caller died); the
- * same numbers as the queue registry in packages/queues/src/registry.ts.
+ * retry, or the sweeper recovering an item whose caller died); the same numbers as
+ * the queue registry in packages/queues/src/registry.ts.
  */
 const MAX_ATTEMPTS: Record<StageQueue, number> = { validate_artifacts: 3, commit_artifacts: 5, truth_maintenance: 5 };
 

@@ -24,6 +24,18 @@ export class WorkTimeoutError extends WorkError {
   }
 }
 
+/**
+ * An attempt whose process stopped (killed, out of memory, a lost host) without recording an
+ * outcome; the sweeper or the item's next attempt closes it. Class `internal` (the error-class
+ * enum is part of the schema), retryable, and the message always starts with "abandoned:".
+ */
+export class AbandonedAttemptError extends WorkError {
+  override name = "AbandonedAttemptError";
+  constructor(reason: string) {
+    super("internal", `abandoned: ${reason}`, true);
+  }
+}
+
 // Errors thrown by other packages are classified by name, so this package need not import them.
 // A model's unusable answer reaches the queue only after the repair retry and any escalation
 // failed; it is the provider's fault, not the input's, and a later attempt may well succeed.

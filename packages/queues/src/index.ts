@@ -6,3 +6,4 @@ export * from "./work-items";
 export * from "./worker-factory";
 export * from "./outbox-relay";
 export * from "./retry";
+export * from "./stale-running";

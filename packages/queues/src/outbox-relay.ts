@@ -1,13 +1,15 @@
 // Moves committed outbox rows onto truth_maintenance. Rows are claimed with
 // FOR UPDATE SKIP LOCKED, so any number of relays can run side by side. The same
 // loop re-enqueues work items left `queued` without a job (a crash between the
-// row and the enqueue, or Redis down at ingest): accepted work is never lost.
+// row and the enqueue, or Redis down at ingest), and takes back items left `running`
+// by a process that died (see stale-running.ts): accepted work is never lost.
 import type { Db } from "@recall/db";
 import { transaction } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
 import { carrierForTraceId } from "@recall/telemetry";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { SubjectType, type QueueName } from "./registry";
+import { recoverStaleRunning } from "./stale-running";
 import { ensureWorkItem } from "./work-items";
 
 export interface RelayOptions {
@@ -18,6 +20,8 @@ export interface RelayOptions {
   batchSize?: number;
   /** A queued work item older than this with no job is enqueued again. */
   sweepAfterMs?: number;
+  /** A running work item whose attempt is older than this and has no live job is taken back. */
+  runningLeaseMs: number;
 }
 
 interface ClaimedRow {
@@ -68,15 +72,19 @@ export class OutboxRelay {
     }
   }
 
-  /** Enqueues work items that are still `queued` after sweepAfterMs; deterministic job ids make this safe. */
+  /**
+   * Enqueues work items that are still `queued` after sweepAfterMs (deterministic job ids make
+   * this safe), and takes back abandoned `running` ones; returns how many items it handled.
+   */
   async sweep(): Promise<number> {
-    const { db, queues, sweepAfterMs = 30_000 } = this.options;
+    const { db, queues, logger, sweepAfterMs = 30_000, runningLeaseMs } = this.options;
     const stale = await db.workItem.findMany({
       where: { status: "queued", createdAt: { lt: new Date(Date.now() - sweepAfterMs) } },
       take: 500,
     });
     for (const item of stale) await enqueueWorkItem(queues, item, carrierForTraceId(item.traceId));
-    return stale.length;
+    const recovered = await recoverStaleRunning({ db, queues, logger, leaseMs: runningLeaseMs });
+    return stale.length + recovered.length;
   }
 
   start(): void {

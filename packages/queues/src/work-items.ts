@@ -1,5 +1,6 @@
 // Work-item bookkeeping: one row per stage and subject, one attempt record per try.
-import type { DbOrTx, ErrorClass, WorkItem } from "@recall/db";
+import { transaction, type Db, type DbOrTx, type ErrorClass, type Prisma, type WorkItem } from "@recall/db";
+import { AbandonedAttemptError } from "./errors";
 import { QUEUES, type QueueName, type SubjectType } from "./registry";
 
 export interface NewWorkItem {
@@ -25,6 +26,9 @@ export async function markRunning(db: DbOrTx, workItemId: string, attempt: numbe
     where: { id: workItemId },
     data: { status: "running", attempts: attempt, startedAt: now, finishedAt: null },
   });
+  // BullMQ runs a stalled job (its worker died) again: the attempt that worker left open is over.
+  const interrupted = new AbandonedAttemptError(`attempt ${attempt} started while this one was open (its worker stopped)`);
+  await closeOpenAttempts(db, { workItemId, attempt: { lt: attempt } }, "failed", interrupted, now);
   const record = await db.workAttempt.upsert({
     where: { workItemId_attempt: { workItemId, attempt } },
     create: { workItemId, attempt, status: "running", startedAt: now },
@@ -64,5 +68,37 @@ export async function recordOutcome(db: DbOrTx, workItemId: string, attemptId: s
       wallMsUsed: { increment: outcome.wallMs },
       finishedAt,
     },
+  });
+}
+
+/**
+ * Takes back a `running` item whose process died: closes its open attempt records as abandoned and
+ * moves it to `queued` (to run again) or `dead` (for an operator to retry). Only while it is still the
+ * attempt the caller saw, so of two sweepers, or a sweeper and a late outcome, one wins; returns whether
+ * this call did.
+ */
+export async function abandonRunning(db: Db, item: WorkItem, status: "queued" | "dead", err: AbandonedAttemptError): Promise<boolean> {
+  const finishedAt = new Date();
+  return transaction(db, async (tx) => {
+    const claimed = await tx.workItem.updateMany({
+      where: { id: item.id, status: "running", attempts: item.attempts, startedAt: item.startedAt },
+      data: { status, errorClass: err.errorClass, errorMessage: err.message, finishedAt: status === "dead" ? finishedAt : null },
+    });
+    if (claimed.count === 0) return false;
+    await closeOpenAttempts(tx, { workItemId: item.id }, status === "dead" ? "dead" : "failed", err, finishedAt);
+    return true;
+  });
+}
+
+async function closeOpenAttempts(
+  db: DbOrTx,
+  where: Prisma.WorkAttemptWhereInput,
+  status: "failed" | "dead",
+  err: AbandonedAttemptError,
+  finishedAt: Date,
+): Promise<void> {
+  await db.workAttempt.updateMany({
+    where: { ...where, status: "running" },
+    data: { status, errorClass: err.errorClass, errorMessage: err.message, finishedAt },
   });
 }

@@ -1,72 +1,17 @@
 // The worker factory and the outbox relay on real Postgres and Redis.
 import { randomUUID } from "node:crypto";
-import type { Worker } from "bullmq";
-import type { Redis } from "ioredis";
-import { createDb, type Db } from "@recall/db";
-import { createLogger } from "@recall/telemetry";
-import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
-import { createProducerConnection, createWorkerConnection } from "./connection";
+import { waitFor } from "@recall/test-support";
 import { WorkError } from "./errors";
 import { OutboxRelay } from "./outbox-relay";
 import { NotRetryableError, retryWorkItem } from "./retry";
-import { createQueues, enqueueWorkItem, type QueueSet } from "./producer";
-import { jobIdFor, type QueueName } from "./registry";
-import { ensureWorkItem } from "./work-items";
-import { createStageWorker, type StageProcessor } from "./worker-factory";
+import { enqueueWorkItem } from "./producer";
+import { jobIdFor } from "./registry";
+import { attemptsOf, db, logger, newItem, queues, settled, startWorker, useQueueTestEnv } from "./testing/queue-test-env";
 
-const logger = createLogger("silent", "test");
-let database: TestDatabase;
-let db: Db;
-let producer: Redis;
-let connection: Redis;
-let prefix: string;
-let queues: QueueSet;
-const workers: Worker[] = [];
+useQueueTestEnv();
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = createDb({ databaseUrl: database.url, poolMax: 4 });
-});
-
-beforeEach(() => {
-  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  producer = createProducerConnection(redisUrl);
-  connection = createWorkerConnection(redisUrl);
-  prefix = testQueuePrefix();
-  queues = createQueues({ connection: producer, prefix });
-});
-
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.close()));
-  await queues.close();
-  await removeQueuePrefix(producer, prefix);
-  producer.disconnect();
-  connection.disconnect();
-});
-
-afterAll(async () => {
-  await db.$disconnect();
-  await database.drop();
-});
-
-function startWorker(queue: QueueName, process: StageProcessor, wallBudgetMs = 10_000): void {
-  workers.push(createStageWorker({ queue, process, db, queues, connection, prefix, logger, wallBudgetMs, concurrency: 2 }));
-}
-
-async function newItem(queue: QueueName) {
-  return ensureWorkItem(db, { contextId: randomUUID(), queue, subjectType: "document", subjectId: randomUUID(), traceId: "a".repeat(32) });
-}
-
-const settled = (id: string) =>
-  waitFor(
-    async () => {
-      const item = await db.workItem.findUniqueOrThrow({ where: { id } });
-      return ["succeeded", "dead"].includes(item.status) ? item : undefined;
-    },
-    { what: `work item ${id} to settle` },
-  );
-
-const attemptsOf = (workItemId: string) => db.workAttempt.findMany({ where: { workItemId }, orderBy: { attempt: "asc" } });
+/** Long enough that the sweeper in these tests never takes back a running item. */
+const LEASE_MS = 600_000;
 
 test("success marks the item succeeded, records the attempt and chains the next stage", async () => {
   startWorker("extract_assertions", async () => ({ status: "succeeded", tokensUsed: 42 }));
@@ -156,7 +101,7 @@ test("relays move each outbox row exactly once, even when two drain at the same 
       payload: { subjectType: "turn", subjectId },
     })),
   });
-  const relays = [1, 2].map(() => new OutboxRelay({ db, queues, logger, pollMs: 1_000, batchSize: 3 }));
+  const relays = [1, 2].map(() => new OutboxRelay({ db, queues, logger, pollMs: 1_000, batchSize: 3, runningLeaseMs: LEASE_MS }));
   const moved = await Promise.all(relays.map((r) => r.drain()));
   expect(moved[0]! + moved[1]!).toBe(20);
   expect(await db.outboxEvent.count({ where: { contextId, processedAt: null } })).toBe(0);
@@ -167,7 +112,7 @@ test("relays move each outbox row exactly once, even when two drain at the same 
 test("the sweeper enqueues work items left queued without a job", async () => {
   const item = await newItem("validate_artifacts");
   await db.workItem.update({ where: { id: item.id }, data: { createdAt: new Date(Date.now() - 60_000) } });
-  const relay = new OutboxRelay({ db, queues, logger, pollMs: 1_000, sweepAfterMs: 30_000 });
+  const relay = new OutboxRelay({ db, queues, logger, pollMs: 1_000, sweepAfterMs: 30_000, runningLeaseMs: LEASE_MS });
   expect(await queues.validate_artifacts.getJob(jobIdFor(item.id))).toBeUndefined();
   expect(await relay.sweep()).toBeGreaterThanOrEqual(1);
   expect(await queues.validate_artifacts.getJob(jobIdFor(item.id))).toBeDefined();

@@ -1,0 +1,152 @@
+// Stale-running recovery on real Postgres and Redis: what a process that died mid-attempt
+// leaves behind (a `running` item with an open attempt record) is taken back by the sweeper.
+import { UnrecoverableError, Worker } from "bullmq";
+import { waitFor } from "@recall/test-support";
+import { OutboxRelay } from "./outbox-relay";
+import { enqueueWorkItem } from "./producer";
+import { jobIdFor, type QueueName } from "./registry";
+import { retryWorkItem } from "./retry";
+import { recoverStaleRunning } from "./stale-running";
+import {
+  attemptsOf,
+  connection,
+  db,
+  logger,
+  newItem,
+  prefix,
+  queues,
+  settled,
+  startWorker,
+  useQueueTestEnv,
+} from "./testing/queue-test-env";
+import { markRunning } from "./work-items";
+
+useQueueTestEnv();
+// Each test sees only its own items: a sweep takes back whatever is stale in the database.
+afterEach(() => db.workItem.deleteMany());
+
+const LEASE_MS = 60_000;
+const recover = () => recoverStaleRunning({ db, queues, logger, leaseMs: LEASE_MS });
+const succeed = async () => ({ status: "succeeded" as const });
+
+/** A work item as a process leaves it when it dies during attempt `attempt`, `ago` ms ago. */
+async function leftRunning(queue: QueueName, { attempt = 1, ago = 2 * LEASE_MS } = {}) {
+  const item = await newItem(queue);
+  await markRunning(db, item.id, attempt);
+  const startedAt = new Date(Date.now() - ago);
+  await db.workAttempt.updateMany({ where: { workItemId: item.id }, data: { startedAt } });
+  return db.workItem.update({ where: { id: item.id }, data: { startedAt } });
+}
+
+const attemptSummary = async (id: string) =>
+  (await attemptsOf(id)).map((a) => [
+    a.attempt,
+    a.status,
+    a.errorClass,
+    a.errorMessage?.startsWith("abandoned:") ?? false,
+    a.finishedAt !== null,
+  ]);
+/** attempt, status, error class, abandoned, finished: the first attempt's process died, the second ran. */
+const ABANDONED_THEN_SUCCEEDED = [
+  [1, "failed", "internal", true, true],
+  [2, "succeeded", null, false, true],
+];
+
+test("a running item with an old attempt and no job is closed as abandoned, queued again and completed", async () => {
+  const item = await leftRunning("commit_artifacts");
+  const relay = new OutboxRelay({ db, queues, logger, pollMs: 1_000, runningLeaseMs: LEASE_MS });
+
+  expect(await relay.sweep()).toBe(1);
+  const taken = await db.workItem.findUniqueOrThrow({ where: { id: item.id } });
+  expect(taken).toMatchObject({ status: "queued", attempts: 1, errorClass: "internal", finishedAt: null });
+  expect(taken.errorMessage).toMatch(/^abandoned: attempt 1 started .* no live job after the 60 s lease .*queued again/);
+  expect(await attemptSummary(item.id)).toEqual([[1, "failed", "internal", true, true]]);
+  expect(await queues.commit_artifacts.getJobState(jobIdFor(item.id))).toBe("waiting");
+
+  startWorker("commit_artifacts", succeed);
+  expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 2, errorClass: null });
+  expect(await attemptSummary(item.id)).toEqual(ABANDONED_THEN_SUCCEEDED);
+});
+
+test("an item whose attempt is within the lease, or whose job is still queued, is left alone", async () => {
+  const fresh = await leftRunning("validate_artifacts", { ago: LEASE_MS / 2 });
+  const waiting = await leftRunning("validate_artifacts");
+  await enqueueWorkItem(queues, waiting);
+
+  expect(await recover()).toEqual([]);
+  for (const item of [fresh, waiting]) {
+    expect(await db.workItem.findUniqueOrThrow({ where: { id: item.id } })).toMatchObject({ status: "running", errorClass: null });
+    expect(await attemptSummary(item.id)).toEqual([[1, "running", null, false, false]]);
+  }
+});
+
+test("an item whose job a live worker is running is left alone, however long it takes", async () => {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  startWorker("extract_assertions", async () => {
+    await released;
+    return { status: "succeeded", next: false };
+  });
+  const item = await newItem("extract_assertions");
+  await enqueueWorkItem(queues, item);
+  try {
+    await waitFor(async () => (await db.workItem.findUniqueOrThrow({ where: { id: item.id } })).status === "running");
+    await db.workItem.update({ where: { id: item.id }, data: { startedAt: new Date(Date.now() - 2 * LEASE_MS) } });
+    expect(await queues.extract_assertions.getJobState(jobIdFor(item.id))).toBe("active");
+    expect(await recover()).toEqual([]);
+  } finally {
+    release();
+  }
+  expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 1 });
+  expect(await attemptSummary(item.id)).toEqual([[1, "succeeded", null, false, true]]);
+});
+
+test("with no attempts left it is dead, says why, and an operator retry completes it", async () => {
+  const item = await leftRunning("truth_maintenance", { attempt: 5 });
+
+  expect(await recover()).toEqual([{ workItemId: item.id, status: "dead" }]);
+  const dead = await db.workItem.findUniqueOrThrow({ where: { id: item.id } });
+  expect(dead).toMatchObject({ status: "dead", errorClass: "internal" });
+  expect(dead.finishedAt).not.toBeNull();
+  expect(dead.errorMessage).toMatch(/^abandoned: .*no attempts left, retry it/);
+  expect(await attemptSummary(item.id)).toEqual([[5, "dead", "internal", true, true]]);
+  expect(await queues.truth_maintenance.getJob(jobIdFor(item.id))).toBeUndefined();
+
+  startWorker("truth_maintenance", succeed);
+  await retryWorkItem(db, queues, dead);
+  expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 6, errorClass: null });
+});
+
+test("an item whose job BullMQ failed without the worker recording it (a stalled job) runs again", async () => {
+  const item = await leftRunning("validate_artifacts");
+  await enqueueWorkItem(queues, item);
+  // What BullMQ does to a job whose worker died too often: it fails it, and no processor code runs.
+  const stalled = new Worker("validate_artifacts", () => Promise.reject(new UnrecoverableError("job stalled more than allowable limit")), {
+    connection,
+    prefix,
+  });
+  await waitFor(async () => (await queues.validate_artifacts.getJobState(jobIdFor(item.id))) === "failed");
+  await stalled.close();
+
+  expect(await recover()).toEqual([{ workItemId: item.id, status: "queued" }]);
+  startWorker("validate_artifacts", async () => ({ status: "succeeded", next: false }));
+  expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 2 });
+  expect(await attemptSummary(item.id)).toEqual(ABANDONED_THEN_SUCCEEDED);
+});
+
+test("two sweepers at once take an item back once", async () => {
+  const item = await leftRunning("commit_artifacts");
+  const [a, b] = await Promise.all([recover(), recover()]);
+  expect([...a, ...b]).toEqual([{ workItemId: item.id, status: "queued" }]);
+  expect(await attemptSummary(item.id)).toEqual([[1, "failed", "internal", true, true]]);
+  expect(await queues.commit_artifacts.getJobCounts("waiting")).toMatchObject({ waiting: 1 });
+});
+
+test("a job BullMQ runs again after its worker died closes the attempt that worker left open", async () => {
+  const item = await leftRunning("commit_artifacts", { ago: 1_000 });
+  startWorker("commit_artifacts", succeed);
+  await enqueueWorkItem(queues, item);
+
+  expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 2 });
+  expect(await attemptSummary(item.id)).toEqual(ABANDONED_THEN_SUCCEEDED);
+});

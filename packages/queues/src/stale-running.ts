@@ -1,0 +1,69 @@
+// Stale-running recovery. A work item is `running` only while something runs it: a queue
+// worker, or the API process writing facts in-process (POST /facts). When that process dies
+// hard, nothing records an outcome and the item would claim to be running forever. Once its
+// attempt is older than the lease (longer than any attempt may run) and no live BullMQ job
+// holds it, the sweeper closes the attempt as abandoned and queues the item again, or, with no
+// attempts left, marks it dead for an operator to retry. Rerunning is safe because every stage
+// is idempotent per work item (a commit finds its own outbox row and writes nothing twice).
+import type { Db, WorkItem } from "@recall/db";
+import { carrierForTraceId, jobsTotal, type Logger } from "@recall/telemetry";
+import { AbandonedAttemptError } from "./errors";
+import type { QueueSet } from "./producer";
+import { isQueueName, jobIdFor } from "./registry";
+import { requeueWorkItem } from "./retry";
+import { abandonRunning } from "./work-items";
+
+export interface StaleRunningOptions {
+  db: Db;
+  queues: QueueSet;
+  logger: Logger;
+  /** A running attempt older than this, with no live job, is taken back. */
+  leaseMs: number;
+  batchSize?: number;
+}
+
+export interface RecoveredItem {
+  workItemId: string;
+  status: "queued" | "dead";
+}
+
+/**
+ * A job in one of these states will still run (or is running) and record its own outcome; a
+ * stalled active job is BullMQ's to move back to waiting, or to failed, which is not live.
+ */
+const LIVE_JOB_STATES: ReadonlySet<string> = new Set(["active", "waiting", "delayed", "prioritized", "waiting-children"]);
+
+/** Takes back every abandoned running item it finds; returns what it did with each. */
+export async function recoverStaleRunning(options: StaleRunningOptions): Promise<RecoveredItem[]> {
+  const { db, leaseMs, batchSize = 100 } = options;
+  const stale = await db.workItem.findMany({
+    where: { status: "running", startedAt: { lt: new Date(Date.now() - leaseMs) } },
+    orderBy: { startedAt: "asc" },
+    take: batchSize,
+  });
+  const recovered: RecoveredItem[] = [];
+  for (const item of stale) {
+    const outcome = await recoverItem(options, item);
+    if (outcome) recovered.push(outcome);
+  }
+  return recovered;
+}
+
+async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promise<RecoveredItem | undefined> {
+  const { db, queues, logger, leaseMs } = options;
+  const queue = isQueueName(item.queue) ? queues[item.queue] : undefined;
+  if (queue && LIVE_JOB_STATES.has(await queue.getJobState(jobIdFor(item.id)))) return undefined;
+  const status = queue && item.attempts < item.maxAttempts ? "queued" : "dead";
+  const err = new AbandonedAttemptError(
+    `attempt ${item.attempts} started ${item.startedAt?.toISOString()} and had no live job after the ${leaseMs / 1_000} s lease ` +
+      `(its process stopped); ${status === "queued" ? "queued again" : "no attempts left, retry it to run it again"}`,
+  );
+  if (!(await abandonRunning(db, item, status, err))) return undefined;
+  jobsTotal.inc({ queue: item.queue, outcome: status === "queued" ? "failed" : "dead", error_class: err.errorClass });
+  logger.warn(
+    { workItemId: item.id, queue: item.queue, attempt: item.attempts, status, traceId: item.traceId },
+    "took back an abandoned work item",
+  );
+  if (status === "queued") await requeueWorkItem(queues, item, carrierForTraceId(item.traceId));
+  return { workItemId: item.id, status };
+}

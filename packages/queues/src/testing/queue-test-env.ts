@@ -1,0 +1,75 @@
+// Real Postgres and Redis for this package's tests: a database cloned from the migrated
+// template per test file, and a fresh queue prefix per test, removed afterwards. Call
+// useQueueTestEnv() once at the top of a test file; the bindings below are live.
+import { randomUUID } from "node:crypto";
+import type { Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { loadConfig } from "@recall/config";
+import { createDb, type Db, type WorkItem } from "@recall/db";
+import { createLogger } from "@recall/telemetry";
+import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
+import { createProducerConnection, createWorkerConnection } from "../connection";
+import { createQueues, type QueueSet } from "../producer";
+import type { QueueName } from "../registry";
+import { ensureWorkItem } from "../work-items";
+import { createStageWorker, type StageProcessor } from "../worker-factory";
+
+export const logger = createLogger("silent", "test");
+export let db: Db;
+export let queues: QueueSet;
+export let connection: Redis;
+export let prefix: string;
+let database: TestDatabase;
+let producer: Redis;
+const workers: Worker[] = [];
+
+export function useQueueTestEnv(): void {
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDb({ databaseUrl: database.url, poolMax: 4 });
+  });
+
+  beforeEach(() => {
+    const redisUrl = loadConfig().REDIS_URL;
+    producer = createProducerConnection(redisUrl);
+    connection = createWorkerConnection(redisUrl);
+    prefix = testQueuePrefix();
+    queues = createQueues({ connection: producer, prefix });
+  });
+
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.close()));
+    await queues.close();
+    await removeQueuePrefix(producer, prefix);
+    producer.disconnect();
+    connection.disconnect();
+  });
+
+  afterAll(async () => {
+    await db.$disconnect();
+    await database.drop();
+  });
+}
+
+/** A stage worker on this test's queue prefix, closed after the test. */
+export function startWorker(queue: QueueName, process: StageProcessor, wallBudgetMs = 10_000): Worker {
+  const worker = createStageWorker({ queue, process, db, queues, connection, prefix, logger, wallBudgetMs, concurrency: 2 });
+  workers.push(worker);
+  return worker;
+}
+
+export async function newItem(queue: QueueName): Promise<WorkItem> {
+  return ensureWorkItem(db, { contextId: randomUUID(), queue, subjectType: "document", subjectId: randomUUID(), traceId: "a".repeat(32) });
+}
+
+/** Waits until the work item is succeeded or dead. */
+export const settled = (id: string) =>
+  waitFor(
+    async () => {
+      const item = await db.workItem.findUniqueOrThrow({ where: { id } });
+      return ["succeeded", "dead"].includes(item.status) ? item : undefined;
+    },
+    { what: `work item ${id} to settle` },
+  );
+
+export const attemptsOf = (workItemId: string) => db.workAttempt.findMany({ where: { workItemId }, orderBy: { attempt: "asc" } });
