@@ -183,11 +183,14 @@ export async function ingest(f: MemoryFixture, subject: TestSubject, diff: DiffI
   return maintainSubject(f, subject);
 }
 
+/** The subject's work item on `queue`, made once even when two commits race for it (Prisma's upsert can collide). */
 async function workItem(f: MemoryFixture, subject: TestSubject, queue: string) {
-  return f.db.workItem.upsert({
+  await f.db.workItem.createMany({
+    data: { contextId: f.contextId, queue, subjectType: subject.type, subjectId: subject.id, traceId: subject.traceId, maxAttempts: 5 },
+    skipDuplicates: true,
+  });
+  return f.db.workItem.findUniqueOrThrow({
     where: { queue_subjectType_subjectId: { queue, subjectType: subject.type, subjectId: subject.id } },
-    create: { contextId: f.contextId, queue, subjectType: subject.type, subjectId: subject.id, traceId: subject.traceId, maxAttempts: 5 },
-    update: {},
   });
 }
 
