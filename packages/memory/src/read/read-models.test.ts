@@ -121,17 +121,19 @@ test("match any needs one of the words, match all needs every word, stop words a
   ).toEqual([]);
 });
 
-test("search over many turns uses the GIN index of its migration (the tsvector expressions match)", async () => {
+test("search over many turns uses the GIN index over their stored tsvectors", async () => {
   const session = await db.session.create({ data: { contextId } });
   await db.$executeRaw`
     INSERT INTO turns (id, context_id, session_id, seq, role, content, scope, trace_id)
     SELECT gen_random_uuid(), ${contextId}::uuid, ${session.id}::uuid, n, 'user',
       CASE WHEN n % 500 = 0 THEN 'the gearbox rattles' ELSE 'nothing to see on line ' || n END, '{}', 't'
     FROM generate_series(1, 3000) AS n`;
-  await db.$executeRaw`ANALYZE turns`;
+  // VACUUM moves the batch out of the GIN index's pending list, as autovacuum does in service;
+  // until then the planner rightly costs the index as a scan of that unsorted list.
+  await db.$executeRaw`VACUUM ANALYZE turns`;
   const [statement] = searchStatements({ contextId, scope: [], query: "gearbox", limit: 5, kinds: ["turn"], match: "any" }, new Date());
   const plan = await db.$queryRaw<{ "QUERY PLAN": string }[]>(Prisma.sql`EXPLAIN ${statement!}`);
-  expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("turns_content_fts_idx");
+  expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("turns_content_tsv_idx");
   const { results: hits } = await searchMemory(db, { contextId, scope: [], query: "gearbox", limit: 10, kinds: ["turn"], match: "any" });
   expect(hits).toHaveLength(6);
 });

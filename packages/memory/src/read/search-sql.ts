@@ -1,8 +1,13 @@
-// Full-text retrievers, one SELECT per kind of text, run side by side. The
-// tsvector expressions over turns and document nodes match the GIN indexes of
-// prisma/migrations/20261202133500_read_model_search_indexes exactly, so the planner
-// uses them; fact and instruction text is short and already narrowed to the context,
-// the reader's scope and the current instant by b-tree indexes, so it is computed inline.
+// Full-text retrievers, one SELECT per kind of text, run side by side. Tsvectors are
+// stored generated columns (prisma/migrations/20261202155500_stored_search_tsvectors), so
+// neither the @@ match nor ts_rank parses text per row per query; turns, document nodes
+// and instructions have GIN indexes over theirs. A generated column sees only its own row,
+// so a fact's tsvector is joined from its parts (the entities' names, the key and value or
+// the predicate) with `||`, which keeps every lexeme and its count: an `any` query matches
+// and ranks exactly as over the whole text. It does not keep word positions after a part
+// that ends in a stop word ("works at"), and phrases and ts_rank of an `all` query read
+// positions, so those parse a fact's whole text as before (facts are few once narrowed to
+// the context, the reader's scope and the current instant by b-tree indexes).
 // TEXT_SOURCES and visibleRows are shared with vector search (vector-sql.ts) and the
 // embedding writer, so every retriever shows the same text under the same rules.
 import { Prisma } from "@recall/db";
@@ -13,8 +18,10 @@ import type { SearchInput, SearchKind } from "./search-types";
 
 /** Where one kind of text lives and how it reads; `f` is the row that owns the text. */
 export interface TextSource {
-  /** The text the tsvector is built from. */
-  indexed: Prisma.Sql;
+  /** The searched text's tsvector, from stored columns (their expressions are in the migration). */
+  tsv: Prisma.Sql;
+  /** Only where `tsv` is joined from parts: the whole searched text, for word positions. */
+  whole?: Prisma.Sql;
   /** The text a caller sees, and the text that is embedded. */
   text: Prisma.Sql;
   link: Prisma.Sql;
@@ -24,11 +31,14 @@ export interface TextSource {
   scope: Prisma.Sql;
 }
 
-/** `any` ORs the query's own lexemes (stemmed, stop words dropped); `all` is websearch_to_tsquery's syntax. */
+/**
+ * `any` ORs the query's own lexemes (stemmed, stop words dropped); `all` is websearch_to_tsquery's syntax.
+ * Both are immutable functions of the bound query text, so Postgres computes the tsquery while planning
+ * and picks between the GIN and b-tree indexes knowing how common its words are.
+ */
 export function tsQuery(input: SearchInput): Prisma.Sql {
   if (input.match === "all") return Prisma.sql`websearch_to_tsquery('english', ${input.query})`;
-  return Prisma.sql`(SELECT COALESCE(string_agg(quote_literal(l), ' | '), '')::tsquery
-    FROM unnest(tsvector_to_array(to_tsvector('english', ${input.query}))) AS l)`;
+  return Prisma.sql`recall_any_tsquery(${input.query})`;
 }
 
 const factLink = (entity: string) =>
@@ -44,7 +54,8 @@ const ownContext = Prisma.sql`f.context_id`;
 
 export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
   attribute: {
-    indexed: Prisma.sql`s.name || ' ' || replace(f.key, '_', ' ') || ' ' || f.value`,
+    tsv: Prisma.sql`s.name_tsv || f.search_tsv`,
+    whole: Prisma.sql`s.name || ' ' || replace(f.key, '_', ' ') || ' ' || f.value`,
     text: Prisma.sql`s.name || ' ' || f.key || ': ' || f.value`,
     link: factLink("f.entity_id"),
     from: Prisma.sql`attributes f JOIN entities s ON s.id = f.entity_id JOIN assertions a ON a.id = f.assertion_id`,
@@ -52,7 +63,8 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
     scope: ownScope,
   },
   relation: {
-    indexed: Prisma.sql`s.name || ' ' || replace(f.predicate, '_', ' ') || ' ' || o.name`,
+    tsv: Prisma.sql`s.name_tsv || f.predicate_tsv || o.name_tsv`,
+    whole: Prisma.sql`s.name || ' ' || replace(f.predicate, '_', ' ') || ' ' || o.name`,
     text: Prisma.sql`s.name || ' ' || f.predicate || ' ' || o.name`,
     link: factLink("f.subject_id"),
     from: Prisma.sql`relations f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
@@ -61,7 +73,7 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
     scope: ownScope,
   },
   instruction: {
-    indexed: Prisma.sql`f.label || ' ' || f.description`,
+    tsv: Prisma.sql`f.search_tsv`,
     text: Prisma.sql`f.label || ': ' || f.description`,
     link: Prisma.sql`jsonb_build_object('instruction_id', f.id, 'turn_id', f.turn_id, 'document_id', f.document_id,
       'start_byte', f.start_byte, 'end_byte', f.end_byte)`,
@@ -70,7 +82,7 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
     scope: ownScope,
   },
   turn: {
-    indexed: Prisma.sql`f.content`,
+    tsv: Prisma.sql`f.content_tsv`,
     text: Prisma.sql`f.content`,
     link: Prisma.sql`jsonb_build_object('turn_id', f.id, 'session_id', f.session_id, 'seq', f.seq, 'start_byte', 0, 'end_byte', octet_length(f.content))`,
     from: Prisma.sql`turns f`,
@@ -78,7 +90,7 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
     scope: ownScope,
   },
   document_node: {
-    indexed: Prisma.sql`f.text`,
+    tsv: Prisma.sql`f.text_tsv`,
     text: Prisma.sql`f.text`,
     link: Prisma.sql`jsonb_build_object('document_id', d.id, 'node_id', f.id, 'start_byte', f.start_byte, 'end_byte', f.end_byte)`,
     from: Prisma.sql`document_nodes f JOIN documents d ON d.id = f.document_id`,
@@ -102,9 +114,10 @@ export function visibleRows(kind: SearchKind, reader: ReaderScope, now: Date): P
  */
 function ranked(kind: SearchKind, input: SearchInput, now: Date): Prisma.Sql {
   const r = TEXT_SOURCES[kind];
+  const tsv = input.match === "all" && r.whole ? Prisma.sql`to_tsvector('english', ${r.whole})` : r.tsv;
   return Prisma.sql`(SELECT ${kind}::text AS kind, f.id, ${r.text} AS text,
-      ts_rank(to_tsvector('english', ${r.indexed}), q.tsq, 1)::float8 AS raw_score, ${r.link} AS link
-    FROM ${r.from}, q WHERE ${visibleRows(kind, input, now)} AND to_tsvector('english', ${r.indexed}) @@ q.tsq
+      ts_rank(${tsv}, q.tsq, 1)::float8 AS raw_score, ${r.link} AS link
+    FROM ${r.from}, q WHERE ${visibleRows(kind, input, now)} AND ${tsv} @@ q.tsq
     ORDER BY raw_score DESC, f.id LIMIT ${input.limit})`;
 }
 
