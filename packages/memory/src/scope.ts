@@ -10,7 +10,8 @@
 // On the write path: an instruction is revoked only by a turn that can see it
 // (instruction.scope ⊆ turn.scope), and a newer value supersedes an older one only
 // when both were written in the same scope, so one user's correction never closes a
-// fact other readers still see.
+// fact other readers still see. On the read path, a reader who sees both gets the newer
+// narrower-scope value of a single-valued fact (read/fact-query.ts, notShadowed).
 
 export type Scope = readonly string[];
 

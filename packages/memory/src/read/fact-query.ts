@@ -2,6 +2,7 @@
 // entity) with the common filters, so profile, state and history read facts the same way.
 import { Prisma, type DbOrTx } from "@recall/db";
 import type { Scope } from "../scope";
+import { DEFAULT_SINGLE_VALUED } from "../truth-maintenance";
 import type { FactView, ListPosition } from "./read-types";
 import { afterPosition, and, knownAt, validAt, visibleTo } from "./sql-fragments";
 
@@ -67,7 +68,8 @@ function branch(kind: keyof typeof TABLES, filter: FactFilter): Prisma.Sql {
   const validTo = timeTravel?.validTo ?? Prisma.raw("f.valid_to");
   const where = [Prisma.sql`f.context_id = ${filter.contextId}::uuid`, visibleTo("f", filter.scope)];
   if (!filter.includeRetracted) where.push(knownAt("f", filter.recordedAsOf));
-  if (filter.validAt) where.push(validAt("f", filter.validAt, validTo));
+  if (filter.validAt)
+    where.push(validAt("f", filter.validAt, validTo), notShadowed(kind, filter.scope, filter.validAt, filter.recordedAsOf));
   if (filter.subjectIds) where.push(Prisma.sql`${Prisma.raw(t.subject)} = ANY(${filter.subjectIds}::uuid[])`);
   return Prisma.sql`
     SELECT ${kind}::text AS kind, f.id, ${Prisma.raw(t.subject)} AS subject_id, ${Prisma.raw(t.predicate)} AS predicate,
@@ -84,20 +86,47 @@ function branch(kind: keyof typeof TABLES, filter: FactFilter): Prisma.Sql {
  * step then in force decides; with none in force the fact had the valid_to its source
  * stated, which the first step kept as previous_valid_to (as fact-closure.ts reads it).
  */
-function asRecordedThen(table: string, at: Date) {
+function asRecordedThen(table: string, at: Date, alias = "f") {
   const kind = table === "attributes" ? "attribute" : "relation";
+  const [a, inForce, firstStep] = [alias, `${alias}_in_force`, `${alias}_first_step`].map((name) => Prisma.raw(name));
   return {
     joins: Prisma.sql`
       LEFT JOIN LATERAL (SELECT s.valid_to, s.newer_id FROM supersessions s
-        WHERE s.older_id = f.id AND s.fact_kind = ${kind}::"FactKind" AND s.created_at <= ${at} AND (s.undone_at IS NULL OR s.undone_at > ${at})
-        ORDER BY s.created_at DESC LIMIT 1) in_force ON TRUE
+        WHERE s.older_id = ${a}.id AND s.fact_kind = ${kind}::"FactKind" AND s.created_at <= ${at} AND (s.undone_at IS NULL OR s.undone_at > ${at})
+        ORDER BY s.created_at DESC LIMIT 1) ${inForce} ON TRUE
       LEFT JOIN LATERAL (SELECT TRUE AS found, s.previous_valid_to FROM supersessions s
-        WHERE s.older_id = f.id AND s.fact_kind = ${kind}::"FactKind" ORDER BY s.created_at LIMIT 1) first_step ON TRUE`,
-    validTo: Prisma.sql`(CASE WHEN in_force.newer_id IS NOT NULL THEN in_force.valid_to
-      WHEN first_step.found THEN first_step.previous_valid_to ELSE f.valid_to END)`,
-    supersededBy: Prisma.sql`(CASE WHEN in_force.newer_id IS NOT NULL THEN in_force.newer_id
-      WHEN first_step.found THEN NULL ELSE f.superseded_by END)`,
+        WHERE s.older_id = ${a}.id AND s.fact_kind = ${kind}::"FactKind" ORDER BY s.created_at LIMIT 1) ${firstStep} ON TRUE`,
+    validTo: Prisma.sql`(CASE WHEN ${inForce}.newer_id IS NOT NULL THEN ${inForce}.valid_to
+      WHEN ${firstStep}.found THEN ${firstStep}.previous_valid_to ELSE ${a}.valid_to END)`,
+    supersededBy: Prisma.sql`(CASE WHEN ${inForce}.newer_id IS NOT NULL THEN ${inForce}.newer_id
+      WHEN ${firstStep}.found THEN NULL ELSE ${a}.superseded_by END)`,
   };
+}
+
+const SHADOW_COLUMNS = {
+  attribute: { table: "attributes", subject: "entity_id", predicate: "key" },
+  relation: { table: "relations", subject: "subject_id", predicate: "predicate" },
+} as const;
+
+/**
+ * Scope precedence for single-valued facts. Truth maintenance closes an older value only
+ * within its own scope (scope.ts), so when Alice corrects in {org, user=alice} a title the
+ * org stated in {org}, both stay current: the org's value for everyone else, hers for her.
+ * A reader who sees both gets the narrower one: a value of fact `f` is hidden when a newer
+ * value of the same entity and single-valued key, written in a strictly narrower scope the
+ * reader also sees, holds at `at` (as the store knew it at `recordedAsOf`, if given). A
+ * broader value stated after the narrower one does not hide it: both stay, as before.
+ */
+export function notShadowed(kind: keyof typeof SHADOW_COLUMNS, scope: Scope, at: Date, recordedAsOf?: Date): Prisma.Sql {
+  const c = SHADOW_COLUMNS[kind];
+  const [subject, predicate] = [Prisma.raw(c.subject), Prisma.raw(c.predicate)];
+  const travel = recordedAsOf ? asRecordedThen(c.table, recordedAsOf, "g") : undefined;
+  return Prisma.sql`NOT (f.${predicate} = ANY(${[...DEFAULT_SINGLE_VALUED]}::text[]) AND EXISTS (
+    SELECT 1 FROM ${Prisma.raw(c.table)} g ${travel?.joins ?? Prisma.empty}
+    WHERE g.context_id = f.context_id AND g.${subject} = f.${subject} AND g.${predicate} = f.${predicate} AND g.id <> f.id
+      AND g.scope @> f.scope AND NOT (f.scope @> g.scope) AND ${visibleTo("g", scope)}
+      AND ${knownAt("g", recordedAsOf)} AND ${validAt("g", at, travel?.validTo)}
+      AND (g.valid_from, g.recorded_at) > (f.valid_from, f.recorded_at)))`;
 }
 
 function toFactView(r: FactRow): FactView {

@@ -5,6 +5,7 @@
 // touched come first.
 import { Prisma, type DbOrTx } from "@recall/db";
 import { activeInstructions } from "./directive-reader";
+import { notShadowed } from "./fact-query";
 import type { EntitySummary, InstructionView, ListPosition, ReaderScope } from "./read-types";
 import { afterPosition, knownAt, pageOf, validAt, visibleTo } from "./sql-fragments";
 
@@ -51,9 +52,10 @@ export async function readProfile(db: DbOrTx, input: ProfileInput): Promise<Prof
   return { entities: page.items.map(toProfileEntity), instructions, next: page.next };
 }
 
-/** Current, visible, not retracted: the facts a profile shows. */
-const current = (input: ProfileInput, now: Date) =>
-  Prisma.sql`f.context_id = ${input.contextId}::uuid AND ${visibleTo("f", input.scope)} AND ${knownAt("f", undefined)} AND ${validAt("f", now)}`;
+/** Current, visible, not retracted, not shadowed by a narrower scope's value: the facts a profile shows. */
+const current = (input: ProfileInput, now: Date, kind: "attribute" | "relation") =>
+  Prisma.sql`f.context_id = ${input.contextId}::uuid AND ${visibleTo("f", input.scope)} AND ${knownAt("f", undefined)} AND ${validAt("f", now)}
+    AND ${notShadowed(kind, input.scope, now)}`;
 
 /**
  * Entities the reader can see: written in its scope, or the subject of a current fact it
@@ -61,7 +63,7 @@ const current = (input: ProfileInput, now: Date) =>
  */
 function profileStatement(input: ProfileInput, now: Date): Prisma.Sql {
   const touched = (table: string, subject: string) => Prisma.sql`
-    SELECT f.${Prisma.raw(subject)} AS id, max(f.recorded_at) AS at FROM ${Prisma.raw(table)} f WHERE ${current(input, now)} GROUP BY 1`;
+    SELECT f.${Prisma.raw(subject)} AS id, max(f.recorded_at) AS at FROM ${Prisma.raw(table)} f WHERE ${current(input, now, table === "attributes" ? "attribute" : "relation")} GROUP BY 1`;
   return Prisma.sql`
     WITH page AS (
       SELECT * FROM (
@@ -82,13 +84,13 @@ const timing = Prisma.sql`'memory_category', f.memory_category, 'confidence', f.
 
 function attributesOf(input: ProfileInput, now: Date): Prisma.Sql {
   return Prisma.sql`COALESCE((SELECT json_agg(json_build_object('id', f.id, 'key', f.key, 'value', f.value, ${timing}) ORDER BY f.key, f.valid_from)
-    FROM attributes f WHERE f.entity_id = p.id AND ${current(input, now)}), '[]'::json)`;
+    FROM attributes f WHERE f.entity_id = p.id AND ${current(input, now, "attribute")}), '[]'::json)`;
 }
 
 function relationsOf(input: ProfileInput, now: Date): Prisma.Sql {
   return Prisma.sql`COALESCE((SELECT json_agg(json_build_object('id', f.id, 'predicate', f.predicate,
       'object', json_build_object('id', o.id, 'name', o.name, 'type', o.type), ${timing}) ORDER BY f.predicate, f.valid_from)
-    FROM relations f JOIN entities o ON o.id = f.object_id WHERE f.subject_id = p.id AND ${current(input, now)}), '[]'::json)`;
+    FROM relations f JOIN entities o ON o.id = f.object_id WHERE f.subject_id = p.id AND ${current(input, now, "relation")}), '[]'::json)`;
 }
 
 function toProfileEntity(row: EntityRow): ProfileEntity {

@@ -11,6 +11,7 @@
 // TEXT_SOURCES and visibleRows are shared with vector search (vector-sql.ts) and the
 // embedding writer, so every retriever shows the same text under the same rules.
 import { Prisma } from "@recall/db";
+import { notShadowed } from "./fact-query";
 import { normaliseScope } from "../scope";
 import type { ReaderScope } from "./read-types";
 import { knownAt, validAt } from "./sql-fragments";
@@ -103,7 +104,8 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
 export function visibleRows(kind: SearchKind, reader: ReaderScope, now: Date): Prisma.Sql {
   const source = TEXT_SOURCES[kind];
   const inScope = Prisma.sql`${source.context} = ${reader.contextId}::uuid AND ${source.scope} <@ ${normaliseScope(reader.scope)}::text[]`;
-  if (kind === "attribute" || kind === "relation") return Prisma.sql`${inScope} AND ${knownAt("f", undefined)} AND ${validAt("f", now)}`;
+  if (kind === "attribute" || kind === "relation")
+    return Prisma.sql`${inScope} AND ${knownAt("f", undefined)} AND ${validAt("f", now)} AND ${notShadowed(kind, reader.scope, now)}`;
   if (kind === "instruction") return Prisma.sql`${inScope} AND f.active AND f.retracted_at IS NULL`;
   return inScope;
 }
