@@ -1,12 +1,15 @@
 // Operator CLI: `pnpm cli work-items [--context ID] [--status dead]`, `pnpm cli retry <work-item-id>…`,
-// `pnpm cli retry --dead [--context ID]`. Talks to DATABASE_URL and REDIS_URL directly.
+// `pnpm cli retry --dead [--context ID]`, `pnpm cli embed-backfill [--context ID]`. Talks to
+// DATABASE_URL and REDIS_URL directly.
 import { parseArgs } from "node:util";
 import { loadConfig } from "@recall/config";
 import { createDb, type WorkStatus } from "@recall/db";
+import { createEmbeddingClient } from "@recall/llm";
+import { backfillEmbeddings } from "@recall/memory";
 import { createProducerConnection, createQueues, retryWorkItem } from "@recall/queues";
 
 const USAGE =
-  "usage: pnpm cli work-items [--context ID] [--status queued|running|succeeded|failed|dead] [--limit N]\n       pnpm cli retry <work-item-id>… | --dead [--context ID]";
+  "usage: pnpm cli work-items [--context ID] [--status queued|running|succeeded|failed|dead] [--limit N]\n       pnpm cli retry <work-item-id>… | --dead [--context ID]\n       pnpm cli embed-backfill [--context ID]";
 
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -33,6 +36,16 @@ async function main(): Promise<void> {
         : await db.workItem.findMany({ where: { id: { in: ids } } });
       if (items.length === 0) throw new Error(values.dead ? "no dead work items" : `no work items with ids ${ids.join(", ")}`);
       for (const item of items) console.log(`retried ${(await retryWorkItem(db, queues, item)).id} (${item.queue})`);
+    } else if (command === "embed-backfill") {
+      // Rows with no vector of the configured model and size: failed extractions, data from before vector search, a model switch.
+      const embedder = createEmbeddingClient(config);
+      if (!embedder) throw new Error("set RECALL_EMBEDDING_MODEL (and its provider's key) to embed");
+      const report = await backfillEmbeddings(db, embedder, {
+        contextId: values.context,
+        dimensions: config.RECALL_EMBEDDING_DIMENSIONS,
+        onBatch: (kind, n) => console.log(`embedded ${n} ${kind} rows`),
+      });
+      console.log(`done: ${report.embedded} rows in ${report.calls} calls, ${report.tokensUsed} tokens (${embedder.modelRef})`);
     } else {
       throw new Error(USAGE);
     }

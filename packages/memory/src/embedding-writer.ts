@@ -15,7 +15,7 @@ export interface EmbeddingReport {
   tokensUsed: number;
 }
 
-interface Target {
+export interface Target {
   kind: SearchKind;
   id: string;
   text: string;
@@ -95,7 +95,7 @@ function batches(targets: Target[]): Target[][] {
 }
 
 /** One statement for the whole subject; the vectors travel as JSON and become double precision[] in Postgres. */
-async function storeEmbeddings(db: DbOrTx, contextId: string, model: string, targets: Target[], vectors: number[][]): Promise<void> {
+export async function storeEmbeddings(db: DbOrTx, contextId: string, model: string, targets: Target[], vectors: number[][]): Promise<void> {
   const rows = targets.map((t, i) => ({ owner_kind: OWNER_OF[t.kind], owner_id: t.id, vector: vectors[i], scope: t.scope }));
   await db.$executeRaw`
     INSERT INTO embeddings (id, context_id, owner_kind, owner_id, model, dimensions, vector, scope)

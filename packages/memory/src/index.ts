@@ -14,6 +14,7 @@ export * from "./memory-lookup";
 export * from "./fact-write";
 export * from "./embedder";
 export * from "./embedding-writer";
+export * from "./embedding-backfill";
 export { markTruthMaintained, truthMaintained } from "./stage-work";
 export type { FieldError } from "./fact-write-diff";
 export * from "./read";
