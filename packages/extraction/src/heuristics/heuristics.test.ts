@@ -754,6 +754,13 @@ const cases: Case[] = [
     attributes: [["Caroline", "did", "Took my turtles out for a walk"]],
   },
   {
+    name: "open: the value keeps the speaker's spelling, contractions and all",
+    text: "I'm starting a dance studio 'cause I'm passionate about dancing.",
+    input: asCaroline,
+    finished: true,
+    attributes: [["Caroline", "started", "starting a dance studio 'cause I'm passionate about dancing"]],
+  },
+  {
     name: "open: a goal",
     text: "I hope to build my own family.",
     input: asCaroline,

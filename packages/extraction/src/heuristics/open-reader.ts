@@ -71,7 +71,7 @@ export function detectOpenStatement(clause: Sentence, context: TurnContext, prep
   const subject = SUBJECT.exec(body);
   const rest = subject ? body.slice(subject[0].length) : droppedSubject(body);
   if (rest === undefined) return undefined;
-  const reading = readPredicate(rest);
+  const reading = readPredicate(rest, prepared.body);
   if (reading === undefined) return undefined;
   const attribute: AttributeCandidate = {
     entity: context.speaker.name,
@@ -96,7 +96,8 @@ function droppedSubject(body: string): string | undefined {
   return first.tags.includes("PastTense") && !first.tags.includes("Copula") && !first.tags.includes("Auxiliary") ? body : undefined;
 }
 
-function readPredicate(rest: string): { kind: OpenKind; value: string } | undefined {
+/** `rest` is read with contractions spelled out; the value is cut from `original`, the speaker's own spelling. */
+function readPredicate(rest: string, original: string): { kind: OpenKind; value: string } | undefined {
   const doc = nlp(rest);
   const terms = termsOf(doc);
   let i = 0;
@@ -122,7 +123,8 @@ function readPredicate(rest: string): { kind: OpenKind; value: string } | undefi
   const lemma = lemmaOf(doc, verb);
   const after = terms.slice(i + 1);
   // The speaker's own words from the verb on, punctuation and all.
-  const value = rest.slice(Math.max(0, rest.indexOf(verb.text))).replace(/[\s,;:.!?-]+$/u, "");
+  const from = original.indexOf(verb.text);
+  const value = (from >= 0 ? original.slice(from) : rest.slice(Math.max(0, rest.indexOf(verb.text)))).replace(/[\s,;:.!?-]+$/u, "");
   if (WANTS.test(verb.normal) && after[0]?.normal === "to") {
     const next = after[1];
     return next && !MENTAL.has(next.normal) && !LIGHT.test(next.normal) && namesThing(after.slice(2)) ? { kind: "goal", value } : undefined;
