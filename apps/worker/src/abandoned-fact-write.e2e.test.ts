@@ -138,7 +138,7 @@ test("killed inside its commit transaction: nothing was written; the sweeper que
 
   const [commit] = (await finished()).filter((i) => i.queue === "commit_artifacts");
   expect(await attemptSummary(commit!)).toEqual([
-    [1, "failed", "internal", true],
+    [1, "failed", "abandoned", true],
     [2, "succeeded", null, false],
   ]);
   expect(await counts()).toEqual(ONE_COMMIT);
@@ -164,13 +164,13 @@ test("killed after its commit, before recording it: out of attempts it is dead, 
   await leasePasses();
   await h.runtime.relay.sweep();
   const dead = await commitItem();
-  expect(dead).toMatchObject({ status: "dead", errorClass: "internal" });
+  expect(dead).toMatchObject({ status: "dead", errorClass: "abandoned" });
   expect(dead.errorMessage).toMatch(/^abandoned: .*no attempts left/);
 
   await retryWorkItem(h.db, h.worker.deps.queues, dead);
   const [commit] = (await finished()).filter((i) => i.queue === "commit_artifacts");
   expect(await attemptSummary(commit!)).toEqual([
-    [1, "dead", "internal", true],
+    [1, "dead", "abandoned", true],
     [2, "succeeded", null, false],
   ]);
   expect(await counts()).toEqual(ONE_COMMIT);

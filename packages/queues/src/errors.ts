@@ -26,13 +26,13 @@ export class WorkTimeoutError extends WorkError {
 
 /**
  * An attempt whose process stopped (killed, out of memory, a lost host) without recording an
- * outcome; the sweeper or the item's next attempt closes it. Class `internal` (the error-class
- * enum is part of the schema), retryable, and the message always starts with "abandoned:".
+ * outcome; the sweeper or the item's next attempt closes it. Class `abandoned`,
+ * retryable, and the message always starts with "abandoned:".
  */
 export class AbandonedAttemptError extends WorkError {
   override name = "AbandonedAttemptError";
   constructor(reason: string) {
-    super("internal", `abandoned: ${reason}`, true);
+    super("abandoned", `abandoned: ${reason}`, true);
   }
 }
 

@@ -48,7 +48,7 @@ const attemptSummary = async (id: string) =>
   ]);
 /** attempt, status, error class, abandoned, finished: the first attempt's process died, the second ran. */
 const ABANDONED_THEN_SUCCEEDED = [
-  [1, "failed", "internal", true, true],
+  [1, "failed", "abandoned", true, true],
   [2, "succeeded", null, false, true],
 ];
 
@@ -58,9 +58,9 @@ test("a running item with an old attempt and no job is closed as abandoned, queu
 
   expect(await relay.sweep()).toBe(1);
   const taken = await db.workItem.findUniqueOrThrow({ where: { id: item.id } });
-  expect(taken).toMatchObject({ status: "queued", attempts: 1, errorClass: "internal", finishedAt: null });
+  expect(taken).toMatchObject({ status: "queued", attempts: 1, errorClass: "abandoned", finishedAt: null });
   expect(taken.errorMessage).toMatch(/^abandoned: attempt 1 started .* no live job after the 60 s lease .*queued again/);
-  expect(await attemptSummary(item.id)).toEqual([[1, "failed", "internal", true, true]]);
+  expect(await attemptSummary(item.id)).toEqual([[1, "failed", "abandoned", true, true]]);
   expect(await queues.commit_artifacts.getJobState(jobIdFor(item.id))).toBe("waiting");
 
   startWorker("commit_artifacts", succeed);
@@ -106,10 +106,10 @@ test("with no attempts left it is dead, says why, and an operator retry complete
 
   expect(await recover()).toEqual([{ workItemId: item.id, status: "dead" }]);
   const dead = await db.workItem.findUniqueOrThrow({ where: { id: item.id } });
-  expect(dead).toMatchObject({ status: "dead", errorClass: "internal" });
+  expect(dead).toMatchObject({ status: "dead", errorClass: "abandoned" });
   expect(dead.finishedAt).not.toBeNull();
   expect(dead.errorMessage).toMatch(/^abandoned: .*no attempts left, retry it/);
-  expect(await attemptSummary(item.id)).toEqual([[5, "dead", "internal", true, true]]);
+  expect(await attemptSummary(item.id)).toEqual([[5, "dead", "abandoned", true, true]]);
   expect(await queues.truth_maintenance.getJob(jobIdFor(item.id))).toBeUndefined();
 
   startWorker("truth_maintenance", succeed);
@@ -138,7 +138,7 @@ test("two sweepers at once take an item back once", async () => {
   const item = await leftRunning("commit_artifacts");
   const [a, b] = await Promise.all([recover(), recover()]);
   expect([...a, ...b]).toEqual([{ workItemId: item.id, status: "queued" }]);
-  expect(await attemptSummary(item.id)).toEqual([[1, "failed", "internal", true, true]]);
+  expect(await attemptSummary(item.id)).toEqual([[1, "failed", "abandoned", true, true]]);
   expect(await queues.commit_artifacts.getJobCounts("waiting")).toMatchObject({ waiting: 1 });
 });
 

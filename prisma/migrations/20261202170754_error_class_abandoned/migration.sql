@@ -1,0 +1,3 @@
+-- AlterEnum
+ALTER TYPE "ErrorClass" ADD VALUE 'abandoned';
+
