@@ -24,7 +24,8 @@ export interface BenchService {
   close(): Promise<void>;
 }
 
-export async function startService(): Promise<BenchService> {
+/** `overrides` adds settings, e.g. a model provider for the economy benchmark. */
+export async function startService(overrides: Partial<Record<keyof Config, string>> = {}): Promise<BenchService> {
   const base = loadConfig();
   const database = `recall_bench_${randomBytes(4).toString("hex")}`;
   await adminQuery(base.DATABASE_URL, `CREATE DATABASE "${database}"`);
@@ -36,6 +37,7 @@ export async function startService(): Promise<BenchService> {
     LOG_LEVEL: "silent",
     OUTBOX_POLL_MS: "20",
     NODE_ENV: "production",
+    ...overrides,
   });
   await migrate(config.DATABASE_URL);
   const worker = await bootstrapWorker(config);

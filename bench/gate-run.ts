@@ -7,6 +7,7 @@ import {
   runHeuristics,
   type ActiveInstruction,
   type ExtractionDiff,
+  type ExtractionInput,
   type KnownAttribute,
   type KnownEntity,
 } from "@recall/extraction";
@@ -29,19 +30,7 @@ export function runConversation(conversation: GateConversation, threshold: numbe
   let instructions: ActiveInstruction[] = [];
   return conversation.turns.map((turn) => {
     const started = performance.now();
-    const outcome = runHeuristics(
-      {
-        text: turn.text,
-        kind: "turn",
-        role: "user",
-        speaker: turn.speaker,
-        referenceTime: turn.referenceTime,
-        knownEntities: entities,
-        knownAttributes: attributes,
-        activeInstructions: instructions,
-      },
-      { threshold },
-    );
+    const outcome = runHeuristics(turnInput(turn, { entities, attributes, instructions }), { threshold });
     const ms = performance.now() - started;
     const diff = outcome.finished ? outcome.diff : outcome.partial;
     learn(diff, entities, attributes);
@@ -50,6 +39,23 @@ export function runConversation(conversation: GateConversation, threshold: numbe
     const values = outcome.finished ? valuesOf(outcome.diff) : [];
     return { turn, finished: outcome.finished, empty: outcome.finished && isEmptyDiff(outcome.diff), facts, values, ms };
   });
+}
+
+/** A LoCoMo turn as the extractor sees it: said by a user who names themselves, with what the session knows so far. */
+export function turnInput(
+  turn: GateTurn,
+  known: { entities: KnownEntity[]; attributes: KnownAttribute[]; instructions: ActiveInstruction[] },
+): ExtractionInput {
+  return {
+    text: turn.text,
+    kind: "turn",
+    role: "user",
+    speaker: turn.speaker,
+    referenceTime: turn.referenceTime,
+    knownEntities: known.entities,
+    knownAttributes: known.attributes,
+    activeInstructions: known.instructions,
+  };
 }
 
 function factsOf(diff: ExtractionDiff): string[] {
@@ -70,7 +76,7 @@ function valuesOf(diff: ExtractionDiff): string[] {
   ];
 }
 
-function learn(diff: ExtractionDiff, entities: KnownEntity[], attributes: KnownAttribute[]): void {
+export function learn(diff: ExtractionDiff, entities: KnownEntity[], attributes: KnownAttribute[]): void {
   for (const e of diff.entities) {
     if (!entities.some((k) => k.name.toLowerCase() === e.name.toLowerCase()))
       entities.push({ id: `e${entities.length}`, name: e.name, type: e.type, aliases: e.aliases });
@@ -79,7 +85,7 @@ function learn(diff: ExtractionDiff, entities: KnownEntity[], attributes: KnownA
   attributes.push(...diff.relations.map((r) => ({ entity: r.subject, key: r.verb, value: r.object })));
 }
 
-function nextInstructions(active: ActiveInstruction[], diff: ExtractionDiff): ActiveInstruction[] {
+export function nextInstructions(active: ActiveInstruction[], diff: ExtractionDiff): ActiveInstruction[] {
   const revoked = new Set(diff.revocations.map((r) => r.instruction_id));
   const added = diff.instructions.map((i, n) => ({ id: `i${active.length + n}`, label: i.label, description: i.description }));
   return [...active.filter((i) => !revoked.has(i.id)), ...added];
