@@ -30,6 +30,7 @@ export function userPrompt(input: ExtractionInput, escalation?: string): string 
   return [
     `Reference time: ${input.referenceTime.toISOString()}`,
     input.role ? `Speaker role: ${input.role}` : "",
+    input.speaker ? `Speaker: ${input.speaker} ("I", "me" and "my" in the input refer to ${input.speaker})` : "",
     knownEntities(input),
     instructions.length ? `Active instructions:\n${instructions.join("\n")}` : "",
     escalation ? `Take care: ${escalation}.` : "",

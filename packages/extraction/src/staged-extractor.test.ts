@@ -117,6 +117,15 @@ test("the fast model reads what heuristics cannot; tokens are the provider's rep
   expect(JSON.stringify(server.requests[0]!.body["system"])).toContain("Extract components and what they depend on.");
 });
 
+test("a turn's speaker is named to the model, so it knows who 'I' is", async () => {
+  server.script({ json: answer(), usage: { inputTokens: 100, outputTokens: 5 } });
+  const extractor = extractorWith({ fast: FAST });
+  const turn = { ...input("Honestly the new gearbox audit has me worried about Lars.", [], "turn"), speaker: "Priya" };
+  await extractor.extract(turn, GUIDANCE);
+
+  expect(userText(0)).toContain('Speaker: Priya (\\"I\\", \\"me\\" and \\"my\\" in the input refer to Priya)');
+});
+
 describe("escalation to the strong model", () => {
   test("output still invalid after one repair goes to the strong model, and every call is counted", async () => {
     server.script(
