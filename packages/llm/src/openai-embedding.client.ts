@@ -3,13 +3,9 @@ import { withProviderErrors } from "./classify-provider-error";
 import type { EmbeddingClient, EmbeddingResult } from "./embedding-client";
 import { ProviderError } from "./llm-errors";
 import { NO_USAGE } from "./model-client";
+import { openAiSdk, type OpenAiClientOptions } from "./openai.client";
 
-export interface OpenAiEmbeddingClientOptions {
-  provider: "openai" | "openai-compatible";
-  model: string;
-  apiKey: string;
-  baseURL: string;
-  timeoutMs: number;
+export interface OpenAiEmbeddingClientOptions extends OpenAiClientOptions {
   /** Asked of the model (text-embedding-3 and later); every vector returned must have this length. */
   dimensions?: number;
 }
@@ -27,15 +23,7 @@ export class OpenAiEmbeddingClient implements EmbeddingClient {
     this.#model = options.model;
     this.#dimensions = options.dimensions;
     this.#timeoutMs = options.timeoutMs;
-    // As for chat: the queue owns retries, and config rather than the environment decides what is sent.
-    this.#sdk = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs,
-      maxRetries: 0,
-      organization: null,
-      project: null,
-    });
+    this.#sdk = openAiSdk(options);
   }
 
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddingResult> {

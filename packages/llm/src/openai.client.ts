@@ -14,6 +14,21 @@ export interface OpenAiClientOptions {
   timeoutMs: number;
 }
 
+/**
+ * The SDK as every OpenAI client here uses it. maxRetries 0: the queue owns retries.
+ * organization/project null: config, not the process environment, decides what is sent.
+ */
+export function openAiSdk(options: OpenAiClientOptions): OpenAI {
+  return new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    timeout: options.timeoutMs,
+    maxRetries: 0,
+    organization: null,
+    project: null,
+  });
+}
+
 /** Structured output through Chat Completions `response_format: json_schema` in strict mode. */
 export class OpenAiModelClient implements ModelClient {
   readonly provider: "openai" | "openai-compatible";
@@ -25,16 +40,7 @@ export class OpenAiModelClient implements ModelClient {
     this.provider = options.provider;
     this.model = options.model;
     this.#timeoutMs = options.timeoutMs;
-    // maxRetries 0: the queue owns retries. organization/project null: config, not the
-    // process environment, decides what is sent.
-    this.#sdk = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs,
-      maxRetries: 0,
-      organization: null,
-      project: null,
-    });
+    this.#sdk = openAiSdk(options);
   }
 
   async complete<T>(request: CompletionRequest<T>): Promise<Completion<T>> {

@@ -8,9 +8,8 @@
 import { Prisma, type DbOrTx } from "@recall/db";
 import { OWNER_OF, type Embedder } from "./embedder";
 import { storeEmbeddings, type EmbeddingReport } from "./embedding-writer";
-import { TEXT_SOURCES } from "./read/search-sql";
+import { searchableAt, TEXT_SOURCES } from "./read/search-sql";
 import { SEARCH_KINDS, type SearchKind } from "./read/search-types";
-import { knownAt, validAt } from "./read/sql-fragments";
 
 export interface BackfillOptions {
   /** Only this context; all contexts when undefined. */
@@ -68,20 +67,13 @@ export async function backfillEmbeddings(db: DbOrTx, embedder: Embedder, options
 /** Searchable rows of one kind with no vector of this model (or of the wrong size), oldest id first. */
 function missingStatement(kind: SearchKind, model: string, options: BackfillOptions, limit: number): Prisma.Sql {
   const s = TEXT_SOURCES[kind];
-  const where = [Prisma.sql`btrim(${s.text}) <> ''`, searchable(kind)];
+  const where = [Prisma.sql`btrim(${s.text}) <> ''`, searchableAt(kind, new Date())];
   if (options.contextId) where.push(Prisma.sql`${s.context} = ${options.contextId}::uuid`);
   const sameSize = options.dimensions === undefined ? Prisma.empty : Prisma.sql`AND e.dimensions = ${options.dimensions}`;
   return Prisma.sql`SELECT f.id, ${s.text} AS text, ${s.scope} AS scope, ${s.context} AS context_id FROM ${s.from}
     WHERE ${Prisma.join(where, " AND ")} AND NOT EXISTS (SELECT 1 FROM embeddings e
       WHERE e.owner_kind = ${OWNER_OF[kind]}::"EmbeddingOwner" AND e.owner_id = f.id AND e.model = ${model} ${sameSize})
     ORDER BY f.id LIMIT ${limit}`;
-}
-
-/** What a search can return, whatever the reader: current facts, active instructions, every turn and node. */
-function searchable(kind: SearchKind): Prisma.Sql {
-  if (kind === "attribute" || kind === "relation") return Prisma.sql`${knownAt("f", undefined)} AND ${validAt("f", new Date())}`;
-  if (kind === "instruction") return Prisma.sql`f.active AND f.retracted_at IS NULL`;
-  return Prisma.sql`TRUE`;
 }
 
 function byContext(rows: Missing[], vectors: number[][]): Map<string, { row: Missing; vector: number[] }[]> {

@@ -9,6 +9,7 @@
 import type { Assertion, Attribute, Db, Relation } from "@recall/db";
 import { loadClosures, closureAt, type Closure } from "./fact-closure";
 import { scopeVisible, type Scope } from "./scope";
+import type { FactCommon } from "./read/read-types";
 
 export interface FactHistoryQuery {
   contextId: string;
@@ -42,22 +43,13 @@ export interface FactEvidenceView {
 }
 
 /** One value of one fact, with its validity as known at the query's system time. */
-export interface HistoricFact {
+export interface HistoricFact extends Omit<FactCommon, "assertion_id"> {
   kind: "attribute" | "relation";
-  id: string;
   entity_id: string;
   key: string;
   /** The attribute's value, or the relation's object entity name. */
   value: string;
   object_entity_id: string | null;
-  memory_category: string;
-  confidence: number;
-  scope: string[];
-  valid_from: Date;
-  valid_to: Date | null;
-  superseded_by: string | null;
-  recorded_at: Date;
-  retracted_at: Date | null;
   /** True in the world at validAt (default now), as known at knownAt, and not retracted. */
   current: boolean;
   /** Open cross-source conflicts this value is one side of (it is current, but contested). */

@@ -69,9 +69,12 @@ export function detectOpenStatement(clause: Sentence, context: TurnContext, prep
   if (!context.fromUser || context.speaker === undefined || isQuestion(clause.text)) return undefined;
   const body = expandContractions(prepared.body.replace(/^(?:(?:yeah|yes|yep|and|but|plus|lately|recently|today|anyway),?\s+)+/i, ""));
   const subject = SUBJECT.exec(body);
-  const rest = subject ? body.slice(subject[0].length) : droppedSubject(body);
-  if (rest === undefined) return undefined;
-  const reading = readPredicate(rest, prepared.body);
+  const rest = subject ? body.slice(subject[0].length) : body;
+  // One parse of what follows the subject (or of the whole clause when it drops the subject).
+  const doc = nlp(rest);
+  const terms = termsOf(doc);
+  if (!subject && !opensWithDroppedSubject(rest, terms)) return undefined;
+  const reading = readPredicate(doc, terms, rest, prepared.body);
   if (reading === undefined) return undefined;
   const attribute: AttributeCandidate = {
     entity: context.speaker.name,
@@ -88,18 +91,20 @@ export function detectOpenStatement(clause: Sentence, context: TurnContext, prep
 }
 
 /** "Took the kids to the zoo", "Been working on a screenplay": a past tense or "been" opening the clause. */
-function droppedSubject(body: string): string | undefined {
-  if (!/^\p{Lu}/u.test(body)) return undefined;
-  const first = termsOf(nlp(body))[0];
-  if (first === undefined) return undefined;
-  if (/^been$/i.test(first.text)) return body;
-  return first.tags.includes("PastTense") && !first.tags.includes("Copula") && !first.tags.includes("Auxiliary") ? body : undefined;
+function opensWithDroppedSubject(body: string, terms: Term[]): boolean {
+  const first = terms[0];
+  if (!/^\p{Lu}/u.test(body) || first === undefined) return false;
+  if (/^been$/i.test(first.text)) return true;
+  return first.tags.includes("PastTense") && !first.tags.includes("Copula") && !first.tags.includes("Auxiliary");
 }
 
 /** `rest` is read with contractions spelled out; the value is cut from `original`, the speaker's own spelling. */
-function readPredicate(rest: string, original: string): { kind: OpenKind; value: string } | undefined {
-  const doc = nlp(rest);
-  const terms = termsOf(doc);
+function readPredicate(
+  doc: ReturnType<typeof nlp>,
+  terms: Term[],
+  rest: string,
+  original: string,
+): { kind: OpenKind; value: string } | undefined {
   let i = 0;
   let progressive = false;
   let perfect = false;

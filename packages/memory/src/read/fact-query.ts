@@ -3,7 +3,7 @@
 import { Prisma, type DbOrTx } from "@recall/db";
 import type { Scope } from "../scope";
 import { DEFAULT_SINGLE_VALUED } from "../truth-maintenance";
-import type { FactView, ListPosition } from "./read-types";
+import type { FactCommon, FactView, ListPosition } from "./read-types";
 import { afterPosition, and, knownAt, validAt, visibleTo } from "./sql-fragments";
 
 export interface FactFilter {
@@ -21,9 +21,8 @@ export interface FactFilter {
   limit?: number;
 }
 
-interface FactRow {
+interface FactRow extends FactCommon {
   kind: "attribute" | "relation";
-  id: string;
   subject_id: string;
   subject_name: string;
   subject_type: string;
@@ -32,20 +31,12 @@ interface FactRow {
   object_id: string | null;
   object_name: string | null;
   object_type: string | null;
-  memory_category: string;
-  confidence: number;
-  scope: string[];
-  valid_from: Date;
-  valid_to: Date | null;
-  superseded_by: string | null;
-  recorded_at: Date;
-  retracted_at: Date | null;
-  assertion_id: string;
 }
 
+/** Column names of each fact table; `value` and `object` are expressions over `f`. */
 const TABLES = {
-  attribute: { table: "attributes", subject: "f.entity_id", predicate: "f.key", value: "f.value", object: "NULL::uuid" },
-  relation: { table: "relations", subject: "f.subject_id", predicate: "f.predicate", value: "NULL::text", object: "f.object_id" },
+  attribute: { table: "attributes", subject: "entity_id", predicate: "key", value: "f.value", object: "NULL::uuid" },
+  relation: { table: "relations", subject: "subject_id", predicate: "predicate", value: "NULL::text", object: "f.object_id" },
 } as const;
 
 export async function readFacts(db: DbOrTx, filter: FactFilter): Promise<FactView[]> {
@@ -70,9 +61,9 @@ function branch(kind: keyof typeof TABLES, filter: FactFilter): Prisma.Sql {
   if (!filter.includeRetracted) where.push(knownAt("f", filter.recordedAsOf));
   if (filter.validAt)
     where.push(validAt("f", filter.validAt, validTo), notShadowed(kind, filter.scope, filter.validAt, filter.recordedAsOf));
-  if (filter.subjectIds) where.push(Prisma.sql`${Prisma.raw(t.subject)} = ANY(${filter.subjectIds}::uuid[])`);
+  if (filter.subjectIds) where.push(Prisma.sql`f.${Prisma.raw(t.subject)} = ANY(${filter.subjectIds}::uuid[])`);
   return Prisma.sql`
-    SELECT ${kind}::text AS kind, f.id, ${Prisma.raw(t.subject)} AS subject_id, ${Prisma.raw(t.predicate)} AS predicate,
+    SELECT ${kind}::text AS kind, f.id, f.${Prisma.raw(t.subject)} AS subject_id, f.${Prisma.raw(t.predicate)} AS predicate,
       ${Prisma.raw(t.value)} AS value, ${Prisma.raw(t.object)} AS object_id, f.memory_category::text AS memory_category,
       f.confidence, f.scope, f.valid_from, ${validTo} AS valid_to, ${timeTravel?.supersededBy ?? Prisma.raw("f.superseded_by")} AS superseded_by,
       f.recorded_at, f.retracted_at, f.assertion_id
@@ -103,11 +94,6 @@ function asRecordedThen(table: string, at: Date, alias = "f") {
   };
 }
 
-const SHADOW_COLUMNS = {
-  attribute: { table: "attributes", subject: "entity_id", predicate: "key" },
-  relation: { table: "relations", subject: "subject_id", predicate: "predicate" },
-} as const;
-
 /**
  * Scope precedence for single-valued facts. Truth maintenance closes an older value only
  * within its own scope (scope.ts), so when Alice corrects in {org, user=alice} a title the
@@ -117,8 +103,8 @@ const SHADOW_COLUMNS = {
  * reader also sees, holds at `at` (as the store knew it at `recordedAsOf`, if given). A
  * broader value stated after the narrower one does not hide it: both stay, as before.
  */
-export function notShadowed(kind: keyof typeof SHADOW_COLUMNS, scope: Scope, at: Date, recordedAsOf?: Date): Prisma.Sql {
-  const c = SHADOW_COLUMNS[kind];
+export function notShadowed(kind: keyof typeof TABLES, scope: Scope, at: Date, recordedAsOf?: Date): Prisma.Sql {
+  const c = TABLES[kind];
   const [subject, predicate] = [Prisma.raw(c.subject), Prisma.raw(c.predicate)];
   const travel = recordedAsOf ? asRecordedThen(c.table, recordedAsOf, "g") : undefined;
   return Prisma.sql`NOT (f.${predicate} = ANY(${[...DEFAULT_SINGLE_VALUED]}::text[]) AND EXISTS (
@@ -130,20 +116,14 @@ export function notShadowed(kind: keyof typeof SHADOW_COLUMNS, scope: Scope, at:
 }
 
 function toFactView(r: FactRow): FactView {
-  const common = {
-    id: r.id,
-    memory_category: r.memory_category,
-    confidence: r.confidence,
-    scope: r.scope,
-    valid_from: r.valid_from,
-    valid_to: r.valid_to,
-    superseded_by: r.superseded_by,
-    recorded_at: r.recorded_at,
-    retracted_at: r.retracted_at,
-    assertion_id: r.assertion_id,
+  const { kind, subject_id, subject_name, subject_type, predicate, value, object_id, object_name, object_type, ...common } = r;
+  const subject = { id: subject_id, name: subject_name, type: subject_type };
+  if (kind === "attribute") return { kind: "attribute", ...common, entity: subject, key: predicate, value: value ?? "" };
+  return {
+    kind: "relation",
+    ...common,
+    subject,
+    predicate,
+    object: { id: object_id ?? "", name: object_name ?? "", type: object_type ?? "" },
   };
-  const subject = { id: r.subject_id, name: r.subject_name, type: r.subject_type };
-  if (r.kind === "attribute") return { kind: "attribute", ...common, entity: subject, key: r.predicate, value: r.value ?? "" };
-  const object = { id: r.object_id ?? "", name: r.object_name ?? "", type: r.object_type ?? "" };
-  return { kind: "relation", ...common, subject, predicate: r.predicate, object };
 }

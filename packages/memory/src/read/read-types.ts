@@ -25,7 +25,8 @@ export interface EntitySummary {
   type: string;
 }
 
-interface FactCommon {
+/** What every fact view carries, attribute or relation. */
+export interface FactCommon {
   id: string;
   memory_category: string;
   confidence: number;

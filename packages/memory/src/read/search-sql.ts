@@ -104,10 +104,15 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
 export function visibleRows(kind: SearchKind, reader: ReaderScope, now: Date): Prisma.Sql {
   const source = TEXT_SOURCES[kind];
   const inScope = Prisma.sql`${source.context} = ${reader.contextId}::uuid AND ${source.scope} <@ ${normaliseScope(reader.scope)}::text[]`;
-  if (kind === "attribute" || kind === "relation")
-    return Prisma.sql`${inScope} AND ${knownAt("f", undefined)} AND ${validAt("f", now)} AND ${notShadowed(kind, reader.scope, now)}`;
-  if (kind === "instruction") return Prisma.sql`${inScope} AND f.active AND f.retracted_at IS NULL`;
-  return inScope;
+  const shadowing = kind === "attribute" || kind === "relation" ? Prisma.sql` AND ${notShadowed(kind, reader.scope, now)}` : Prisma.empty;
+  return Prisma.sql`${inScope} AND ${searchableAt(kind, now)}${shadowing}`;
+}
+
+/** Whatever the reader: facts current at `now`, active instructions, every turn and document node. */
+export function searchableAt(kind: SearchKind, now: Date): Prisma.Sql {
+  if (kind === "attribute" || kind === "relation") return Prisma.sql`${knownAt("f", undefined)} AND ${validAt("f", now)}`;
+  if (kind === "instruction") return Prisma.sql`f.active AND f.retracted_at IS NULL`;
+  return Prisma.sql`TRUE`;
 }
 
 /**
