@@ -10,13 +10,16 @@ export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void>
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
   const db = createDb({ databaseUrl: config.DATABASE_URL });
   const logger = createLogger(config.LOG_LEVEL, "recall-api");
+  const vector = vectorRetriever(config);
+  // Decided at start-up: pgvector's index when the server has the extension, else the SQL scan (reported by /readyz).
+  void vector?.index?.(db).then((index) => logger.info({ index }, "vector search index"));
   return {
     config,
     db,
     queues,
     redis,
     logger,
-    vector: vectorRetriever(config),
+    vector,
     async close() {
       await queues.close();
       redis.disconnect();

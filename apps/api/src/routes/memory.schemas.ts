@@ -90,6 +90,10 @@ const Retriever = z.object({
   ran: z.boolean().describe("its list took part in this answer (false when disabled, or when the embedding provider failed)"),
   model: z.string().optional().describe("the embedding model, provider:model"),
   reason: z.string().optional().describe("why it is off or did not run"),
+  index: z
+    .enum(["pgvector_hnsw", "sql_scan"])
+    .optional()
+    .describe("vectors: pgvector's HNSW index, or the SQL scan where the extension is absent"),
 });
 
 export const QueryResult = z.object({
