@@ -13,7 +13,7 @@ const NOT_AVAILABLE = "the pgvector extension is not available on this Postgres 
 /** Enables pgvector and its index for `dimensions` when it can; never throws. */
 export async function prepareVectorIndex(db: DbOrTx, dimensions: number | undefined): Promise<VectorIndex> {
   try {
-    const available = await db.$queryRaw<{ name: string }[]>`SELECT name FROM pg_available_extensions WHERE name = 'vector'`;
+    const available = await db.$queryRaw<{ name: string }[]>`SELECT name::text AS name FROM pg_available_extensions WHERE name = 'vector'`;
     if (available.length === 0) return { kind: "sql_scan", reason: NOT_AVAILABLE };
     await db.$executeRawUnsafe("CREATE EXTENSION IF NOT EXISTS vector");
     if (dimensions !== undefined) await db.$executeRawUnsafe(hnswIndex(dimensions));
