@@ -1,27 +1,12 @@
--- BM25 for full-text search (POST /query; packages/memory/src/read/search-bm25.ts). ts_rank has no
+-- BM25 for full-text search (POST /query; packages/memory/src/read/search-bm25.ts computes the score in each statement). ts_rank has no
 -- inverse document frequency, so a word in every turn weighs as much as a rare one. These triggers keep
 -- per-context term statistics current from the write path: how many turns (document nodes) contain each
--- lexeme, how many there are and their summed length. They are statement-level with transition tables, so
+-- lexeme, how many there are and their summed length (in distinct lexemes, length(tsvector), which BM25 uses as
+-- a row's length). They are statement-level with transition tables, so
 -- a bulk insert of a document's nodes costs one upsert per distinct lexeme, not one per row. Every writer
 -- in a context takes the (context, kind) row of search_doc_stats first and the lexeme rows in sorted order,
 -- so concurrent writers queue on the same lock order and cannot deadlock. Hand-written: Prisma cannot
 -- express functions or triggers.
-
--- A tsvector's length in lexeme occurrences (stop words are not lexemes): BM25's document length.
-CREATE FUNCTION recall_tsv_length(tsv tsvector) RETURNS integer
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT COALESCE(sum(GREATEST(cardinality(positions), 1)), 0)::integer FROM unnest(tsv) $$;
-
--- Okapi BM25 of one row: `terms` are the query's lexemes with their idf; tf is a lexeme's occurrence count.
-CREATE FUNCTION recall_bm25(tsv tsvector, terms text[], idfs float8[], avg_len float8, k1 float8, b float8)
-RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
-  WITH u AS (SELECT lexeme, GREATEST(cardinality(positions), 1) AS tf FROM unnest(tsv))
-  SELECT COALESCE(sum(w.idf * u.tf * (k1 + 1)
-           / (u.tf + k1 * (1 - b + b * (SELECT sum(tf) FROM u) / GREATEST(avg_len, 1)))), 0)::float8
-  FROM u JOIN unnest(terms, idfs) AS w(term, idf) ON w.term = u.lexeme
-$$;
 
 -- Adds (sign 1) or removes (sign -1) rows' tsvectors from their contexts' statistics.
 CREATE FUNCTION recall_search_stats_apply(stat_kind text, contexts uuid[], tsvs tsvector[], sign integer)
@@ -29,7 +14,7 @@ RETURNS void
 LANGUAGE sql VOLATILE
 AS $$
   INSERT INTO search_doc_stats AS s (context_id, kind, docs, total_length)
-  SELECT r.ctx, stat_kind, sign * count(*), sign * COALESCE(sum(recall_tsv_length(r.tsv)), 0)
+  SELECT r.ctx, stat_kind, sign * count(*), sign * COALESCE(sum(length(r.tsv)), 0)
   FROM unnest(contexts, tsvs) AS r(ctx, tsv) WHERE r.ctx IS NOT NULL
   GROUP BY r.ctx ORDER BY r.ctx
   ON CONFLICT (context_id, kind) DO UPDATE
