@@ -9,15 +9,8 @@
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { loadConfig, type Config } from "@recall/config";
-import {
-  createStagedExtractorFactory,
-  loadSkills,
-  resolveExtractionPlan,
-  type ActiveInstruction,
-  type ExtractionGuidance,
-  type KnownAttribute,
-  type KnownEntity,
-} from "@recall/extraction";
+import type { ActiveInstruction, KnownAttribute, KnownEntity } from "@recall/contracts";
+import { createStagedExtractorFactory, loadSkills, resolveExtractionPlan, type ExtractionGuidance } from "@recall/extraction";
 import { DEFAULT_SKILLS_DIR } from "../apps/worker/src/bootstrap";
 import { budgetLimits } from "../apps/worker/src/plan";
 import { createBenchContext, scopeOf } from "./bench-load";

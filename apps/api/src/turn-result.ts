@@ -1,13 +1,7 @@
 // Interactive turns are synchronous: the answer waits until the turn's work has
 // passed truth maintenance (or died), so the next read already reflects it.
 import type { Db, KnowledgeCandidate, WorkItem } from "@recall/db";
-import type {
-  AttributeCandidate,
-  EntityCandidate,
-  InstructionCandidate,
-  RelationCandidate,
-  UncertaintyCandidate,
-} from "@recall/extraction";
+import { candidatePayload, stageResult, type CandidateKind } from "@recall/contracts";
 import { truthMaintained } from "@recall/memory";
 import { pipelineState, type PipelineState } from "./pipeline-status";
 
@@ -31,12 +25,6 @@ export async function waitForTurn(db: Db, turnId: string, timeoutMs: number): Pr
   }
 }
 
-/** What the extract worker keeps on its work item (see extract-assertions.processor.ts). */
-interface ExtractPayload {
-  outcomes?: { stage: string }[];
-  failed?: { stage: string | null };
-}
-
 /**
  * How far the turn's extraction got. `stage` is the stage that finished it, or, when it
  * failed, the stage it had reached (`fast` for a turn that needs a model none is set for).
@@ -45,32 +33,33 @@ interface ExtractPayload {
 export function extractionView(items: WorkItem[]) {
   const state = turnState(items);
   const extract = items.find((i) => i.queue === "extract_assertions");
-  const payload = (extract?.payload ?? {}) as ExtractPayload;
+  const result = stageResult("extract_assertions", extract?.payload);
   const dead = items.find((i) => i.status === "dead");
   return {
     status: state === "committed" ? "committed" : state === "failed" ? "failed" : "pending",
-    stage: payload.outcomes?.[0]?.stage ?? payload.failed?.stage ?? null,
+    stage: result.outcomes[0]?.stage ?? result.failed?.stage ?? null,
     ...(dead ? { error_class: dead.errorClass, message: dead.errorMessage, queue: dead.queue, work_item_id: dead.id } : {}),
   };
 }
 
 export function diffView(candidates: KnowledgeCandidate[]) {
-  const of = <T>(kind: string) => candidates.filter((c) => c.kind === kind && c.status === "committed").map((c) => c.payload as T);
+  const of = <K extends CandidateKind>(kind: K) =>
+    candidates.filter((c) => c.kind === kind && c.status === "committed").map((c) => candidatePayload(kind, c.payload));
   return {
-    entities: of<EntityCandidate>("entity").map((e) => ({ name: e.name, type: e.type, memory_category: e.memory_category })),
-    attributes: of<AttributeCandidate>("attribute").map((a) => ({
+    entities: of("entity").map((e) => ({ name: e.name, type: e.type, memory_category: e.memory_category })),
+    attributes: of("attribute").map((a) => ({
       entity: a.entity,
       key: a.key,
       value: a.value,
       memory_category: a.memory_category,
     })),
-    relations: of<RelationCandidate>("relation").map((r) => ({
+    relations: of("relation").map((r) => ({
       subject: r.subject,
       verb: r.verb,
       object: r.object,
       memory_category: r.memory_category,
     })),
-    instructions: of<InstructionCandidate>("instruction").map((i) => ({ label: i.label, description: i.description })),
-    uncertainties: of<UncertaintyCandidate>("uncertainty").map((u) => ({ about: u.about, reason: u.reason })),
+    instructions: of("instruction").map((i) => ({ label: i.label, description: i.description })),
+    uncertainties: of("uncertainty").map((u) => ({ about: u.about, reason: u.reason })),
   };
 }

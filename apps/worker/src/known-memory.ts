@@ -1,7 +1,7 @@
 // What the extractor is told about the context before it reads: known entities,
 // their current attributes (for corrections) and the active instructions (for revocations).
 import type { Db } from "@recall/db";
-import type { ActiveInstruction, KnownAttribute, KnownEntity } from "@recall/extraction";
+import type { ActiveInstruction, KnownAttribute, KnownEntity } from "@recall/contracts";
 
 export interface KnownMemory {
   knownEntities: KnownEntity[];

@@ -1,6 +1,6 @@
 // The extraction plan: which skill and purpose apply to a subject, and why.
 import type { Config } from "@recall/config";
-import type { Prisma } from "@recall/db";
+import { toJson } from "@recall/db";
 import { resolveExtractionPlan, type BudgetLimits, type ExtractionGuidance } from "@recall/extraction";
 import type { WorkerDeps } from "./deps";
 import type { Subject } from "./subject-loader";
@@ -25,7 +25,7 @@ export async function ensurePlan(deps: WorkerDeps, subject: Subject): Promise<Ex
     skillSource: plan.skillSource,
     purpose: plan.purpose ?? null,
     purposeSource: plan.purposeSource ?? null,
-    trace: plan.trace as unknown as Prisma.InputJsonValue,
+    trace: toJson(plan.trace),
   };
   await deps.db.extractionPlan.upsert({
     where: { subjectType_subjectId: { subjectType: subject.type, subjectId: subject.id } },

@@ -21,6 +21,14 @@ export function createDb({ databaseUrl, poolMax = 10 }: DbOptions): Db {
   return new PrismaClient({ adapter });
 }
 
+/**
+ * A value for a JSON column. Prisma's input type cannot express "any JSON-serialisable
+ * object", so the one cast lives here; callers pass values typed by their contract schema.
+ */
+export function toJson(value: object): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}
+
 const SERIALIZATION_FAILURE = "P2034";
 const UNIQUE_VIOLATION = "P2002";
 

@@ -1,5 +1,5 @@
 // The contract between the extract_assertions worker and the staged extractor.
-import type { ExtractionDiff, ExtractionInput, Stage } from "./diff";
+import type { ExtractionDiff, ExtractionInput, Stage } from "@recall/contracts";
 
 export interface ExtractionGuidance {
   skillId: string;

@@ -1,5 +1,3 @@
-export * from "./diff";
-export * from "./spans";
 export * from "./extractor";
 export * from "./chunker";
 export * from "./heuristics";

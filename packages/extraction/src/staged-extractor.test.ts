@@ -3,7 +3,7 @@
 import { configWith, type Config } from "@recall/config";
 import { BudgetExceededError, NoProviderError, OutputValidationError } from "@recall/llm";
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
-import type { ExtractionInput, KnownEntity } from "./diff";
+import type { ExtractionInput, KnownEntity } from "@recall/contracts";
 import type { BudgetLimits, Extractor } from "./extractor";
 import type { ModelDiff } from "./model-output";
 import { ambiguousReference, createStagedExtractorFactory, selfContradiction } from "./staged-extractor";

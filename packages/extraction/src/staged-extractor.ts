@@ -11,7 +11,7 @@ import {
   type ModelClient,
   type ModelTier,
 } from "@recall/llm";
-import { isEmptyDiff, type ExtractionDiff, type ExtractionInput, type Stage } from "./diff";
+import { isEmptyDiff, type ExtractionDiff, type ExtractionInput, type Stage } from "@recall/contracts";
 import type { BudgetLimits, ExtractionGuidance, Extractor, ExtractorFactory, StageOutcome } from "./extractor";
 import { runHeuristics } from "./heuristics";
 import { ModelDiff, fromModelDiff } from "./model-output";

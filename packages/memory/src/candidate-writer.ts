@@ -2,13 +2,14 @@
 // resolver, then the assertion (the evidence layer, always: source, span, quote,
 // confidence, stage, model), then the attribute or relation unless significance is
 // `skip`; instructions and uncertainties with their source and span.
-import type {
-  AttributeCandidate,
-  EntityCandidate,
-  InstructionCandidate,
-  RelationCandidate,
-  UncertaintyCandidate,
-} from "@recall/extraction";
+import {
+  typedCandidate,
+  type AttributeCandidate,
+  type EntityCandidate,
+  type InstructionCandidate,
+  type RelationCandidate,
+  type UncertaintyCandidate,
+} from "@recall/contracts";
 import type { Entity, ExtractionStage, KnowledgeCandidate, Tx } from "@recall/db";
 import type { CommitSource, CommitSummary } from "./commit";
 import type { DisambiguationDecision } from "./entity-disambiguation";
@@ -31,17 +32,18 @@ export class CandidateWriter {
   }
 
   async write(candidate: KnowledgeCandidate): Promise<void> {
-    switch (candidate.kind) {
+    const typed = typedCandidate(candidate);
+    switch (typed.kind) {
       case "entity":
-        return this.entity(candidate, candidate.payload as EntityCandidate);
+        return this.entity(candidate, typed.payload);
       case "attribute":
-        return this.attribute(candidate, candidate.payload as AttributeCandidate);
+        return this.attribute(candidate, typed.payload);
       case "relation":
-        return this.relation(candidate, candidate.payload as RelationCandidate);
+        return this.relation(candidate, typed.payload);
       case "instruction":
-        return this.instruction(candidate, candidate.payload as InstructionCandidate);
+        return this.instruction(candidate, typed.payload);
       case "uncertainty":
-        return this.uncertainty(candidate, candidate.payload as UncertaintyCandidate);
+        return this.uncertainty(candidate, typed.payload);
       case "revocation":
         // Revocations change existing instructions, which is truth maintenance's job.
         this.summary.revocationCandidateIds.push(candidate.id);

@@ -7,7 +7,8 @@
 // per work item). A second delivery, or a concurrent one, waits for the first and then
 // finds the row and writes nothing. A commit that dies half-way (a crash, a killed
 // worker, a failed statement) rolls back entirely, so its re-run starts from nothing.
-import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
+import type { CommittedRefs } from "@recall/contracts";
+import { toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
 import { CandidateWriter } from "./candidate-writer";
 import { declaredTypes, nameUses, planDisambiguations, type DisambiguationPlan, type EntityDisambiguator } from "./entity-disambiguation";
 import { lockIdentityKeys } from "./entity-resolver";
@@ -110,13 +111,13 @@ async function writeOutbox(tx: Tx, source: CommitSource, summary: CommitSummary,
       type: "artifacts_committed",
       workItemId: source.workItemId,
       traceId: source.traceId,
-      payload: {
+      payload: toJson({
         subjectType: source.subjectType,
         subjectId: source.subjectId,
         scope: source.scope,
         turnId: source.turnId,
         ...refs,
-      } as Prisma.InputJsonValue,
+      } satisfies CommittedRefs),
       processedAt: options.inlineTruthMaintenance ? new Date() : null,
     },
   });

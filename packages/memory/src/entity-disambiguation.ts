@@ -3,8 +3,8 @@
 // transaction opens, so no model call ever holds row locks, and its answers are
 // checkpointed on the commit's work item, so a re-delivered commit neither pays for
 // the same question twice nor gets a different answer the second time.
-import type { Db, Entity, KnowledgeCandidate, Prisma } from "@recall/db";
-import type { AttributeCandidate, EntityCandidate, RelationCandidate, UncertaintyCandidate } from "@recall/extraction";
+import { stageResult, typedCandidate, type DisambiguationDecision } from "@recall/contracts";
+import { toJson, type Db, type Entity, type KnowledgeCandidate } from "@recall/db";
 import { classifyMatches } from "./entity-matching";
 import { findNameMatches } from "./entity-resolver";
 import { identityKey, normaliseType } from "./identity";
@@ -27,11 +27,7 @@ export interface DisambiguationRequest {
   options: DisambiguationOption[];
 }
 
-/** entityId null: none of the options is meant, a new entity is created. */
-export interface DisambiguationDecision {
-  entityId: string | null;
-  reason: string;
-}
+export type { DisambiguationDecision };
 
 export interface EntityDisambiguator {
   decide(request: DisambiguationRequest): Promise<DisambiguationDecision & { tokensUsed?: number }>;
@@ -52,9 +48,8 @@ export function decisionKey(name: string, type: string | undefined): string {
 export function declaredTypes(candidates: readonly KnowledgeCandidate[]): Map<string, string> {
   const types = new Map<string, string>();
   for (const c of candidates) {
-    if (c.kind !== "entity") continue;
-    const payload = c.payload as EntityCandidate;
-    types.set(identityKey(payload.name), payload.type);
+    const typed = typedCandidate(c);
+    if (typed.kind === "entity") types.set(identityKey(typed.payload.name), typed.payload.type);
   }
   return types;
 }
@@ -64,21 +59,15 @@ export function nameUses(candidates: readonly KnowledgeCandidate[]): NameUse[] {
   const declared = declaredTypes(candidates);
   const typed = (name: string, type?: string) => ({ name, type: type ?? declared.get(identityKey(name)) });
   const uses: NameUse[] = [];
-  for (const c of candidates) {
-    if (c.kind === "entity") uses.push(typed((c.payload as EntityCandidate).name));
-    if (c.kind === "attribute") {
-      const p = c.payload as AttributeCandidate;
-      uses.push({ ...typed(p.entity, p.entity_type), quote: p.evidence?.quote });
-    }
+  for (const row of candidates) {
+    const c = typedCandidate(row);
+    if (c.kind === "entity") uses.push(typed(c.payload.name));
+    if (c.kind === "attribute") uses.push({ ...typed(c.payload.entity, c.payload.entity_type), quote: c.payload.evidence?.quote });
     if (c.kind === "relation") {
-      const p = c.payload as RelationCandidate;
-      uses.push(
-        { ...typed(p.subject, p.subject_type), quote: p.evidence?.quote },
-        { ...typed(p.object, p.object_type), quote: p.evidence?.quote },
-      );
+      const { subject, subject_type, object, object_type, evidence } = c.payload;
+      uses.push({ ...typed(subject, subject_type), quote: evidence?.quote }, { ...typed(object, object_type), quote: evidence?.quote });
     }
-    const entity = c.kind === "uncertainty" ? (c.payload as UncertaintyCandidate).entity : undefined;
-    if (entity) uses.push(typed(entity));
+    if (c.kind === "uncertainty" && c.payload.entity) uses.push(typed(c.payload.entity));
   }
   return uses;
 }
@@ -176,12 +165,11 @@ async function askSafely(
 
 async function readCheckpoint(db: Db, workItemId: string): Promise<Checkpoint> {
   const item = await db.workItem.findUnique({ where: { id: workItemId }, select: { payload: true } });
-  const payload = (item?.payload ?? {}) as { disambiguations?: Checkpoint };
-  return { ...(payload.disambiguations ?? {}) };
+  return { ...stageResult("commit_artifacts", item?.payload).disambiguations };
 }
 
 async function writeCheckpoint(db: Db, workItemId: string, checkpoint: Checkpoint): Promise<void> {
   const item = await db.workItem.findUnique({ where: { id: workItemId }, select: { payload: true } });
-  const payload = { ...((item?.payload ?? {}) as Record<string, unknown>), disambiguations: checkpoint };
-  await db.workItem.update({ where: { id: workItemId }, data: { payload: payload as unknown as Prisma.InputJsonValue } });
+  const payload = { ...stageResult("commit_artifacts", item?.payload), disambiguations: checkpoint };
+  await db.workItem.update({ where: { id: workItemId }, data: { payload: toJson(payload) } });
 }

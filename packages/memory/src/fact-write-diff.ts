@@ -6,7 +6,7 @@
 // into that text exactly, and validateCandidate checks it the same way it checks a
 // turn's. The text is stored on the fact_writes row, so provenance can show it.
 import type { CandidateKind } from "@recall/db";
-import { MemoryCategory } from "@recall/extraction";
+import { MemoryCategory } from "@recall/contracts";
 
 export interface FieldError {
   field: string;

@@ -12,7 +12,7 @@
 // - entities left without any mention from a live source are retracted too.
 // A source retracted while its pipeline is still running commits nothing later
 // (commit.ts checks for the retraction row).
-import { transaction, type Db, type Prisma, type Tx } from "@recall/db";
+import { toJson, transaction, type Db, type Tx } from "@recall/db";
 import { loadFacts, type Fact } from "./fact-store";
 import { retractEntities } from "./retraction-entities";
 import { reopenFact } from "./supersession";
@@ -172,7 +172,7 @@ async function audit(tx: Tx, input: RetractSourceInput, report: RetractionReport
       sourceType: input.sourceType,
       sourceId: input.sourceId,
       reason: input.reason,
-      summary: summary as unknown as Prisma.InputJsonValue,
+      summary: toJson(summary),
     },
   });
   return row.id;

@@ -2,7 +2,7 @@
 // revoked_at and the revoking turn. A turn may only revoke what it can see (the
 // instruction's scope ⊆ the turn's scope, see scope.ts): alice saying "stop using
 // bullet points" ends her instruction and an org-wide one, never bob's.
-import type { RevocationCandidate } from "@recall/extraction";
+import { candidatePayload } from "@recall/contracts";
 import type { Instruction, Tx } from "@recall/db";
 import { scopeVisible } from "./scope";
 
@@ -16,7 +16,7 @@ export interface Revoker {
 export async function revokeInstruction(tx: Tx, candidateId: string, revoker: Revoker): Promise<string | undefined> {
   const candidate = await tx.knowledgeCandidate.findUnique({ where: { id: candidateId } });
   if (!candidate) return undefined;
-  const payload = candidate.payload as RevocationCandidate;
+  const payload = candidatePayload("revocation", candidate.payload);
   const active = await tx.instruction.findMany({
     where: { contextId: candidate.contextId, active: true, retractedAt: null },
     orderBy: { createdAt: "asc" },

@@ -3,6 +3,7 @@
 // same rows the queue workers keep, so status, provenance and operator retries see a
 // direct write like any turn or document. packages/queues owns the queue side; this
 // package may only import db (see ARCHITECTURE.md), hence the small overlap.
+import { stageResult } from "@recall/contracts";
 import type { DbOrTx, ErrorClass, Tx, WorkItem } from "@recall/db";
 
 type StageQueue = "validate_artifacts" | "commit_artifacts" | "truth_maintenance";
@@ -76,6 +77,5 @@ export async function markTruthMaintained(tx: Tx, workItemId: string): Promise<v
 }
 
 export function truthMaintained(item: WorkItem): boolean {
-  const payload = item.payload as Record<string, unknown> | null;
-  return typeof payload?.["truth_maintained_at"] === "string";
+  return stageResult("truth_maintenance", item.payload).truth_maintained_at !== undefined;
 }

@@ -9,6 +9,7 @@
 // conflicts are recorded once per pair, resolved uncertainties and inactive
 // instructions are left alone. Runs touching the same entity and key serialise on an
 // advisory lock, so two workers never close the same fact twice.
+import type { CommittedRefs } from "@recall/contracts";
 import { transaction, type Db, type Tx } from "@recall/db";
 import { recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
 import { olderNewer, ordered, loadStated, type Stated } from "./fact-origin";
@@ -20,18 +21,7 @@ import { closeFact, repointFact } from "./supersession";
 export const DEFAULT_SINGLE_VALUED = ["role", "title", "lives_in", "works_at", "employer", "email", "name"] as const;
 
 /** What a commit announced in its outbox row. */
-export interface CommittedRefs {
-  subjectType?: string;
-  subjectId?: string;
-  scope?: string[];
-  turnId?: string;
-  attributeIds?: string[];
-  relationIds?: string[];
-  instructionIds?: string[];
-  revocationCandidateIds?: string[];
-  /** The source was deleted before the commit ran; nothing was written. */
-  retracted?: boolean;
-}
+export type { CommittedRefs };
 
 export interface TruthMaintenanceOptions {
   singleValued?: ReadonlySet<string>;

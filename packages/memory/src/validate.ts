@@ -2,35 +2,10 @@
 // evidence really is in the source text, its memory_category is one of the three,
 // and its entity types belong to the skill. The same function checks extracted
 // candidates and direct writes (POST /facts), so both paths share one rule set.
-import { z } from "zod";
-import {
-  AttributeCandidate,
-  EntityCandidate,
-  InstructionCandidate,
-  RelationCandidate,
-  RevocationCandidate,
-  UncertaintyCandidate,
-  locateQuote,
-  sliceBytes,
-  type Evidence,
-} from "@recall/extraction";
-import type { CandidateKind } from "@recall/db";
+import { CANDIDATE_SCHEMAS, locateQuote, sliceBytes, type CandidateKind, type Evidence, type ValidationIssue } from "@recall/contracts";
 import { WILDCARD_TYPE, normaliseType } from "./identity";
 
-const SCHEMAS: Record<CandidateKind, z.ZodType> = {
-  entity: EntityCandidate,
-  attribute: AttributeCandidate,
-  relation: RelationCandidate,
-  instruction: InstructionCandidate,
-  revocation: RevocationCandidate,
-  uncertainty: UncertaintyCandidate,
-};
-
-/** One problem with one field; `field` is a dotted path inside the candidate ("evidence.quote"). */
-export interface ValidationIssue {
-  field: string;
-  message: string;
-}
+export type { ValidationIssue };
 
 export type Validation = { ok: true; payload: Record<string, unknown> } | { ok: false; issues: ValidationIssue[] };
 
@@ -51,7 +26,7 @@ const NAMED_FIELDS: Partial<Record<CandidateKind, string[]>> = {
 };
 
 export function validateCandidate(kind: CandidateKind, payload: unknown, scope: ValidationScope): Validation {
-  const parsed = SCHEMAS[kind].safeParse(payload);
+  const parsed = CANDIDATE_SCHEMAS[kind].safeParse(payload);
   if (!parsed.success) {
     return { ok: false, issues: parsed.error.issues.map((i) => ({ field: i.path.join(".") || kind, message: i.message })) };
   }

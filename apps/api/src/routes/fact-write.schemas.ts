@@ -10,7 +10,7 @@ import {
   RelationCandidate,
   Significance,
   UncertaintyCandidate,
-} from "@recall/extraction";
+} from "@recall/contracts";
 import { ScopeBody } from "../scope-schema";
 
 const DirectEvidence = z

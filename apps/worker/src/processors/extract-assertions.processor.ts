@@ -2,31 +2,15 @@
 // unit of the subject and stages the result as knowledge candidates. Candidates are
 // written only when every unit succeeded, so a failure leaves nothing partial; the work
 // item still records how far the attempt got and what it cost.
-import type { Db, ExtractionStage, Prisma, WorkItem } from "@recall/db";
-import { transaction } from "@recall/db";
-import {
-  DIFF_KINDS,
-  type ExtractionDiff,
-  type ExtractionGuidance,
-  type Extractor,
-  type Stage,
-  type StageOutcome,
-} from "@recall/extraction";
+import { toJson, transaction, type Db, type ExtractionStage, type Prisma, type WorkItem } from "@recall/db";
+import { DIFF_KINDS, type ExtractResult, type ExtractionDiff, type UnitOutcome } from "@recall/contracts";
+import type { ExtractionGuidance, Extractor, StageOutcome } from "@recall/extraction";
 import type { StageProcessor } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory, type KnownMemory } from "../known-memory";
 import { budgetLimits, ensurePlan } from "../plan";
 import { loadSubject, type Subject, type TextUnit } from "../subject-loader";
-
-/** What the work item's payload shows per unit: which stage finished it and why. */
-interface UnitOutcome {
-  node_id: string | null;
-  stage: Stage;
-  model: string | null;
-  reason: string;
-  tokens_used: number;
-}
 
 interface Run {
   subject: Subject;
@@ -114,7 +98,7 @@ function toCandidates(
         turnId: subject.turnId,
         ordinal: start + rows.length,
         kind,
-        payload: value as Prisma.InputJsonValue,
+        payload: toJson(value),
         stage: outcome.stage as ExtractionStage,
         model: outcome.model,
       });
@@ -131,7 +115,8 @@ async function stageCandidates(
   outcomes: UnitOutcome[],
 ): Promise<void> {
   await transaction(db, async (tx) => {
-    await tx.workItem.update({ where: { id: item.id }, data: { payload: { outcomes } as unknown as Prisma.InputJsonValue } });
+    const result: ExtractResult = { outcomes };
+    await tx.workItem.update({ where: { id: item.id }, data: { payload: toJson(result) } });
     await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
     if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
   });
@@ -144,8 +129,8 @@ async function stageCandidates(
  */
 async function recordFailure(db: Db, item: WorkItem, run: Run, unit: TextUnit, logger: Logger): Promise<void> {
   const failed = { node_id: unit.nodeId ?? null, stage: run.extractor.stageReached ?? null };
-  const payload = { outcomes: run.outcomes, failed } as unknown as Prisma.InputJsonValue;
-  await db.workItem.update({ where: { id: item.id }, data: { payload } }).catch((err: Error) => {
+  const result: ExtractResult = { outcomes: run.outcomes, failed };
+  await db.workItem.update({ where: { id: item.id }, data: { payload: toJson(result) } }).catch((err: Error) => {
     logger.warn({ err: err.message }, "could not record where extraction failed");
   });
 }

@@ -5,7 +5,7 @@
 // they are reported in the subject's status and the valid ones go on to commit.
 import type { StageProcessor } from "@recall/queues";
 import { validateCandidate } from "@recall/memory";
-import type { Prisma } from "@recall/db";
+import { toJson } from "@recall/db";
 import type { WorkerDeps } from "../deps";
 import { loadStageSubject } from "../subject-loader";
 import { allowedEntityTypes } from "../skill-types";
@@ -25,8 +25,8 @@ export function validateArtifactsProcessor(deps: WorkerDeps): StageProcessor {
       await deps.db.knowledgeCandidate.update({
         where: { id: candidate.id },
         data: result.ok
-          ? { status: "valid", payload: result.payload as Prisma.InputJsonValue, validationErrors: [] }
-          : { status: "invalid", validationErrors: result.issues as unknown as Prisma.InputJsonValue },
+          ? { status: "valid", payload: toJson(result.payload), validationErrors: [] }
+          : { status: "invalid", validationErrors: toJson(result.issues) },
       });
     }
     return { status: "succeeded" };

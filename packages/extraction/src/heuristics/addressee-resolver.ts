@@ -1,7 +1,7 @@
 // Who "you" is in a turn: the one known person, other than the speaker, whom the turn
 // addresses by name ("Thanks, Mel!", "Hey Jon, …"). Two names in address, or none, leave
 // "you" unresolved, and second-person statements then go to a model.
-import type { KnownEntity } from "../diff";
+import type { KnownEntity } from "@recall/contracts";
 import type { TurnContext } from "./heuristic-types";
 import { knownByName } from "./speaker-resolver";
 import { analyse } from "./token-analysis";

@@ -1,7 +1,7 @@
 // Simple corrections ("actually my title is …", "correction: I live in Lisbon now") finish
 // without a model only when memory already holds the fact being corrected; the new value
 // then uses the key memory uses, so truth maintenance supersedes the old one.
-import type { AttributeCandidate, EntityCandidate, KnownAttribute, RelationCandidate } from "../diff";
+import type { AttributeCandidate, EntityCandidate, KnownAttribute, RelationCandidate } from "@recall/contracts";
 import type { Finding } from "./heuristic-types";
 
 const KEY_SYNONYMS: Record<string, string[]> = {

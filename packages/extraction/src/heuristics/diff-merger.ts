@@ -1,6 +1,6 @@
 // Combines the findings of one input into a single diff: one entity per name, with
 // known entities mentioned in the text added as context for later stages.
-import { emptyDiff, type EntityCandidate, type ExtractionDiff } from "../diff";
+import { emptyDiff, type EntityCandidate, type ExtractionDiff } from "@recall/contracts";
 import { evidenceFor } from "./evidence-builder";
 import type { Finding } from "./heuristic-types";
 import type { EntityMention } from "./known-entity-matcher";

@@ -1,6 +1,6 @@
 // Evidence for heuristic findings: the verbatim quote plus its UTF-8 byte span.
-import type { Evidence } from "../diff";
-import { byteSpanOf } from "../spans";
+import type { Evidence } from "@recall/contracts";
+import { byteSpanOf } from "@recall/contracts";
 
 /** Evidence for text.slice(start, end), trimmed of whitespace and trailing punctuation. */
 export function evidenceFor(text: string, start: number, end: number): Evidence {

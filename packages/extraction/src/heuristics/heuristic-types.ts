@@ -1,5 +1,5 @@
 // Internal shapes shared by the heuristic detectors.
-import type { ActiveInstruction, ExtractionDiff, KnownAttribute, KnownEntity } from "../diff";
+import type { ActiveInstruction, ExtractionDiff, KnownAttribute, KnownEntity } from "@recall/contracts";
 import type { Sentence } from "./sentence-splitter";
 
 /** What one detector made of one sentence or clause. */

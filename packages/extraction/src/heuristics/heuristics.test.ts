@@ -1,5 +1,5 @@
-import { ExtractionDiff, type ExtractionInput, type HeuristicOutcome } from "../diff";
-import { sliceBytes } from "../spans";
+import { ExtractionDiff, type ExtractionInput, type HeuristicOutcome } from "@recall/contracts";
+import { sliceBytes } from "@recall/contracts";
 import { runHeuristics } from "./index";
 
 const REF = new Date("2024-05-15T10:00:00Z");

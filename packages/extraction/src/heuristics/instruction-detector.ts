@@ -2,7 +2,7 @@
 // jargon", "From now on, label sarcasm", "Keep responses under three sentences",
 // "Please don't …", "Don't ever …". Statements about oneself ("I'll always remember
 // that trip", "I never said that") and titles ("Always Sunny …") are not directives.
-import type { InstructionCandidate } from "../diff";
+import type { InstructionCandidate } from "@recall/contracts";
 import { normaliseApostrophes } from "./clause-preparer";
 import { evidenceFor } from "./evidence-builder";
 import type { Finding, TurnContext } from "./heuristic-types";

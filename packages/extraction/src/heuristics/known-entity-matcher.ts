@@ -1,7 +1,7 @@
 // Recognises entities the context already knows, by name and alias, on word boundaries.
 // Case-aware: a name with capitals ("Max", "Acme") matches only as written or in all
 // caps, so "max 3 sentences" is not the dog Max; a lowercase name matches any case.
-import type { KnownEntity } from "../diff";
+import type { KnownEntity } from "@recall/contracts";
 
 export interface EntityMention {
   entity: KnownEntity;

@@ -6,7 +6,7 @@
 // It refuses what its shape cannot settle: negation, modals, mental verbs, objects that point
 // back into the conversation ("it", "that book you recommended") or name nothing particular.
 import nlp from "compromise";
-import type { AttributeCandidate, MemoryCategory } from "../diff";
+import type { AttributeCandidate, MemoryCategory } from "@recall/contracts";
 import { isAbstractWord } from "./abstract-lexicon";
 import type { PreparedClause } from "./clause-preparer";
 import { evidenceFor } from "./evidence-builder";

@@ -1,7 +1,7 @@
 // Turns a personal reading into diff items: the speaker, the thing, pet, relative or event
 // the statement is about, and one relation (or a plan's literal attribute) with the clause
 // as evidence and validity from its time phrases.
-import type { AttributeCandidate, EntityCandidate, MemoryCategory, RelationCandidate, Significance } from "../diff";
+import type { AttributeCandidate, EntityCandidate, MemoryCategory, RelationCandidate, Significance } from "@recall/contracts";
 import type { PreparedClause } from "./clause-preparer";
 import { evidenceFor } from "./evidence-builder";
 import type { Finding, TurnContext } from "./heuristic-types";

@@ -1,7 +1,7 @@
 // Revocation language: "stop using bullet points", "you don't need to … anymore",
 // "no need to … any more", "forget what I said about …". The revoked instruction is
 // the active one sharing most words with what the user asks to stop.
-import type { ActiveInstruction, RevocationCandidate } from "../diff";
+import type { ActiveInstruction, RevocationCandidate } from "@recall/contracts";
 import { normaliseApostrophes } from "./clause-preparer";
 import { evidenceFor } from "./evidence-builder";
 import type { Finding, TurnContext } from "./heuristic-types";

@@ -1,6 +1,6 @@
 // The heuristic stage: reads what rules can read without a model, and finishes the input
 // only when every sentence was read (or is small talk) with enough confidence.
-import { emptyDiff, type ExtractionDiff, type ExtractionInput, type HeuristicOutcome } from "../diff";
+import { emptyDiff, type ExtractionDiff, type ExtractionInput, type HeuristicOutcome } from "@recall/contracts";
 import type { TurnContext } from "./heuristic-types";
 import { commentaryConfidence } from "./commentary";
 import { findKnownEntities } from "./known-entity-matcher";

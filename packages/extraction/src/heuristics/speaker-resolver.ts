@@ -1,7 +1,7 @@
 // Who "I" is in a turn: the speaker the caller named, else the person the turn introduces
 // ("I'm Alice"), else the one person the context knows. With several known people and no
 // name, "I" needs a model.
-import type { ExtractionInput, KnownEntity } from "../diff";
+import type { ExtractionInput, KnownEntity } from "@recall/contracts";
 import type { TurnContext } from "./heuristic-types";
 import { splitClauses, type Sentence } from "./sentence-splitter";
 import { introducedName } from "./statement-detector";

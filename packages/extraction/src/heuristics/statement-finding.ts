@@ -1,6 +1,6 @@
 // Turns a parsed statement into diff items: entities, attributes, relations, with
 // evidence and validity from time phrases; corrections go through the known-attribute check.
-import type { AttributeCandidate, EntityCandidate, MemoryCategory, RelationCandidate } from "../diff";
+import type { AttributeCandidate, EntityCandidate, MemoryCategory, RelationCandidate } from "@recall/contracts";
 import { reconcileCorrection } from "./correction-reconciler";
 import { evidenceFor } from "./evidence-builder";
 import type { Finding, TurnContext } from "./heuristic-types";

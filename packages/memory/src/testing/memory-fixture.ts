@@ -4,7 +4,7 @@
 // maintenance with the same functions the workers call.
 import { randomUUID } from "node:crypto";
 import { createDb, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
-import { DIFF_KINDS, type ExtractionDiff } from "@recall/extraction";
+import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { commitCandidates, type CommitOptions, type CommitSummary } from "../commit";
 import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "../truth-maintenance";

@@ -1,0 +1,5 @@
+export * from "./diff";
+export * from "./spans";
+export * from "./candidates";
+export * from "./stage-results";
+export * from "./queues";
