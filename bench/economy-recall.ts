@@ -8,7 +8,7 @@
 // Both point the fast and strong tiers at the counting server.
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { loadConfig, type Config } from "@recall/config";
+import { extractorOptions, loadConfig, type Config } from "@recall/config";
 import type { ActiveInstruction, KnownAttribute, KnownEntity } from "@recall/contracts";
 import { createStagedExtractorFactory, loadSkills, resolveExtractionPlan, type ExtractionGuidance } from "@recall/extraction";
 import { DEFAULT_SKILLS_DIR } from "../apps/worker/src/bootstrap";
@@ -38,7 +38,7 @@ export async function runRecallDirect(conversation: GateConversation, turns: Gat
     RECALL_EMBEDDING_MODEL: undefined,
   };
   const guidance = await turnGuidance(config);
-  const extractorFor = createStagedExtractorFactory(config);
+  const extractorFor = createStagedExtractorFactory(extractorOptions(config));
   const limits = budgetLimits(config, {});
   // Both speakers are known people, as in bench:gate; what each turn commits is known to the next.
   const entities: KnownEntity[] = conversation.speakers.map((name, i) => ({ id: `speaker-${i}`, name, type: "person", aliases: [] }));

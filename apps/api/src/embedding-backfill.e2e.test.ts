@@ -2,7 +2,7 @@
 // is never embedded by truth maintenance; the backfill embeds it (through the real OpenAI
 // SDK against the local wire-protocol server), POST /query then finds it by meaning, a
 // second run asks for nothing, and a change of dimensions re-embeds everything.
-import { configWith } from "@recall/config";
+import { configWith, providerOptions } from "@recall/config";
 import { createEmbeddingClient } from "@recall/llm";
 import { backfillEmbeddings } from "@recall/memory";
 import { defaultEmbedding, FAKE_EMBEDDING_DIMENSIONS, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
@@ -34,11 +34,13 @@ afterAll(async () => {
 
 const embedder = (dimensions?: number) =>
   createEmbeddingClient(
-    configWith({
-      RECALL_EMBEDDING_MODEL: MODEL,
-      OPENAI_BASE_URL: llm.openaiBaseUrl,
-      ...(dimensions ? { RECALL_EMBEDDING_DIMENSIONS: String(dimensions) } : {}),
-    }),
+    providerOptions(
+      configWith({
+        RECALL_EMBEDDING_MODEL: MODEL,
+        OPENAI_BASE_URL: llm.openaiBaseUrl,
+        ...(dimensions ? { RECALL_EMBEDDING_DIMENSIONS: String(dimensions) } : {}),
+      }),
+    ),
   )!;
 const embeddedTexts = () => llm.requests.filter((r) => r.route === "embeddings").flatMap((r) => r.body.input as string[]);
 const vectorsOf = (ownerId: string) => h.api.db.embedding.findMany({ where: { ownerId } });

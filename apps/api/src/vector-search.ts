@@ -1,5 +1,5 @@
 // The vector retriever of POST /query, from RECALL_EMBEDDING_MODEL.
-import type { Config } from "@recall/config";
+import { providerOptions, type Config } from "@recall/config";
 import { NoProviderError, createEmbeddingClient } from "@recall/llm";
 import { embeddingRetriever, unavailableRetriever, type VectorRetriever } from "@recall/memory";
 
@@ -13,7 +13,9 @@ const QUERY_EMBEDDING_TIMEOUT_MS = 5_000;
  */
 export function vectorRetriever(config: Config): VectorRetriever | undefined {
   try {
-    const client = createEmbeddingClient(config, { timeoutMs: Math.min(config.LLM_TIMEOUT_MS, QUERY_EMBEDDING_TIMEOUT_MS) });
+    const client = createEmbeddingClient(providerOptions(config), {
+      timeoutMs: Math.min(config.LLM_TIMEOUT_MS, QUERY_EMBEDDING_TIMEOUT_MS),
+    });
     return client && embeddingRetriever(client);
   } catch (err) {
     if (!(err instanceof NoProviderError) || config.RECALL_EMBEDDING_MODEL === undefined) throw err;

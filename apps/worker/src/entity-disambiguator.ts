@@ -1,7 +1,7 @@
 // The commit stage's disambiguator: the strong model, when one is configured. Without
 // one (or with one misconfigured) commits still run and contested names become new
 // entities, the rule in packages/memory/src/entity-matching.ts.
-import type { Config } from "@recall/config";
+import { providerOptions, type Config } from "@recall/config";
 import { Budget, NoProviderError, createModelClient, structuredCall, type ModelClient } from "@recall/llm";
 import { DisambiguationAnswer, decisionFrom, disambiguationPrompt, type EntityDisambiguator } from "@recall/memory";
 import type { Logger } from "@recall/telemetry";
@@ -12,7 +12,7 @@ const MAX_OUTPUT_TOKENS = 512;
 /** The strong model's client, or undefined when none is configured or its credentials are missing. */
 export function strongModel(config: Config, logger: Logger): ModelClient | undefined {
   try {
-    return createModelClient(config, "strong");
+    return createModelClient(providerOptions(config), "strong");
   } catch (err) {
     if (!(err instanceof NoProviderError)) throw err;
     logger.warn({ err: err.message }, "no strong model for entity disambiguation; contested names become new entities");

@@ -1,7 +1,6 @@
 // The staged extractor: heuristics first; the fast model where the heuristics are not
 // confident; the strong model when the fast answer fails validation, contradicts
 // itself, or the text names a reference that fits two known entities.
-import type { Config } from "@recall/config";
 import {
   Budget,
   NoProviderError,
@@ -10,6 +9,7 @@ import {
   structuredCall,
   type ModelClient,
   type ModelTier,
+  type ProviderOptions,
 } from "@recall/llm";
 import { isEmptyDiff, type ExtractionDiff, type ExtractionInput, type Stage } from "@recall/contracts";
 import type { BudgetLimits, ExtractionGuidance, Extractor, ExtractorFactory, StageOutcome } from "./extractor";
@@ -203,17 +203,23 @@ export function selfContradiction(diff: ExtractionDiff): string | undefined {
   return undefined;
 }
 
-/** One extractor per work item, so the budget spans all of that item's inputs. */
-export function createStagedExtractorFactory(config: Config): ExtractorFactory {
-  return (limits) => new StagedExtractor({ ...modelClients(config), threshold: config.RECALL_HEURISTIC_CONFIDENCE, limits });
+export interface StagedExtractorFactoryOptions {
+  providers: ProviderOptions;
+  /** Heuristic decisions below this confidence go to a model. */
+  heuristicThreshold: number;
 }
 
-function modelClients(config: Config): Pick<StagedExtractorOptions, "fast" | "strong" | "unavailable"> {
+/** One extractor per work item, so the budget spans all of that item's inputs. */
+export function createStagedExtractorFactory(options: StagedExtractorFactoryOptions): ExtractorFactory {
+  return (limits) => new StagedExtractor({ ...modelClients(options.providers), threshold: options.heuristicThreshold, limits });
+}
+
+function modelClients(providers: ProviderOptions): Pick<StagedExtractorOptions, "fast" | "strong" | "unavailable"> {
   const clients: Pick<StagedExtractorOptions, "fast" | "strong"> = {};
   const unavailable: Partial<Record<ModelTier, NoProviderError>> = {};
   for (const tier of ["fast", "strong"] as const) {
     try {
-      clients[tier] = createModelClient(config, tier);
+      clients[tier] = createModelClient(providers, tier);
     } catch (err) {
       if (!(err instanceof NoProviderError)) throw err;
       unavailable[tier] = err;
