@@ -1,5 +1,6 @@
 // What memory needs from an embedding model. @recall/llm's EmbeddingClient fits this
 // shape; the apps pass one in, so this package never talks to a provider itself.
+import { isClassifiedError } from "@recall/contracts";
 import type { EmbeddingOwner } from "@recall/db";
 import type { SearchKind } from "./read/search-types";
 
@@ -19,10 +20,7 @@ export const OWNER_OF: Record<SearchKind, EmbeddingOwner> = {
   document_node: "document_node",
 };
 
-// Classified by name, as packages/queues/src/errors.ts does, so this package need not import
-// @recall/llm: the provider failed or answered unusably, which says nothing about our input.
-const PROVIDER_FAILURES = new Set(["ProviderError", "MalformedOutputError"]);
-
+/** The provider failed or answered unusably, which says nothing about our input. */
 export function isProviderFailure(err: unknown): err is Error {
-  return err instanceof Error && PROVIDER_FAILURES.has(err.name);
+  return isClassifiedError(err) && err.errorClass === "provider";
 }

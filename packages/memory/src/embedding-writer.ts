@@ -4,6 +4,7 @@
 // maintenance in the same work item. One embeddings call per subject; only a subject
 // past the provider's per-request limits is split. Running it again is harmless: rows
 // are upserted by (owner_kind, owner_id, model), so a retry replaces, never duplicates.
+import { StageFailure } from "@recall/contracts";
 import { Prisma, type DbOrTx } from "@recall/db";
 import { OWNER_OF, type Embedder } from "./embedder";
 import { TEXT_SOURCES } from "./read/search-sql";
@@ -45,8 +46,8 @@ export async function embedCommitted(
       vectors.push(...result.vectors);
       tokensUsed += result.usage.inputTokens;
     } catch (err) {
-      // The worker records a failed attempt's cost from err.tokensUsed: earlier batches were paid for.
-      throw err instanceof Error ? Object.assign(err, { tokensUsed }) : err;
+      // The attempt record shows what the failed try cost: earlier batches were paid for.
+      throw new StageFailure(err, tokensUsed);
     }
   }
   if (targets.length > 0) await storeEmbeddings(db, subject.contextId, embedder.modelRef, targets, vectors);

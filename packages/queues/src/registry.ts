@@ -1,6 +1,7 @@
 // The queue registry: every queue declared once. Producers and workers both take
 // names, payload types, attempts and backoff from here.
 import { JOB_CATALOG, StagePayload, type QueueName } from "@recall/contracts";
+import { retryAfterOf } from "./errors";
 
 export { StagePayload, SubjectType, type QueueName } from "@recall/contracts";
 
@@ -38,8 +39,8 @@ export function jobIdFor(workItemId: string): string {
 
 /** Delay before retry n (1-based): exponential with ±25% jitter, or what the provider asked for. */
 export function backoffDelay(queue: QueueName, attemptsMade: number, err?: Error): number {
-  const retryAfterMs = (err as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-  if (typeof retryAfterMs === "number" && retryAfterMs > 0) return retryAfterMs;
+  const retryAfterMs = retryAfterOf(err);
+  if (retryAfterMs !== undefined) return retryAfterMs;
   const base = QUEUES[queue].backoffMs * 2 ** Math.max(0, attemptsMade - 1);
   return Math.round(base * (0.75 + Math.random() * 0.5));
 }

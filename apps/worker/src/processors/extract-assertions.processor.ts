@@ -3,7 +3,7 @@
 // written only when every unit succeeded, so a failure leaves nothing partial; the work
 // item still records how far the attempt got and what it cost.
 import { toJson, transaction, type Db, type ExtractionStage, type Prisma, type WorkItem } from "@recall/db";
-import { DIFF_KINDS, type ExtractResult, type ExtractionDiff, type UnitOutcome } from "@recall/contracts";
+import { DIFF_KINDS, StageFailure, type ExtractResult, type ExtractionDiff, type UnitOutcome } from "@recall/contracts";
 import type { ExtractionGuidance, Extractor, StageOutcome } from "@recall/extraction";
 import type { StageProcessor } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
@@ -35,7 +35,7 @@ export function extractAssertionsProcessor(deps: WorkerDeps): StageProcessor {
         await extractUnit(run, item, unit, signal);
       } catch (err) {
         await recordFailure(deps.db, item, run, unit, logger);
-        throw withTokensUsed(err, extractor.tokensUsed);
+        throw new StageFailure(err, extractor.tokensUsed);
       }
     }
     await stageCandidates(deps.db, item, run.rows, run.outcomes);
@@ -133,13 +133,4 @@ async function recordFailure(db: Db, item: WorkItem, run: Run, unit: TextUnit, l
   await db.workItem.update({ where: { id: item.id }, data: { payload: toJson(result) } }).catch((err: Error) => {
     logger.warn({ err: err.message }, "could not record where extraction failed");
   });
-}
-
-/**
- * The worker factory records a failed attempt's cost from `err.tokensUsed`. The error object
- * itself is kept, not wrapped, so its class (by name) and `retryAfterMs` still reach the queue.
- */
-function withTokensUsed(err: unknown, tokensUsed: number): unknown {
-  if (err instanceof Error && typeof (err as { tokensUsed?: unknown }).tokensUsed !== "number") Object.assign(err, { tokensUsed });
-  return err;
 }
