@@ -1,32 +1,9 @@
 // Pipeline progress as callers see it: one entry per stage, a state that ends
 // `committed` or `failed`, the extraction plan, and why candidates were rejected.
 import type { Db, WorkItem } from "@recall/db";
-import { PIPELINE, enqueueWorkItem } from "@recall/queues";
-import type { ApiDeps } from "./deps";
+import { PIPELINE } from "@recall/queues";
 
 export type PipelineState = "queued" | "processing" | "committed" | "failed";
-
-/** Enqueues; when Redis does not answer the work item stays `queued` and the sweeper enqueues it later. */
-export async function enqueueOrLeaveForSweeper(deps: ApiDeps, item: WorkItem): Promise<boolean> {
-  try {
-    await enqueueWorkItem(deps.queues, item);
-    return true;
-  } catch (err) {
-    deps.logger.warn({ err: (err as Error).message, workItemId: item.id }, "enqueue failed; the sweeper will retry");
-    return false;
-  }
-}
-
-/**
- * A direct write's truth maintenance ran in the request (checkpointed, see
- * @recall/memory stage-work.ts); embedding it is left to a worker as the same item's next
- * attempt, so POST /facts never waits on, or fails with, the embedding provider, and the
- * queue's retries cover that provider as they do for turns and documents.
- */
-export async function embedInWorker(deps: ApiDeps, truthMaintenanceItemId: string): Promise<void> {
-  const item = await deps.db.workItem.update({ where: { id: truthMaintenanceItemId }, data: { status: "queued", finishedAt: null } });
-  await enqueueOrLeaveForSweeper(deps, item);
-}
 
 export function pipelineState(items: WorkItem[]): PipelineState {
   if (items.some((i) => i.status === "dead")) return "failed";
