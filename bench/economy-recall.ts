@@ -12,7 +12,7 @@ import { extractorOptions, loadConfig, type Config } from "@recall/config";
 import type { ActiveInstruction, KnownAttribute, KnownEntity } from "@recall/contracts";
 import { createStagedExtractorFactory, loadSkills, resolveExtractionPlan, type ExtractionGuidance } from "@recall/extraction";
 import { DEFAULT_SKILLS_DIR } from "../apps/worker/src/bootstrap";
-import { budgetLimits } from "../apps/worker/src/plan";
+import { budgetLimits } from "../apps/worker/src/services/plan";
 import { createBenchContext, scopeOf } from "./bench-load";
 import { BENCH_ADMIN_KEY, startService } from "./bench-service";
 import { EMBEDDING_DIMENSIONS, type PeerRun } from "./economy-mem0";

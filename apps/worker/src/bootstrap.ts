@@ -8,7 +8,7 @@ import { createProducerConnection, createQueues, createWorkerConnection } from "
 import { createLogger } from "@recall/telemetry";
 import type { Redis } from "ioredis";
 import type { WorkerDeps } from "./deps";
-import { skillCatalog } from "./skill-catalog";
+import { skillCatalog } from "./services/skill-catalog";
 
 export const DEFAULT_SKILLS_DIR = path.resolve(__dirname, "../../../skills");
 

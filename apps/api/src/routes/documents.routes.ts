@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { ApiDeps } from "../deps";
-import { notFound } from "../errors";
-import { documentStatus } from "../pipeline-status";
-import { defineRoute, type RouteDefinition } from "../route-definition";
+import { notFound } from "../http/errors";
+import { documentStatus } from "../views/pipeline-status";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { DocumentService } from "../services/document.service";
-import { contextIdOf } from "../validate";
+import { contextIdOf } from "../http/validate";
 import { CreateDocumentBody, DocumentAccepted, DocumentStatus } from "./documents.schemas";
 
 const DocumentParams = z.object({ contextId: z.string(), documentId: z.uuid("must be a document id") });

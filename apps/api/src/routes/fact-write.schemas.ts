@@ -11,7 +11,7 @@ import {
   Significance,
   UncertaintyCandidate,
 } from "@recall/contracts";
-import { ScopeBody } from "../scope-schema";
+import { ScopeBody } from "../http/scope-schema";
 
 const DirectEvidence = z
   .object({ quote: z.string().min(1) })

@@ -4,11 +4,11 @@ import { z } from "zod";
 import type { Assertion } from "@recall/db";
 import { readProvenance, type WriteFactsResult } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { AppError, notFound } from "../errors";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { ScopeQuery } from "../scope-schema";
+import { AppError, notFound } from "../http/errors";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { ScopeQuery } from "../http/scope-schema";
 import { FactWriteService } from "../services/fact-write.service";
-import { workItemView } from "../work-item-view";
+import { workItemView } from "../views/work-item-view";
 import { FactWriteBody, FactWriteResult } from "./fact-write.schemas";
 import { Provenance } from "./memory.schemas";
 

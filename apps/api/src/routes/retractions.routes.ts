@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { RetractionReport } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { defineRoute, type RouteDefinition } from "../route-definition";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { RetractionService, type RetractableSource } from "../services/retraction.service";
 
 type SourceType = RetractableSource;

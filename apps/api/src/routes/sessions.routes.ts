@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { listSessionTurns } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { Cursor, encodeCursor, limitParam } from "../pagination";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { ScopeQuery } from "../scope-schema";
+import { Cursor, encodeCursor, limitParam } from "../http/pagination";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { ScopeQuery } from "../http/scope-schema";
 import { TurnService } from "../services/turn.service";
-import { contextIdOf } from "../validate";
+import { contextIdOf } from "../http/validate";
 import { CreateSessionBody, CreateTurnBody, SessionParams, TurnPage, TurnResult } from "./sessions.schemas";
 
 const TurnListQuery = z.object({ scope: ScopeQuery, limit: limitParam(100, 500), cursor: Cursor });

@@ -7,7 +7,7 @@ import { normaliseScope } from "@recall/memory";
 import { ensureWorkItem } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
 import type { CreateDocumentBody } from "../routes/documents.schemas";
-import { newTraceId } from "../trace";
+import { newTraceId } from "../http/trace";
 import { enqueueOrLeaveForSweeper } from "./enqueue";
 import type { ServiceDeps } from "./service-deps";
 

@@ -2,7 +2,7 @@
 // by @recall/memory, like extracted facts; embedding them is left to a worker.
 import { writeFacts } from "@recall/memory";
 import { currentTraceId } from "@recall/telemetry";
-import { newTraceId } from "../trace";
+import { newTraceId } from "../http/trace";
 import { enqueueOrLeaveForSweeper } from "./enqueue";
 import type { ServiceDeps } from "./service-deps";
 

@@ -2,7 +2,7 @@
 // retracted (nothing deleted) with an audit record, after checking the source is this
 // context's.
 import { retractSource, type RetractionReport } from "@recall/memory";
-import { notFound } from "../errors";
+import { notFound } from "../http/errors";
 import type { ServiceDeps } from "./service-deps";
 
 export type RetractableSource = "document" | "turn" | "fact_write";

@@ -5,10 +5,10 @@ import { isUniqueConstraintError, toJson, transaction } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
 import { ensureWorkItem } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
-import { AppError, notFound } from "../errors";
+import { AppError, notFound } from "../http/errors";
 import type { CreateTurnBody } from "../routes/sessions.schemas";
-import { newTraceId } from "../trace";
-import { diffView, extractionView, waitForTurn } from "../turn-result";
+import { newTraceId } from "../http/trace";
+import { diffView, extractionView, waitForTurn } from "../views/turn-result";
 import { enqueueOrLeaveForSweeper } from "./enqueue";
 import type { ServiceDeps } from "./service-deps";
 

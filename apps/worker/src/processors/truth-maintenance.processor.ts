@@ -6,7 +6,7 @@ import { CommittedRefs } from "@recall/contracts";
 import { applyTruthMaintenance, embedCommitted, markTruthMaintained, truthMaintained } from "@recall/memory";
 import type { WorkItem } from "@recall/db";
 import type { WorkerDeps } from "../deps";
-import { singleValuedPredicates } from "../skill-types";
+import { singleValuedPredicates } from "../services/skill-types";
 
 export function truthMaintenanceProcessor(deps: WorkerDeps): StageProcessor {
   return async ({ item, payload, signal }) => {

@@ -8,9 +8,9 @@ import type { ExtractionGuidance, Extractor, StageOutcome } from "@recall/extrac
 import type { StagePayload } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
-import { loadKnownMemory, type KnownMemory } from "../known-memory";
-import { budgetLimits, ensurePlan } from "../plan";
-import { loadSubject, type Subject, type TextUnit } from "../subject-loader";
+import { loadKnownMemory, type KnownMemory } from "./known-memory";
+import { budgetLimits, ensurePlan } from "./plan";
+import { loadSubject, type Subject, type TextUnit } from "./subject-loader";
 
 interface Run {
   subject: Subject;

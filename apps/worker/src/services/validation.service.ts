@@ -6,8 +6,8 @@ import { toJson, transaction } from "@recall/db";
 import { validateCandidate } from "@recall/memory";
 import type { StagePayload } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
-import { allowedEntityTypes } from "../skill-types";
-import { loadStageSubject } from "../subject-loader";
+import { allowedEntityTypes } from "./skill-types";
+import { loadStageSubject } from "./subject-loader";
 
 export class ValidationService {
   constructor(private readonly deps: WorkerDeps) {}
