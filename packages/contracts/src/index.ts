@@ -3,3 +3,4 @@ export * from "./spans";
 export * from "./candidates";
 export * from "./stage-results";
 export * from "./queues";
+export * from "./extraction-stage";
