@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { createDb, type Db } from "@recall/db";
 import { emptyDiff, type ExtractionDiff, type KnownEntity } from "@recall/contracts";
-import { runHeuristics } from "@recall/extraction";
+import { runHeuristics } from "@recall/heuristics";
 import { writeFacts } from "@recall/memory";
 import type { GateConversation, GateTurn } from "./gate-locomo";
 import { scopeOf, type LoadSummary } from "./bench-load";

@@ -10,7 +10,7 @@ import {
   type KnownAttribute,
   type KnownEntity,
 } from "@recall/contracts";
-import { runHeuristics } from "@recall/extraction";
+import { runHeuristics } from "@recall/heuristics";
 import type { GateConversation, GateTurn } from "./gate-locomo";
 
 export interface TurnResult {

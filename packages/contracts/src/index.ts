@@ -4,3 +4,4 @@ export * from "./candidates";
 export * from "./stage-results";
 export * from "./queues";
 export * from "./errors";
+export * from "./extraction-stage";

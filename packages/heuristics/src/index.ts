@@ -3,3 +3,4 @@ export { findKnownEntities, type EntityMention } from "./known-entity-matcher";
 export { findTemporalPhrases, validityFor, type TemporalPhrase, type Validity, type FactAspect } from "./temporal-resolver";
 export { phaticVerdict, type PhaticVerdict } from "./small-talk-gate";
 export { splitSentences, type Sentence } from "./sentence-splitter";
+export { HeuristicStage } from "./heuristic-stage";

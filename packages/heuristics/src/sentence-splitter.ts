@@ -1,5 +1,7 @@
 // Splits text into sentences and clauses with JavaScript character offsets, so every
-// detector can report evidence that slices back to the source.
+// detector can report evidence that slices back to the source. Sentence boundaries are
+// compromise's (abbreviations, initials, quotes); a line break always ends a sentence.
+import nlp from "compromise";
 
 export interface Sentence {
   /** The sentence without surrounding whitespace (terminal punctuation kept). */
@@ -9,21 +11,31 @@ export interface Sentence {
   end: number;
 }
 
-// "Dr. Chen" or "e.g. this" must not end a sentence.
-const ABBREVIATIONS = new Set(["mr", "mrs", "ms", "dr", "st", "vs", "etc", "e.g", "i.e", "jr", "sr", "prof", "inc", "co"]);
-const BOUNDARY = /[.!?…]+["')\]]*(?=\s|$)|\n+/g;
+interface OffsetJson {
+  offset: { start: number; length: number };
+}
 
 export function splitSentences(text: string): Sentence[] {
   const sentences: Sentence[] = [];
-  let from = 0;
-  for (const match of text.matchAll(BOUNDARY)) {
-    const end = match.index + match[0].length;
-    if (match[0].startsWith(".") && endsWithAbbreviation(text.slice(from, match.index))) continue;
-    pushTrimmed(text, from, end, sentences);
-    from = end;
+  for (const line of text.matchAll(/[^\n]+/g)) {
+    let from = 0;
+    for (const end of sentenceEnds(line[0])) {
+      pushTrimmed(line[0], from, end, sentences, line.index);
+      from = end;
+    }
   }
-  pushTrimmed(text, from, text.length, sentences);
   return sentences;
+}
+
+/**
+ * Where compromise ends each sentence of one line. Its offsets leave out leading punctuation
+ * (an opening quote, an emoji), so each sentence runs from the previous end to its own and the
+ * last one to the end of the line: no character of the source falls between sentences.
+ */
+function sentenceEnds(line: string): number[] {
+  const found = nlp(line).json({ offset: true }) as OffsetJson[];
+  const ends = found.slice(0, -1).map((s) => s.offset.start + s.offset.length);
+  return [...ends, line.length];
 }
 
 // A new subject after a conjunction or a comma starts a new clause: "I'm Alice and I work at
@@ -44,13 +56,6 @@ export function splitClauses(sentence: Sentence): Sentence[] {
   }
   pushTrimmed(sentence.text, from, sentence.text.length, clauses, sentence.start);
   return clauses;
-}
-
-function endsWithAbbreviation(before: string): boolean {
-  const last = /([\p{L}.]+)$/u.exec(before)?.[1];
-  if (last === undefined) return false;
-  // A lone capital other than "I" is an initial ("J. K. Rowling").
-  return ABBREVIATIONS.has(last.toLowerCase()) || /^[A-HJ-Z]$/.test(last);
 }
 
 function pushTrimmed(text: string, start: number, end: number, into: Sentence[], base = 0): void {

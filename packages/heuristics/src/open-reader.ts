@@ -153,13 +153,12 @@ function namesThing(after: Term[]): boolean {
   return !/^(?:time|lot|lots|bit|way|day|week|thing|things|stuff|moment|moments)$/.test(head);
 }
 
+/** "I'm", "we've", "I'd" spelled out by compromise, so the auxiliary reads as a word; other contractions stay. */
 function expandContractions(text: string): string {
-  return text
-    .replace(/\b(I|we)'m\b/gi, "$1 am")
-    .replace(/\b(I|we)'re\b/gi, "$1 are")
-    .replace(/\b(I|we)'ve\b/gi, "$1 have")
-    .replace(/\b(I|we)'ll\b/gi, "$1 will")
-    .replace(/\b(I|we)'d\b/gi, "$1 would");
+  const doc = nlp(text);
+  // match() is typed as a plain View, though at run time it carries the contractions plugin like any view.
+  (doc.match("(i|we) .") as typeof doc).contractions().expand();
+  return doc.text();
 }
 
 function termsOf(doc: ReturnType<typeof nlp>): Term[] {
