@@ -3,7 +3,7 @@ import { pendingMigrations } from "@recall/db/src/migrator";
 import { describeIndex } from "@recall/memory";
 import { registry } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
-import { defineRoute, type RouteDefinition } from "../route-definition";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
 
 const Check = z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional(), detail: z.string().optional() });
 const Readiness = z.object({ status: z.enum(["ready", "not_ready"]), checks: z.array(Check) });
