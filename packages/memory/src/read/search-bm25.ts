@@ -20,26 +20,23 @@ const STAT_KINDS: Partial<Record<SearchKind, string[]>> = { turn: ["turn"], docu
 const SOURCE_TEXT_KINDS = ["turn", "document_node"];
 
 /**
- * CTEs `q` (the tsquery that finds candidates, and the kind's average row length) and `w`
- * (the query's lexemes with their idf). The tsquery comes from the bound text through
- * IMMUTABLE functions, so the planner costs the GIN index from the column's statistics.
+ * CTEs `w` (the query's lexemes with their idf, from recall_query_terms(), whose plan
+ * plpgsql keeps) and `q` (the tsquery that finds candidates, the kind's average row length
+ * and the terms). The tsquery comes from the bound text through IMMUTABLE functions, so the
+ * planner costs the GIN index from the column's statistics.
  */
 export function queryTerms(kind: SearchKind, contextId: string, intent: SearchIntent, tsq: Prisma.Sql): Prisma.Sql {
   const kinds = STAT_KINDS[kind] ?? SOURCE_TEXT_KINDS;
-  return Prisma.sql`n AS (
-      SELECT COALESCE(sum(docs), 0)::float8 AS docs, COALESCE(sum(total_length)::float8 / NULLIF(sum(docs), 0), 1) AS avg_len
-      FROM search_doc_stats WHERE context_id = ${contextId}::uuid AND kind = ANY(${kinds}::text[])),
-    t AS (SELECT DISTINCT term FROM unnest(tsvector_to_array(to_tsvector('english', ${intent.text}))) AS term),
-    df AS (SELECT lexeme, sum(docs)::float8 AS docs FROM search_term_stats
-      WHERE context_id = ${contextId}::uuid AND kind = ANY(${kinds}::text[]) AND lexeme IN (SELECT term FROM t) GROUP BY lexeme),
-    w AS MATERIALIZED (SELECT t.term, ln(1 + (GREATEST(n.docs - COALESCE(df.docs, 0), 0) + 0.5) / (COALESCE(df.docs, 0) + 0.5)) AS idf
-      FROM n CROSS JOIN t LEFT JOIN df ON df.lexeme = t.term),
-    q AS (SELECT ${tsq} AS tsq, n.avg_len FROM n WHERE EXISTS (SELECT 1 FROM t))`;
+  return Prisma.sql`w AS MATERIALIZED (SELECT * FROM recall_query_terms(${contextId}::uuid, ${kinds}::text[], ${intent.text})),
+    q AS (SELECT ${tsq} AS tsq, max(avg_len) AS avg_len, array_agg(term) AS terms FROM w HAVING count(*) > 0)`;
 }
 
 /**
- * A lateral subquery `bm` (s): the BM25 score of the current row of `m` (which has `tsv`), run
- * once per row; the FROM clause must also hold `q`. `normalise` false for short derived texts (b = 0).
+ * A lateral subquery `bm` (s): the BM25 score of the current row of `m` (which has `tsv`);
+ * the FROM clause must also hold `q`. A term's frequency in the row is its number of word
+ * positions, read only for the query's terms the row contains (`@@` against each term's
+ * tsquery is a check on the stored tsvector; ts_delete keeps just those lexemes before they
+ * are unnested). `normalise` false for short derived texts (b = 0).
  */
 export function bm25Lateral(normalise: boolean): Prisma.Sql {
   const b = normalise ? BM25.b : 0;
@@ -47,5 +44,5 @@ export function bm25Lateral(normalise: boolean): Prisma.Sql {
   return Prisma.sql`CROSS JOIN LATERAL (
       SELECT COALESCE(sum(w.idf * ${tf} * ${BM25.k1 + 1}::float8
         / (${tf} + ${BM25.k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * length(m.tsv) / GREATEST(q.avg_len, 1)))), 0) AS s
-      FROM unnest(m.tsv) AS u JOIN w ON w.term = u.lexeme) AS bm`;
+      FROM unnest(ts_filter(setweight(m.tsv, 'A', q.terms), '{a}')) AS u JOIN w ON w.term = u.lexeme) AS bm`;
 }
