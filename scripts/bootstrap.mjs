@@ -6,7 +6,9 @@
 // - Under npm (or run directly): finds pnpm at the version packageManager pins (on PATH, or a copy
 //   npm installed earlier into .data/tools, or installs that copy now from the npm registry),
 //   runs `pnpm install --frozen-lockfile` when node_modules is missing or was installed from
-//   another lockfile (a hash stamp), then `pnpm run <script>` with the arguments given.
+//   another lockfile (a hash stamp), then runs the command as pnpm would (node_modules/.bin on PATH).
+// The command replaces its shell (`exec`), so a signal this process passes on reaches it, and a
+// parent that dies (npm's shell does on SIGTERM, without passing it on) takes it down too.
 // Corepack is not used: Node 20's corepack cannot verify the signatures of pnpm 12's registry
 // metadata ("No compatible signature found"), so it fails where npm itself succeeds.
 // No dependencies: this runs before anything is installed.
@@ -29,11 +31,13 @@ const command = manifest.scripts?.[script];
 if (!command) fail(`usage: node scripts/bootstrap.mjs <script> [args…]; "${script ?? ""}" is not a script in package.json`);
 
 if ((process.env.npm_config_user_agent ?? "").startsWith("pnpm/")) {
-  run(command, args, { shell: true, env: process.env });
+  run(command, args, process.env);
 } else {
   const pnpm = pnpmOnPath() ?? pnpmInTools() ?? installPnpm();
   ensureDependencies(pnpm);
-  run(pnpm, ["run", script, ...args], { env: withoutNpmLifecycle(process.env) });
+  const bin = path.join(root, "node_modules", ".bin");
+  const PATH = [bin, process.env.PATH ?? ""].join(path.delimiter);
+  run(command, args, { ...withoutNpmLifecycle(process.env), PATH });
 }
 
 /** The pnpm on PATH, when it is the pinned version. */
@@ -99,18 +103,21 @@ function withoutNpmLifecycle(env) {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !NPM_OWN.test(name)));
 }
 
-/** Runs the command in the foreground; signals reach it once, and its exit code becomes ours. */
-function run(cmd, cmdArgs, { shell = WINDOWS, env }) {
-  const line = shell ? [cmd, ...cmdArgs.map(quote)].join(" ") : cmd;
-  const child = spawn(line, shell ? [] : cmdArgs, { cwd: process.cwd(), stdio: "inherit", shell, env });
-  const forwarded = new Set();
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-    // A terminal's Ctrl-C reaches the whole process group already; pass each signal on once, not once per hop.
-    process.on(signal, () => {
-      if (!forwarded.has(signal)) child.kill(signal);
-      forwarded.add(signal);
-    });
-  }
+/** Runs the command in place of its shell; signals sent to this process reach it once, and its exit code becomes ours. */
+function run(cmd, cmdArgs, env) {
+  const line = [WINDOWS ? cmd : `exec ${cmd}`, ...cmdArgs.map(quote)].join(" ");
+  const child = spawn(line, { cwd: process.cwd(), stdio: "inherit", shell: true, env });
+  // Ctrl-C reaches the whole foreground process group, the command included, so SIGINT is not passed on again
+  // (a second one would cut its graceful shutdown short); SIGTERM and SIGHUP are sent to one process.
+  process.on("SIGINT", () => {});
+  for (const signal of ["SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  const parent = process.ppid;
+  const orphaned = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(orphaned);
+    child.kill("SIGTERM");
+  }, 1_000);
+  orphaned.unref();
   child.on("error", (err) => fail(`could not run ${cmd}: ${err.message}`));
   child.on("exit", (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 1)));
 }
