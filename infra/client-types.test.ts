@@ -1,5 +1,5 @@
 // The client cannot drift from the API: its checked-in types must be exactly what the generator
-// makes from today's route declarations (apps/api/src/openapi-offline.test.ts proves that document
+// makes from today's route declarations (apps/api/src/http/openapi-offline.test.ts proves that document
 // is the one the server serves).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
