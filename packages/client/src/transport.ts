@@ -16,7 +16,7 @@ export interface TransportSettings {
 export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
-  /** Defaults to a fresh UUID per call; pass your own to make a call you repeat yourself idempotent too. */
+  /** Defaults to the request's own Idempotency-Key header, else a fresh UUID per call; pass your own to make a call you repeat yourself idempotent too. */
   idempotencyKey?: string;
   retry?: Partial<RetryPolicy>;
 }
@@ -35,7 +35,7 @@ export function callFetch(settings: TransportSettings, call: CallOptions = {}): 
   return async (request) => {
     const safe = SAFE_METHODS.has(request.method);
     const headers = new Headers(request.headers);
-    if (!safe) headers.set("Idempotency-Key", call.idempotencyKey ?? crypto.randomUUID());
+    if (!safe) headers.set("Idempotency-Key", call.idempotencyKey ?? headers.get("Idempotency-Key") ?? crypto.randomUUID());
     const body = safe ? undefined : (await request.text()) || undefined;
     const attempt: Attempt = { url: request.url, method: request.method, headers, body };
     for (let n = 1; ; n++) {

@@ -148,7 +148,7 @@ test("problem+json answers become RecallError with status, type, detail and per-
 test("failed work: waitUntilCommitted says why, work items are listed and retried, and finished work is not", async () => {
   const created = await admin.admin.contexts.create({ name: "tight", config: { max_wall_ms: 300 } });
   const tight = admin.withContext(created.context_id, created.api_key);
-  llm.script({ json: NO_FACTS, delayMs: 3_000 });
+  llm.script({ json: NO_FACTS, delayMs: 1_000 });
   const accepted = await tight.documents.post({ text: "Kestrel is the billing service. The ledger keeps entries in Postgres." });
   const failure = await tight.documents.waitUntilCommitted(accepted.document_id).catch((e: unknown) => e);
   expect(failure).toBeInstanceOf(RecallPipelineError);
@@ -157,9 +157,11 @@ test("failed work: waitUntilCommitted says why, work items are listed and retrie
 
   const dead = await tight.workItems.list({ status: "dead" });
   expect(dead.work_items).toEqual([expect.objectContaining({ queue: "extract_assertions", status: "dead" })]);
-  llm.script({ json: NO_FACTS, delayMs: 3_000 });
+  llm.script({ json: NO_FACTS, delayMs: 1_000 });
   const retried = await tight.workItems.retry(dead.work_items[0]!.work_item_id);
   expect(retried).toMatchObject({ work_item_id: dead.work_items[0]!.work_item_id, status: "queued" });
+  const again = await tight.documents.waitUntilCommitted(accepted.document_id).catch((e: unknown) => e);
+  expect((again as RecallPipelineError).document.stages[0]).toMatchObject({ status: "dead", attempts: 2, error: { class: "budget" } });
 
   const done = (await recall.workItems.list({ status: "succeeded", limit: 1 })).work_items[0]!;
   await expect(recall.workItems.retry(done.work_item_id)).rejects.toMatchObject({
