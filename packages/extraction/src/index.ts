@@ -6,3 +6,4 @@ export * from "./heuristics";
 export * from "./skills";
 export * from "./model-output";
 export * from "./staged-extractor";
+export * from "./documents";
