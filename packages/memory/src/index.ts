@@ -18,3 +18,5 @@ export * from "./embedding-backfill";
 export { markTruthMaintained, truthMaintained } from "./stage-work";
 export type { FieldError } from "./fact-write-diff";
 export * from "./read";
+export * from "./document-originals";
+export * from "./document-versions";

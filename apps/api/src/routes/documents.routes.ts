@@ -1,37 +1,73 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
-import { transaction, type Db, type Prisma } from "@recall/db";
-import { chunkText } from "@recall/extraction";
-import { normaliseScope } from "@recall/memory";
-import { ensureWorkItem } from "@recall/queues";
+import { readDocumentVersions } from "@recall/memory";
 import { currentTraceId } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
-import { notFound } from "../errors";
+import { DocumentIngestService } from "../document-ingest.service";
+import { Problem, notFound } from "../errors";
 import { enqueueOrLeaveForSweeper, documentStatus } from "../pipeline-status";
 import { defineRoute, type RouteDefinition } from "../route-definition";
-import { ScopeList } from "../scope-schema";
 import { newTraceId } from "../trace";
-import { contextIdOf } from "../validate";
-import { CreateDocumentBody, DocumentAccepted, DocumentStatus } from "./documents.schemas";
+import { readDocumentInput } from "./document-upload";
+import { CreateDocumentBody, DocumentAccepted, DocumentQuery, DocumentStatus, DocumentVersions, UPLOAD_BODIES } from "./documents.schemas";
 
 const DocumentParams = z.object({ contextId: z.string(), documentId: z.uuid("must be a document id") });
 
 export function documentRoutes(deps: ApiDeps): RouteDefinition[] {
-  return [postDocument(deps), documentStatusRoute(deps)];
+  return [postDocument(deps), documentStatusRoute(deps), documentVersionsRoute(deps)];
 }
 
 function postDocument(deps: ApiDeps): RouteDefinition {
+  const ingest = new DocumentIngestService(deps.db, { blobDir: deps.config.RECALL_BLOB_DIR });
   return defineRoute({
     method: "post",
     path: "/documents",
-    summary: "Ingest a document; processed asynchronously, stage by stage",
+    summary: "Ingest a document (JSON text, a file upload, or a raw Markdown, HTML, PDF or text body); processed asynchronously",
+    description:
+      "The format is the declared type checked against the bytes (a PDF is a PDF whatever it is called). " +
+      "The same bytes in the same scope are stored once; a document posted under the source id of an earlier one is its next version.",
     tags: ["documents"],
-    body: CreateDocumentBody,
-    responses: { 202: { description: "Stored and queued", schema: DocumentAccepted } },
-    handle: async ({ body, req }) => {
-      const { document, workItem } = await storeDocument(deps.db, contextIdOf(req), body);
-      const queued = await enqueueOrLeaveForSweeper(deps, workItem);
-      return { status: 202, body: { document_id: document.id, trace_id: document.traceId, queued } };
+    params: z.object({ contextId: z.string() }),
+    query: DocumentQuery,
+    requestBody: { "application/json": CreateDocumentBody, ...UPLOAD_BODIES },
+    responses: {
+      202: { description: "Stored and queued", schema: DocumentAccepted },
+      200: { description: "These bytes were already stored in this scope: the existing document", schema: DocumentAccepted },
+      413: { description: "Larger than RECALL_DOCUMENT_MAX_BYTES", schema: Problem, contentType: "application/problem+json" },
+      415: {
+        description: "Not a supported type, or bytes that are not what was declared",
+        schema: Problem,
+        contentType: "application/problem+json",
+      },
+    },
+    handle: async ({ params, query, req, res }) => {
+      const input = await readDocumentInput(req, res, query, deps.config.RECALL_DOCUMENT_MAX_BYTES);
+      const { document, workItem } = await ingest.call(params.contextId, input, currentTraceId() ?? newTraceId());
+      const queued = workItem ? await enqueueOrLeaveForSweeper(deps, workItem) : false;
+      const body = {
+        document_id: document.id,
+        trace_id: document.traceId,
+        queued,
+        duplicate: !workItem,
+        format: document.format,
+        previous_version_id: document.previousVersionId,
+      };
+      return { status: workItem ? 202 : 200, body };
+    },
+  });
+}
+
+function documentVersionsRoute(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/documents/:documentId/versions",
+    summary: "Every version of the document's source, oldest first, with which one is current",
+    tags: ["documents"],
+    params: DocumentParams,
+    responses: { 200: { description: "The source's versions", schema: DocumentVersions } },
+    handle: async ({ params }) => {
+      const versions = await readDocumentVersions(deps.db, params.contextId, params.documentId);
+      if (!versions) throw notFound("document");
+      return { status: 200, body: versions };
     },
   });
 }
@@ -50,62 +86,4 @@ function documentStatusRoute(deps: ApiDeps): RouteDefinition {
       return { status: 200, body: status };
     },
   });
-}
-
-/** The document's scope lives in metadata.scope, where the worker reads it; the top-level field is the documented way to set it. */
-function metadataOf(body: CreateDocumentBody): Prisma.InputJsonValue {
-  const metadata: Record<string, unknown> = { ...(body.metadata ?? {}) };
-  const scope = body.scope ?? (body.metadata?.scope as z.infer<typeof ScopeList> | undefined);
-  if (scope) metadata.scope = normaliseScope(scope);
-  return metadata as Prisma.InputJsonValue;
-}
-
-/** Stores the document, its nodes and its first work item in one transaction: accepted means kept. */
-async function storeDocument(db: Db, contextId: string, body: CreateDocumentBody) {
-  const traceId = currentTraceId() ?? newTraceId();
-  return transaction(db, async (tx) => {
-    const sourceId = body.source ? await upsertSource(tx, contextId, body.source) : undefined;
-    const document = await tx.document.create({
-      data: {
-        contextId,
-        sourceId,
-        text: body.text,
-        metadata: metadataOf(body),
-        contentHash: createHash("sha256").update(body.text).digest("hex"),
-        traceId,
-        nodes: {
-          create: chunkText(body.text).map((c) => ({ ordinal: c.ordinal, text: c.text, startByte: c.start_byte, endByte: c.end_byte })),
-        },
-      },
-    });
-    const workItem = await ensureWorkItem(tx, {
-      contextId,
-      queue: "extract_assertions",
-      subjectType: "document",
-      subjectId: document.id,
-      traceId,
-    });
-    return { document, workItem };
-  });
-}
-
-async function upsertSource(
-  tx: Prisma.TransactionClient,
-  contextId: string,
-  source: NonNullable<CreateDocumentBody["source"]>,
-): Promise<string> {
-  const data = {
-    contextId,
-    type: source.type,
-    name: source.name,
-    externalId: source.external_id,
-    metadata: (source.metadata ?? {}) as Prisma.InputJsonValue,
-  };
-  if (!source.external_id) return (await tx.source.create({ data })).id;
-  const row = await tx.source.upsert({
-    where: { contextId_type_externalId: { contextId, type: source.type, externalId: source.external_id } },
-    create: data,
-    update: { name: source.name, metadata: data.metadata },
-  });
-  return row.id;
 }

@@ -15,6 +15,7 @@ import {
 import type { StageProcessor } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
+import { ensureDocumentNodes } from "../document-nodes";
 import { loadKnownMemory, type KnownMemory } from "../known-memory";
 import { budgetLimits, ensurePlan } from "../plan";
 import { loadSubject, type Subject, type TextUnit } from "../subject-loader";
@@ -39,6 +40,7 @@ interface Run {
 
 export function extractAssertionsProcessor(deps: WorkerDeps): StageProcessor {
   return async ({ item, payload, signal, logger }) => {
+    if (payload.subjectType === "document") await ensureDocumentNodes(deps, payload.subjectId);
     const subject = await loadSubject(deps.db, payload);
     const guidance = await ensurePlan(deps, subject);
     const known = await loadKnownMemory(deps.db, subject.contextId);

@@ -72,8 +72,9 @@ test("HTML: the main content becomes Markdown under the page title, navigation a
   const parsed = await parseDocument({ format: "html", bytes: Buffer.from(html) }, options);
   expect(parsed.text).not.toMatch(/Jobs|var x|© Acme/);
   const paths = parsed.nodes.map((n) => n.heading_path.join(" › "));
-  expect(paths).toEqual(["Acme Handbook", "Acme Handbook › People", "Acme Handbook › Storage"]);
-  expect(parsed.nodes[2]!.text).toContain("| Postgres | Alice |");
+  expect(paths).toEqual(["Acme Handbook › People", "Acme Handbook › Storage"]);
+  expect(parsed.nodes[0]!.text).toMatch(/^# Acme Handbook\n\n## People\n\nAlice Chen/);
+  expect(parsed.nodes[1]!.text).toContain("| Postgres | Alice |");
 });
 
 test("PDF: nodes per page and paragraph, with their page number", async () => {

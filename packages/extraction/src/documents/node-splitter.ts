@@ -14,6 +14,8 @@ interface Section {
   page: number | null;
   start: number;
   end: number;
+  /** Only headings so far: the next heading joins this node instead of leaving a title alone in one. */
+  headingsOnly: boolean;
 }
 
 interface Heading {
@@ -32,16 +34,18 @@ export function splitBlocks(text: string, blocks: readonly Block[], maxChars = 4
   for (const block of blocks) {
     const page = block.page ?? null;
     if (block.kind === "heading") {
-      flush();
+      if (!current?.headingsOnly) flush();
       while (headings.length > 0 && headings.at(-1)!.depth >= (block.depth ?? 1)) headings.pop();
       headings.push({ depth: block.depth ?? 1, title: block.title ?? text.slice(block.start, block.end).trim() });
     }
     if (current && (current.page !== page || block.end - current.start > maxChars)) flush();
     const path = headings.map((h) => h.title);
+    const headingsOnly = block.kind === "heading";
     for (const part of cutBlock(text, block, maxChars)) {
       if (current && part.end - current.start > maxChars) flush();
-      if (current) current.end = part.end;
-      else current = { path, page, start: part.start, end: part.end };
+      if (current)
+        Object.assign(current, { end: part.end, headingsOnly: current.headingsOnly && headingsOnly }, headingsOnly ? { path } : {});
+      else current = { path, page, start: part.start, end: part.end, headingsOnly };
     }
   }
   flush();
