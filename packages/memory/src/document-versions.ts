@@ -15,13 +15,25 @@ export async function retirePreviousVersion(
     select: { previousVersionId: true },
   });
   if (!doc?.previousVersionId) return undefined;
-  return retractSource(db, {
-    contextId: input.contextId,
-    sourceType: "document",
-    sourceId: doc.previousVersionId,
-    reason: `superseded by version ${input.documentId} of the same source`,
-    singleValued: input.singleValued,
+  const previous = { contextId: input.contextId, sourceType: "document" as const, sourceId: doc.previousVersionId };
+  const reason = `superseded by version ${input.documentId} of the same source`;
+  await stopUncommitted(db, previous, reason);
+  return retractSource(db, { ...previous, reason, singleValued: input.singleValued });
+}
+
+/**
+ * An old version still in its pipeline would commit after this retraction and leave its
+ * facts live. A retraction row written first makes its commit write nothing (commit.ts).
+ */
+async function stopUncommitted(db: Db, previous: { contextId: string; sourceType: "document"; sourceId: string }, reason: string) {
+  const commit = await db.workItem.findUnique({
+    where: { queue_subjectType_subjectId: { queue: "commit_artifacts", subjectType: "document", subjectId: previous.sourceId } },
+    select: { id: true },
   });
+  // The outbox row is written in the commit's own transaction: it is there exactly when the commit went through.
+  if (commit && (await db.outboxEvent.findUnique({ where: { workItemId: commit.id }, select: { id: true } }))) return;
+  if (await db.retraction.findFirst({ where: previous, select: { id: true } })) return;
+  await db.retraction.create({ data: { ...previous, reason, summary: { uncommitted: true } } });
 }
 
 export interface DocumentVersion {
