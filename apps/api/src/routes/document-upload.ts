@@ -7,8 +7,8 @@ import busboy from "busboy";
 import express, { type Request, type Response } from "express";
 import { z } from "zod";
 import { SUPPORTED_MEDIA_TYPES, detectFormat, mediaTypeOf, type DocumentFormat } from "@recall/extraction";
-import type { DocumentInput } from "../document-ingest.service";
-import { AppError, fromZod } from "../errors";
+import type { DocumentInput } from "../services/document.service";
+import { AppError, fromZod } from "../http/errors";
 import { CreateDocumentBody, DocumentQuery, SourceField, UploadFields } from "./documents.schemas";
 
 const MEDIA_TYPE_OF_FORMAT: Record<DocumentFormat, string> = {

@@ -2,11 +2,11 @@ import { z } from "zod";
 import { readDocumentVersions } from "@recall/memory";
 import { currentTraceId } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
-import { DocumentIngestService } from "../document-ingest.service";
-import { Problem, notFound } from "../errors";
-import { enqueueOrLeaveForSweeper, documentStatus } from "../pipeline-status";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { newTraceId } from "../trace";
+import { Problem, notFound } from "../http/errors";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { newTraceId } from "../http/trace";
+import { DocumentService } from "../services/document.service";
+import { documentStatus } from "../views/pipeline-status";
 import { readDocumentInput } from "./document-upload";
 import { CreateDocumentBody, DocumentAccepted, DocumentQuery, DocumentStatus, DocumentVersions, UPLOAD_BODIES } from "./documents.schemas";
 
@@ -17,7 +17,7 @@ export function documentRoutes(deps: ApiDeps): RouteDefinition[] {
 }
 
 function postDocument(deps: ApiDeps): RouteDefinition {
-  const ingest = new DocumentIngestService(deps.db, { blobDir: deps.config.RECALL_BLOB_DIR });
+  const documents = new DocumentService(deps, { blobDir: deps.config.RECALL_BLOB_DIR });
   return defineRoute({
     method: "post",
     path: "/documents",
@@ -41,17 +41,16 @@ function postDocument(deps: ApiDeps): RouteDefinition {
     },
     handle: async ({ params, query, req, res }) => {
       const input = await readDocumentInput(req, res, query, deps.config.RECALL_DOCUMENT_MAX_BYTES);
-      const { document, workItem } = await ingest.call(params.contextId, input, currentTraceId() ?? newTraceId());
-      const queued = workItem ? await enqueueOrLeaveForSweeper(deps, workItem) : false;
+      const { document, queued, duplicate } = await documents.ingest(params.contextId, input, currentTraceId() ?? newTraceId());
       const body = {
         document_id: document.id,
         trace_id: document.traceId,
         queued,
-        duplicate: !workItem,
+        duplicate,
         format: document.format,
         previous_version_id: document.previousVersionId,
       };
-      return { status: workItem ? 202 : 200, body };
+      return { status: duplicate ? 200 : 202, body };
     },
   });
 }

@@ -1,7 +1,7 @@
 // Request and response shapes of the document routes.
 import { z } from "zod";
-import { ScopeList } from "../scope-schema";
-import { Timestamp } from "../work-item-view";
+import { ScopeList } from "../http/scope-schema";
+import { Timestamp } from "../views/work-item-view";
 
 const Source = z.object({
   type: z.string().trim().min(1).max(100),

@@ -1,5 +1,5 @@
 import { buildPdf } from "@recall/test-support";
-import { sliceBytes } from "../spans";
+import { sliceBytes } from "@recall/contracts";
 import { parseDocument } from "./document-parser";
 import { detectFormat } from "./format-detection";
 

@@ -3,7 +3,7 @@
 // under the size limit. Code blocks and tables are kept whole; a paragraph too long for
 // one node is cut at sentence boundaries (compromise), so no sentence is split in two.
 import nlp from "compromise";
-import { byteSpanOf } from "../spans";
+import { byteSpanOf } from "@recall/contracts";
 import type { Block, DocumentNodeDraft } from "./document-types";
 
 /** A code block or table is split (at line ends) only past this many times the node size. */
