@@ -277,5 +277,8 @@ describe("bad uploads", () => {
     const badMetadata = await post().field("metadata", "{not json").attach("file", Buffer.from("# A"), "a.md");
     expect(badMetadata.status).toBe(400);
     expect(badMetadata.body.errors[0].field).toBe("body.metadata");
+    const badSource = await post().field("source", "{not json").attach("file", Buffer.from("# A"), "a.md");
+    expect(badSource.status).toBe(400);
+    expect(badSource.body.errors[0]).toEqual({ field: "body.source", message: "must be a source id or a JSON object" });
   });
 });

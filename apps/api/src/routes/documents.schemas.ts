@@ -44,7 +44,16 @@ export const UploadFields = z.object({
   source: z
     .string()
     .optional()
-    .transform((v) => (v === undefined ? undefined : v.trim().startsWith("{") ? (JSON.parse(v) as unknown) : v.trim()))
+    .transform((v, ctx) => {
+      const value = v?.trim();
+      if (value === undefined || !value.startsWith("{")) return value;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be a source id or a JSON object" });
+        return z.NEVER;
+      }
+    })
     .pipe(SourceField.optional()),
   scope: ScopeList.optional(),
 });
