@@ -81,7 +81,7 @@ async function committed(documentId: string) {
         .set("API-KEY", key);
       return ["committed", "failed"].includes(res.body.state) ? res.body : undefined;
     },
-    { what: `document ${documentId} committed`, timeoutMs: 30_000 },
+    { what: `document ${documentId} committed`, timeoutMs: 60_000 },
   );
 }
 
