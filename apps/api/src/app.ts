@@ -54,7 +54,8 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   app.disable("x-powered-by");
   // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
   app.set("query parser", "extended");
-  app.use(express.json({ limit: "6mb" }));
+  // A JSON document's text may be as large as RECALL_DOCUMENT_MAX_BYTES, plus its JSON escaping.
+  app.use(express.json({ limit: Math.max(6 * 1024 * 1024, Math.ceil(deps.config.RECALL_DOCUMENT_MAX_BYTES * 1.1) + 64 * 1024) }));
   // One span per request, active for the handlers, so stored rows carry its trace id.
   app.use((req, res, next) => {
     trace.getTracer("recall").startActiveSpan(`${req.method} ${req.path}`, (span) => {

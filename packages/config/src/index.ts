@@ -60,6 +60,17 @@ export const EnvSchema = z.object({
   /** Asks the model for vectors this long (text-embedding-3 and later); unset: the model's own length. */
   RECALL_EMBEDDING_DIMENSIONS: optionalString.pipe(z.coerce.number<string | undefined>().int().min(1).max(16_000).optional()),
 
+  /** Largest document accepted (a file, a raw body, or a JSON `text`), in bytes; larger ones answer 413. */
+  RECALL_DOCUMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .default(10 * 1024 * 1024),
+  /** Where uploaded originals (HTML, PDF) are kept, one file per sha256; unset: in Postgres (documents.original). */
+  RECALL_BLOB_DIR: optionalString,
+  /** How long the extract stage may spend reading one PDF's text before the document fails. */
+  RECALL_PDF_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
+
   PIPELINE_SKILLS_DIR: optionalString,
   PIPELINE_DEFAULT_EXTRACTION_SKILL: optionalString,
   PIPELINE_DEFAULT_EXTRACTION_PURPOSE: optionalString,

@@ -3,3 +3,4 @@ export * from "./chunker";
 export * from "./skills";
 export * from "./model-output";
 export * from "./staged-extractor";
+export * from "./documents";

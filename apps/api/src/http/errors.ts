@@ -62,6 +62,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         new AppError(400, "invalid_json", "request body is not valid JSON", [{ field: "body", message: "not valid JSON" }]),
       );
     }
+    if ((err as { type?: string }).type === "entity.too.large") {
+      const limit = (err as { limit?: number }).limit;
+      return sendProblem(
+        res,
+        new AppError(413, "payload_too_large", `request body is larger than ${limit ?? "the limit of"} bytes`, [
+          { field: "body", message: "too large" },
+        ]),
+      );
+    }
     if (typeof status === "number" && status >= 400 && status < 500) {
       return sendProblem(res, new AppError(status, "bad_request", (err as Error).message));
     }

@@ -42,11 +42,17 @@ function operation(group: RouteGroup, route: RouteDefinition, path: string) {
     tags: route.tags,
     security: SECURITY[group.auth],
     parameters: [...pathParameters(route, path), ...queryParameters(route)],
-    ...(route.body
-      ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.body, "input") } } } }
-      : {}),
+    ...requestBody(route),
     responses: { ...declaredResponses(route), ...problemResponses(group, route, path) },
   };
+}
+
+function requestBody(route: RouteDefinition) {
+  const bodies: Record<string, z.ZodType | JsonSchema> = route.requestBody ?? (route.body ? { "application/json": route.body } : {});
+  const content = Object.fromEntries(
+    Object.entries(bodies).map(([type, schema]) => [type, { schema: schema instanceof z.ZodType ? jsonSchema(schema, "input") : schema }]),
+  );
+  return Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {};
 }
 
 function operationId(method: string, path: string): string {
@@ -99,7 +105,9 @@ function problemResponses(group: RouteGroup, route: RouteDefinition, path: strin
     content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
   });
   return {
-    ...(route.params || route.query || route.body ? { 400: problem("The request is invalid; `errors` names each field.") } : {}),
+    ...(route.params || route.query || route.body || route.requestBody
+      ? { 400: problem("The request is invalid; `errors` names each field.") }
+      : {}),
     ...(group.auth !== "none" ? { 401: problem("Missing or invalid credentials.") } : {}),
     ...(path.includes("{") ? { 404: problem("Not found, or not in this context (ids never leak across contexts).") } : {}),
     500: problem("Internal error; details are in the server log under the trace id."),

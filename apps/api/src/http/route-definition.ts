@@ -43,6 +43,11 @@ interface RouteMeta {
   description?: string;
   tags: string[];
   responses: Record<number, ResponseSpec>;
+  /**
+   * For a route that reads its body itself (uploads in several media types): what each media
+   * type carries, for the OpenAPI document. A zod schema or a JSON Schema object.
+   */
+  requestBody?: Record<string, z.ZodType | Record<string, unknown>>;
 }
 
 export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> extends RouteMeta {

@@ -11,7 +11,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Ingest a document; processed asynchronously, stage by stage */
+    /**
+     * Ingest a document (JSON text, a file upload, or a raw Markdown, HTML, PDF or text body); processed asynchronously
+     * @description The format is the declared type checked against the bytes (a PDF is a PDF whatever it is called). The same bytes in the same scope are stored once; a document posted under the source id of an earlier one is its next version.
+     */
     post: operations["post_documents"];
     delete?: never;
     options?: never;
@@ -45,6 +48,23 @@ export interface paths {
     };
     /** A document's pipeline progress, extraction plan and rejected candidates */
     get: operations["get_documents_status"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/documents/{documentId}/versions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every version of the document's source, oldest first, with which one is current */
+    get: operations["get_documents_versions"];
     put?: never;
     post?: never;
     delete?: never;
@@ -432,7 +452,17 @@ export type $defs = Record<string, never>;
 export interface operations {
   post_documents: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description raw body: the file's name, kept with the document */
+        file_name?: string;
+        /** @description raw body: scope entries, scope=org=acme&scope=user=alice */
+        scope?: string[] | string;
+        /** @description raw body: the source's id (re-ingest by source) */
+        source_id?: string;
+        source_name?: string;
+        /** @description raw body: the source's type (default document) */
+        source_type?: string;
+      };
       header?: never;
       path: {
         contextId: string;
@@ -442,6 +472,11 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /**
+           * @description how to split the text; default text
+           * @enum {string}
+           */
+          format?: "text" | "markdown" | "html";
           metadata?: {
             scope?: string[];
           } & {
@@ -450,6 +485,7 @@ export interface operations {
           /** @description the document's scope; what it teaches is visible to readers whose scope includes it */
           scope?: string[];
           source?: {
+            /** @description the source's own id; a document posted under it again is its next version */
             external_id?: string;
             metadata?: {
               [key: string]: unknown;
@@ -457,11 +493,47 @@ export interface operations {
             name?: string;
             type: string;
           };
+          /** @description at most RECALL_DOCUMENT_MAX_BYTES bytes (413 past it) */
           text: string;
         };
+        "application/pdf": string;
+        "multipart/form-data": {
+          /** @description the document: Markdown, HTML, PDF or plain text */
+          file: string;
+          /** @description JSON object: the document's metadata (scope, skill, domain, date, …) */
+          metadata?: string;
+          /** @description scope entries, key=value (repeat the field) */
+          scope?: string[];
+          /** @description the source's id, or a JSON object {"type", "name", "external_id"} */
+          source?: string;
+        };
+        "text/html": string;
+        "text/markdown": string;
+        "text/plain": string;
       };
     };
     responses: {
+      /** @description These bytes were already stored in this scope: the existing document */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            document_id: string;
+            /** @description true when these bytes were already stored: the answer names that document */
+            duplicate: boolean;
+            /** @enum {string} */
+            format: "text" | "markdown" | "html" | "pdf";
+            /** @description the version of the same source this one replaces */
+            previous_version_id: string | null;
+            /** @description false when Redis did not answer (the sweeper queues it later), or for a duplicate */
+            queued: boolean;
+            trace_id: string;
+          };
+        };
+      };
       /** @description Stored and queued */
       202: {
         headers: {
@@ -471,7 +543,13 @@ export interface operations {
           "application/json": {
             /** Format: uuid */
             document_id: string;
-            /** @description false when Redis did not answer; the sweeper queues it later */
+            /** @description true when these bytes were already stored: the answer names that document */
+            duplicate: boolean;
+            /** @enum {string} */
+            format: "text" | "markdown" | "html" | "pdf";
+            /** @description the version of the same source this one replaces */
+            previous_version_id: string | null;
+            /** @description false when Redis did not answer (the sweeper queues it later), or for a duplicate */
             queued: boolean;
             trace_id: string;
           };
@@ -502,6 +580,42 @@ export interface operations {
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Larger than RECALL_DOCUMENT_MAX_BYTES */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Not a supported type, or bytes that are not what was declared */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
         };
       };
       /** @description Internal error; details are in the server log under the trace id. */
@@ -653,6 +767,93 @@ export interface operations {
             /** @enum {string} */
             state: "queued" | "processing" | "committed" | "failed";
             trace_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_documents_versions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        documentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The source's versions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            document_id: string;
+            source: {
+              external_id: string | null;
+              /** Format: uuid */
+              id: string;
+              name: string | null;
+              type: string;
+            } | null;
+            versions: {
+              byte_size: number | null;
+              /** @description sha256 of the bytes received */
+              content_hash: string;
+              /** Format: date-time */
+              created_at: string;
+              current: boolean;
+              /** Format: uuid */
+              document_id: string;
+              file_name: string | null;
+              /** @enum {string} */
+              format: "text" | "markdown" | "html" | "pdf";
+              previous_version_id: string | null;
+              /** @description set once the facts only this version supported were retracted */
+              retraction_id: string | null;
+              superseded_by: string | null;
+              version: number;
+            }[];
           };
         };
       };
@@ -1170,13 +1371,28 @@ export interface operations {
             source: {
               /** Format: date-time */
               created_at: string;
+              document?: {
+                /** @description sha256 of the bytes received */
+                content_hash: string;
+                file_name: string | null;
+                /** @enum {string} */
+                format: "text" | "markdown" | "html" | "pdf";
+                /** @description the version of the same source this one replaced */
+                previous_version_id: string | null;
+              };
               /** Format: uuid */
               id: string;
               node?: {
                 end_byte: number;
+                /** @description headings above the node, outermost first */
+                heading_path: string[];
                 /** Format: uuid */
                 id: string;
                 ordinal: number;
+                /** @description 1-based page of a PDF */
+                page: number | null;
+                /** @description the heading path joined: "Architecture › Storage" */
+                section: string | null;
                 start_byte: number;
               } | null;
               role?: string;
