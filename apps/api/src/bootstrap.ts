@@ -3,6 +3,7 @@ import { createDb } from "@recall/db";
 import { createProducerConnection, createQueues } from "@recall/queues";
 import { createLogger } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
+import { createTurnCompletion } from "./turn-completion";
 import { vectorRetriever } from "./vector-search";
 
 export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void> } {
@@ -10,14 +11,17 @@ export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void>
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
   const db = createDb({ databaseUrl: config.DATABASE_URL });
   const logger = createLogger(config.LOG_LEVEL, "recall-api");
+  const turns = createTurnCompletion(config.DATABASE_URL, config.TURN_FALLBACK_POLL_MS, logger);
   return {
     config,
     db,
     queues,
     redis,
     logger,
+    turns,
     vector: vectorRetriever(config),
     async close() {
+      await turns.listener.close();
       await queues.close();
       redis.disconnect();
       await db.$disconnect();

@@ -1,6 +1,7 @@
 // Starts the processors for the chosen queues, plus the outbox relay, in this process.
 import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { CHANNELS, NotificationListener } from "@recall/db";
 import { OutboxRelay, createStageWorker, type QueueName, type StageProcessor } from "@recall/queues";
 import type { WorkerDeps } from "./deps";
 import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";
@@ -15,7 +16,14 @@ export interface WorkerRuntime {
 }
 
 export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readonly QueueName[]): WorkerRuntime {
+  const listener = new NotificationListener({
+    databaseUrl: deps.config.DATABASE_URL,
+    channels: [CHANNELS.outbox],
+    onError: (err) => deps.logger.warn({ err: err.message }, "outbox notification connection lost; reconnecting"),
+  });
+  void listener.start();
   const relay = new OutboxRelay({
+    listener,
     db: deps.db,
     queues: deps.queues,
     logger: deps.logger,
@@ -48,6 +56,7 @@ export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readon
     relay,
     async close() {
       await relay.stop();
+      await listener.close();
       await Promise.all(workers.map((w) => w.close()));
     },
   };

@@ -38,7 +38,10 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   TURN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
-  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** Only a safety net: the relay is woken by NOTIFY when a commit writes outbox rows. */
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(2_000),
+  /** How often a waiting turn re-reads its state in case a completion notification was lost. */
+  TURN_FALLBACK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
 
   RECALL_FAST_MODEL: modelRef,
   RECALL_STRONG_MODEL: modelRef,

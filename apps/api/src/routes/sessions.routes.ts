@@ -53,7 +53,7 @@ function postTurn(deps: ApiDeps): RouteDefinition {
       await sessionOf(deps.db, params.contextId, params.sessionId);
       const { turn, workItem } = await storeTurn(deps.db, params.contextId, params.sessionId, body);
       await enqueueOrLeaveForSweeper(deps, workItem);
-      const extraction = extractionView(await waitForTurn(deps.db, turn.id, deps.config.TURN_TIMEOUT_MS));
+      const extraction = extractionView(await waitForTurn(deps.db, deps.turns, turn.id, deps.config.TURN_TIMEOUT_MS));
       const candidates = await deps.db.knowledgeCandidate.findMany({
         where: { turnId: turn.id, contextId: params.contextId },
         orderBy: { ordinal: "asc" },
