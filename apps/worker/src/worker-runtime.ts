@@ -6,6 +6,8 @@ import { OutboxRelay, createStageWorker, type QueueName, type StageProcessor } f
 import type { WorkerDeps } from "./deps";
 import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";
 import { extractAssertionsProcessor } from "./processors/extract-assertions.processor";
+import { extractWindowProcessor } from "./processors/extract-window.processor";
+import { windowAwareExtract } from "./windowing/windowed-turn";
 import { truthMaintenanceProcessor } from "./processors/truth-maintenance.processor";
 import { validateArtifactsProcessor } from "./processors/validate-artifacts.processor";
 
@@ -31,7 +33,8 @@ export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readon
     runningLeaseMs: deps.config.RECALL_RUNNING_LEASE_SECONDS * 1_000,
   });
   const processors: Record<QueueName, StageProcessor> = {
-    extract_assertions: extractAssertionsProcessor(deps),
+    extract_assertions: windowAwareExtract(deps, extractAssertionsProcessor(deps)),
+    extract_window: extractWindowProcessor(deps),
     validate_artifacts: validateArtifactsProcessor(deps),
     commit_artifacts: commitArtifactsProcessor(deps, () => relay.kick()),
     truth_maintenance: truthMaintenanceProcessor(deps),

@@ -42,6 +42,12 @@ export const EnvSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(2_000),
   /** How often a waiting turn re-reads its state in case a completion notification was lost. */
   TURN_FALLBACK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  /** Windowed extraction (turns posted with wait: false or in a batch): at most this many turns per model call, */
+  RECALL_WINDOW_MAX_TURNS: z.coerce.number().int().min(1).max(200).default(20),
+  /** and at most this many characters of turn text, */
+  RECALL_WINDOW_MAX_CHARS: z.coerce.number().int().min(100).default(12_000),
+  /** and a window not yet full is sent this long after its first turn (more trickling turns may join meanwhile). */
+  RECALL_WINDOW_LINGER_MS: z.coerce.number().int().min(0).default(500),
 
   RECALL_FAST_MODEL: modelRef,
   RECALL_STRONG_MODEL: modelRef,

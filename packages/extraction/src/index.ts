@@ -6,3 +6,6 @@ export * from "./heuristics";
 export * from "./skills";
 export * from "./model-output";
 export * from "./staged-extractor";
+export * from "./model-prompt";
+export * from "./window-output";
+export * from "./window-prompt";

@@ -2,7 +2,8 @@
 // names, payload types, attempts and backoff from here.
 import { z } from "zod";
 
-export const SubjectType = z.enum(["document", "turn", "fact_write"]);
+/** `window`: consecutive asynchronous turns of a session extracted by one model call (extract_window). */
+export const SubjectType = z.enum(["document", "turn", "fact_write", "window"]);
 export type SubjectType = z.infer<typeof SubjectType>;
 
 /** Every stage's job carries the same small payload; the work item row holds the rest. */
@@ -30,6 +31,8 @@ export const QUEUES = {
   validate_artifacts: { name: "validate_artifacts", payload: StagePayload, attempts: 3, backoffMs: 1_000, next: "commit_artifacts" },
   commit_artifacts: { name: "commit_artifacts", payload: StagePayload, attempts: 5, backoffMs: 1_000 },
   truth_maintenance: { name: "truth_maintenance", payload: StagePayload, attempts: 5, backoffMs: 1_000 },
+  // No `next`: a window hands each of its turns on to that turn's own validate_artifacts.
+  extract_window: { name: "extract_window", payload: StagePayload, attempts: 5, backoffMs: 2_000 },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof QUEUES;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isUniqueConstraintError, transaction, type Db } from "@recall/db";
 import { listSessionTurns, normaliseScope } from "@recall/memory";
-import { ensureWorkItem } from "@recall/queues";
+import { createTurnExtraction } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
 import { AppError, notFound } from "../errors";
@@ -12,7 +12,8 @@ import { ScopeQuery } from "../scope-schema";
 import { newTraceId } from "../trace";
 import { diffView, extractionView, waitForTurn } from "../turn-result";
 import { contextIdOf } from "../validate";
-import { CreateSessionBody, CreateTurnBody, SessionParams, TurnPage, TurnResult } from "./sessions.schemas";
+import { CreateSessionBody, CreateTurnBody, SessionParams, TurnAccepted, TurnPage, TurnResult } from "./sessions.schemas";
+import { turnAccepted } from "./turn-batches.routes";
 
 const TurnListQuery = z.object({ scope: ScopeQuery, limit: limitParam(100, 500), cursor: Cursor });
 
@@ -47,12 +48,16 @@ function postTurn(deps: ApiDeps): RouteDefinition {
     body: CreateTurnBody,
     responses: {
       200: { description: "The turn's committed (or failed) extraction", schema: TurnResult },
-      202: { description: "Stored; extraction still running", schema: TurnResult },
+      202: {
+        description: "Stored; extraction still running (wait: false answers this at once, with a status_url)",
+        schema: z.union([TurnResult, TurnAccepted]),
+      },
     },
     handle: async ({ params, body }) => {
       await sessionOf(deps.db, params.contextId, params.sessionId);
       const { turn, workItem } = await storeTurn(deps.db, params.contextId, params.sessionId, body);
       await enqueueOrLeaveForSweeper(deps, workItem);
+      if (!body.wait) return { status: 202, body: turnAccepted(params, turn) };
       const extraction = extractionView(await waitForTurn(deps.db, deps.turns, turn.id, deps.config.TURN_TIMEOUT_MS));
       const candidates = await deps.db.knowledgeCandidate.findMany({
         where: { turnId: turn.id, contextId: params.contextId },
@@ -82,7 +87,7 @@ function listTurns(deps: ApiDeps): RouteDefinition {
   });
 }
 
-async function sessionOf(db: Db, contextId: string, sessionId: string) {
+export async function sessionOf(db: Db, contextId: string, sessionId: string) {
   const session = await db.session.findFirst({ where: { id: sessionId, contextId }, select: { id: true } });
   if (!session) throw notFound("session");
   return session;
@@ -109,13 +114,8 @@ async function storeTurn(db: Db, contextId: string, sessionId: string, body: z.i
             traceId,
           },
         });
-        const workItem = await ensureWorkItem(tx, {
-          contextId,
-          queue: "extract_assertions",
-          subjectType: "turn",
-          subjectId: turn.id,
-          traceId,
-        });
+        const mode = body.wait ? "interactive" : "windowed";
+        const workItem = await createTurnExtraction(tx, { contextId, turnId: turn.id, traceId, mode });
         return { turn, workItem };
       });
     } catch (err) {
