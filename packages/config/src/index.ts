@@ -42,6 +42,8 @@ export const EnvSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(2_000),
   /** How often a waiting turn re-reads its state in case a completion notification was lost. */
   TURN_FALLBACK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  /** The model provider's requests-per-minute limit, shared by every worker process (through Redis); unset: no limit. */
+  RECALL_MODEL_RPM: z.coerce.number().int().min(1).optional(),
   /** Windowed extraction (turns posted with wait: false or in a batch): at most this many turns per model call, */
   RECALL_WINDOW_MAX_TURNS: z.coerce.number().int().min(1).max(200).default(20),
   /** and at most this many characters of turn text, */

@@ -4,6 +4,7 @@ import { NoProviderError } from "./llm-errors";
 import type { ModelClient } from "./model-client";
 import { parseModelRef, type Provider } from "./model-ref";
 import { OpenAiModelClient } from "./openai.client";
+import { gatedClient } from "./request-gate";
 
 export type ModelTier = "fast" | "strong";
 
@@ -21,6 +22,7 @@ const PLACEHOLDER_API_KEY = "openai-compatible-no-key";
  * then fall back, e.g. to heuristics). Throws NoProviderError when the model names a
  * provider whose credentials are missing.
  */
+/** Every client passes the process's request gate (provider RPM limit, see request-gate.ts). */
 export function createModelClient(config: Config, tier: ModelTier): ModelClient | undefined {
   const ref = config[TIER_VARIABLE[tier]];
   if (ref === undefined) return undefined;
@@ -29,10 +31,10 @@ export function createModelClient(config: Config, tier: ModelTier): ModelClient 
   if (provider === "anthropic") {
     const apiKey = config.ANTHROPIC_API_KEY ?? missing(tier, provider, ref, "ANTHROPIC_API_KEY");
     const baseURL = config.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL;
-    return new AnthropicModelClient({ model, apiKey, baseURL, timeoutMs });
+    return gatedClient(new AnthropicModelClient({ model, apiKey, baseURL, timeoutMs }));
   }
   const connection = openAiConnection(config, provider, (variable) => missing(tier, provider, ref, variable));
-  return new OpenAiModelClient({ provider, model, ...connection, timeoutMs });
+  return gatedClient(new OpenAiModelClient({ provider, model, ...connection, timeoutMs }));
 }
 
 /**

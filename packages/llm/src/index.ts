@@ -20,3 +20,4 @@ export {
 } from "./llm-errors";
 export { classifyProviderError } from "./classify-provider-error";
 export { jsonSchemaFor, strictJsonSchemaFor } from "./output-schema";
+export * from "./request-gate";

@@ -8,3 +8,4 @@ export * from "./outbox-relay";
 export * from "./retry";
 export * from "./stale-running";
 export * from "./extraction-mode";
+export * from "./rate-gate";
