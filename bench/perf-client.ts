@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { runHeuristics } from "@recall/extraction";
+import { runHeuristics } from "@recall/heuristics";
 import { loadConversations } from "./gate-locomo";
 
 export interface Api {

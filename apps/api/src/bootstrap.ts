@@ -3,8 +3,8 @@ import { createDb } from "@recall/db";
 import { createProducerConnection, createQueues } from "@recall/queues";
 import { createLogger } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
-import { createTurnCompletion } from "./turn-completion";
-import { vectorRetriever } from "./vector-search";
+import { createTurnCompletion } from "./services/turn-completion";
+import { vectorRetriever } from "./services/vector-search";
 
 export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void> } {
   const redis = createProducerConnection(config.REDIS_URL);

@@ -4,7 +4,7 @@ import type { VectorRetriever } from "@recall/memory";
 import type { QueueSet } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 import type { Redis } from "ioredis";
-import type { TurnCompletion } from "./turn-completion";
+import type { TurnCompletion } from "./services/turn-completion";
 
 export interface ApiDeps {
   config: Config;

@@ -2,7 +2,7 @@
 // the turn it comes from (its index in the window). Items are then routed to their turn, whose
 // validation checks the evidence quote against that turn's own text exactly as for a single turn.
 import { z } from "zod";
-import type { ExtractionDiff } from "./diff";
+import type { ExtractionDiff } from "@recall/contracts";
 import { ModelDiff, fromModelDiff } from "./model-output";
 
 const turn = z.number().int().min(0).describe("index of the turn (as numbered in the input) this item comes from");

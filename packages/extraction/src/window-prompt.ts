@@ -1,7 +1,7 @@
 // The user prompt for a window: what is known about the session, then its turns numbered in
 // order. Earlier turns give later ones their context ("she", "it"), but every item must be
 // attributed to, and quoted from, the one turn that states it.
-import type { ActiveInstruction, KnownEntity } from "./diff";
+import type { ActiveInstruction, KnownEntity } from "@recall/contracts";
 import { knownEntitiesBlock } from "./model-prompt";
 
 export interface WindowTurn {

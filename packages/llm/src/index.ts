@@ -21,3 +21,5 @@ export {
 export { classifyProviderError } from "./classify-provider-error";
 export { jsonSchemaFor, strictJsonSchemaFor } from "./output-schema";
 export * from "./request-gate";
+export { OPTION_VARIABLES, type ProviderOptions } from "./provider-options";
+export { InvalidModelRefError } from "./model-ref";

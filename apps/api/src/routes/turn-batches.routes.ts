@@ -2,13 +2,13 @@
 // session (history import) answered 202 at once, and the batch's status as counts per state.
 import type { Turn, WorkItem } from "@recall/db";
 import type { ApiDeps } from "../deps";
-import { notFound } from "../errors";
-import { enqueueOrLeaveForSweeper } from "../pipeline-status";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { storeTurnBatch } from "../turn-batch-store";
-import { diffView, extractionView, turnState } from "../turn-result";
+import { notFound } from "../http/errors";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { enqueueOrLeaveForSweeper } from "../services/enqueue";
+import { storeTurnBatch } from "../services/turn-batch-store";
+import { TurnService } from "../services/turn.service";
+import { diffView, extractionView, turnState } from "../views/turn-result";
 import { BatchAccepted, BatchParams, BatchStatus, SessionParams, TurnBatchBody, TurnParams, TurnResult } from "./sessions.schemas";
-import { sessionOf } from "./sessions.routes";
 
 const ENQUEUE_CONCURRENCY = 50;
 
@@ -65,7 +65,10 @@ function postBatch(deps: ApiDeps): RouteDefinition {
     body: TurnBatchBody,
     responses: { 202: { description: "Stored and queued", schema: BatchAccepted } },
     handle: async ({ params, body }) => {
-      await sessionOf(deps.db, params.contextId, params.sessionId);
+      await new TurnService(deps, { turnTimeoutMs: deps.config.TURN_TIMEOUT_MS, completion: deps.turns }).requireSession(
+        params.contextId,
+        params.sessionId,
+      );
       const stored = await storeTurnBatch(deps.db, params.contextId, params.sessionId, body.turns);
       for (let i = 0; i < stored.items.length; i += ENQUEUE_CONCURRENCY) {
         await Promise.all(stored.items.slice(i, i + ENQUEUE_CONCURRENCY).map((item) => enqueueOrLeaveForSweeper(deps, item)));

@@ -15,11 +15,12 @@ import {
   type ModelClient,
 } from "@recall/llm";
 import { classifyError, type StageContext, type StageProcessor } from "@recall/queues";
+import { providerOptions } from "@recall/config";
 import type { Turn } from "@recall/db";
 import type { WorkerDeps } from "../deps";
-import { loadKnownMemory } from "../known-memory";
-import { budgetLimits, ensurePlan } from "../plan";
-import { loadSubject } from "../subject-loader";
+import { loadKnownMemory } from "../services/known-memory";
+import { budgetLimits, ensurePlan } from "../services/plan";
+import { loadSubject } from "../services/subject-loader";
 import { closeWindow, splitWindow } from "../windowing/window-assembler";
 import { failTurns, finishTurns, handToInteractive } from "../windowing/window-handoff";
 
@@ -27,7 +28,7 @@ const MAX_OUTPUT_TOKENS = 16_384;
 
 export function extractWindowProcessor(deps: WorkerDeps): StageProcessor {
   let client: ModelClient | undefined;
-  const fast = () => (client ??= createModelClient(deps.config, "fast"));
+  const fast = () => (client ??= createModelClient(providerOptions(deps.config), "fast"));
   return async (ctx) => {
     const { window, turns } = await closeWindow(deps.db, ctx.payload.subjectId);
     const waiting = await waitingTurns(deps, turns);

@@ -4,7 +4,7 @@
 // turn shows failed with a work item an operator can retry; a one-turn window that cannot be
 // read is handed back to the interactive one-turn path (escalation included).
 import { transaction, type Db, type ErrorClass, type Prisma, type Turn, type WorkItem } from "@recall/db";
-import { DIFF_KINDS, type ExtractionDiff } from "@recall/extraction";
+import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import { enqueueWorkItem, ensureWorkItem, requeueWorkItem, type QueueSet } from "@recall/queues";
 
 export interface WindowReading {

@@ -2,12 +2,14 @@
 // can (and a name that fits two known entities keeps the one-turn path, which escalates to
 // the strong model); otherwise the turn waits for a window of its session. Interactive turns,
 // documents and windowed turns that were handed back go straight to the one-turn processor.
-import { ambiguousReference, isEmptyDiff, runHeuristics, type ExtractionInput } from "@recall/extraction";
+import { isEmptyDiff, type ExtractionInput } from "@recall/contracts";
+import { ambiguousReference } from "@recall/extraction";
+import { runHeuristics } from "@recall/heuristics";
 import { extractionMode, type StageProcessor } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
-import { loadKnownMemory } from "../known-memory";
-import { ensurePlan } from "../plan";
-import { loadSubject } from "../subject-loader";
+import { loadKnownMemory } from "../services/known-memory";
+import { ensurePlan } from "../services/plan";
+import { loadSubject } from "../services/subject-loader";
 import { joinWindow, windowLimits } from "./window-assembler";
 
 export function windowAwareExtract(deps: WorkerDeps, oneTurn: StageProcessor): StageProcessor {
