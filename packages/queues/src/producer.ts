@@ -58,3 +58,9 @@ export async function promoteWorkItem(queues: QueueSet, item: Pick<EnqueueTarget
   const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
   if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
 }
+
+/** Holds a delayed job back `delayMs` from now (a window that just took another turn lingers again). */
+export async function redelayWorkItem(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue">, delayMs: number): Promise<void> {
+  const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
+  if (job && (await job.isDelayed())) await job.changeDelay(delayMs).catch(() => undefined);
+}

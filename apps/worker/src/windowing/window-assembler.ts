@@ -1,11 +1,12 @@
 // Groups a session's asynchronous turns that need a model into windows. A turn joins the
-// session's open window, or opens one whose job is held back for the linger; a window that
-// reaches its turn or character limit closes and runs at once. Joining happens under a
+// session's open window, or opens one whose job is held back for the linger (counted again
+// from each turn that joins); a window that reaches its turn or character limit closes and
+// runs at once. Joining happens under a
 // per-session advisory lock, in the same transaction that marks the turn `waiting`, so a turn
 // is in exactly one window and a window's job never sees a turn that has not been handed over.
 import type { Config } from "@recall/config";
 import { transaction, type Tx, type WorkItem } from "@recall/db";
-import { ensureWorkItem, enqueueWorkItem, promoteWorkItem, type QueueSet } from "@recall/queues";
+import { ensureWorkItem, enqueueWorkItem, promoteWorkItem, redelayWorkItem, type QueueSet } from "@recall/queues";
 
 export interface WindowLimits {
   maxTurns: number;
@@ -28,6 +29,8 @@ export interface ParkedTurn {
 /** What to do with window jobs once the transaction committed. */
 interface Release {
   open?: WorkItem;
+  /** The window the turn joined, still open: its linger starts again. */
+  joined?: WorkItem;
   promote: WorkItem[];
 }
 
@@ -60,6 +63,7 @@ export async function joinWindow(
       : await tx.extractionWindow.create({ data: { contextId: turn.contextId, sessionId: turn.sessionId, turnIds: [turn.id] } });
     const windowWork = await windowItem(tx, window.id, turn);
     if (window.turnIds.length === 1) release.open = windowWork;
+    else release.joined = windowWork;
     if (window.turnIds.length >= limits.maxTurns) {
       await tx.extractionWindow.update({ where: { id: window.id }, data: { closedAt: new Date() } });
       release.promote.push(windowWork);
@@ -70,6 +74,9 @@ export async function joinWindow(
   const full = release.open && release.promote.some((w) => w.id === release.open!.id);
   if (release.open) await enqueueWorkItem(queues, release.open, undefined, full ? 0 : limits.lingerMs);
   for (const w of release.promote) if (w.id !== release.open?.id) await promoteWorkItem(queues, w);
+  // Linger counts from the latest turn, so turns arriving steadily (an import being extracted) fill the window.
+  if (release.joined && !release.promote.some((w) => w.id === release.joined!.id))
+    await redelayWorkItem(queues, release.joined, limits.lingerMs);
 }
 
 async function hasRoom(tx: Tx, turnIds: string[], content: string, limits: WindowLimits): Promise<boolean> {
