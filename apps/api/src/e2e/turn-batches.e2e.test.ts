@@ -62,7 +62,7 @@ async function batchDone(statusUrl: string, until: (b: BatchBody) => boolean = (
       const res = await api.get(statusUrl.replace(/^\/api\/v1\/[^/]+/, ""));
       return until(res.body as BatchBody) ? (res.body as BatchBody) : undefined;
     },
-    { what: "the batch", timeoutMs: 30_000 },
+    { what: "the batch", timeoutMs: 90_000 },
   );
 }
 
