@@ -16,6 +16,7 @@ import { profileRoutes } from "./routes/profile.routes";
 import { queryRoutes } from "./routes/query.routes";
 import { retractionRoutes } from "./routes/retractions.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
+import { turnBatchRoutes } from "./routes/turn-batches.routes";
 import { stateRoutes } from "./routes/state.routes";
 import { workItemRoutes } from "./routes/work-items.routes";
 
@@ -31,6 +32,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
       routes: [
         ...documentRoutes(deps),
         ...sessionRoutes(deps),
+        ...turnBatchRoutes(deps),
         ...workItemRoutes(deps),
         ...profileRoutes(deps),
         ...stateRoutes(deps),

@@ -3,6 +3,7 @@ import { createDb } from "@recall/db";
 import { createProducerConnection, createQueues } from "@recall/queues";
 import { createLogger } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
+import { createTurnCompletion } from "./services/turn-completion";
 import { vectorRetriever } from "./services/vector-search";
 
 export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void> } {
@@ -13,14 +14,17 @@ export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void>
   const vector = vectorRetriever(config);
   // Decided at start-up: pgvector's index when the server has the extension, else the SQL scan (reported by /readyz).
   void vector?.index?.(db).then((index) => logger.info({ index }, "vector search index"));
+  const turns = createTurnCompletion(config.DATABASE_URL, config.TURN_FALLBACK_POLL_MS, logger);
   return {
     config,
     db,
     queues,
     redis,
     logger,
+    turns,
     vector,
     async close() {
+      await turns.listener.close();
       await queues.close();
       redis.disconnect();
       await db.$disconnect();

@@ -3,8 +3,8 @@ import path from "node:path";
 import { extractorOptions, providerOptions, type Config } from "@recall/config";
 import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
-import { createEmbeddingClient, type EmbeddingClient } from "@recall/llm";
-import { createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
+import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
+import { RedisRateGate, createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
 import { createLogger } from "@recall/telemetry";
 import type { Redis } from "ioredis";
 import type { WorkerDeps } from "./deps";
@@ -24,6 +24,7 @@ export async function bootstrapWorker(config: Config): Promise<WorkerProcess> {
   const producer = createProducerConnection(config.REDIS_URL);
   const connection = createWorkerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: producer, prefix: config.QUEUE_PREFIX });
+  if (config.RECALL_MODEL_RPM) installRequestGate(new RedisRateGate(producer, `${config.QUEUE_PREFIX}:model-rpm`, config.RECALL_MODEL_RPM));
   const skills = await loadSkills(config.PIPELINE_SKILLS_DIR ?? DEFAULT_SKILLS_DIR);
   const deps: WorkerDeps = {
     config,

@@ -38,7 +38,18 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   TURN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
-  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** Only a safety net: the relay is woken by NOTIFY when a commit writes outbox rows. */
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(2_000),
+  /** How often a waiting turn re-reads its state in case a completion notification was lost. */
+  TURN_FALLBACK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  /** The model provider's requests-per-minute limit, shared by every worker process (through Redis); unset: no limit. */
+  RECALL_MODEL_RPM: z.coerce.number().int().min(1).optional(),
+  /** Windowed extraction (turns posted with wait: false or in a batch): at most this many turns per model call, */
+  RECALL_WINDOW_MAX_TURNS: z.coerce.number().int().min(1).max(200).default(20),
+  /** and at most this many characters of turn text, */
+  RECALL_WINDOW_MAX_CHARS: z.coerce.number().int().min(100).default(12_000),
+  /** and a window not yet full is sent this long after its first turn (more trickling turns may join meanwhile). */
+  RECALL_WINDOW_LINGER_MS: z.coerce.number().int().min(0).default(500),
 
   RECALL_FAST_MODEL: modelRef,
   RECALL_STRONG_MODEL: modelRef,

@@ -4,3 +4,6 @@ export * from "./skills";
 export * from "./model-output";
 export * from "./staged-extractor";
 export * from "./documents";
+export * from "./model-prompt";
+export * from "./window-output";
+export * from "./window-prompt";

@@ -29,8 +29,11 @@ export interface EnqueueTarget {
   subjectId: string;
 }
 
-/** Adds the job for a work item. The job id derives from the work item id, so a repeat is a no-op. */
-export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, trace = injectTraceContext()): Promise<void> {
+/**
+ * Adds the job for a work item. The job id derives from the work item id, so a repeat is a no-op.
+ * `delayMs` holds it back (a window lingering for more turns; promoteWorkItem releases it early).
+ */
+export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, trace = injectTraceContext(), delayMs = 0): Promise<void> {
   const queue = item.queue as QueueName;
   const def = QUEUES[queue];
   const payload = def.payload.parse({
@@ -42,9 +45,22 @@ export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, tra
   });
   await queues[queue].add(queue, payload, {
     jobId: jobIdFor(item.id),
+    ...(delayMs > 0 ? { delay: delayMs } : {}),
     attempts: def.attempts,
     backoff: { type: "recall" },
     removeOnComplete: { age: 3_600, count: 10_000 },
     removeOnFail: { age: 7 * 86_400 },
   });
+}
+
+/** Runs a delayed job now (a no-op when it is not delayed any more). */
+export async function promoteWorkItem(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue">): Promise<void> {
+  const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
+  if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
+}
+
+/** Holds a delayed job back `delayMs` from now (a window that just took another turn lingers again). */
+export async function redelayWorkItem(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue">, delayMs: number): Promise<void> {
+  const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
+  if (job && (await job.isDelayed())) await job.changeDelay(delayMs).catch(() => undefined);
 }

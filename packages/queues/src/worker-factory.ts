@@ -19,7 +19,11 @@ export interface StageContext {
 }
 
 export interface StageResult {
-  status: "succeeded" | "skipped";
+  /**
+   * `waiting`: the processor handed its item on (a turn to its extraction window) and recorded
+   * that itself, in the same transaction; the factory then records nothing and chains nothing.
+   */
+  status: "succeeded" | "skipped" | "waiting";
   tokensUsed?: number;
   /** false stops the chain here (the stage found nothing for the next one to do). */
   next?: boolean;
@@ -76,6 +80,7 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
   const stopTimer = jobDuration.startTimer({ queue });
   try {
     const result = await withWallBudget(options.wallBudgetMs, (signal) => options.process({ item, payload, attempt, signal, logger }));
+    if (result.status === "waiting") return result;
     // The next stage's work item is created in the same transaction that marks this one
     // succeeded: a crash in between can never leave a finished stage with no successor.
     const nextItem = await transaction(db, async (tx) => {

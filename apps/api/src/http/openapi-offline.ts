@@ -17,6 +17,7 @@ export function offlineOpenApiDocument(): Record<string, unknown> {
     queues: refuse("queues"),
     redis: refuse("redis"),
     logger: refuse("logger"),
+    turns: refuse("turns"),
   };
   return buildOpenApiDocument(routeGroups(deps), API_VERSION);
 }

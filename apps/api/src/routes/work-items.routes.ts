@@ -10,7 +10,7 @@ import { WorkItemView, workItemView } from "../views/work-item-view";
 import { contextIdOf } from "../http/validate";
 
 const ListQuery = z.object({
-  status: z.enum(["queued", "running", "succeeded", "failed", "dead"]).optional(),
+  status: z.enum(["queued", "running", "waiting", "succeeded", "failed", "dead"]).optional(),
   limit: limitParam(100, 500),
   cursor: Cursor,
 });

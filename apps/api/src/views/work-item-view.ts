@@ -9,7 +9,7 @@ export const WorkItemView = z.object({
   queue: z.string(),
   subject_type: z.string(),
   subject_id: z.uuid(),
-  status: z.enum(["queued", "running", "succeeded", "failed", "dead"]),
+  status: z.enum(["queued", "running", "waiting", "succeeded", "failed", "dead"]),
   attempts: z.number().int(),
   error: z.object({ class: z.string(), message: z.string().nullable() }).nullable(),
   tokens_used: z.number().int(),

@@ -198,6 +198,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/sessions/{sessionId}/turn-batches/{batchId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A batch's progress: turns per state, and each failed turn with its work item */
+    get: operations["get_sessions_turn_batches"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/sessions/{sessionId}/turns": {
     parameters: {
       query?: never;
@@ -213,6 +230,43 @@ export interface paths {
      * @description The next /profile, /state or /query already reflects the turn. 202 with status pending if it takes longer than TURN_TIMEOUT_MS.
      */
     post: operations["post_sessions_turns"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/sessions/{sessionId}/turns/{turnId}/status": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A turn's extraction: pending, committed (with its diff) or failed (with the work item to retry) */
+    get: operations["get_sessions_turns_status"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/sessions/{sessionId}/turns/batch": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import up to 500 turns of one session, in order; answers 202 at once
+     * @description Turns get consecutive sequence numbers in the order given. The heuristics finish what they can turn by turn; the rest are extracted in windows of consecutive turns, one model call each.
+     */
+    post: operations["post_sessions_turns_batch"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1422,7 +1476,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -1804,6 +1858,93 @@ export interface operations {
       };
     };
   };
+  get_sessions_turn_batches: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        batchId: string;
+        contextId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Counts per state and failures */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            batch_id: string;
+            counts: {
+              committed: number;
+              failed: number;
+              processing: number;
+              queued: number;
+            };
+            failures: {
+              error_class: string | null;
+              message: string | null;
+              queue: string;
+              seq: number;
+              /** Format: uuid */
+              turn_id: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * @description done once every turn is committed or failed
+             * @enum {string}
+             */
+            state: "processing" | "done";
+            turns: number;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   get_sessions_turns: {
     parameters: {
       query?: {
@@ -1917,6 +2058,11 @@ export interface operations {
            * @default []
            */
           scope?: string[];
+          /**
+           * @description false: answer 202 at once with the turn id and a status URL; the turn is then extracted with other asynchronous turns of its session in one model call per window
+           * @default true
+           */
+          wait?: boolean;
         };
       };
     };
@@ -1977,8 +2123,126 @@ export interface operations {
           };
         };
       };
-      /** @description Stored; extraction still running */
+      /** @description Stored; extraction still running (wait: false answers this at once, with a status_url) */
       202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json":
+            | {
+                diff: {
+                  attributes: {
+                    entity: string;
+                    key: string;
+                    /** @enum {string} */
+                    memory_category: "identity" | "knowledge" | "context";
+                    value: string;
+                  }[];
+                  entities: {
+                    /** @enum {string} */
+                    memory_category: "identity" | "knowledge" | "context";
+                    name: string;
+                    type: string;
+                  }[];
+                  instructions: {
+                    description: string;
+                    label: string;
+                  }[];
+                  relations: {
+                    /** @enum {string} */
+                    memory_category: "identity" | "knowledge" | "context";
+                    object: string;
+                    subject: string;
+                    verb: string;
+                  }[];
+                  uncertainties: {
+                    about: string;
+                    reason: string;
+                  }[];
+                };
+                extraction: {
+                  error_class?: string | null;
+                  message?: string | null;
+                  queue?: string;
+                  stage: string | null;
+                  /** @enum {string} */
+                  status: "committed" | "failed" | "pending";
+                  /**
+                   * Format: uuid
+                   * @description the failed work item, to retry once the cause is fixed
+                   */
+                  work_item_id?: string;
+                };
+                trace_id: string;
+                /** Format: uuid */
+                turn_id: string;
+              }
+            | {
+                extraction: {
+                  /** @constant */
+                  status: "pending";
+                };
+                status_url: string;
+                trace_id: string;
+                /** Format: uuid */
+                turn_id: string;
+              };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_sessions_turns_status: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        sessionId: string;
+        turnId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The turn's extraction so far */
+      200: {
         headers: {
           [name: string]: unknown;
         };
@@ -2030,6 +2294,94 @@ export interface operations {
             trace_id: string;
             /** Format: uuid */
             turn_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_sessions_turns_batch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description in the order they were said */
+          turns: {
+            content: string;
+            /** @description the speaker's name, as on a chat message; "I" and "my" in the content then refer to them */
+            name?: string;
+            /**
+             * Format: date-time
+             * @description when it was said, for imports; temporal phrases resolve against it (default: now)
+             */
+            occurred_at?: string;
+            /** @enum {string} */
+            role: "user" | "assistant" | "system" | "tool";
+            /**
+             * @description the turn's scope, e.g. ["org=acme", "user=alice"]; what it teaches is visible to readers whose scope includes it
+             * @default []
+             */
+            scope?: string[];
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Stored and queued */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            batch_id: string;
+            status_url: string;
+            trace_id: string;
+            turn_ids: string[];
           };
         };
       };
@@ -2355,7 +2707,7 @@ export interface operations {
         cursor?: string;
         /** @description page size (default 100, at most 500) */
         limit?: number;
-        status?: "queued" | "running" | "succeeded" | "failed" | "dead";
+        status?: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead";
       };
       header?: never;
       path: {
@@ -2386,7 +2738,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -2466,7 +2818,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "dead";
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
