@@ -1739,6 +1739,11 @@ export interface operations {
             retrievers: {
               /** @description configured for this service */
               enabled: boolean;
+              /**
+               * @description vectors: pgvector's HNSW index, or the SQL scan where the extension is absent
+               * @enum {string}
+               */
+              index?: "pgvector_hnsw" | "sql_scan";
               /** @description the embedding model, provider:model */
               model?: string;
               /** @description full_text or vector */
@@ -3351,6 +3356,7 @@ export interface operations {
         content: {
           "application/json": {
             checks: {
+              detail?: string;
               error?: string;
               name: string;
               ok: boolean;
@@ -3377,6 +3383,7 @@ export interface operations {
         content: {
           "application/json": {
             checks: {
+              detail?: string;
               error?: string;
               name: string;
               ok: boolean;
