@@ -25,6 +25,8 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
   groups.push(
     { prefix: "", auth: "none", routes: [...healthRoutes(deps), ...openApiRoutes(() => groups)] },
     { prefix: "/api/v1/contexts", auth: "admin", routes: [...contextRoutes(deps), ...keyRoutes(deps)] },
+    // Before /api/v1/:contextId, which would otherwise take "admin" for a context id.
+    { prefix: "/api/v1/admin", auth: "admin", routes: workItemRoutes(deps, "admin") },
     {
       prefix: "/api/v1/:contextId",
       auth: "api_key",

@@ -1,6 +1,6 @@
 import type { Config } from "@recall/config";
 import { createDb } from "@recall/db";
-import { createProducerConnection, createQueues } from "@recall/queues";
+import { WorkItemService, createProducerConnection, createQueues } from "@recall/queues";
 import { createLogger } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { vectorRetriever } from "./vector-search";
@@ -16,6 +16,7 @@ export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void>
     queues,
     redis,
     logger,
+    workItems: new WorkItemService({ db, queues, logger }),
     vector: vectorRetriever(config),
     async close() {
       await queues.close();

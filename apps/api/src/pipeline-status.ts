@@ -4,7 +4,7 @@ import type { Db, WorkItem } from "@recall/db";
 import { PIPELINE, enqueueWorkItem } from "@recall/queues";
 import type { ApiDeps } from "./deps";
 
-export type PipelineState = "queued" | "processing" | "committed" | "failed";
+export type PipelineState = "queued" | "processing" | "committed" | "failed" | "cancelled";
 
 /** Enqueues; when Redis does not answer the work item stays `queued` and the sweeper enqueues it later. */
 export async function enqueueOrLeaveForSweeper(deps: ApiDeps, item: WorkItem): Promise<boolean> {
@@ -30,6 +30,8 @@ export async function embedInWorker(deps: ApiDeps, truthMaintenanceItemId: strin
 
 export function pipelineState(items: WorkItem[]): PipelineState {
   if (items.some((i) => i.status === "dead")) return "failed";
+  // An operator stopped a stage: the rest will not run unless it is retried.
+  if (items.some((i) => i.status === "cancelled")) return "cancelled";
   if (items.find((i) => i.queue === "truth_maintenance")?.status === "succeeded") return "committed";
   return items.some((i) => i.status !== "queued") ? "processing" : "queued";
 }

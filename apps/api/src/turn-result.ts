@@ -26,7 +26,7 @@ export async function waitForTurn(db: Db, turnId: string, timeoutMs: number): Pr
   for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
     const items = await db.workItem.findMany({ where: { subjectType: "turn", subjectId: turnId } });
     const state = turnState(items);
-    if (state === "committed" || state === "failed" || Date.now() >= deadline) return items;
+    if (state === "committed" || state === "failed" || state === "cancelled" || Date.now() >= deadline) return items;
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
@@ -48,7 +48,7 @@ export function extractionView(items: WorkItem[]) {
   const payload = (extract?.payload ?? {}) as ExtractPayload;
   const dead = items.find((i) => i.status === "dead");
   return {
-    status: state === "committed" ? "committed" : state === "failed" ? "failed" : "pending",
+    status: state === "committed" || state === "failed" || state === "cancelled" ? state : "pending",
     stage: payload.outcomes?.[0]?.stage ?? payload.failed?.stage ?? null,
     ...(dead ? { error_class: dead.errorClass, message: dead.errorMessage, queue: dead.queue, work_item_id: dead.id } : {}),
   };

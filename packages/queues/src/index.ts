@@ -7,3 +7,4 @@ export * from "./worker-factory";
 export * from "./outbox-relay";
 export * from "./retry";
 export * from "./stale-running";
+export * from "./work-item-service";

@@ -41,7 +41,7 @@ export const TurnResult = z.object({
   turn_id: z.uuid(),
   diff: DiffView,
   extraction: z.object({
-    status: z.enum(["committed", "failed", "pending"]),
+    status: z.enum(["committed", "failed", "cancelled", "pending"]),
     stage: z.string().nullable(),
     error_class: z.string().nullable().optional(),
     message: z.string().nullable().optional(),
