@@ -10,6 +10,7 @@ import { documentRoutes } from "./routes/documents.routes";
 import { entityRoutes } from "./routes/entities.routes";
 import { factRoutes } from "./routes/facts.routes";
 import { healthRoutes } from "./routes/health.routes";
+import { instructionRoutes } from "./routes/instructions.routes";
 import { keyRoutes } from "./routes/keys.routes";
 import { openApiRoutes } from "./routes/openapi.routes";
 import { profileRoutes } from "./routes/profile.routes";
@@ -35,6 +36,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...sessionRoutes(deps),
         ...workItemRoutes(deps),
         ...profileRoutes(deps),
+        ...instructionRoutes(deps),
         ...stateRoutes(deps),
         ...queryRoutes(deps),
         ...factRoutes(deps),

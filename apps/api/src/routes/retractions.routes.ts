@@ -46,20 +46,20 @@ export function retractionRoutes(deps: ApiDeps): RouteDefinition[] {
         const sourceId = (params as Record<string, string>)[param]!;
         if (!(await sourceExists(deps, contextId, sourceType, sourceId))) throw notFound(noun);
         const report = await retractSource(deps.db, { contextId, sourceType, sourceId, reason: body.reason });
-        return { status: 200, body: view(sourceType, sourceId, report) };
+        return { status: 200, body: retractionView(sourceType, sourceId, report) };
       },
     }),
   );
 }
 
-async function sourceExists(deps: ApiDeps, contextId: string, type: SourceType, id: string): Promise<boolean> {
+export async function sourceExists(deps: ApiDeps, contextId: string, type: SourceType, id: string): Promise<boolean> {
   const where = { id, contextId };
   if (type === "document") return (await deps.db.document.count({ where })) > 0;
   if (type === "turn") return (await deps.db.turn.count({ where })) > 0;
   return (await deps.db.factWrite.count({ where })) > 0;
 }
 
-function view(sourceType: SourceType, sourceId: string, r: RetractionReport): z.infer<typeof RetractionView> {
+export function retractionView(sourceType: SourceType, sourceId: string, r: RetractionReport): z.infer<typeof RetractionView> {
   return {
     retraction_id: r.retractionId,
     source_type: sourceType,

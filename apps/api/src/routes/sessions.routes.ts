@@ -49,19 +49,22 @@ function postTurn(deps: ApiDeps): RouteDefinition {
       200: { description: "The turn's committed (or failed) extraction", schema: TurnResult },
       202: { description: "Stored; extraction still running", schema: TurnResult },
     },
-    handle: async ({ params, body }) => {
-      await sessionOf(deps.db, params.contextId, params.sessionId);
-      const { turn, workItem } = await storeTurn(deps.db, params.contextId, params.sessionId, body);
-      await enqueueOrLeaveForSweeper(deps, workItem);
-      const extraction = extractionView(await waitForTurn(deps.db, turn.id, deps.config.TURN_TIMEOUT_MS));
-      const candidates = await deps.db.knowledgeCandidate.findMany({
-        where: { turnId: turn.id, contextId: params.contextId },
-        orderBy: { ordinal: "asc" },
-      });
-      const status = extraction.status === "pending" ? 202 : 200;
-      return { status, body: { turn_id: turn.id, diff: diffView(candidates), extraction, trace_id: turn.traceId } };
-    },
+    handle: ({ params, body }) => ingestTurn(deps, params, body),
   });
+}
+
+/** Stores a turn, queues its extraction and waits for it; also what the MCP tool `remember` does. */
+export async function ingestTurn(deps: ApiDeps, params: { contextId: string; sessionId: string }, body: z.infer<typeof CreateTurnBody>) {
+  await sessionOf(deps.db, params.contextId, params.sessionId);
+  const { turn, workItem } = await storeTurn(deps.db, params.contextId, params.sessionId, body);
+  await enqueueOrLeaveForSweeper(deps, workItem);
+  const extraction = extractionView(await waitForTurn(deps.db, turn.id, deps.config.TURN_TIMEOUT_MS));
+  const candidates = await deps.db.knowledgeCandidate.findMany({
+    where: { turnId: turn.id, contextId: params.contextId },
+    orderBy: { ordinal: "asc" },
+  });
+  const status = extraction.status === "pending" ? 202 : 200;
+  return { status, body: { turn_id: turn.id, diff: diffView(candidates), extraction, trace_id: turn.traceId } };
 }
 
 function listTurns(deps: ApiDeps): RouteDefinition {
