@@ -1,8 +1,7 @@
 import express, { type Express } from "express";
-import { trace } from "@opentelemetry/api";
-import { httpDuration } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { AppError, errorHandler } from "./errors";
+import { httpTelemetry } from "./http-telemetry";
 import type { RouteGroup } from "./route-definition";
 import { mountGroup } from "./route-mount";
 import { contextRoutes } from "./routes/contexts.routes";
@@ -60,17 +59,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   app.set("query parser", "extended");
   app.use(express.json({ limit: "6mb" }));
   // One span per request, active for the handlers, so stored rows carry its trace id.
-  app.use((req, res, next) => {
-    trace.getTracer("recall").startActiveSpan(`${req.method} ${req.path}`, (span) => {
-      res.on("finish", () => span.end());
-      next();
-    });
-  });
-  app.use((req, res, next) => {
-    const stop = httpDuration.startTimer({ method: req.method });
-    res.on("finish", () => stop({ route: req.route?.path ?? "unmatched", status: String(res.statusCode) }));
-    next();
-  });
+  app.use(httpTelemetry());
   const mount = { checkResponses: deps.config.NODE_ENV === "test" };
   for (const [path, handler] of options.extras ?? []) app.use(path, handler);
   for (const group of routeGroups(deps)) app.use(group.prefix || "/", mountGroup(deps, group, mount));

@@ -1,7 +1,7 @@
 import type { Config } from "@recall/config";
 import { createDb } from "@recall/db";
-import { WorkItemService, createProducerConnection, createQueues } from "@recall/queues";
-import { createLogger } from "@recall/telemetry";
+import { WorkItemService, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
+import { createLogger, setModelPrices } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { vectorRetriever } from "./vector-search";
 
@@ -10,6 +10,8 @@ export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void>
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
   const db = createDb({ databaseUrl: config.DATABASE_URL });
   const logger = createLogger(config.LOG_LEVEL, "recall-api");
+  observePipeline(db, queues);
+  setModelPrices(config.RECALL_MODEL_PRICES_JSON);
   return {
     config,
     db,

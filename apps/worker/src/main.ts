@@ -2,7 +2,8 @@
 // processors, so each queue can scale as its own process. Default: all queues.
 import { loadConfig } from "@recall/config";
 import { QUEUE_NAMES, isQueueName, type QueueName } from "@recall/queues";
-import { initTracing } from "@recall/telemetry";
+import { initTracing, registry, type Logger } from "@recall/telemetry";
+import { createServer, type Server } from "node:http";
 import { bootstrapWorker } from "./bootstrap";
 import { startWorkers } from "./worker-runtime";
 
@@ -30,13 +31,29 @@ async function main(): Promise<void> {
   const worker = await bootstrapWorker(config);
   const runtime = startWorkers(worker.deps, worker.connection, queues);
   worker.deps.logger.info({ queues }, "workers started");
+  const metrics = serveMetrics(config.WORKER_METRICS_PORT, worker.deps.logger);
   const shutdown = async () => {
+    metrics?.close();
     await runtime.close();
     await worker.close();
     process.exit(0);
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
+}
+
+/** A worker's own counters (attempts, stage durations, model calls) for Prometheus to scrape. */
+function serveMetrics(port: number, logger: Logger): Server | undefined {
+  if (port === 0) return undefined;
+  const server = createServer((req, res) => {
+    if (req.url !== "/metrics") return void res.writeHead(404).end();
+    registry.metrics().then(
+      (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
+      (err: Error) => res.writeHead(500).end(err.message),
+    );
+  });
+  server.listen(port, () => logger.info({ port }, "worker metrics on /metrics"));
+  return server;
 }
 
 if (require.main === module) {

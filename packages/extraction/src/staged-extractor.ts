@@ -127,7 +127,7 @@ export class StagedExtractor implements Extractor {
         maxTokens: Math.max(1, Math.min(MAX_OUTPUT_TOKENS, this.budget.remainingTokens)),
         signal: call.signal,
       },
-      { budget: this.budget },
+      { budget: this.budget, stage },
     );
     const repaired = result.attempts === 2 ? " (after one repair)" : "";
     return { diff: fromModelDiff(result.value), stage, model: `${client.provider}:${result.model}`, reason: reason + repaired };

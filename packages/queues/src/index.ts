@@ -8,3 +8,4 @@ export * from "./outbox-relay";
 export * from "./retry";
 export * from "./stale-running";
 export * from "./work-item-service";
+export * from "./queue-metrics";

@@ -3,7 +3,7 @@
 // read one with every attempt, retry one or many (from the failed stage, or from extraction
 // on purpose), cancel.
 import type { Db, ErrorClass, Prisma, WorkAttempt, WorkItem, WorkStatus } from "@recall/db";
-import { withSpan, type Logger } from "@recall/telemetry";
+import { withSpan, workItemsFinished, type Logger } from "@recall/telemetry";
 import type { QueueSet } from "./producer";
 import { isQueueName, jobIdFor, type QueueName } from "./registry";
 import { NotRetryableError, RETRYABLE_STATUSES, retryWorkItem } from "./retry";
@@ -141,6 +141,7 @@ export class WorkItemService {
       throw new NotCancellableError(`work item is ${now.status}; only queued, failed or dead work can be cancelled`);
     }
     await this.removeJob(item);
+    workItemsFinished.inc({ queue: item.queue, status: "cancelled", error_class: item.errorClass ?? "" });
     this.deps.logger.info({ workItemId: item.id, queue: item.queue, was: item.status }, "work item cancelled");
     return this.require(id);
   }

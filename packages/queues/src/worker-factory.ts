@@ -4,7 +4,7 @@
 import { Worker, UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
-import { currentTraceId, jobDuration, jobsTotal, withSpan, withTraceContext, type Logger } from "@recall/telemetry";
+import { currentTraceId, jobsTotal, stageDuration, withSpan, withTraceContext, workItemsFinished, type Logger } from "@recall/telemetry";
 import { WorkTimeoutError, classifyError } from "./errors";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { requeueWorkItem } from "./retry";
@@ -77,7 +77,7 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
   if (!running) return { status: "skipped" };
   const { attemptId } = running;
   const started = performance.now();
-  const stopTimer = jobDuration.startTimer({ queue });
+  const stopTimer = stageDuration.startTimer({ queue });
   try {
     const result = await withWallBudget(options.wallBudgetMs, (signal) => options.process({ item, payload, attempt, signal, logger }));
     // The next stage's work item is created in the same transaction that marks this one
@@ -87,14 +87,15 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
       return result.next === false ? undefined : ensureNext(tx, queue, item);
     });
     jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
+    workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
+    stopTimer({ outcome: "succeeded" });
     if (next?.rerun) await requeueWorkItem(options.queues, next.item);
     else if (next) await enqueueWorkItem(options.queues, next.item);
     options.onCompleted?.(item);
     return result;
   } catch (err) {
+    stopTimer({ outcome: "failed" });
     throw await failAttempt(options, { item, attemptId, lastTry, started, logger }, err);
-  } finally {
-    stopTimer();
   }
 }
 
@@ -119,6 +120,7 @@ async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err
     wallMs: elapsed(ctx.started),
   });
   jobsTotal.inc({ queue: options.queue, outcome: final ? "dead" : "failed", error_class: errorClass });
+  if (final) workItemsFinished.inc({ queue: options.queue, status: "dead", error_class: errorClass });
   ctx.logger.warn({ errorClass, final, err: message }, "stage attempt failed");
   if (!retryable) return new UnrecoverableError(`${errorClass}: ${message}`);
   return err instanceof Error ? err : new Error(message);

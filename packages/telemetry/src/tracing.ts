@@ -1,7 +1,7 @@
 // Tracing: a tracer provider is always registered so every request and job has a real
 // trace id (returned to callers as trace_id); spans are exported only when an OTLP
 // endpoint is configured. Trace context travels inside job payloads (W3C traceparent).
-import { context, propagation, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -27,8 +27,13 @@ export async function shutdownTracing(): Promise<void> {
 const tracer = () => trace.getTracer("recall");
 
 /** Runs fn inside a new active span; records the error and rethrows. */
-export async function withSpan<T>(name: string, attributes: Record<string, string | number>, fn: (span: Span) => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+export async function withSpan<T>(
+  name: string,
+  attributes: Record<string, string | number>,
+  fn: (span: Span) => Promise<T>,
+  kind: SpanKind = SpanKind.INTERNAL,
+): Promise<T> {
+  return tracer().startActiveSpan(name, { attributes, kind }, async (span) => {
     try {
       return await fn(span);
     } catch (err) {

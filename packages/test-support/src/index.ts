@@ -3,3 +3,4 @@ export * from "./wait-for";
 export * from "./queues";
 export * from "./fake-llm-server";
 export * from "./fake-embeddings";
+export * from "./prometheus-text";

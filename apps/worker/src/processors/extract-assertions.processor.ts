@@ -13,7 +13,7 @@ import {
   type StageOutcome,
 } from "@recall/extraction";
 import type { StageProcessor } from "@recall/queues";
-import type { Logger } from "@recall/telemetry";
+import { extractionInputs, type Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory, type KnownMemory } from "../known-memory";
 import { budgetLimits, ensurePlan } from "../plan";
@@ -55,6 +55,8 @@ export function extractAssertionsProcessor(deps: WorkerDeps): StageProcessor {
       }
     }
     await stageCandidates(deps.db, item, run.rows, run.outcomes);
+    // Counted once staged, so a failed attempt's finished units are not counted twice.
+    for (const outcome of run.outcomes) extractionInputs.inc({ stage: outcome.stage });
     return { status: "succeeded", tokensUsed: extractor.tokensUsed };
   };
 }
