@@ -91,7 +91,7 @@ browserTest("an operator retries a failed turn from the dashboard and watches it
   // No reload: the page's polling shows the item leave the failed list and every stage succeed.
   await failedRow.waitFor({ state: "detached", timeout: 30_000 });
   await turnRow.locator('[data-queue="truth_maintenance"][data-status="succeeded"]').waitFor({ timeout: 30_000 });
-  const statuses = await turnRow.locator("[data-queue]").evaluateAll((chips) => chips.map((c) => (c as HTMLElement).dataset.status));
+  const statuses = await turnRow.locator("[data-queue]").evaluateAll((chips) => chips.map((c) => c.getAttribute("data-status")));
   expect(statuses).toEqual(["succeeded", "succeeded", "succeeded", "succeeded"]);
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-after-retry.png"), fullPage: true });
