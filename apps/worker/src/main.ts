@@ -1,8 +1,9 @@
 // Worker entry: `--queues extract_assertions,commit_artifacts` runs only those
 // processors, so each queue can scale as its own process. Default: all queues.
+import "./tracing-preload";
 import { loadConfig } from "@recall/config";
 import { QUEUE_NAMES, isQueueName, type QueueName } from "@recall/queues";
-import { initTracing, registry, type Logger } from "@recall/telemetry";
+import { registry, type Logger } from "@recall/telemetry";
 import { createServer, type Server } from "node:http";
 import { bootstrapWorker } from "./bootstrap";
 import { startWorkers } from "./worker-runtime";
@@ -26,7 +27,6 @@ export function parseQueues(argv: string[]): QueueName[] {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  initTracing(`${config.OTEL_SERVICE_NAME}-worker`, config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const queues = parseQueues(process.argv.slice(2));
   const worker = await bootstrapWorker(config);
   const runtime = startWorkers(worker.deps, worker.connection, queues);

@@ -1,8 +1,7 @@
 // Every model call is a CLIENT span named by the OpenTelemetry GenAI conventions
 // (`chat {model}`, gen_ai.* attributes: provider, request and response model, tokens in and
 // out) and counts in /metrics per model and pipeline stage (calls, tokens, estimated cost).
-import { SpanKind } from "@opentelemetry/api";
-import { recordModelCall, withSpan } from "@recall/telemetry";
+import { SpanKind, recordModelCall, withSpan } from "@recall/telemetry";
 import { NO_USAGE, type Completion, type CompletionRequest, type ModelClient, type Usage } from "./model-client";
 
 export async function observedComplete<T>(client: ModelClient, request: CompletionRequest<T>, stage: string): Promise<Completion<T>> {

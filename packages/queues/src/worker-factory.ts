@@ -4,7 +4,16 @@
 import { Worker, UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
-import { currentTraceId, jobsTotal, stageDuration, withSpan, withTraceContext, workItemsFinished, type Logger } from "@recall/telemetry";
+import {
+  SpanKind,
+  currentTraceId,
+  jobsTotal,
+  stageDuration,
+  withSpan,
+  withTraceContext,
+  workItemsFinished,
+  type Logger,
+} from "@recall/telemetry";
 import { WorkTimeoutError, classifyError } from "./errors";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { requeueWorkItem } from "./retry";
@@ -56,8 +65,19 @@ async function runJob(options: StageWorkerOptions, job: Job<StagePayload>): Prom
   if (!parsed.success) throw new UnrecoverableError(`invalid payload: ${parsed.error.message}`);
   const payload = parsed.data;
   return withTraceContext(payload.trace, () =>
-    withSpan(`process ${options.queue}`, { "recall.work_item_id": payload.workItemId, "recall.queue": options.queue }, () =>
-      runStage(options, job, payload),
+    withSpan(
+      `process ${options.queue}`,
+      {
+        "messaging.system": "bullmq",
+        "messaging.operation.type": "process",
+        "messaging.destination.name": options.queue,
+        "messaging.message.id": job.id ?? "",
+        "recall.work_item_id": payload.workItemId,
+        "recall.queue": options.queue,
+        "recall.attempt": job.attemptsMade + 1,
+      },
+      () => runStage(options, job, payload),
+      SpanKind.CONSUMER,
     ),
   );
 }
