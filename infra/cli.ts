@@ -9,7 +9,7 @@
 //   pnpm cli embed-backfill [--context ID]
 // filter: --context ID --status failed,dead --queue Q --error-class C --document ID --session ID --since ISO --until ISO
 import { parseArgs } from "node:util";
-import { loadConfig } from "@recall/config";
+import { loadConfig, providerOptions } from "@recall/config";
 import { createDb, type ErrorClass, type WorkItem, type WorkStatus } from "@recall/db";
 import { createEmbeddingClient } from "@recall/llm";
 import { backfillEmbeddings } from "@recall/memory";
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     if (await run(service, command, ids, values)) return;
     if (command !== "embed-backfill") throw new Error(USAGE);
     // Rows with no vector of the configured model and size: failed extractions, data from before vector search, a model switch.
-    const embedder = createEmbeddingClient(config);
+    const embedder = createEmbeddingClient(providerOptions(config));
     if (!embedder) throw new Error("set RECALL_EMBEDDING_MODEL (and its provider's key) to embed");
     const report = await backfillEmbeddings(db, embedder, {
       contextId: values.context,

@@ -1,9 +1,9 @@
 import express, { type Express } from "express";
 import type { ApiDeps } from "./deps";
-import { AppError, errorHandler } from "./errors";
-import { httpTelemetry } from "./http-telemetry";
-import type { RouteGroup } from "./route-definition";
-import { mountGroup } from "./route-mount";
+import { AppError, errorHandler } from "./http/errors";
+import { httpTelemetry } from "./http/http-telemetry";
+import type { RouteGroup } from "./http/route-definition";
+import { mountGroup } from "./http/route-mount";
 import { contextRoutes } from "./routes/contexts.routes";
 import { documentRoutes } from "./routes/documents.routes";
 import { entityRoutes } from "./routes/entities.routes";

@@ -3,7 +3,7 @@ import { createDb } from "@recall/db";
 import { WorkItemService, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
 import { createLogger, setModelPrices } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
-import { vectorRetriever } from "./vector-search";
+import { vectorRetriever } from "./services/vector-search";
 
 export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void> } {
   const redis = createProducerConnection(config.REDIS_URL);

@@ -3,9 +3,9 @@
 import type { Express } from "express";
 import { createApp } from "./app";
 import type { ApiDeps } from "./deps";
-import { ADMIN_DASHBOARD_PATH, adminDashboard } from "./dashboard/dashboard.routes";
-import { MCP_PATH, mcpEndpoint } from "./mcp-server";
-import { DASHBOARD_PATH, queueDashboard } from "./queue-dashboard";
+import { ADMIN_DASHBOARD_PATH, adminDashboard } from "./operators/dashboard/dashboard.routes";
+import { MCP_PATH, mcpEndpoint } from "./operators/mcp-server";
+import { DASHBOARD_PATH, queueDashboard } from "./operators/queue-dashboard";
 
 export function createServerApp(deps: ApiDeps): Express {
   return createApp(deps, {

@@ -14,7 +14,7 @@ import {
   workItemsFinished,
   type Logger,
 } from "@recall/telemetry";
-import { WorkTimeoutError, classifyError } from "./errors";
+import { WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
@@ -131,7 +131,7 @@ interface FailureContext {
 async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err: unknown): Promise<Error> {
   const { errorClass, retryable, message } = classifyError(err);
   const final = !retryable || ctx.lastTry;
-  const tokensUsed = (err as { tokensUsed?: number }).tokensUsed;
+  const tokensUsed = tokensSpent(err);
   await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {
     status: final ? "dead" : "failed",
     errorClass,

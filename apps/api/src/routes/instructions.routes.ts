@@ -3,9 +3,9 @@
 import { z } from "zod";
 import { readInstructionHistory } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { ScopeQuery } from "../scope-schema";
-import { Timestamp } from "../work-item-view";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { ScopeQuery } from "../http/scope-schema";
+import { Timestamp } from "../views/work-item-view";
 import { Instruction } from "./memory.schemas";
 
 const InstructionsQuery = z.object({

@@ -4,10 +4,10 @@
 import { z } from "zod";
 import { NotCancellableError, NotRetryableError, WorkItemNotFoundError } from "@recall/queues";
 import type { ApiDeps } from "../deps";
-import { AppError, Problem, notFound } from "../errors";
-import { encodeCursor } from "../pagination";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { WorkItemView, workItemView } from "../work-item-view";
+import { AppError, Problem, notFound } from "../http/errors";
+import { encodeCursor } from "../http/pagination";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { WorkItemView, workItemView } from "../views/work-item-view";
 import {
   ListQuery,
   RetryManyBody,

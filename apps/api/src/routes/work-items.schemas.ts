@@ -2,8 +2,8 @@
 import { z } from "zod";
 import type { WorkItemFilter } from "@recall/queues";
 import type { WorkAttempt, WorkItem } from "@recall/db";
-import { Cursor, NextCursor, limitParam } from "../pagination";
-import { Timestamp, WORK_STATUSES, WorkItemView, workItemView } from "../work-item-view";
+import { Cursor, NextCursor, limitParam } from "../http/pagination";
+import { Timestamp, WORK_STATUSES, WorkItemView, workItemView } from "../views/work-item-view";
 
 const ERROR_CLASSES = ["provider", "budget", "validation", "no_provider", "internal", "abandoned"] as const;
 const QUEUE_NAMES = ["extract_assertions", "validate_artifacts", "commit_artifacts", "truth_maintenance"] as const;
