@@ -124,6 +124,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/instructions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Instructions in scope with who gave them and when; include_revoked=true adds revoked ones with who revoked them */
+    get: operations["get_instructions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/profile": {
     parameters: {
       query?: never;
@@ -240,10 +257,44 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List work items, newest first (e.g. status=dead for failed work) */
+    /** List work items, newest first, by status (several at once), queue, error class, document, session and time */
     get: operations["get_work_items"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/work-items/{workItemId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One work item with every attempt: error class and message, budget used, timings, trace id */
+    get: operations["get_work_items_by_id"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/work-items/{workItemId}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a queued or failed work item: it is not run again (until retried) and its status says so */
+    post: operations["post_work_items_cancel"];
     delete?: never;
     options?: never;
     head?: never;
@@ -259,8 +310,116 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retry a failed or dead work item from its kept input */
+    /**
+     * Retry a failed, dead or cancelled work item from its kept input (from=extract: extract the subject again)
+     * @description Stages that finished before it are reused. `from=extract` is refused once the subject is committed.
+     */
     post: operations["post_work_items_retry"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/work-items/retries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Retry every failed or dead work item a filter matches (dry_run: only count them) */
+    post: operations["post_work_items_retries"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List work items, newest first, by status (several at once), queue, error class, document, session and time */
+    get: operations["get_admin_work_items"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items/{workItemId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One work item with every attempt: error class and message, budget used, timings, trace id */
+    get: operations["get_admin_work_items_by_id"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items/{workItemId}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a queued or failed work item: it is not run again (until retried) and its status says so */
+    post: operations["post_admin_work_items_cancel"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items/{workItemId}/retry": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Retry a failed, dead or cancelled work item from its kept input (from=extract: extract the subject again)
+     * @description Stages that finished before it are reused. `from=extract` is refused once the subject is committed.
+     */
+    post: operations["post_admin_work_items_retry"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items/retries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Retry every failed or dead work item a filter matches (dry_run: only count them) */
+    post: operations["post_admin_work_items_retries"];
     delete?: never;
     options?: never;
     head?: never;
@@ -651,7 +810,7 @@ export interface operations {
               work_item_id?: string;
             }[];
             /** @enum {string} */
-            state: "queued" | "processing" | "committed" | "failed";
+            state: "queued" | "processing" | "committed" | "failed" | "cancelled";
             trace_id: string;
           };
         };
@@ -1196,6 +1355,8 @@ export interface operations {
             trace_id: string | null;
             work_items: {
               attempts: number;
+              /** Format: uuid */
+              context_id: string;
               /** Format: date-time */
               created_at: string;
               error: {
@@ -1206,7 +1367,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead";
+              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -1214,6 +1375,94 @@ export interface operations {
               trace_id: string;
               /** Format: uuid */
               work_item_id: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_instructions: {
+    parameters: {
+      query?: {
+        /** @description also list instructions a later turn revoked */
+        include_revoked?: "true" | "false";
+        /** @description the reader's scope: scope[org]=acme&scope[user]=alice; only memory written in a subset of it is visible */
+        scope?:
+          | {
+              [key: string]: string;
+            }
+          | string[]
+          | string;
+      };
+      header?: never;
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Instructions, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            instructions: {
+              active: boolean;
+              /** Format: date-time */
+              created_at: string;
+              description: string;
+              /** Format: date-time */
+              given_at: string;
+              given_by: {
+                document_id: string | null;
+                fact_write_id: string | null;
+                turn_id: string | null;
+              };
+              /** Format: uuid */
+              id: string;
+              label: string;
+              revoked_at: string | null;
+              revoked_by_turn_id: string | null;
+              scope: string[];
             }[];
           };
         };
@@ -1748,7 +1997,7 @@ export interface operations {
               queue?: string;
               stage: string | null;
               /** @enum {string} */
-              status: "committed" | "failed" | "pending";
+              status: "committed" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -1804,7 +2053,7 @@ export interface operations {
               queue?: string;
               stage: string | null;
               /** @enum {string} */
-              status: "committed" | "failed" | "pending";
+              status: "committed" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -2135,11 +2384,24 @@ export interface operations {
   get_work_items: {
     parameters: {
       query?: {
+        context_id?: string;
+        /** @description created at or after this instant */
+        created_after?: string;
+        /** @description created before this instant */
+        created_before?: string;
         /** @description next_cursor of the previous page */
         cursor?: string;
+        document_id?: string;
+        /** @description one or more error classes, comma-separated or repeated (provider, budget, validation, no_provider, internal, abandoned) */
+        error_class?: string | string[];
         /** @description page size (default 100, at most 500) */
         limit?: number;
-        status?: "queued" | "running" | "succeeded" | "failed" | "dead";
+        /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
+        queue?: string | string[];
+        session_id?: string;
+        /** @description one or more statuses, comma-separated or repeated (queued, running, succeeded, failed, dead, cancelled) */
+        status?: string | string[];
+        turn_id?: string;
       };
       header?: never;
       path: {
@@ -2160,6 +2422,8 @@ export interface operations {
             next_cursor: string | null;
             work_items: {
               attempts: number;
+              /** Format: uuid */
+              context_id: string;
               /** Format: date-time */
               created_at: string;
               error: {
@@ -2170,7 +2434,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead";
+              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -2220,7 +2484,7 @@ export interface operations {
       };
     };
   };
-  post_work_items_retry: {
+  get_work_items_by_id: {
     parameters: {
       query?: never;
       header?: never;
@@ -2232,14 +2496,117 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Queued again */
-      202: {
+      /** @description The work item */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description every try, oldest first */
+            attempt_records: {
+              attempt: number;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              /** Format: date-time */
+              started_at: string;
+              /** @enum {string} */
+              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** @description budget this attempt spent */
+              tokens_used: number;
+              /** @description the trace this attempt ran in */
+              trace_id: string | null;
+              wall_ms: number | null;
+            }[];
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            max_attempts: number;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            wall_ms_used: number;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_work_items_cancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled */
+      200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           "application/json": {
             attempts: number;
+            /** Format: uuid */
+            context_id: string;
             /** Format: date-time */
             created_at: string;
             error: {
@@ -2250,7 +2617,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "dead";
+            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -2288,7 +2655,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description The work item is not failed or dead */
+      /** @description Not in a state this allows */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2304,6 +2671,746 @@ export interface operations {
             title: string;
             type: string;
           };
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_work_items_retry: {
+    parameters: {
+      query?: {
+        /** @description `extract` runs the subject's extraction again on purpose */
+        from?: "failed" | "extract";
+      };
+      header?: never;
+      path: {
+        contextId: string;
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued again */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not in a state this allows */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_work_items_retries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: uuid */
+          context_id?: string;
+          /**
+           * Format: date-time
+           * @description created at or after this instant
+           */
+          created_after?: string;
+          /**
+           * Format: date-time
+           * @description created before this instant
+           */
+          created_before?: string;
+          /** Format: uuid */
+          document_id?: string;
+          /**
+           * @description count what would be retried, retry nothing
+           * @default false
+           */
+          dry_run?: boolean;
+          /** @description one or more error classes, comma-separated or repeated (provider, budget, validation, no_provider, internal, abandoned) */
+          error_class?: string | string[];
+          /**
+           * @default failed
+           * @enum {string}
+           */
+          from?: "failed" | "extract";
+          /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
+          queue?: string | string[];
+          /** Format: uuid */
+          session_id?: string;
+          /** @description one or more statuses, comma-separated or repeated (queued, running, succeeded, failed, dead, cancelled) */
+          status?: string | string[];
+          /** Format: uuid */
+          turn_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description What was (or would be) retried */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            dry_run: boolean;
+            /** @description retryable items the filter matches */
+            matched: number;
+            retried: {
+              attempts: number;
+              /** Format: uuid */
+              context_id: string;
+              /** Format: date-time */
+              created_at: string;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              queue: string;
+              started_at: string | null;
+              /** @enum {string} */
+              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** Format: uuid */
+              subject_id: string;
+              subject_type: string;
+              tokens_used: number;
+              trace_id: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+            skipped: {
+              reason: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_admin_work_items: {
+    parameters: {
+      query?: {
+        context_id?: string;
+        /** @description created at or after this instant */
+        created_after?: string;
+        /** @description created before this instant */
+        created_before?: string;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        document_id?: string;
+        /** @description one or more error classes, comma-separated or repeated (provider, budget, validation, no_provider, internal, abandoned) */
+        error_class?: string | string[];
+        /** @description page size (default 100, at most 500) */
+        limit?: number;
+        /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
+        queue?: string | string[];
+        session_id?: string;
+        /** @description one or more statuses, comma-separated or repeated (queued, running, succeeded, failed, dead, cancelled) */
+        status?: string | string[];
+        turn_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of work items */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+            work_items: {
+              attempts: number;
+              /** Format: uuid */
+              context_id: string;
+              /** Format: date-time */
+              created_at: string;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              queue: string;
+              started_at: string | null;
+              /** @enum {string} */
+              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** Format: uuid */
+              subject_id: string;
+              subject_type: string;
+              tokens_used: number;
+              trace_id: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_admin_work_items_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The work item */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description every try, oldest first */
+            attempt_records: {
+              attempt: number;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              /** Format: date-time */
+              started_at: string;
+              /** @enum {string} */
+              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** @description budget this attempt spent */
+              tokens_used: number;
+              /** @description the trace this attempt ran in */
+              trace_id: string | null;
+              wall_ms: number | null;
+            }[];
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            max_attempts: number;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            wall_ms_used: number;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_admin_work_items_cancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not in a state this allows */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_admin_work_items_retry: {
+    parameters: {
+      query?: {
+        /** @description `extract` runs the subject's extraction again on purpose */
+        from?: "failed" | "extract";
+      };
+      header?: never;
+      path: {
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued again */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not in a state this allows */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_admin_work_items_retries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: uuid */
+          context_id?: string;
+          /**
+           * Format: date-time
+           * @description created at or after this instant
+           */
+          created_after?: string;
+          /**
+           * Format: date-time
+           * @description created before this instant
+           */
+          created_before?: string;
+          /** Format: uuid */
+          document_id?: string;
+          /**
+           * @description count what would be retried, retry nothing
+           * @default false
+           */
+          dry_run?: boolean;
+          /** @description one or more error classes, comma-separated or repeated (provider, budget, validation, no_provider, internal, abandoned) */
+          error_class?: string | string[];
+          /**
+           * @default failed
+           * @enum {string}
+           */
+          from?: "failed" | "extract";
+          /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
+          queue?: string | string[];
+          /** Format: uuid */
+          session_id?: string;
+          /** @description one or more statuses, comma-separated or repeated (queued, running, succeeded, failed, dead, cancelled) */
+          status?: string | string[];
+          /** Format: uuid */
+          turn_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description What was (or would be) retried */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            dry_run: boolean;
+            /** @description retryable items the filter matches */
+            matched: number;
+            retried: {
+              attempts: number;
+              /** Format: uuid */
+              context_id: string;
+              /** Format: date-time */
+              created_at: string;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              queue: string;
+              started_at: string | null;
+              /** @enum {string} */
+              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** Format: uuid */
+              subject_id: string;
+              subject_type: string;
+              tokens_used: number;
+              trace_id: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+            skipped: {
+              reason: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Internal error; details are in the server log under the trace id. */
