@@ -1,8 +1,7 @@
 import express, { type Express } from "express";
-import { trace } from "@opentelemetry/api";
-import { httpDuration } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { AppError, errorHandler } from "./http/errors";
+import { httpTelemetry } from "./http/http-telemetry";
 import type { RouteGroup } from "./http/route-definition";
 import { mountGroup } from "./http/route-mount";
 import { contextRoutes } from "./routes/contexts.routes";
@@ -10,6 +9,7 @@ import { documentRoutes } from "./routes/documents.routes";
 import { entityRoutes } from "./routes/entities.routes";
 import { factRoutes } from "./routes/facts.routes";
 import { healthRoutes } from "./routes/health.routes";
+import { instructionRoutes } from "./routes/instructions.routes";
 import { keyRoutes } from "./routes/keys.routes";
 import { openApiRoutes } from "./routes/openapi.routes";
 import { profileRoutes } from "./routes/profile.routes";
@@ -26,6 +26,8 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
   groups.push(
     { prefix: "", auth: "none", routes: [...healthRoutes(deps), ...openApiRoutes(() => groups)] },
     { prefix: "/api/v1/contexts", auth: "admin", routes: [...contextRoutes(deps), ...keyRoutes(deps)] },
+    // Before /api/v1/:contextId, which would otherwise take "admin" for a context id.
+    { prefix: "/api/v1/admin", auth: "admin", routes: workItemRoutes(deps, "admin") },
     {
       prefix: "/api/v1/:contextId",
       auth: "api_key",
@@ -35,6 +37,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...turnBatchRoutes(deps),
         ...workItemRoutes(deps),
         ...profileRoutes(deps),
+        ...instructionRoutes(deps),
         ...stateRoutes(deps),
         ...queryRoutes(deps),
         ...factRoutes(deps),
@@ -59,17 +62,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   // A JSON document's text may be as large as RECALL_DOCUMENT_MAX_BYTES, plus its JSON escaping.
   app.use(express.json({ limit: Math.max(6 * 1024 * 1024, Math.ceil(deps.config.RECALL_DOCUMENT_MAX_BYTES * 1.1) + 64 * 1024) }));
   // One span per request, active for the handlers, so stored rows carry its trace id.
-  app.use((req, res, next) => {
-    trace.getTracer("recall").startActiveSpan(`${req.method} ${req.path}`, (span) => {
-      res.on("finish", () => span.end());
-      next();
-    });
-  });
-  app.use((req, res, next) => {
-    const stop = httpDuration.startTimer({ method: req.method });
-    res.on("finish", () => stop({ route: req.route?.path ?? "unmatched", status: String(res.statusCode) }));
-    next();
-  });
+  app.use(httpTelemetry());
   const mount = { checkResponses: deps.config.NODE_ENV === "test" };
   for (const [path, handler] of options.extras ?? []) app.use(path, handler);
   for (const group of routeGroups(deps)) app.use(group.prefix || "/", mountGroup(deps, group, mount));

@@ -1,7 +1,7 @@
 import type { Config } from "@recall/config";
 import { createDb } from "@recall/db";
-import { createProducerConnection, createQueues } from "@recall/queues";
-import { createLogger } from "@recall/telemetry";
+import { WorkItemService, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
+import { createLogger, setModelPrices } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { createTurnCompletion } from "./services/turn-completion";
 import { vectorRetriever } from "./services/vector-search";
@@ -15,6 +15,8 @@ export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void>
   // Decided at start-up: pgvector's index when the server has the extension, else the SQL scan (reported by /readyz).
   void vector?.index?.(db).then((index) => logger.info({ index }, "vector search index"));
   const turns = createTurnCompletion(config.DATABASE_URL, config.TURN_FALLBACK_POLL_MS, logger);
+  observePipeline(db, queues);
+  setModelPrices(config.RECALL_MODEL_PRICES_JSON);
   return {
     config,
     db,
@@ -23,6 +25,7 @@ export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void>
     logger,
     turns,
     vector,
+    workItems: new WorkItemService({ db, queues, logger }),
     async close() {
       await turns.listener.close();
       await queues.close();

@@ -5,7 +5,7 @@ import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
 import { RedisRateGate, createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
-import { createLogger } from "@recall/telemetry";
+import { createLogger, setModelPrices } from "@recall/telemetry";
 import type { Redis } from "ioredis";
 import type { WorkerDeps } from "./deps";
 import { skillCatalog } from "./services/skill-catalog";
@@ -20,6 +20,7 @@ export interface WorkerProcess {
 
 export async function bootstrapWorker(config: Config): Promise<WorkerProcess> {
   const logger = createLogger(config.LOG_LEVEL, "recall-worker");
+  setModelPrices(config.RECALL_MODEL_PRICES_JSON);
   const db = createDb({ databaseUrl: config.DATABASE_URL });
   const producer = createProducerConnection(config.REDIS_URL);
   const connection = createWorkerConnection(config.REDIS_URL);

@@ -87,6 +87,25 @@ export const EnvSchema = z.object({
   PIPELINE_DEFAULT_EXTRACTION_PURPOSE: optionalString,
   PIPELINE_SKILL_BY_SOURCE_TYPE_JSON: jsonRecord,
 
+  /**
+   * Model prices for the estimated-cost metric: {"openai:gpt-4o-mini": "0.15/0.60"}, US dollars per
+   * million input/output tokens, keyed like RECALL_FAST_MODEL. Unpriced models count tokens, not cost.
+   */
+  RECALL_MODEL_PRICES_JSON: jsonRecord.transform((table, ctx) => {
+    const prices: Record<string, { inputPerMTok: number; outputPerMTok: number }> = {};
+    for (const [model, text] of Object.entries(table)) {
+      const [input, output] = text.split("/").map(Number);
+      if (input === undefined || output === undefined || !(input >= 0) || !(output >= 0)) {
+        ctx.addIssue({ code: "custom", message: `${model}: "${text}" is not "input/output" dollars per million tokens` });
+        return z.NEVER;
+      }
+      prices[model] = { inputPerMTok: input, outputPerMTok: output };
+    }
+    return prices;
+  }),
+  /** A worker process serves its own /metrics here (jobs, model calls); 0 turns it off. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
   OTEL_SERVICE_NAME: z.string().default("recall"),
 });

@@ -9,3 +9,5 @@ export * from "./retry";
 export * from "./stale-running";
 export * from "./extraction-mode";
 export * from "./rate-gate";
+export * from "./work-item-service";
+export * from "./queue-metrics";

@@ -4,3 +4,4 @@ export * from "./queues";
 export * from "./fake-llm-server";
 export * from "./fake-embeddings";
 export * from "./pdf-fixture";
+export * from "./prometheus-text";

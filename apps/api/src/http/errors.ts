@@ -1,5 +1,6 @@
 // Errors as RFC 9457 problem details. Expected failures are values with a status;
 // anything else is logged and answered as a plain 500 without internals.
+import { trace } from "@opentelemetry/api";
 import type { ErrorRequestHandler, Response } from "express";
 import { ZodError, z } from "zod";
 import type { Logger } from "@recall/telemetry";
@@ -75,6 +76,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendProblem(res, new AppError(status, "bad_request", (err as Error).message));
     }
     logger.error({ err: (err as Error).message, stack: (err as Error).stack, path: req.path }, "unhandled error");
+    trace.getActiveSpan()?.recordException(err as Error);
     sendProblem(res, new AppError(500, "internal", "internal error; see the server log"));
   };
 }

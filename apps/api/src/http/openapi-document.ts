@@ -55,9 +55,12 @@ function requestBody(route: RouteDefinition) {
   return Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {};
 }
 
+/** get_work_items (a list) and get_work_items_by_id (one of it) differ by the trailing path parameter. */
 function operationId(method: string, path: string): string {
-  const words = path.split("/").filter((p) => p && p !== "api" && p !== "v1" && !p.startsWith("{"));
-  return [method, ...words].join("_").replace(/[^A-Za-z0-9_]/g, "_");
+  const segments = path.split("/").filter((p) => p && p !== "api" && p !== "v1");
+  const words = segments.filter((p) => !p.startsWith("{"));
+  const one = segments.at(-1)?.startsWith("{") && method === "get" ? ["by_id"] : [];
+  return [method, ...words, ...one].join("_").replace(/[^A-Za-z0-9_]/g, "_");
 }
 
 function pathParameters(route: RouteDefinition, path: string) {

@@ -18,6 +18,7 @@ export function offlineOpenApiDocument(): Record<string, unknown> {
     redis: refuse("redis"),
     logger: refuse("logger"),
     turns: refuse("turns"),
+    workItems: refuse("workItems"),
   };
   return buildOpenApiDocument(routeGroups(deps), API_VERSION);
 }

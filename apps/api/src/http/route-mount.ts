@@ -3,7 +3,7 @@
 import { Router, type RequestHandler, type Response } from "express";
 import { requireAdmin, requireContextKey } from "./auth";
 import type { ApiDeps } from "../deps";
-import type { Reply, RouteDefinition, RouteGroup } from "./route-definition";
+import { openApiPath, type Reply, type RouteDefinition, type RouteGroup } from "./route-definition";
 
 export const DECLARED_ROUTE = Symbol.for("recall.declared-route");
 
@@ -16,8 +16,21 @@ export function mountGroup(deps: ApiDeps, group: RouteGroup, options: MountOptio
   const router = Router({ mergeParams: true });
   if (group.auth === "api_key") router.use(requireContextKey(deps));
   const guard: RequestHandler[] = group.auth === "admin" ? [requireAdmin(deps)] : [];
-  for (const route of group.routes) router[route.method](route.path, ...guard, handlerFor(route, options));
+  for (const route of group.routes) {
+    router[route.method](route.path, routeTemplate(openApiPath(group.prefix, route.path)), ...guard, handlerFor(route, options));
+  }
   return router;
+}
+
+/**
+ * Names the request by its route template (/api/v1/{contextId}/work-items/{workItemId}), never the
+ * raw path with ids: the HTTP span and the duration metric read it when the response finishes.
+ */
+function routeTemplate(template: string): RequestHandler {
+  return (_req, res, next) => {
+    res.locals["routeTemplate"] = template;
+    next();
+  };
 }
 
 function handlerFor(route: RouteDefinition, options: MountOptions): RequestHandler {

@@ -140,7 +140,7 @@ const StageView = z.object({
 export const DocumentStatus = z.object({
   document_id: z.uuid(),
   trace_id: z.string(),
-  state: z.enum(["queued", "processing", "committed", "failed"]),
+  state: z.enum(["queued", "processing", "committed", "failed", "cancelled"]),
   stages: z.array(StageView),
   extraction_plan: z
     .object({

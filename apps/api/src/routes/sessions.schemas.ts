@@ -61,7 +61,13 @@ export const BatchStatus = z.object({
   session_id: z.uuid(),
   state: z.enum(["processing", "done"]).describe("done once every turn is committed or failed"),
   turns: z.number().int(),
-  counts: z.object({ queued: z.number().int(), processing: z.number().int(), committed: z.number().int(), failed: z.number().int() }),
+  counts: z.object({
+    queued: z.number().int(),
+    processing: z.number().int(),
+    committed: z.number().int(),
+    failed: z.number().int(),
+    cancelled: z.number().int(),
+  }),
   failures: z.array(
     z.object({
       turn_id: z.uuid(),
@@ -101,7 +107,7 @@ export const TurnResult = z.object({
   turn_id: z.uuid(),
   diff: DiffView,
   extraction: z.object({
-    status: z.enum(["committed", "failed", "pending"]),
+    status: z.enum(["committed", "failed", "cancelled", "pending"]),
     stage: z.string().nullable(),
     error_class: z.string().nullable().optional(),
     message: z.string().nullable().optional(),

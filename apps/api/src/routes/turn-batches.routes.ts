@@ -106,7 +106,7 @@ function batchStatus(deps: ApiDeps): RouteDefinition {
 function summarise(turns: { id: string; seq: number }[], items: WorkItem[]) {
   const bySubject = new Map<string, WorkItem[]>();
   for (const item of items) bySubject.set(item.subjectId, [...(bySubject.get(item.subjectId) ?? []), item]);
-  const counts = { queued: 0, processing: 0, committed: 0, failed: 0 };
+  const counts = { queued: 0, processing: 0, committed: 0, failed: 0, cancelled: 0 };
   const failures = [];
   for (const turn of turns) {
     const own = bySubject.get(turn.id) ?? [];
@@ -124,6 +124,6 @@ function summarise(turns: { id: string; seq: number }[], items: WorkItem[]) {
       });
     }
   }
-  const state = counts.committed + counts.failed === turns.length ? ("done" as const) : ("processing" as const);
+  const state = counts.committed + counts.failed + counts.cancelled === turns.length ? ("done" as const) : ("processing" as const);
   return { state, counts, failures };
 }

@@ -28,7 +28,7 @@ export async function waitForTurn(db: Db, completion: TurnCompletion, turnId: st
       const items = await db.workItem.findMany({ where: { subjectType: "turn", subjectId: turnId } });
       const state = turnState(items);
       const left = deadline - Date.now();
-      if (state === "committed" || state === "failed" || left <= 0) return items;
+      if (state === "committed" || state === "failed" || state === "cancelled" || left <= 0) return items;
       await Promise.race([wait.woken, sleep(Math.min(left, completion.fallbackPollMs))]);
     } finally {
       wait.cancel();
@@ -51,7 +51,7 @@ export function extractionView(items: WorkItem[]) {
   const result = stageResult("extract_assertions", extract?.payload);
   const dead = items.find((i) => i.status === "dead");
   return {
-    status: state === "committed" ? "committed" : state === "failed" ? "failed" : "pending",
+    status: state === "committed" || state === "failed" || state === "cancelled" ? state : "pending",
     stage: result.outcomes[0]?.stage ?? result.failed?.stage ?? null,
     ...(dead ? { error_class: dead.errorClass, message: dead.errorMessage, queue: dead.queue, work_item_id: dead.id } : {}),
   };

@@ -6,7 +6,7 @@ import { toJson, transaction, type Db, type ExtractionStage, type Prisma, type W
 import { DIFF_KINDS, StageFailure, type ExtractResult, type ExtractionDiff, type UnitOutcome } from "@recall/contracts";
 import type { ExtractionGuidance, Extractor, StageOutcome } from "@recall/extraction";
 import type { StagePayload } from "@recall/queues";
-import type { Logger } from "@recall/telemetry";
+import { extractionInputs, type Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 import { ensureDocumentNodes } from "./document-nodes";
 import { loadKnownMemory, type KnownMemory } from "./known-memory";
@@ -45,6 +45,8 @@ export class ExtractionService {
       }
     }
     await stageCandidates(deps.db, item, run.rows, run.outcomes);
+    // Counted once staged, so a failed attempt's finished units are not counted twice.
+    for (const outcome of run.outcomes) extractionInputs.inc({ stage: outcome.stage });
     return extractor.tokensUsed;
   }
 }
