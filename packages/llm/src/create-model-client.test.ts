@@ -1,9 +1,7 @@
 import { configWith, providerOptions } from "@recall/config";
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support/src/fake-llm-server";
-import { AnthropicModelClient } from "./anthropic.client";
 import { createModelClient, requireModelClient } from "./create-model-client";
 import { NoProviderError } from "./llm-errors";
-import { OpenAiModelClient } from "./openai.client";
 import { factsRequest, GOOD_FACTS } from "./test-clients";
 
 /** Provider options as the apps build them from their environment. */
@@ -22,7 +20,7 @@ describe("createModelClient", () => {
   test("an unset tier gives no client, so callers can fall back", () => {
     const config = optionsWith({ RECALL_STRONG_MODEL: "anthropic:claude-big", ANTHROPIC_API_KEY: "k" });
     expect(createModelClient(config, "fast")).toBeUndefined();
-    expect(createModelClient(config, "strong")).toBeInstanceOf(AnthropicModelClient);
+    expect(createModelClient(config, "strong")).toMatchObject({ provider: "anthropic" });
   });
 
   test("each provider gets its client, with the model from the reference", () => {
@@ -34,7 +32,7 @@ describe("createModelClient", () => {
     });
     expect(createModelClient(config, "fast")).toMatchObject({ provider: "openai", model: "gpt-4.1-mini" });
     expect(createModelClient(config, "strong")).toMatchObject({ provider: "openai-compatible", model: "llama3:70b" });
-    expect(createModelClient(config, "strong")).toBeInstanceOf(OpenAiModelClient);
+    expect(createModelClient(config, "strong")).toMatchObject({ provider: "openai-compatible", model: "llama3:70b" });
   });
 
   test("anthropic without ANTHROPIC_API_KEY names the variables to set", () => {

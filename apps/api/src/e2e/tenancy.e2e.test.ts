@@ -15,7 +15,9 @@ const idsOfB: Record<string, string[]> = {};
 
 const BODIES: Record<string, object> = {
   "post /sessions/:sessionId/turns": { role: "user", content: "hello there", scope: ["org=b"] },
+  "post /sessions/:sessionId/turns/batch": { turns: [{ role: "user", content: "hello again", scope: ["org=b"] }] },
   "post /work-items/:workItemId/retry": {},
+  "post /work-items/:workItemId/cancel": {},
   "post /documents/:documentId/retract": { reason: "tenancy test" },
   "post /turns/:turnId/retract": { reason: "tenancy test" },
   "post /fact-writes/:factWriteId/retract": { reason: "tenancy test" },
@@ -33,6 +35,10 @@ beforeAll(async () => {
   const where = { contextId: b.contextId };
   idsOfB.sessionId = [session];
   idsOfB.documentId = [document.body.document_id];
+  const batch = await api.post(`/sessions/${session}/turns/batch`, {
+    turns: [{ role: "user", content: "Initech ships on Fridays.", scope: ["org=b"] }],
+  });
+  idsOfB.batchId = [batch.body.batch_id];
   idsOfB.turnId = (await db.turn.findMany({ where })).map((t) => t.id);
   const written = await api.post("/facts", {
     scope: ["org=b"],

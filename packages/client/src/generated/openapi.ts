@@ -11,7 +11,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Ingest a document; processed asynchronously, stage by stage */
+    /**
+     * Ingest a document (JSON text, a file upload, or a raw Markdown, HTML, PDF or text body); processed asynchronously
+     * @description The format is the declared type checked against the bytes (a PDF is a PDF whatever it is called). The same bytes in the same scope are stored once; a document posted under the source id of an earlier one is its next version.
+     */
     post: operations["post_documents"];
     delete?: never;
     options?: never;
@@ -45,6 +48,23 @@ export interface paths {
     };
     /** A document's pipeline progress, extraction plan and rejected candidates */
     get: operations["get_documents_status"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/documents/{documentId}/versions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every version of the document's source, oldest first, with which one is current */
+    get: operations["get_documents_versions"];
     put?: never;
     post?: never;
     delete?: never;
@@ -195,6 +215,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/sessions/{sessionId}/turn-batches/{batchId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A batch's progress: turns per state, and each failed turn with its work item */
+    get: operations["get_sessions_turn_batches_by_id"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/sessions/{sessionId}/turns": {
     parameters: {
       query?: never;
@@ -210,6 +247,43 @@ export interface paths {
      * @description The next /profile, /state or /query already reflects the turn. 202 with status pending if it takes longer than TURN_TIMEOUT_MS.
      */
     post: operations["post_sessions_turns"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/sessions/{sessionId}/turns/{turnId}/status": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A turn's extraction: pending, committed (with its diff) or failed (with the work item to retry) */
+    get: operations["get_sessions_turns_status"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/sessions/{sessionId}/turns/batch": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import up to 500 turns of one session, in order; answers 202 at once
+     * @description Turns get consecutive sequence numbers in the order given. The heuristics finish what they can turn by turn; the rest are extracted in windows of consecutive turns, one model call each.
+     */
+    post: operations["post_sessions_turns_batch"];
     delete?: never;
     options?: never;
     head?: never;
@@ -591,7 +665,17 @@ export type $defs = Record<string, never>;
 export interface operations {
   post_documents: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description raw body: the file's name, kept with the document */
+        file_name?: string;
+        /** @description raw body: scope entries, scope=org=acme&scope=user=alice */
+        scope?: string[] | string;
+        /** @description raw body: the source's id (re-ingest by source) */
+        source_id?: string;
+        source_name?: string;
+        /** @description raw body: the source's type (default document) */
+        source_type?: string;
+      };
       header?: never;
       path: {
         contextId: string;
@@ -601,6 +685,11 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /**
+           * @description how to split the text; default text
+           * @enum {string}
+           */
+          format?: "text" | "markdown" | "html";
           metadata?: {
             scope?: string[];
           } & {
@@ -609,6 +698,7 @@ export interface operations {
           /** @description the document's scope; what it teaches is visible to readers whose scope includes it */
           scope?: string[];
           source?: {
+            /** @description the source's own id; a document posted under it again is its next version */
             external_id?: string;
             metadata?: {
               [key: string]: unknown;
@@ -616,11 +706,47 @@ export interface operations {
             name?: string;
             type: string;
           };
+          /** @description at most RECALL_DOCUMENT_MAX_BYTES bytes (413 past it) */
           text: string;
         };
+        "application/pdf": string;
+        "multipart/form-data": {
+          /** @description the document: Markdown, HTML, PDF or plain text */
+          file: string;
+          /** @description JSON object: the document's metadata (scope, skill, domain, date, …) */
+          metadata?: string;
+          /** @description scope entries, key=value (repeat the field) */
+          scope?: string[];
+          /** @description the source's id, or a JSON object {"type", "name", "external_id"} */
+          source?: string;
+        };
+        "text/html": string;
+        "text/markdown": string;
+        "text/plain": string;
       };
     };
     responses: {
+      /** @description These bytes were already stored in this scope: the existing document */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            document_id: string;
+            /** @description true when these bytes were already stored: the answer names that document */
+            duplicate: boolean;
+            /** @enum {string} */
+            format: "text" | "markdown" | "html" | "pdf";
+            /** @description the version of the same source this one replaces */
+            previous_version_id: string | null;
+            /** @description false when Redis did not answer (the sweeper queues it later), or for a duplicate */
+            queued: boolean;
+            trace_id: string;
+          };
+        };
+      };
       /** @description Stored and queued */
       202: {
         headers: {
@@ -630,7 +756,13 @@ export interface operations {
           "application/json": {
             /** Format: uuid */
             document_id: string;
-            /** @description false when Redis did not answer; the sweeper queues it later */
+            /** @description true when these bytes were already stored: the answer names that document */
+            duplicate: boolean;
+            /** @enum {string} */
+            format: "text" | "markdown" | "html" | "pdf";
+            /** @description the version of the same source this one replaces */
+            previous_version_id: string | null;
+            /** @description false when Redis did not answer (the sweeper queues it later), or for a duplicate */
             queued: boolean;
             trace_id: string;
           };
@@ -661,6 +793,42 @@ export interface operations {
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Larger than RECALL_DOCUMENT_MAX_BYTES */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Not a supported type, or bytes that are not what was declared */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
         };
       };
       /** @description Internal error; details are in the server log under the trace id. */
@@ -812,6 +980,93 @@ export interface operations {
             /** @enum {string} */
             state: "queued" | "processing" | "committed" | "failed" | "cancelled";
             trace_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_documents_versions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        documentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The source's versions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            document_id: string;
+            source: {
+              external_id: string | null;
+              /** Format: uuid */
+              id: string;
+              name: string | null;
+              type: string;
+            } | null;
+            versions: {
+              byte_size: number | null;
+              /** @description sha256 of the bytes received */
+              content_hash: string;
+              /** Format: date-time */
+              created_at: string;
+              current: boolean;
+              /** Format: uuid */
+              document_id: string;
+              file_name: string | null;
+              /** @enum {string} */
+              format: "text" | "markdown" | "html" | "pdf";
+              previous_version_id: string | null;
+              /** @description set once the facts only this version supported were retracted */
+              retraction_id: string | null;
+              superseded_by: string | null;
+              version: number;
+            }[];
           };
         };
       };
@@ -1329,13 +1584,28 @@ export interface operations {
             source: {
               /** Format: date-time */
               created_at: string;
+              document?: {
+                /** @description sha256 of the bytes received */
+                content_hash: string;
+                file_name: string | null;
+                /** @enum {string} */
+                format: "text" | "markdown" | "html" | "pdf";
+                /** @description the version of the same source this one replaced */
+                previous_version_id: string | null;
+              };
               /** Format: uuid */
               id: string;
               node?: {
                 end_byte: number;
+                /** @description headings above the node, outermost first */
+                heading_path: string[];
                 /** Format: uuid */
                 id: string;
                 ordinal: number;
+                /** @description 1-based page of a PDF */
+                page: number | null;
+                /** @description the heading path joined: "Architecture › Storage" */
+                section: string | null;
                 start_byte: number;
               } | null;
               role?: string;
@@ -1367,7 +1637,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -1718,6 +1988,11 @@ export interface operations {
             retrievers: {
               /** @description configured for this service */
               enabled: boolean;
+              /**
+               * @description vectors: pgvector's HNSW index, or the SQL scan where the extension is absent
+               * @enum {string}
+               */
+              index?: "pgvector_hnsw" | "sql_scan";
               /** @description the embedding model, provider:model */
               model?: string;
               /** @description full_text or vector */
@@ -1796,6 +2071,94 @@ export interface operations {
           "application/json": {
             /** Format: uuid */
             session_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_sessions_turn_batches_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        batchId: string;
+        contextId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Counts per state and failures */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            batch_id: string;
+            counts: {
+              cancelled: number;
+              committed: number;
+              failed: number;
+              processing: number;
+              queued: number;
+            };
+            failures: {
+              error_class: string | null;
+              message: string | null;
+              queue: string;
+              seq: number;
+              /** Format: uuid */
+              turn_id: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * @description done once every turn is committed or failed
+             * @enum {string}
+             */
+            state: "processing" | "done";
+            turns: number;
           };
         };
       };
@@ -1950,6 +2313,11 @@ export interface operations {
            * @default []
            */
           scope?: string[];
+          /**
+           * @description false: answer 202 at once with the turn id and a status URL; the turn is then extracted with other asynchronous turns of its session in one model call per window
+           * @default true
+           */
+          wait?: boolean;
         };
       };
     };
@@ -2010,8 +2378,126 @@ export interface operations {
           };
         };
       };
-      /** @description Stored; extraction still running */
+      /** @description Stored; extraction still running (wait: false answers this at once, with a status_url) */
       202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json":
+            | {
+                diff: {
+                  attributes: {
+                    entity: string;
+                    key: string;
+                    /** @enum {string} */
+                    memory_category: "identity" | "knowledge" | "context";
+                    value: string;
+                  }[];
+                  entities: {
+                    /** @enum {string} */
+                    memory_category: "identity" | "knowledge" | "context";
+                    name: string;
+                    type: string;
+                  }[];
+                  instructions: {
+                    description: string;
+                    label: string;
+                  }[];
+                  relations: {
+                    /** @enum {string} */
+                    memory_category: "identity" | "knowledge" | "context";
+                    object: string;
+                    subject: string;
+                    verb: string;
+                  }[];
+                  uncertainties: {
+                    about: string;
+                    reason: string;
+                  }[];
+                };
+                extraction: {
+                  error_class?: string | null;
+                  message?: string | null;
+                  queue?: string;
+                  stage: string | null;
+                  /** @enum {string} */
+                  status: "committed" | "failed" | "cancelled" | "pending";
+                  /**
+                   * Format: uuid
+                   * @description the failed work item, to retry once the cause is fixed
+                   */
+                  work_item_id?: string;
+                };
+                trace_id: string;
+                /** Format: uuid */
+                turn_id: string;
+              }
+            | {
+                extraction: {
+                  /** @constant */
+                  status: "pending";
+                };
+                status_url: string;
+                trace_id: string;
+                /** Format: uuid */
+                turn_id: string;
+              };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_sessions_turns_status: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        sessionId: string;
+        turnId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The turn's extraction so far */
+      200: {
         headers: {
           [name: string]: unknown;
         };
@@ -2063,6 +2549,94 @@ export interface operations {
             trace_id: string;
             /** Format: uuid */
             turn_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_sessions_turns_batch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description in the order they were said */
+          turns: {
+            content: string;
+            /** @description the speaker's name, as on a chat message; "I" and "my" in the content then refer to them */
+            name?: string;
+            /**
+             * Format: date-time
+             * @description when it was said, for imports; temporal phrases resolve against it (default: now)
+             */
+            occurred_at?: string;
+            /** @enum {string} */
+            role: "user" | "assistant" | "system" | "tool";
+            /**
+             * @description the turn's scope, e.g. ["org=acme", "user=alice"]; what it teaches is visible to readers whose scope includes it
+             * @default []
+             */
+            scope?: string[];
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Stored and queued */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            batch_id: string;
+            status_url: string;
+            trace_id: string;
+            turn_ids: string[];
           };
         };
       };
@@ -2399,7 +2973,7 @@ export interface operations {
         /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
         queue?: string | string[];
         session_id?: string;
-        /** @description one or more statuses, comma-separated or repeated (queued, running, succeeded, failed, dead, cancelled) */
+        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
         status?: string | string[];
         turn_id?: string;
       };
@@ -2434,7 +3008,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -2514,7 +3088,7 @@ export interface operations {
               /** Format: date-time */
               started_at: string;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
               /** @description budget this attempt spent */
               tokens_used: number;
               /** @description the trace this attempt ran in */
@@ -2535,7 +3109,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -2617,7 +3191,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -2719,7 +3293,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -2828,7 +3402,7 @@ export interface operations {
           queue?: string | string[];
           /** Format: uuid */
           session_id?: string;
-          /** @description one or more statuses, comma-separated or repeated (queued, running, succeeded, failed, dead, cancelled) */
+          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
           status?: string | string[];
           /** Format: uuid */
           turn_id?: string;
@@ -2860,7 +3434,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -2933,7 +3507,7 @@ export interface operations {
         /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
         queue?: string | string[];
         session_id?: string;
-        /** @description one or more statuses, comma-separated or repeated (queued, running, succeeded, failed, dead, cancelled) */
+        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
         status?: string | string[];
         turn_id?: string;
       };
@@ -2966,7 +3540,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -3036,7 +3610,7 @@ export interface operations {
               /** Format: date-time */
               started_at: string;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
               /** @description budget this attempt spent */
               tokens_used: number;
               /** @description the trace this attempt ran in */
@@ -3057,7 +3631,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -3138,7 +3712,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -3239,7 +3813,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -3346,7 +3920,7 @@ export interface operations {
           queue?: string | string[];
           /** Format: uuid */
           session_id?: string;
-          /** @description one or more statuses, comma-separated or repeated (queued, running, succeeded, failed, dead, cancelled) */
+          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
           status?: string | string[];
           /** Format: uuid */
           turn_id?: string;
@@ -3378,7 +3952,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -3890,6 +4464,7 @@ export interface operations {
         content: {
           "application/json": {
             checks: {
+              detail?: string;
               error?: string;
               name: string;
               ok: boolean;
@@ -3916,6 +4491,7 @@ export interface operations {
         content: {
           "application/json": {
             checks: {
+              detail?: string;
               error?: string;
               name: string;
               ok: boolean;
