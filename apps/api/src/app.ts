@@ -4,6 +4,7 @@ import { httpDuration } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { AppError, errorHandler } from "./errors";
 import type { RouteGroup } from "./route-definition";
+import { idempotencyGuard } from "./idempotency/idempotency-options";
 import { mountGroup } from "./route-mount";
 import { contextRoutes } from "./routes/contexts.routes";
 import { documentRoutes } from "./routes/documents.routes";
@@ -54,7 +55,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   app.disable("x-powered-by");
   // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
   app.set("query parser", "extended");
-  app.use(express.json({ limit: "6mb" }));
+  app.use(express.json({ limit: deps.config.REQUEST_BODY_LIMIT_BYTES }));
   // One span per request, active for the handlers, so stored rows carry its trace id.
   app.use((req, res, next) => {
     trace.getTracer("recall").startActiveSpan(`${req.method} ${req.path}`, (span) => {
@@ -67,7 +68,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
     res.on("finish", () => stop({ route: req.route?.path ?? "unmatched", status: String(res.statusCode) }));
     next();
   });
-  const mount = { checkResponses: deps.config.NODE_ENV === "test" };
+  const mount = { checkResponses: deps.config.NODE_ENV === "test", idempotency: idempotencyGuard(deps) };
   for (const [path, handler] of options.extras ?? []) app.use(path, handler);
   for (const group of routeGroups(deps)) app.use(group.prefix || "/", mountGroup(deps, group, mount));
   app.use((req) => {

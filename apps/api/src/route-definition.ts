@@ -43,6 +43,8 @@ interface RouteMeta {
   description?: string;
   tags: string[];
   responses: Record<number, ResponseSpec>;
+  /** A write that honours the Idempotency-Key header (idempotency/idempotency-guard.ts). */
+  idempotent?: boolean;
 }
 
 export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> extends RouteMeta {

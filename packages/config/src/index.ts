@@ -39,6 +39,14 @@ export const EnvSchema = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   TURN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** Largest JSON request body accepted, in bytes; a larger one answers 413. */
+  REQUEST_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .default(6 * 1024 * 1024),
+  /** How long a write's Idempotency-Key keeps its first answer for replay to retries. */
+  IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
 
   RECALL_FAST_MODEL: modelRef,
   RECALL_STRONG_MODEL: modelRef,

@@ -23,6 +23,7 @@ export function documentRoutes(deps: ApiDeps): RouteDefinition[] {
 function postDocument(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/documents",
     summary: "Ingest a document; processed asynchronously, stage by stage",
     tags: ["documents"],

@@ -23,6 +23,7 @@ export function factRoutes(deps: ApiDeps): RouteDefinition[] {
 function writeFactsRoute(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/facts",
     summary: "Write facts directly; validated, committed and truth-maintained like extracted ones",
     tags: ["memory"],

@@ -23,6 +23,7 @@ export function sessionRoutes(deps: ApiDeps): RouteDefinition[] {
 function createSession(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/sessions",
     summary: "Start a conversation session",
     tags: ["sessions"],
@@ -38,6 +39,7 @@ function createSession(deps: ApiDeps): RouteDefinition {
 function postTurn(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/sessions/:sessionId/turns",
     summary: "Add a turn; answers once its extraction is committed",
     description:

@@ -46,6 +46,7 @@ function listWorkItems(deps: ApiDeps): RouteDefinition {
 function retryRoute(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/work-items/:workItemId/retry",
     summary: "Retry a failed or dead work item from its kept input",
     tags: ["operations"],
