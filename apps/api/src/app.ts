@@ -5,6 +5,7 @@ import type { ApiDeps } from "./deps";
 import { AppError, errorHandler } from "./errors";
 import type { RouteGroup } from "./route-definition";
 import { idempotencyGuard } from "./idempotency/idempotency-options";
+import { jsonBody, rejectNul, requireJsonBody } from "./request-guards";
 import { mountGroup } from "./route-mount";
 import { contextRoutes } from "./routes/contexts.routes";
 import { documentRoutes } from "./routes/documents.routes";
@@ -55,7 +56,8 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   app.disable("x-powered-by");
   // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
   app.set("query parser", "extended");
-  app.use(express.json({ limit: deps.config.REQUEST_BODY_LIMIT_BYTES }));
+  app.use(requireJsonBody, jsonBody(deps.config.REQUEST_BODY_LIMIT_BYTES));
+  app.use(rejectNul);
   // One span per request, active for the handlers, so stored rows carry its trace id.
   app.use((req, res, next) => {
     trace.getTracer("recall").startActiveSpan(`${req.method} ${req.path}`, (span) => {

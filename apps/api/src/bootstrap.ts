@@ -1,15 +1,16 @@
 import type { Config } from "@recall/config";
 import { createDb } from "@recall/db";
 import { createProducerConnection, createQueues } from "@recall/queues";
-import { createLogger } from "@recall/telemetry";
+import { configSecrets } from "@recall/config";
+import { createLogger, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { vectorRetriever } from "./vector-search";
 
-export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void> } {
+export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): ApiDeps & { close(): Promise<void> } {
   const redis = createProducerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
   const db = createDb({ databaseUrl: config.DATABASE_URL });
-  const logger = createLogger(config.LOG_LEVEL, "recall-api");
+  const logger = createLogger(config.LOG_LEVEL, "recall-api", { ...logOptions, secrets: configSecrets(config) });
   return {
     config,
     db,

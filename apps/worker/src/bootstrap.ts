@@ -1,11 +1,11 @@
 // Builds a worker process's dependencies from its config.
 import path from "node:path";
-import type { Config } from "@recall/config";
+import { configSecrets, type Config } from "@recall/config";
 import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, type EmbeddingClient } from "@recall/llm";
 import { createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
-import { createLogger } from "@recall/telemetry";
+import { createLogger, type LoggerOptions } from "@recall/telemetry";
 import type { Redis } from "ioredis";
 import type { WorkerDeps } from "./deps";
 import { skillCatalog } from "./skill-catalog";
@@ -18,8 +18,8 @@ export interface WorkerProcess {
   close(): Promise<void>;
 }
 
-export async function bootstrapWorker(config: Config): Promise<WorkerProcess> {
-  const logger = createLogger(config.LOG_LEVEL, "recall-worker");
+export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): Promise<WorkerProcess> {
+  const logger = createLogger(config.LOG_LEVEL, "recall-worker", { ...logOptions, secrets: configSecrets(config) });
   const db = createDb({ databaseUrl: config.DATABASE_URL });
   const producer = createProducerConnection(config.REDIS_URL);
   const connection = createWorkerConnection(config.REDIS_URL);

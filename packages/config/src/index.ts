@@ -85,6 +85,11 @@ const ConfigSchema = EnvSchema.refine((env) => env.RECALL_RUNNING_LEASE_SECONDS 
   message: "must be longer than RECALL_MAX_WALL_MS, or the sweeper takes back work that is still running",
 });
 
+/** Values no log line or error body may contain. */
+export function configSecrets(config: Config): (string | undefined)[] {
+  return [config.ADMIN_API_KEY, config.ANTHROPIC_API_KEY, config.OPENAI_API_KEY];
+}
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }

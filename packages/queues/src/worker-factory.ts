@@ -4,7 +4,7 @@
 import { Worker, UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
-import { jobDuration, jobsTotal, withSpan, withTraceContext, type Logger } from "@recall/telemetry";
+import { jobDuration, jobsTotal, scrubSecrets, withSpan, withTraceContext, type Logger } from "@recall/telemetry";
 import { WorkTimeoutError, classifyError } from "./errors";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
@@ -103,7 +103,9 @@ interface FailureContext {
 
 /** Records the failed attempt and returns the error to throw: the original one when BullMQ should retry. */
 async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err: unknown): Promise<Error> {
-  const { errorClass, retryable, message } = classifyError(err);
+  const { errorClass, retryable, message: raw } = classifyError(err);
+  // Stored and shown to API clients: a credential quoted by a failing dependency must not be.
+  const message = scrubSecrets(raw);
   const final = !retryable || ctx.lastTry;
   const tokensUsed = (err as { tokensUsed?: number }).tokensUsed;
   await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {

@@ -32,7 +32,7 @@ function writeFactsRoute(deps: ApiDeps): RouteDefinition {
     responses: { 201: { description: "Committed", schema: FactWriteResult } },
     handle: async ({ params, body, req }) => {
       // The service applies its own defaults to the raw items (a direct fact is high significance), so it gets them as sent.
-      const { scope: _scope, ...diff } = req.body as Record<string, unknown>;
+      const { scope: _scope, ...diff } = (req.body ?? {}) as Record<string, unknown>;
       const result = await writeFacts(deps.db, {
         contextId: params.contextId,
         scope: body.scope,

@@ -19,9 +19,11 @@ export function validateArtifactsProcessor(deps: WorkerDeps): StageProcessor {
     });
     const allowedTypes = await allowedEntityTypes(deps, payload.subjectType, payload.subjectId);
     const textByNode = new Map(subject.units.map((u) => [u.nodeId ?? "", u.text]));
+    // Instructions come from the scope's own user (or a direct write), never from a document or an assistant's words.
+    const mayInstruct = subject.type === "fact_write" || (subject.type === "turn" && (subject.role ?? "user") === "user");
     for (const candidate of candidates) {
       const sourceText = textByNode.get(candidate.documentNodeId ?? "") ?? "";
-      const result = validateCandidate(candidate.kind, candidate.payload, { sourceText, allowedTypes });
+      const result = validateCandidate(candidate.kind, candidate.payload, { sourceText, allowedTypes, mayInstruct });
       await deps.db.knowledgeCandidate.update({
         where: { id: candidate.id },
         data: result.ok
