@@ -6,7 +6,8 @@
 // turn path (four queue hops per turn) takes several minutes for 2,760 turns.
 import { randomBytes } from "node:crypto";
 import { createDb, type Db } from "@recall/db";
-import { emptyDiff, runHeuristics, type ExtractionDiff, type KnownEntity } from "@recall/extraction";
+import { emptyDiff, type ExtractionDiff, type KnownEntity } from "@recall/contracts";
+import { runHeuristics } from "@recall/heuristics";
 import { writeFacts } from "@recall/memory";
 import type { GateConversation, GateTurn } from "./gate-locomo";
 import { scopeOf, type LoadSummary } from "./bench-load";

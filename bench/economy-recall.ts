@@ -8,18 +8,11 @@
 // Both point the fast and strong tiers at the counting server.
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { loadConfig, type Config } from "@recall/config";
-import {
-  createStagedExtractorFactory,
-  loadSkills,
-  resolveExtractionPlan,
-  type ActiveInstruction,
-  type ExtractionGuidance,
-  type KnownAttribute,
-  type KnownEntity,
-} from "@recall/extraction";
+import { extractorOptions, loadConfig, type Config } from "@recall/config";
+import type { ActiveInstruction, KnownAttribute, KnownEntity } from "@recall/contracts";
+import { createStagedExtractorFactory, loadSkills, resolveExtractionPlan, type ExtractionGuidance } from "@recall/extraction";
 import { DEFAULT_SKILLS_DIR } from "../apps/worker/src/bootstrap";
-import { budgetLimits } from "../apps/worker/src/plan";
+import { budgetLimits } from "../apps/worker/src/services/plan";
 import { createBenchContext, scopeOf } from "./bench-load";
 import { BENCH_ADMIN_KEY, startService } from "./bench-service";
 import { EMBEDDING_DIMENSIONS, type PeerRun } from "./economy-mem0";
@@ -45,7 +38,7 @@ export async function runRecallDirect(conversation: GateConversation, turns: Gat
     RECALL_EMBEDDING_MODEL: undefined,
   };
   const guidance = await turnGuidance(config);
-  const extractorFor = createStagedExtractorFactory(config);
+  const extractorFor = createStagedExtractorFactory(extractorOptions(config));
   const limits = budgetLimits(config, {});
   // Both speakers are known people, as in bench:gate; what each turn commits is known to the next.
   const entities: KnownEntity[] = conversation.speakers.map((name, i) => ({ id: `speaker-${i}`, name, type: "person", aliases: [] }));

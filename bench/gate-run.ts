@@ -4,13 +4,13 @@
 import { performance } from "node:perf_hooks";
 import {
   isEmptyDiff,
-  runHeuristics,
   type ActiveInstruction,
   type ExtractionDiff,
   type ExtractionInput,
   type KnownAttribute,
   type KnownEntity,
-} from "@recall/extraction";
+} from "@recall/contracts";
+import { runHeuristics } from "@recall/heuristics";
 import type { GateConversation, GateTurn } from "./gate-locomo";
 
 export interface TurnResult {

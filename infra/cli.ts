@@ -2,7 +2,7 @@
 // `pnpm cli retry --dead [--context ID]`, `pnpm cli embed-backfill [--context ID]`. Talks to
 // DATABASE_URL and REDIS_URL directly.
 import { parseArgs } from "node:util";
-import { loadConfig } from "@recall/config";
+import { loadConfig, providerOptions } from "@recall/config";
 import { createDb, type WorkStatus } from "@recall/db";
 import { createEmbeddingClient } from "@recall/llm";
 import { backfillEmbeddings } from "@recall/memory";
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
       for (const item of items) console.log(`retried ${(await retryWorkItem(db, queues, item)).id} (${item.queue})`);
     } else if (command === "embed-backfill") {
       // Rows with no vector of the configured model and size: failed extractions, data from before vector search, a model switch.
-      const embedder = createEmbeddingClient(config);
+      const embedder = createEmbeddingClient(providerOptions(config));
       if (!embedder) throw new Error("set RECALL_EMBEDDING_MODEL (and its provider's key) to embed");
       const report = await backfillEmbeddings(db, embedder, {
         contextId: values.context,

@@ -4,7 +4,7 @@ import { createProducerConnection, createQueues } from "@recall/queues";
 import { configSecrets } from "@recall/config";
 import { createLogger, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
-import { vectorRetriever } from "./vector-search";
+import { vectorRetriever } from "./services/vector-search";
 
 export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): ApiDeps & { close(): Promise<void> } {
   const redis = createProducerConnection(config.REDIS_URL);

@@ -2,7 +2,7 @@ import { loadConfig } from "@recall/config";
 import { initTracing } from "@recall/telemetry";
 import { createServerApp } from "./server-app";
 import { bootstrapApi } from "./bootstrap";
-import { answerClientErrors } from "./http-client-errors";
+import { answerClientErrors } from "./http/http-client-errors";
 
 async function main(): Promise<void> {
   const config = loadConfig();

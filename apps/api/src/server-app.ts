@@ -3,8 +3,8 @@
 import type { Express } from "express";
 import { createApp } from "./app";
 import type { ApiDeps } from "./deps";
-import { MCP_PATH, mcpEndpoint } from "./mcp-server";
-import { DASHBOARD_PATH, queueDashboard } from "./queue-dashboard";
+import { MCP_PATH, mcpEndpoint } from "./operators/mcp-server";
+import { DASHBOARD_PATH, queueDashboard } from "./operators/queue-dashboard";
 
 export function createServerApp(deps: ApiDeps): Express {
   return createApp(deps, {

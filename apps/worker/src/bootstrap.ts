@@ -1,6 +1,6 @@
 // Builds a worker process's dependencies from its config.
 import path from "node:path";
-import { configSecrets, type Config } from "@recall/config";
+import { configSecrets, extractorOptions, providerOptions, type Config } from "@recall/config";
 import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, type EmbeddingClient } from "@recall/llm";
@@ -8,7 +8,7 @@ import { createProducerConnection, createQueues, createWorkerConnection } from "
 import { createLogger, type LoggerOptions } from "@recall/telemetry";
 import type { Redis } from "ioredis";
 import type { WorkerDeps } from "./deps";
-import { skillCatalog } from "./skill-catalog";
+import { skillCatalog } from "./services/skill-catalog";
 
 export const DEFAULT_SKILLS_DIR = path.resolve(__dirname, "../../../skills");
 
@@ -32,7 +32,7 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
     logger,
     skills: skillCatalog(skills),
     skillList: skills,
-    extractorFor: createStagedExtractorFactory(config),
+    extractorFor: createStagedExtractorFactory(extractorOptions(config)),
     embedder: lazyEmbedder(config),
   };
   return {
@@ -50,5 +50,5 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
 /** Built on first use, so a missing key fails the work that needs it rather than the whole process. */
 function lazyEmbedder(config: Config): () => EmbeddingClient | undefined {
   let client: EmbeddingClient | undefined;
-  return () => (client ??= createEmbeddingClient(config));
+  return () => (client ??= createEmbeddingClient(providerOptions(config)));
 }

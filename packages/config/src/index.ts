@@ -107,3 +107,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 export function configWith(overrides: Partial<Record<keyof Config, string>>): Config {
   return ConfigSchema.parse(overrides);
 }
+
+/**
+ * The model providers' settings as the plain options packages/llm takes (structurally its
+ * ProviderOptions), so that library never sees the environment.
+ */
+export function providerOptions(config: Config) {
+  return {
+    models: { fast: config.RECALL_FAST_MODEL, strong: config.RECALL_STRONG_MODEL, embedding: config.RECALL_EMBEDDING_MODEL },
+    embeddingDimensions: config.RECALL_EMBEDDING_DIMENSIONS,
+    anthropicApiKey: config.ANTHROPIC_API_KEY,
+    anthropicBaseUrl: config.ANTHROPIC_BASE_URL,
+    openaiApiKey: config.OPENAI_API_KEY,
+    openaiBaseUrl: config.OPENAI_BASE_URL,
+    timeoutMs: config.LLM_TIMEOUT_MS,
+  };
+}
+
+/** The staged extractor's options (packages/extraction createStagedExtractorFactory). */
+export function extractorOptions(config: Config) {
+  return { providers: providerOptions(config), heuristicThreshold: config.RECALL_HEURISTIC_CONFIDENCE };
+}

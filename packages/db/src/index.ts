@@ -21,6 +21,14 @@ export function createDb({ databaseUrl, poolMax = 10 }: DbOptions): Db {
   return new PrismaClient({ adapter });
 }
 
+/**
+ * A value for a JSON column. Prisma's input type cannot express "any JSON-serialisable
+ * object", so the one cast lives here; callers pass values typed by their contract schema.
+ */
+export function toJson(value: object): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}
+
 const SERIALIZATION_FAILURE = "P2034";
 const UNIQUE_VIOLATION = "P2002";
 
@@ -28,8 +36,19 @@ function prismaCode(err: unknown): string | undefined {
   return err instanceof Prisma.PrismaClientKnownRequestError ? err.code : undefined;
 }
 
-export function isUniqueConstraintError(err: unknown): boolean {
-  return prismaCode(err) === UNIQUE_VIOLATION;
+/**
+ * A unique violation; with `constraint`, only one of that constraint (its Postgres name,
+ * e.g. "turns_session_id_seq_key"), so a retry loop never swallows a different conflict.
+ */
+export function isUniqueConstraintError(err: unknown, constraint?: string): boolean {
+  if (prismaCode(err) !== UNIQUE_VIOLATION) return false;
+  return constraint === undefined || violatedConstraint(err) === constraint;
+}
+
+/** The constraint name Postgres reported, as the pg driver adapter passes it on. */
+function violatedConstraint(err: unknown): string | undefined {
+  const meta = (err as Prisma.PrismaClientKnownRequestError).meta as { driverAdapterError?: { cause?: { originalMessage?: string } } };
+  return /unique constraint "([^"]+)"/.exec(meta?.driverAdapterError?.cause?.originalMessage ?? "")?.[1];
 }
 
 export interface TransactionOptions {

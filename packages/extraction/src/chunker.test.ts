@@ -1,5 +1,5 @@
 import { chunkText } from "./chunker";
-import { sliceBytes } from "./spans";
+import { sliceBytes } from "@recall/contracts";
 
 test("chunks keep byte offsets that slice back to their text, across multi-byte characters", () => {
   const para = (i: number) => `Paragraph ${i}: Zoë met the café owner in Zürich and they talked for a while. `.repeat(8);

@@ -1,6 +1,6 @@
 // Splits a document into nodes at paragraph boundaries, keeping byte offsets into the
 // original text so every node (and every span inside it) maps back to the source.
-import { byteSpanOf } from "./spans";
+import { byteSpanOf } from "@recall/contracts";
 
 export interface Chunk {
   ordinal: number;

@@ -1,12 +1,7 @@
 // The contract between the extract_assertions worker and the staged extractor.
-import type { ExtractionDiff, ExtractionInput, Stage } from "./diff";
+import type { ExtractionDiff, ExtractionGuidance, ExtractionInput, Stage } from "@recall/contracts";
 
-export interface ExtractionGuidance {
-  skillId: string;
-  /** The skill's markdown guidance, given to model stages. */
-  skillBody: string;
-  purpose?: string;
-}
+export type { ExtractionGuidance };
 
 export interface StageOutcome {
   diff: ExtractionDiff;

@@ -2,7 +2,7 @@
 // Every field is required (null where absent) so the same schema works in OpenAI's
 // strict structured-output mode and as an Anthropic tool input.
 import { z } from "zod";
-import { MemoryCategory, Significance, type ExtractionDiff } from "./diff";
+import { MemoryCategory, Significance, type ExtractionDiff } from "@recall/contracts";
 
 const quote = z.string().describe("verbatim text copied exactly from the input that states this");
 const confidence = z.number().min(0).max(1);

@@ -1,5 +1,5 @@
 // Prompts for the model stages: the skill's guidance, the purpose, and what is known.
-import type { ExtractionInput } from "./diff";
+import type { ExtractionInput } from "@recall/contracts";
 import type { ExtractionGuidance } from "./extractor";
 
 export function systemPrompt(guidance: ExtractionGuidance): string {

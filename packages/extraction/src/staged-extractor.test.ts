@@ -1,9 +1,9 @@
 // The staged extractor with the real provider SDKs against the local wire-protocol server:
 // which stage finishes an input, when it escalates, what it costs, and what it refuses.
-import { configWith, type Config } from "@recall/config";
+import { configWith, extractorOptions, type Config } from "@recall/config";
 import { BudgetExceededError, NoProviderError, OutputValidationError } from "@recall/llm";
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
-import type { ExtractionInput, KnownEntity } from "./diff";
+import type { ExtractionInput, KnownEntity } from "@recall/contracts";
 import type { BudgetLimits, Extractor } from "./extractor";
 import type { ModelDiff } from "./model-output";
 import { ambiguousReference, createStagedExtractorFactory, selfContradiction } from "./staged-extractor";
@@ -35,7 +35,7 @@ function extractorWith(
     LLM_TIMEOUT_MS: "5000",
     ...overrides,
   });
-  return createStagedExtractorFactory(config)(limits);
+  return createStagedExtractorFactory(extractorOptions(config))(limits);
 }
 
 function input(text: string, knownEntities: KnownEntity[] = [], kind: ExtractionInput["kind"] = "document_node"): ExtractionInput {

@@ -1,23 +1,28 @@
-// The staged extractor: heuristics first; the fast model where the heuristics are not
-// confident; the strong model when the fast answer fails validation, contradicts
-// itself, or the text names a reference that fits two known entities.
-import type { Config } from "@recall/config";
+// The staged extractor: a loop over stages (heuristics, then the fast model, then the strong
+// one) that stops at the first stage whose answer it accepts. The rules for handing an input
+// on sit in handOn()/handOnError(): the rules are not confident; two known entities fit a
+// name; the fast answer fails validation or contradicts itself.
 import {
   Budget,
   NoProviderError,
   OutputValidationError,
   createModelClient,
-  structuredCall,
   type ModelClient,
   type ModelTier,
+  type ProviderOptions,
 } from "@recall/llm";
-import { isEmptyDiff, type ExtractionDiff, type ExtractionInput, type Stage } from "./diff";
+import {
+  isEmptyDiff,
+  type Escalation,
+  type ExtractionDiff,
+  type ExtractionInput,
+  type ExtractionStage,
+  type Stage,
+  type StageAttempt,
+} from "@recall/contracts";
+import { HeuristicStage } from "@recall/heuristics";
 import type { BudgetLimits, ExtractionGuidance, Extractor, ExtractorFactory, StageOutcome } from "./extractor";
-import { runHeuristics } from "./heuristics";
-import { ModelDiff, fromModelDiff } from "./model-output";
-import { systemPrompt, userPrompt } from "./model-prompt";
-
-const MAX_OUTPUT_TOKENS = 4_096;
+import { ModelStage, UnavailableModelStage } from "./model-stage";
 
 export interface StagedExtractorOptions {
   fast?: ModelClient;
@@ -32,20 +37,19 @@ export interface StagedExtractorOptions {
 }
 
 /** Tokens are counted per input by extract(), across every stage the input went through. */
-type ModelOutcome = Omit<StageOutcome, "tokensUsed">;
+type Outcome = Omit<StageOutcome, "tokensUsed">;
 
-interface Call {
-  input: ExtractionInput;
-  guidance: ExtractionGuidance;
-  signal: AbortSignal | undefined;
-}
+/** An escalation, and the stage it goes to when that is not simply the next one. */
+type Handoff = Escalation & { to?: Stage };
 
 export class StagedExtractor implements Extractor {
   readonly budget: Budget;
+  readonly stages: readonly ExtractionStage[];
   #stageReached: Stage | undefined;
 
-  constructor(private readonly options: StagedExtractorOptions) {
+  constructor(options: StagedExtractorOptions) {
     this.budget = new Budget({ maxTokens: options.limits.maxTokens, maxWallMs: options.limits.maxWallMs });
+    this.stages = [new HeuristicStage({ threshold: options.threshold }), ...modelStages(options, this.budget)];
   }
 
   get tokensUsed(): number {
@@ -58,95 +62,106 @@ export class StagedExtractor implements Extractor {
 
   async extract(input: ExtractionInput, guidance: ExtractionGuidance, signal?: AbortSignal): Promise<StageOutcome> {
     const before = this.tokensUsed;
-    this.#stageReached = "heuristic";
-    const heuristic = runHeuristics(input, { threshold: this.options.threshold });
-    const ambiguous = ambiguousReference(input);
-    // Rules cannot tell which of two known entities a name means, so facts they read about it go to a model.
-    if (heuristic.finished && !(ambiguous && !isEmptyDiff(heuristic.diff))) {
-      return { diff: heuristic.diff, stage: "heuristic", tokensUsed: 0, reason: heuristic.reason };
-    }
-    const why = heuristic.finished ? `ambiguous reference "${ambiguous}"` : heuristic.reason;
-    const outcome = await this.modelStages({ input, guidance, signal }, why, ambiguous);
+    const outcome = await this.run(input, guidance, signal);
     // Every call of this input counts, including a fast answer that was escalated.
     return { ...outcome, tokensUsed: this.tokensUsed - before };
   }
 
-  private async modelStages(call: Call, why: string, ambiguous: string | undefined): Promise<ModelOutcome> {
-    const { fast, strong, unavailable } = this.options;
-    const strongSet = strong !== undefined || unavailable?.strong !== undefined;
-    if (ambiguous && strongSet) {
-      return this.strongStage(call, `ambiguous reference "${ambiguous}": two known entities fit`, {
-        note: `"${ambiguous}" fits more than one known entity; attach facts to one only when the text makes clear which, else record an uncertainty`,
-      });
+  private async run(input: ExtractionInput, guidance: ExtractionGuidance, signal: AbortSignal | undefined): Promise<Outcome> {
+    const ambiguous = ambiguousReference(input);
+    let escalation: Handoff | undefined;
+    for (let i = 0; i < this.stages.length;) {
+      const stage = this.stages[i]!;
+      this.#stageReached = stage.name;
+      let attempt: StageAttempt;
+      try {
+        attempt = await stage.extract(input, guidance, { signal, escalation });
+      } catch (err) {
+        escalation = this.handOnError(stage.name, err);
+        if (!escalation) throw err;
+        i = this.nextIndex(i, escalation);
+        continue;
+      }
+      const handoff = this.handOn(stage.name, attempt, ambiguous);
+      if (!handoff) return outcome(stage.name, attempt);
+      const next = this.nextIndex(i, handoff);
+      if (next >= this.stages.length) return this.lastWord(stage.name, attempt, handoff);
+      [escalation, i] = [handoff, next];
     }
-    if (!fast) {
-      // A strong-only service starts there; a fast model that is set but broken is reported, not skipped.
-      if (strong && !unavailable?.fast) return this.modelStage(strong, "strong", call, why);
-      throw this.noProvider(why);
+    throw new Error("unreachable: the strong stage always answers or throws");
+  }
+
+  /** Undefined accepts the attempt; otherwise why (and where) the input goes on. */
+  private handOn(stage: Stage, attempt: StageAttempt, ambiguous: string | undefined): Handoff | undefined {
+    if (stage === "heuristic") {
+      // Rules cannot tell which of two known entities a name means, so facts they read about it go to a model.
+      if (attempt.finished && !(ambiguous && !isEmptyDiff(attempt.diff))) return undefined;
+      if (ambiguous && this.has("strong")) {
+        return {
+          reason: `ambiguous reference "${ambiguous}": two known entities fit`,
+          note: `"${ambiguous}" fits more than one known entity; attach facts to one only when the text makes clear which, else record an uncertainty`,
+          to: "strong",
+        };
+      }
+      return { reason: attempt.finished ? `ambiguous reference "${ambiguous}"` : attempt.reason };
     }
-    let outcome: ModelOutcome;
-    try {
-      outcome = await this.modelStage(fast, "fast", call, why);
-    } catch (err) {
-      if (!(err instanceof OutputValidationError)) throw err;
-      const reason = `fast model output failed validation after one repair (${clip(err.message)})`;
-      if (strongSet) return this.strongStage(call, reason, { note: `a first reading failed: ${reason}` });
-      throw err;
-    }
-    const contradiction = selfContradiction(outcome.diff);
-    if (!contradiction) return outcome;
+    const contradiction = stage === "fast" ? selfContradiction(attempt.diff) : undefined;
+    if (!contradiction) return undefined;
     const reason = `fast answer contradicts itself: ${contradiction}`;
-    if (strongSet) return this.strongStage(call, reason, { note: `a first reading failed: ${reason}` });
-    return { ...outcome, reason: `${reason}; no strong model configured, keeping the fast answer` };
+    return { reason, note: `a first reading failed: ${reason}` };
   }
 
-  /** A strong model that is set but cannot be built is reported rather than quietly settling for less. */
-  private async strongStage(call: Call, reason: string, prompt: { note: string }): Promise<ModelOutcome> {
-    const { strong, unavailable } = this.options;
-    if (strong) return this.modelStage(strong, "strong", call, reason, prompt);
-    this.#stageReached = "strong";
-    throw unavailable!.strong!;
+  /** Only a fast answer that fails validation is worth a second, stronger reading. */
+  private handOnError(stage: Stage, err: unknown): Handoff | undefined {
+    if (stage !== "fast" || !(err instanceof OutputValidationError) || !this.has("strong")) return undefined;
+    const reason = `fast model output failed validation after one repair (${clip(err.message)})`;
+    return { reason, note: `a first reading failed: ${reason}` };
   }
 
-  private async modelStage(
-    client: ModelClient,
-    stage: "fast" | "strong",
-    call: Call,
-    reason: string,
-    { note }: { note?: string } = {},
-  ): Promise<ModelOutcome> {
-    this.#stageReached = stage;
-    const result = await structuredCall(
-      client,
-      {
-        system: systemPrompt(call.guidance),
-        user: userPrompt(call.input, note),
-        schema: ModelDiff,
-        schemaName: "extraction_diff",
-        // Never ask for more output than the budget has left.
-        maxTokens: Math.max(1, Math.min(MAX_OUTPUT_TOKENS, this.budget.remainingTokens)),
-        signal: call.signal,
-      },
-      { budget: this.budget },
-    );
-    const repaired = result.attempts === 2 ? " (after one repair)" : "";
-    return { diff: fromModelDiff(result.value), stage, model: `${client.provider}:${result.model}`, reason: reason + repaired };
+  /** No stage left to hand on to: the rules need a model that is not set; a fast answer is kept with a warning. */
+  private lastWord(stage: Stage, attempt: StageAttempt, handoff: Handoff): Outcome {
+    if (stage === "heuristic") throw this.noProvider(handoff.reason);
+    return { ...outcome(stage, attempt), reason: `${handoff.reason}; no strong model configured, keeping the fast answer` };
+  }
+
+  private nextIndex(current: number, handoff: Handoff): number {
+    return handoff.to ? this.stages.findIndex((s) => s.name === handoff.to) : current + 1;
+  }
+
+  private has(stage: Stage): boolean {
+    return this.stages.some((s) => s.name === stage);
   }
 
   private noProvider(why: string): NoProviderError {
     this.#stageReached = "fast";
-    return (
-      this.options.unavailable?.fast ??
-      this.options.unavailable?.strong ??
-      new NoProviderError(
-        "fast",
-        ["RECALL_FAST_MODEL"],
-        `this input needs a model (${why}); set RECALL_FAST_MODEL (and optionally RECALL_STRONG_MODEL) to provider:model ` +
-          "with the provider's key (anthropic: ANTHROPIC_API_KEY; openai: OPENAI_API_KEY; openai-compatible: OPENAI_BASE_URL), " +
-          "then retry the work item",
-      )
+    return new NoProviderError(
+      "fast",
+      ["RECALL_FAST_MODEL"],
+      `this input needs a model (${why}); set RECALL_FAST_MODEL (and optionally RECALL_STRONG_MODEL) to provider:model ` +
+        "with the provider's key (anthropic: ANTHROPIC_API_KEY; openai: OPENAI_API_KEY; openai-compatible: OPENAI_BASE_URL), " +
+        "then retry the work item",
     );
   }
+}
+
+function outcome(stage: Stage, attempt: StageAttempt): Outcome {
+  return { diff: attempt.diff, stage, ...(attempt.model ? { model: attempt.model } : {}), reason: attempt.reason };
+}
+
+/**
+ * The model tiers in order. A tier set without its key keeps its place and fails when reached;
+ * a strong-only service starts at strong, unless its strong model cannot be built: then the
+ * input fails at the fast step, as it would with no model at all.
+ */
+function modelStages(options: StagedExtractorOptions, budget: Budget): ExtractionStage[] {
+  const { fast, strong, unavailable = {} } = options;
+  const stages: ExtractionStage[] = [];
+  if (fast) stages.push(new ModelStage("fast", fast, budget));
+  else if (unavailable.fast) stages.push(new UnavailableModelStage("fast", unavailable.fast));
+  else if (!strong && unavailable.strong) stages.push(new UnavailableModelStage("fast", unavailable.strong));
+  if (strong) stages.push(new ModelStage("strong", strong, budget));
+  else if (unavailable.strong) stages.push(new UnavailableModelStage("strong", unavailable.strong));
+  return stages;
 }
 
 /** Validation messages list every issue; a reason (stored, logged, shown to the strong model) needs the gist. */
@@ -203,17 +218,23 @@ export function selfContradiction(diff: ExtractionDiff): string | undefined {
   return undefined;
 }
 
-/** One extractor per work item, so the budget spans all of that item's inputs. */
-export function createStagedExtractorFactory(config: Config): ExtractorFactory {
-  return (limits) => new StagedExtractor({ ...modelClients(config), threshold: config.RECALL_HEURISTIC_CONFIDENCE, limits });
+export interface StagedExtractorFactoryOptions {
+  providers: ProviderOptions;
+  /** Heuristic decisions below this confidence go to a model. */
+  heuristicThreshold: number;
 }
 
-function modelClients(config: Config): Pick<StagedExtractorOptions, "fast" | "strong" | "unavailable"> {
+/** One extractor per work item, so the budget spans all of that item's inputs. */
+export function createStagedExtractorFactory(options: StagedExtractorFactoryOptions): ExtractorFactory {
+  return (limits) => new StagedExtractor({ ...modelClients(options.providers), threshold: options.heuristicThreshold, limits });
+}
+
+function modelClients(providers: ProviderOptions): Pick<StagedExtractorOptions, "fast" | "strong" | "unavailable"> {
   const clients: Pick<StagedExtractorOptions, "fast" | "strong"> = {};
   const unavailable: Partial<Record<ModelTier, NoProviderError>> = {};
   for (const tier of ["fast", "strong"] as const) {
     try {
-      clients[tier] = createModelClient(config, tier);
+      clients[tier] = createModelClient(providers, tier);
     } catch (err) {
       if (!(err instanceof NoProviderError)) throw err;
       unavailable[tier] = err;

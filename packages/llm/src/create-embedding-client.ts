@@ -1,12 +1,12 @@
-import type { Config } from "@recall/config";
 import { openAiConnection } from "./create-model-client";
 import type { EmbeddingClient } from "./embedding-client";
 import { NoProviderError } from "./llm-errors";
 import { parseModelRef } from "./model-ref";
 import { OpenAiEmbeddingClient } from "./openai-embedding.client";
+import type { ProviderOptions } from "./provider-options";
 
 export interface EmbeddingClientOptions {
-  /** Overrides LLM_TIMEOUT_MS, e.g. for a search that would rather answer from full text than wait. */
+  /** Overrides the providers' timeout, e.g. for a search that would rather answer from full text than wait. */
   timeoutMs?: number;
 }
 
@@ -14,14 +14,14 @@ export interface EmbeddingClientOptions {
  * The embedding client for RECALL_EMBEDDING_MODEL, or undefined when it is unset (vector
  * search is then off). Throws NoProviderError when the provider's credentials are missing.
  */
-export function createEmbeddingClient(config: Config, options: EmbeddingClientOptions = {}): EmbeddingClient | undefined {
-  const ref = config.RECALL_EMBEDDING_MODEL;
+export function createEmbeddingClient(providers: ProviderOptions, options: EmbeddingClientOptions = {}): EmbeddingClient | undefined {
+  const ref = providers.models.embedding;
   if (ref === undefined) return undefined;
   const { provider, model } = parseModelRef(ref);
   // The config schema admits only OpenAI-style providers here; Anthropic serves no embeddings.
   if (provider === "anthropic")
     throw new NoProviderError("embedding", [], `RECALL_EMBEDDING_MODEL=${ref}: anthropic has no embeddings API`);
-  const connection = openAiConnection(config, provider, (variable) => {
+  const connection = openAiConnection(providers, provider, (variable) => {
     throw new NoProviderError(
       "embedding",
       [variable],
@@ -32,7 +32,7 @@ export function createEmbeddingClient(config: Config, options: EmbeddingClientOp
     provider,
     model,
     ...connection,
-    timeoutMs: options.timeoutMs ?? config.LLM_TIMEOUT_MS,
-    dimensions: config.RECALL_EMBEDDING_DIMENSIONS,
+    timeoutMs: options.timeoutMs ?? providers.timeoutMs,
+    dimensions: providers.embeddingDimensions,
   });
 }

@@ -1,10 +1,13 @@
-import { configWith } from "@recall/config";
+import { configWith, providerOptions } from "@recall/config";
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support/src/fake-llm-server";
 import { AnthropicModelClient } from "./anthropic.client";
 import { createModelClient, requireModelClient } from "./create-model-client";
 import { NoProviderError } from "./llm-errors";
 import { OpenAiModelClient } from "./openai.client";
 import { factsRequest, GOOD_FACTS } from "./test-clients";
+
+/** Provider options as the apps build them from their environment. */
+const optionsWith = (env: Parameters<typeof configWith>[0]) => providerOptions(configWith(env));
 
 function thrown(fn: () => unknown): unknown {
   try {
@@ -17,13 +20,13 @@ function thrown(fn: () => unknown): unknown {
 
 describe("createModelClient", () => {
   test("an unset tier gives no client, so callers can fall back", () => {
-    const config = configWith({ RECALL_STRONG_MODEL: "anthropic:claude-big", ANTHROPIC_API_KEY: "k" });
+    const config = optionsWith({ RECALL_STRONG_MODEL: "anthropic:claude-big", ANTHROPIC_API_KEY: "k" });
     expect(createModelClient(config, "fast")).toBeUndefined();
     expect(createModelClient(config, "strong")).toBeInstanceOf(AnthropicModelClient);
   });
 
   test("each provider gets its client, with the model from the reference", () => {
-    const config = configWith({
+    const config = optionsWith({
       RECALL_FAST_MODEL: "openai:gpt-4.1-mini",
       RECALL_STRONG_MODEL: "openai-compatible:llama3:70b",
       OPENAI_API_KEY: "k",
@@ -35,7 +38,7 @@ describe("createModelClient", () => {
   });
 
   test("anthropic without ANTHROPIC_API_KEY names the variables to set", () => {
-    const error = thrown(() => createModelClient(configWith({ RECALL_FAST_MODEL: "anthropic:claude-x" }), "fast"));
+    const error = thrown(() => createModelClient(optionsWith({ RECALL_FAST_MODEL: "anthropic:claude-x" }), "fast"));
 
     expect(error).toBeInstanceOf(NoProviderError);
     expect(error).toMatchObject({ tier: "fast", missing: ["ANTHROPIC_API_KEY"] });
@@ -44,15 +47,15 @@ describe("createModelClient", () => {
   });
 
   test("openai without OPENAI_API_KEY is refused", () => {
-    const error = thrown(() => createModelClient(configWith({ RECALL_STRONG_MODEL: "openai:gpt-x" }), "strong"));
+    const error = thrown(() => createModelClient(optionsWith({ RECALL_STRONG_MODEL: "openai:gpt-x" }), "strong"));
     expect(error).toMatchObject({ tier: "strong", missing: ["OPENAI_API_KEY"] });
   });
 
   test("openai-compatible needs OPENAI_BASE_URL but no key", () => {
-    const error = thrown(() => createModelClient(configWith({ RECALL_FAST_MODEL: "openai-compatible:llama3" }), "fast"));
+    const error = thrown(() => createModelClient(optionsWith({ RECALL_FAST_MODEL: "openai-compatible:llama3" }), "fast"));
     expect(error).toMatchObject({ missing: ["OPENAI_BASE_URL"] });
 
-    const config = configWith({
+    const config = optionsWith({
       RECALL_FAST_MODEL: "openai-compatible:llama3",
       OPENAI_BASE_URL: "http://127.0.0.1:1/v1",
     });
@@ -62,7 +65,7 @@ describe("createModelClient", () => {
 
 describe("requireModelClient", () => {
   test("an unset tier is a NoProviderError naming every way to configure it", () => {
-    const error = thrown(() => requireModelClient(configWith({}), "strong"));
+    const error = thrown(() => requireModelClient(optionsWith({}), "strong"));
 
     expect(error).toBeInstanceOf(NoProviderError);
     expect(error).toMatchObject({ tier: "strong", missing: ["RECALL_STRONG_MODEL"] });
@@ -83,7 +86,7 @@ describe("configured clients reach the configured base URL", () => {
 
   test("openai-compatible without a key sends a placeholder bearer token", async () => {
     server.script({ json: GOOD_FACTS });
-    const config = configWith({ RECALL_FAST_MODEL: "openai-compatible:llama3", OPENAI_BASE_URL: server.openaiBaseUrl });
+    const config = optionsWith({ RECALL_FAST_MODEL: "openai-compatible:llama3", OPENAI_BASE_URL: server.openaiBaseUrl });
     await requireModelClient(config, "fast").complete(factsRequest());
 
     expect(server.requests[0]?.headers["authorization"]).toBe("Bearer openai-compatible-no-key");

@@ -1,13 +1,11 @@
-import type { Config } from "@recall/config";
 import { AnthropicModelClient } from "./anthropic.client";
 import { NoProviderError } from "./llm-errors";
 import type { ModelClient } from "./model-client";
 import { parseModelRef, type Provider } from "./model-ref";
 import { OpenAiModelClient } from "./openai.client";
+import { OPTION_VARIABLES, type ProviderOptions } from "./provider-options";
 
 export type ModelTier = "fast" | "strong";
-
-const TIER_VARIABLE = { fast: "RECALL_FAST_MODEL", strong: "RECALL_STRONG_MODEL" } as const;
 
 // Passed explicitly so the SDKs never fall back to reading process.env themselves.
 const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -21,17 +19,17 @@ const PLACEHOLDER_API_KEY = "openai-compatible-no-key";
  * then fall back, e.g. to heuristics). Throws NoProviderError when the model names a
  * provider whose credentials are missing.
  */
-export function createModelClient(config: Config, tier: ModelTier): ModelClient | undefined {
-  const ref = config[TIER_VARIABLE[tier]];
+export function createModelClient(options: ProviderOptions, tier: ModelTier): ModelClient | undefined {
+  const ref = options.models[tier];
   if (ref === undefined) return undefined;
   const { provider, model } = parseModelRef(ref);
-  const timeoutMs = config.LLM_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs;
   if (provider === "anthropic") {
-    const apiKey = config.ANTHROPIC_API_KEY ?? missing(tier, provider, ref, "ANTHROPIC_API_KEY");
-    const baseURL = config.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL;
+    const apiKey = options.anthropicApiKey ?? missing(tier, provider, ref, OPTION_VARIABLES.anthropicApiKey);
+    const baseURL = options.anthropicBaseUrl ?? ANTHROPIC_DEFAULT_BASE_URL;
     return new AnthropicModelClient({ model, apiKey, baseURL, timeoutMs });
   }
-  const connection = openAiConnection(config, provider, (variable) => missing(tier, provider, ref, variable));
+  const connection = openAiConnection(options, provider, (variable) => missing(tier, provider, ref, variable));
   return new OpenAiModelClient({ provider, model, ...connection, timeoutMs });
 }
 
@@ -40,28 +38,29 @@ export function createModelClient(config: Config, tier: ModelTier): ModelClient 
  * a key, a compatible server needs a base URL. `onMissing` names the absent variable.
  */
 export function openAiConnection(
-  config: Config,
+  options: ProviderOptions,
   provider: "openai" | "openai-compatible",
   onMissing: (variable: string) => never,
 ): { apiKey: string; baseURL: string } {
+  const { openaiApiKey, openaiBaseUrl } = options;
   if (provider === "openai") {
-    return { apiKey: config.OPENAI_API_KEY ?? onMissing("OPENAI_API_KEY"), baseURL: config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL };
+    return { apiKey: openaiApiKey ?? onMissing(OPTION_VARIABLES.openaiApiKey), baseURL: openaiBaseUrl ?? OPENAI_DEFAULT_BASE_URL };
   }
-  return { baseURL: config.OPENAI_BASE_URL ?? onMissing("OPENAI_BASE_URL"), apiKey: config.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY };
+  return { baseURL: openaiBaseUrl ?? onMissing(OPTION_VARIABLES.openaiBaseUrl), apiKey: openaiApiKey ?? PLACEHOLDER_API_KEY };
 }
 
 /** Like createModelClient, but an unset tier is an error naming what to set. */
-export function requireModelClient(config: Config, tier: ModelTier): ModelClient {
-  const client = createModelClient(config, tier);
+export function requireModelClient(options: ProviderOptions, tier: ModelTier): ModelClient {
+  const client = createModelClient(options, tier);
   if (client === undefined) {
-    const variable = TIER_VARIABLE[tier];
+    const variable = OPTION_VARIABLES[tier];
     throw new NoProviderError(tier, [variable], `no ${tier} model configured: ${howToConfigure(variable)}`);
   }
   return client;
 }
 
 function missing(tier: ModelTier, provider: Provider, ref: string, variable: string): never {
-  const tierVariable = TIER_VARIABLE[tier];
+  const tierVariable = OPTION_VARIABLES[tier];
   throw new NoProviderError(
     tier,
     [variable],

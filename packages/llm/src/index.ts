@@ -20,3 +20,5 @@ export {
 } from "./llm-errors";
 export { classifyProviderError } from "./classify-provider-error";
 export { jsonSchemaFor, strictJsonSchemaFor } from "./output-schema";
+export { OPTION_VARIABLES, type ProviderOptions } from "./provider-options";
+export { InvalidModelRefError } from "./model-ref";

@@ -1,5 +1,6 @@
 // The few named errors of this package. Callers branch on the class and its fields,
 // never on message text.
+import { ClassifiedError } from "@recall/contracts";
 import type { z } from "zod";
 import type { ModelTier } from "./create-model-client";
 import type { Usage } from "./model-client";
@@ -9,10 +10,11 @@ export type ProviderErrorKind = "rate_limit" | "server" | "timeout" | "connectio
 const RETRYABLE_KINDS: ReadonlySet<ProviderErrorKind> = new Set(["rate_limit", "server", "timeout", "connection"]);
 
 /** The provider could not be reached or refused the call; `retryable` tells the queue whether to try again. */
-export class ProviderError extends Error {
+export class ProviderError extends ClassifiedError {
   override name = "ProviderError";
+  readonly errorClass = "provider";
   readonly retryable: boolean;
-  readonly retryAfterMs: number | undefined;
+  override readonly retryAfterMs: number | undefined;
   readonly status: number | undefined;
 
   constructor(
@@ -30,8 +32,12 @@ export class ProviderError extends Error {
 export type MalformedReason = "not_json" | "truncated" | "missing_tool_call" | "refusal" | "empty";
 
 /** The model answered but not with a complete JSON value; `rawText` is what it did say. */
-export class MalformedOutputError extends Error {
+export class MalformedOutputError extends ClassifiedError {
   override name = "MalformedOutputError";
+  // A model's unusable answer reaches the queue only after the repair retry and any escalation
+  // failed; it is the provider's fault, not the input's, and a later attempt may well succeed.
+  readonly errorClass = "provider";
+  readonly retryable = true;
 
   constructor(
     readonly reason: MalformedReason,
@@ -45,8 +51,10 @@ export class MalformedOutputError extends Error {
 }
 
 /** The output was JSON but did not satisfy the schema (or, after a repair, was still unusable). */
-export class OutputValidationError extends Error {
+export class OutputValidationError extends ClassifiedError {
   override name = "OutputValidationError";
+  readonly errorClass = "provider";
+  readonly retryable = true;
   /** 2 when the repair retry also failed. */
   readonly attempts: number;
 
@@ -67,8 +75,10 @@ export function formatIssue(issue: z.core.$ZodIssue): string {
 }
 
 /** No usable model for a tier (or for embeddings); the message names the environment variables to set. */
-export class NoProviderError extends Error {
+export class NoProviderError extends ClassifiedError {
   override name = "NoProviderError";
+  readonly errorClass = "no_provider";
+  readonly retryable = false;
 
   constructor(
     readonly tier: ModelTier | "embedding",
@@ -83,8 +93,9 @@ export class NoProviderError extends Error {
 export type BudgetLimit = "tokens" | "wall_time";
 
 /** A work item used up its token or wall-time allowance; retrying the same item will not help. */
-export class BudgetExceededError extends Error {
+export class BudgetExceededError extends ClassifiedError {
   override name = "BudgetExceededError";
+  readonly errorClass = "budget";
   readonly retryable = false;
 
   constructor(

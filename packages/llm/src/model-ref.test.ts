@@ -1,5 +1,4 @@
-import { ConfigError } from "@recall/config";
-import { parseModelRef } from "./model-ref";
+import { InvalidModelRefError, parseModelRef } from "./model-ref";
 
 describe("parseModelRef", () => {
   test.each([
@@ -15,7 +14,7 @@ describe("parseModelRef", () => {
   });
 
   test.each(["claude-sonnet-4-5", "anthropic:", "gemini:pro", ""])("rejects %p", (ref) => {
-    expect(() => parseModelRef(ref)).toThrow(ConfigError);
+    expect(() => parseModelRef(ref)).toThrow(InvalidModelRefError);
     expect(() => parseModelRef(ref)).toThrow(/expected provider:model/);
   });
 });

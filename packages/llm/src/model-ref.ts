@@ -1,4 +1,7 @@
-import { ConfigError } from "@recall/config";
+/** A model setting that is not `provider:model` with a known provider. */
+export class InvalidModelRefError extends Error {
+  override name = "InvalidModelRefError";
+}
 
 export const PROVIDERS = ["anthropic", "openai", "openai-compatible"] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -21,7 +24,9 @@ export function parseModelRef(ref: string): ModelRef {
   const provider = colon < 0 ? "" : ref.slice(0, colon).trim();
   const model = colon < 0 ? "" : ref.slice(colon + 1).trim();
   if (!isProvider(provider) || model === "") {
-    throw new ConfigError(`invalid model reference "${ref}": expected provider:model with provider one of ${PROVIDERS.join(", ")}`);
+    throw new InvalidModelRefError(
+      `invalid model reference "${ref}": expected provider:model with provider one of ${PROVIDERS.join(", ")}`,
+    );
   }
   return { provider, model };
 }

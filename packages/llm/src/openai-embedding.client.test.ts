@@ -1,4 +1,4 @@
-import { configWith, type Config } from "@recall/config";
+import { configWith, providerOptions, type Config } from "@recall/config";
 import { defaultEmbedding, startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { createEmbeddingClient } from "./create-embedding-client";
 import { NoProviderError, ProviderError } from "./llm-errors";
@@ -16,15 +16,19 @@ function thrown(fn: () => unknown): unknown {
 
 describe("createEmbeddingClient", () => {
   test("unset means no client: vector search is off", () => {
-    expect(createEmbeddingClient(configWith({ OPENAI_API_KEY: "k" }))).toBeUndefined();
+    expect(createEmbeddingClient(providerOptions(configWith({ OPENAI_API_KEY: "k" })))).toBeUndefined();
   });
 
   test("openai needs OPENAI_API_KEY, openai-compatible needs OPENAI_BASE_URL, and the error says what to set", () => {
-    const openai = thrown(() => createEmbeddingClient(configWith({ RECALL_EMBEDDING_MODEL: "openai:text-embedding-3-small" })));
+    const openai = thrown(() =>
+      createEmbeddingClient(providerOptions(configWith({ RECALL_EMBEDDING_MODEL: "openai:text-embedding-3-small" }))),
+    );
     expect(openai).toBeInstanceOf(NoProviderError);
     expect(openai).toMatchObject({ tier: "embedding", missing: ["OPENAI_API_KEY"] });
     expect((openai as Error).message).toContain("unset RECALL_EMBEDDING_MODEL");
-    const compatible = thrown(() => createEmbeddingClient(configWith({ RECALL_EMBEDDING_MODEL: "openai-compatible:nomic-embed-text" })));
+    const compatible = thrown(() =>
+      createEmbeddingClient(providerOptions(configWith({ RECALL_EMBEDDING_MODEL: "openai-compatible:nomic-embed-text" }))),
+    );
     expect(compatible).toMatchObject({ missing: ["OPENAI_BASE_URL"] });
   });
 });
@@ -38,13 +42,15 @@ describe("OpenAI embedding client against the embeddings wire protocol", () => {
 
   const client = (env: Env = {}) => {
     const made = createEmbeddingClient(
-      configWith({
-        RECALL_EMBEDDING_MODEL: "openai:text-embedding-3-small",
-        OPENAI_API_KEY: "test-openai-key",
-        OPENAI_BASE_URL: server.openaiBaseUrl,
-        LLM_TIMEOUT_MS: "5000",
-        ...env,
-      }),
+      providerOptions(
+        configWith({
+          RECALL_EMBEDDING_MODEL: "openai:text-embedding-3-small",
+          OPENAI_API_KEY: "test-openai-key",
+          OPENAI_BASE_URL: server.openaiBaseUrl,
+          LLM_TIMEOUT_MS: "5000",
+          ...env,
+        }),
+      ),
     );
     if (!made) throw new Error("embedding model not configured");
     return made;

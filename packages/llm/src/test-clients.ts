@@ -1,5 +1,5 @@
 // Test-only: model clients built through the real factory, pointed at the fake provider server.
-import { configWith, type Config } from "@recall/config";
+import { configWith, providerOptions, type Config } from "@recall/config";
 import type { FakeLlmServer } from "@recall/test-support/src/fake-llm-server";
 import { z } from "zod";
 import { createModelClient } from "./create-model-client";
@@ -26,7 +26,7 @@ export function fakeConfig(server: FakeLlmServer, provider: TestProvider, extra:
 }
 
 export function fakeClient(server: FakeLlmServer, provider: TestProvider, extra: Partial<Record<keyof Config, string>> = {}): ModelClient {
-  const client = createModelClient(fakeConfig(server, provider, extra), "fast");
+  const client = createModelClient(providerOptions(fakeConfig(server, provider, extra)), "fast");
   if (client === undefined) throw new Error("fast model not configured");
   return client;
 }

@@ -1,7 +1,7 @@
 // Small reads that go with the fact history: finding an entity by name, and the
 // instructions in force at a system time (revoked and retracted ones stay readable).
 import type { Db } from "@recall/db";
-import { identityKey } from "./identity";
+import { identityKey } from "./entities/identity";
 import { scopeVisible, type Scope } from "./scope";
 
 export interface EntityMatch {

@@ -1,16 +1,18 @@
 // Few, named errors. A worker classifies every failure into one error class that
 // operators see on the work item and its attempt records.
 import { UnrecoverableError } from "bullmq";
+import { z } from "zod";
+import { ClassifiedError, StageFailure, isClassifiedError } from "@recall/contracts";
 import type { ErrorClass } from "@recall/db";
 
 /** A failure with a known class. `retryable: false` means retrying the same input cannot help. */
-export class WorkError extends Error {
+export class WorkError extends ClassifiedError {
   override name = "WorkError";
   constructor(
     readonly errorClass: ErrorClass,
     message: string,
     readonly retryable: boolean,
-    readonly retryAfterMs?: number,
+    override readonly retryAfterMs?: number,
   ) {
     super(message);
   }
@@ -36,18 +38,6 @@ export class AbandonedAttemptError extends WorkError {
   }
 }
 
-// Errors thrown by other packages are classified by name, so this package need not import them.
-// A model's unusable answer reaches the queue only after the repair retry and any escalation
-// failed; it is the provider's fault, not the input's, and a later attempt may well succeed.
-const CLASS_BY_NAME: Record<string, { errorClass: ErrorClass; retryable: boolean }> = {
-  ProviderError: { errorClass: "provider", retryable: true },
-  MalformedOutputError: { errorClass: "provider", retryable: true },
-  OutputValidationError: { errorClass: "provider", retryable: true },
-  BudgetExceededError: { errorClass: "budget", retryable: false },
-  NoProviderError: { errorClass: "no_provider", retryable: false },
-  ZodError: { errorClass: "validation", retryable: false },
-};
-
 export interface Classified {
   errorClass: ErrorClass;
   retryable: boolean;
@@ -55,13 +45,24 @@ export interface Classified {
 }
 
 export function classifyError(err: unknown): Classified {
-  const e = err instanceof Error ? err : new Error(String(err));
-  if (e instanceof WorkError) return { errorClass: e.errorClass, retryable: e.retryable, message: e.message };
-  if (e instanceof UnrecoverableError) return { errorClass: "validation", retryable: false, message: e.message };
-  const known = CLASS_BY_NAME[e.name];
-  if (known) {
-    const retryable = (e as { retryable?: boolean }).retryable ?? known.retryable;
-    return { ...known, retryable, message: e.message };
-  }
-  return { errorClass: "internal", retryable: true, message: e.message };
+  const e = failureCause(err);
+  if (isClassifiedError(e)) return { errorClass: e.errorClass, retryable: e.retryable, message: e.message };
+  if (e instanceof UnrecoverableError || e instanceof z.ZodError) return { errorClass: "validation", retryable: false, message: e.message };
+  return { errorClass: "internal", retryable: true, message: e instanceof Error ? e.message : String(e) };
+}
+
+/** The error a StageFailure carries (what happened), or the error itself. */
+export function failureCause(err: unknown): unknown {
+  return err instanceof StageFailure ? err.cause : err;
+}
+
+/** Model tokens a failed attempt had spent, when the stage said so. */
+export function tokensSpent(err: unknown): number | undefined {
+  return err instanceof StageFailure ? err.tokensUsed : undefined;
+}
+
+/** The wait a provider asked for before the next try, if any. */
+export function retryAfterOf(err: unknown): number | undefined {
+  const e = failureCause(err);
+  return isClassifiedError(e) && e.retryAfterMs !== undefined && e.retryAfterMs > 0 ? e.retryAfterMs : undefined;
 }

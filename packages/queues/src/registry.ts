@@ -1,23 +1,15 @@
 // The queue registry: every queue declared once. Producers and workers both take
 // names, payload types, attempts and backoff from here.
-import { z } from "zod";
+import { JOB_CATALOG, StagePayload, type QueueName } from "@recall/contracts";
+import { retryAfterOf } from "./errors";
 
-export const SubjectType = z.enum(["document", "turn", "fact_write"]);
-export type SubjectType = z.infer<typeof SubjectType>;
-
-/** Every stage's job carries the same small payload; the work item row holds the rest. */
-export const StagePayload = z.object({
-  workItemId: z.string().uuid(),
-  contextId: z.string().uuid(),
-  subjectType: SubjectType,
-  subjectId: z.string().uuid(),
-  trace: z.record(z.string(), z.string()).default({}),
-});
-export type StagePayload = z.infer<typeof StagePayload>;
+export { StagePayload, SubjectType, type QueueName } from "@recall/contracts";
 
 export interface QueueDefinition {
-  name: string;
+  name: QueueName;
   payload: typeof StagePayload;
+  /** The schema of what the stage leaves on its work item. */
+  result: (typeof JOB_CATALOG)[QueueName]["result"];
   attempts: number;
   /** Base delay of the exponential backoff; each retry waits base * 2^(n-1), ±25% jitter. */
   backoffMs: number;
@@ -25,14 +17,14 @@ export interface QueueDefinition {
   next?: string;
 }
 
-export const QUEUES = {
-  extract_assertions: { name: "extract_assertions", payload: StagePayload, attempts: 5, backoffMs: 2_000, next: "validate_artifacts" },
-  validate_artifacts: { name: "validate_artifacts", payload: StagePayload, attempts: 3, backoffMs: 1_000, next: "commit_artifacts" },
-  commit_artifacts: { name: "commit_artifacts", payload: StagePayload, attempts: 5, backoffMs: 1_000 },
-  truth_maintenance: { name: "truth_maintenance", payload: StagePayload, attempts: 5, backoffMs: 1_000 },
-} as const satisfies Record<string, QueueDefinition>;
+const job = <Q extends QueueName>(name: Q) => ({ name, payload: JOB_CATALOG[name].input, result: JOB_CATALOG[name].result });
 
-export type QueueName = keyof typeof QUEUES;
+export const QUEUES = {
+  extract_assertions: { ...job("extract_assertions"), attempts: 5, backoffMs: 2_000, next: "validate_artifacts" },
+  validate_artifacts: { ...job("validate_artifacts"), attempts: 3, backoffMs: 1_000, next: "commit_artifacts" },
+  commit_artifacts: { ...job("commit_artifacts"), attempts: 5, backoffMs: 1_000 },
+  truth_maintenance: { ...job("truth_maintenance"), attempts: 5, backoffMs: 1_000 },
+} as const satisfies Record<QueueName, QueueDefinition>;
 export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
 export const PIPELINE: readonly QueueName[] = ["extract_assertions", "validate_artifacts", "commit_artifacts", "truth_maintenance"];
 
@@ -47,8 +39,8 @@ export function jobIdFor(workItemId: string): string {
 
 /** Delay before retry n (1-based): exponential with ±25% jitter, or what the provider asked for. */
 export function backoffDelay(queue: QueueName, attemptsMade: number, err?: Error): number {
-  const retryAfterMs = (err as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-  if (typeof retryAfterMs === "number" && retryAfterMs > 0) return retryAfterMs;
+  const retryAfterMs = retryAfterOf(err);
+  if (retryAfterMs !== undefined) return retryAfterMs;
   const base = QUEUES[queue].backoffMs * 2 ** Math.max(0, attemptsMade - 1);
   return Math.round(base * (0.75 + Math.random() * 0.5));
 }

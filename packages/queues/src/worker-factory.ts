@@ -5,7 +5,7 @@ import { Worker, UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import { jobDuration, jobsTotal, scrubSecrets, withSpan, withTraceContext, type Logger } from "@recall/telemetry";
-import { WorkTimeoutError, classifyError } from "./errors";
+import { WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
 import { ensureWorkItem, markRunning, recordOutcome } from "./work-items";
@@ -107,7 +107,7 @@ async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err
   // Stored and shown to API clients: a credential quoted by a failing dependency must not be.
   const message = scrubSecrets(raw);
   const final = !retryable || ctx.lastTry;
-  const tokensUsed = (err as { tokensUsed?: number }).tokensUsed;
+  const tokensUsed = tokensSpent(err);
   await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {
     status: final ? "dead" : "failed",
     errorClass,

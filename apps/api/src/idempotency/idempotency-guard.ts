@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import type { Request, Response } from "express";
 import type { Db } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
-import { AppError } from "../errors";
-import type { Reply } from "../route-definition";
+import { AppError } from "../http/errors";
+import type { Reply } from "../http/route-definition";
 import { keyDigest, seal, unseal, type Sealed } from "./idempotency-seal";
 import { claimKey, completeKey, pruneExpiredKeys, readKey, releaseKey } from "./idempotency-store";
 

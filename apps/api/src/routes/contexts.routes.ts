@@ -1,8 +1,8 @@
 // Admin API (Authorization: Bearer ADMIN_API_KEY): contexts (tenants). Their keys: keys.routes.ts.
 import { z } from "zod";
-import { issueApiKey } from "../api-keys";
+import { issueApiKey } from "../http/api-keys";
 import type { ApiDeps } from "../deps";
-import { defineRoute, type RouteDefinition } from "../route-definition";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
 
 export const CreateContextBody = z.object({
   name: z.string().trim().min(1).max(200),

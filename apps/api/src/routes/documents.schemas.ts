@@ -1,7 +1,7 @@
 // Request and response shapes of the document routes.
 import { z } from "zod";
-import { ScopeList } from "../scope-schema";
-import { Timestamp } from "../work-item-view";
+import { ScopeList } from "../http/scope-schema";
+import { Timestamp } from "../views/work-item-view";
 
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 

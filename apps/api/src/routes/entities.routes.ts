@@ -2,10 +2,10 @@
 import { z } from "zod";
 import { readEntityHistory } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { notFound } from "../errors";
-import { Cursor, encodeCursor, limitParam } from "../pagination";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { ScopeQuery } from "../scope-schema";
+import { notFound } from "../http/errors";
+import { Cursor, encodeCursor, limitParam } from "../http/pagination";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { ScopeQuery } from "../http/scope-schema";
 import { History } from "./memory.schemas";
 
 const EntityParams = z.object({ contextId: z.string(), entityId: z.uuid("must be an entity id") });

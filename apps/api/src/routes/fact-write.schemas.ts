@@ -10,8 +10,8 @@ import {
   RelationCandidate,
   Significance,
   UncertaintyCandidate,
-} from "@recall/extraction";
-import { ScopeBody } from "../scope-schema";
+} from "@recall/contracts";
+import { ScopeBody } from "../http/scope-schema";
 
 const DirectEvidence = z
   .object({ quote: z.string().min(1) })

@@ -2,25 +2,24 @@
 // as extracted facts. GET /facts/{id}/provenance: from any fact back to its source bytes.
 import { z } from "zod";
 import type { Assertion } from "@recall/db";
-import { readProvenance, writeFacts, type WriteFactsResult } from "@recall/memory";
-import { currentTraceId } from "@recall/telemetry";
+import { readProvenance, type WriteFactsResult } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { AppError, notFound } from "../errors";
-import { newTraceId } from "../trace";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { ScopeQuery } from "../scope-schema";
-import { workItemView } from "../work-item-view";
-import { embedInWorker } from "../pipeline-status";
+import { AppError, notFound } from "../http/errors";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { ScopeQuery } from "../http/scope-schema";
+import { FactWriteService } from "../services/fact-write.service";
+import { workItemView } from "../views/work-item-view";
 import { FactWriteBody, FactWriteResult } from "./fact-write.schemas";
 import { Provenance } from "./memory.schemas";
 
 const FactParams = z.object({ contextId: z.string(), factId: z.uuid("must be a fact id") });
 
 export function factRoutes(deps: ApiDeps): RouteDefinition[] {
-  return [writeFactsRoute(deps), provenanceRoute(deps)];
+  const writes = new FactWriteService(deps, { embeddings: deps.config.RECALL_EMBEDDING_MODEL !== undefined });
+  return [writeFactsRoute(writes), provenanceRoute(deps)];
 }
 
-function writeFactsRoute(deps: ApiDeps): RouteDefinition {
+function writeFactsRoute(writes: FactWriteService): RouteDefinition {
   return defineRoute({
     method: "post",
     idempotent: true,
@@ -33,14 +32,8 @@ function writeFactsRoute(deps: ApiDeps): RouteDefinition {
     handle: async ({ params, body, req }) => {
       // The service applies its own defaults to the raw items (a direct fact is high significance), so it gets them as sent.
       const { scope: _scope, ...diff } = (req.body ?? {}) as Record<string, unknown>;
-      const result = await writeFacts(deps.db, {
-        contextId: params.contextId,
-        scope: body.scope,
-        diff,
-        traceId: currentTraceId() ?? newTraceId(),
-      });
+      const result = await writes.write(params.contextId, body.scope, diff);
       if (!result.ok) throw invalidWrite(result.errors);
-      if (deps.config.RECALL_EMBEDDING_MODEL) await embedInWorker(deps, result.truthMaintenanceWorkItemId);
       return { status: 201, body: writeView(result) };
     },
   });

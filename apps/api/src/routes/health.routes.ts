@@ -2,7 +2,7 @@ import { z } from "zod";
 import { pendingMigrations } from "@recall/db/src/migrator";
 import { registry } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
-import { defineRoute, type RouteDefinition } from "../route-definition";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
 
 const Check = z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional() });
 const Readiness = z.object({ status: z.enum(["ready", "not_ready"]), checks: z.array(Check) });

@@ -3,12 +3,12 @@
 // context and key id together, so a key id of another context is simply not found.
 import { z } from "zod";
 import type { Db } from "@recall/db";
-import { issueApiKey } from "../api-keys";
+import { issueApiKey } from "../http/api-keys";
 import type { ApiDeps } from "../deps";
-import { notFound } from "../errors";
-import { Cursor, NextCursor, limitParam, pageByCreation } from "../pagination";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { Timestamp } from "../work-item-view";
+import { notFound } from "../http/errors";
+import { Cursor, NextCursor, limitParam, pageByCreation } from "../http/pagination";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { Timestamp } from "../views/work-item-view";
 
 const ContextParams = z.object({ contextId: z.uuid("must be a context id") });
 const KeyParams = ContextParams.extend({ keyId: z.uuid("must be a key id") });

@@ -1,8 +1,8 @@
 // Response shapes of the memory read routes (profile, state, query, provenance, history).
 import { z } from "zod";
 import { SEARCH_KINDS } from "@recall/memory";
-import { NextCursor } from "../pagination";
-import { Timestamp, WorkItemView } from "../work-item-view";
+import { NextCursor } from "../http/pagination";
+import { Timestamp, WorkItemView } from "../views/work-item-view";
 
 export const Category = z.enum(["identity", "knowledge", "context"]);
 const Entity = z.object({ id: z.uuid(), name: z.string(), type: z.string() });

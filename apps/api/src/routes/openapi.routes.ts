@@ -1,7 +1,7 @@
 // GET /openapi.json: the contract, generated from the same declarations that route requests.
 import { z } from "zod";
-import { buildOpenApiDocument } from "../openapi-document";
-import { defineRoute, type RouteDefinition, type RouteGroup } from "../route-definition";
+import { buildOpenApiDocument } from "../http/openapi-document";
+import { defineRoute, type RouteDefinition, type RouteGroup } from "../http/route-definition";
 
 const VERSION = "1.0.0";
 

@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { readProfile } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { Cursor, encodeCursor, limitParam } from "../pagination";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { ScopeQuery } from "../scope-schema";
+import { Cursor, encodeCursor, limitParam } from "../http/pagination";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { ScopeQuery } from "../http/scope-schema";
 import { Profile } from "./memory.schemas";
 
 const ContextParams = z.object({ contextId: z.string() });

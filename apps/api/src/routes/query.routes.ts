@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { SEARCH_KINDS, searchMemory, type RetrieverStatus } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { ScopeBody } from "../scope-schema";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { ScopeBody } from "../http/scope-schema";
 import { QueryResult } from "./memory.schemas";
 
 const ContextParams = z.object({ contextId: z.string() });

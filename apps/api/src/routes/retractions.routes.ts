@@ -1,12 +1,12 @@
 // Delete by source: everything derived from one document, turn or direct write is
 // retracted (never deleted) and an audit record says what and why. The raw text stays.
 import { z } from "zod";
-import { retractSource, type RetractionReport } from "@recall/memory";
+import type { RetractionReport } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { notFound } from "../errors";
-import { defineRoute, type RouteDefinition } from "../route-definition";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { RetractionService, type RetractableSource } from "../services/retraction.service";
 
-type SourceType = "document" | "turn" | "fact_write";
+type SourceType = RetractableSource;
 
 const RetractBody = z.object({ reason: z.string().trim().min(1, "say why").max(1_000) });
 
@@ -32,6 +32,7 @@ const SOURCES: [SourceType, "documentId" | "turnId" | "factWriteId", string, str
 ];
 
 export function retractionRoutes(deps: ApiDeps): RouteDefinition[] {
+  const retractions = new RetractionService(deps);
   return SOURCES.map(([sourceType, param, path, noun]) =>
     defineRoute({
       method: "post",
@@ -45,19 +46,11 @@ export function retractionRoutes(deps: ApiDeps): RouteDefinition[] {
       handle: async ({ params, body }) => {
         const { contextId } = params as { contextId: string };
         const sourceId = (params as Record<string, string>)[param]!;
-        if (!(await sourceExists(deps, contextId, sourceType, sourceId))) throw notFound(noun);
-        const report = await retractSource(deps.db, { contextId, sourceType, sourceId, reason: body.reason });
+        const report = await retractions.retract(contextId, sourceType, sourceId, body.reason);
         return { status: 200, body: view(sourceType, sourceId, report) };
       },
     }),
   );
-}
-
-async function sourceExists(deps: ApiDeps, contextId: string, type: SourceType, id: string): Promise<boolean> {
-  const where = { id, contextId };
-  if (type === "document") return (await deps.db.document.count({ where })) > 0;
-  if (type === "turn") return (await deps.db.turn.count({ where })) > 0;
-  return (await deps.db.factWrite.count({ where })) > 0;
 }
 
 function view(sourceType: SourceType, sourceId: string, r: RetractionReport): z.infer<typeof RetractionView> {

@@ -1,8 +1,8 @@
 // Request and response shapes of the session and turn routes.
 import { z } from "zod";
-import { NextCursor } from "../pagination";
-import { ScopeList } from "../scope-schema";
-import { Timestamp } from "../work-item-view";
+import { NextCursor } from "../http/pagination";
+import { ScopeList } from "../http/scope-schema";
+import { Timestamp } from "../views/work-item-view";
 
 export const CreateSessionBody = z.object({ metadata: z.record(z.string(), z.unknown()).optional() });
 

@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { readState } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { Cursor, encodeCursor, limitParam } from "../pagination";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { ScopeBody } from "../scope-schema";
+import { Cursor, encodeCursor, limitParam } from "../http/pagination";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { ScopeBody } from "../http/scope-schema";
 import { State } from "./memory.schemas";
 
 const ContextParams = z.object({ contextId: z.string() });

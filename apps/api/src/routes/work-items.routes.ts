@@ -3,11 +3,11 @@ import { z } from "zod";
 import { NotRetryableError, retryWorkItem } from "@recall/queues";
 import type { Prisma } from "@recall/db";
 import type { ApiDeps } from "../deps";
-import { AppError, Problem, notFound } from "../errors";
-import { Cursor, NextCursor, limitParam, pageByCreation } from "../pagination";
-import { defineRoute, type RouteDefinition } from "../route-definition";
-import { WorkItemView, workItemView } from "../work-item-view";
-import { contextIdOf } from "../validate";
+import { AppError, Problem, notFound } from "../http/errors";
+import { Cursor, NextCursor, limitParam, pageByCreation } from "../http/pagination";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { WorkItemView, workItemView } from "../views/work-item-view";
+import { contextIdOf } from "../http/validate";
 
 const ListQuery = z.object({
   status: z.enum(["queued", "running", "succeeded", "failed", "dead"]).optional(),

@@ -4,8 +4,8 @@ import type { StageProcessor } from "@recall/queues";
 import { commitCandidates, type CommitSource } from "@recall/memory";
 import type { WorkItem } from "@recall/db";
 import type { WorkerDeps } from "../deps";
-import { commitBudget, modelDisambiguator, strongModel } from "../entity-disambiguator";
-import { loadStageSubject, type StageSubject } from "../subject-loader";
+import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
+import { loadStageSubject, type StageSubject } from "../services/subject-loader";
 
 export function commitArtifactsProcessor(deps: WorkerDeps, onCommitted: () => void): StageProcessor {
   const strong = strongModel(deps.config, deps.logger);

@@ -2,10 +2,11 @@
 // for one commit, then embeds what the commit wrote when an embedding model is configured.
 // The first step is checkpointed, so a retry after an embedding provider failure only embeds.
 import { WorkError, type StageProcessor, type StagePayload } from "@recall/queues";
-import { applyTruthMaintenance, embedCommitted, markTruthMaintained, truthMaintained, type CommittedRefs } from "@recall/memory";
+import { CommittedRefs } from "@recall/contracts";
+import { applyTruthMaintenance, embedCommitted, markTruthMaintained, truthMaintained } from "@recall/memory";
 import type { WorkItem } from "@recall/db";
 import type { WorkerDeps } from "../deps";
-import { singleValuedPredicates } from "../skill-types";
+import { singleValuedPredicates } from "../services/skill-types";
 
 export function truthMaintenanceProcessor(deps: WorkerDeps): StageProcessor {
   return async ({ item, payload, signal }) => {
@@ -24,7 +25,7 @@ async function committedRefs(deps: WorkerDeps, payload: StagePayload): Promise<C
   });
   const event = commitItem && (await deps.db.outboxEvent.findUnique({ where: { workItemId: commitItem.id } }));
   if (!event) throw new WorkError("internal", `no committed outbox event for ${payload.subjectType} ${payload.subjectId}`, true);
-  return event.payload as CommittedRefs;
+  return CommittedRefs.parse(event.payload);
 }
 
 async function maintain(deps: WorkerDeps, item: WorkItem, payload: StagePayload, refs: CommittedRefs): Promise<void> {

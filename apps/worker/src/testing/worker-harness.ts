@@ -4,7 +4,8 @@
 import IORedis from "ioredis";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import type { Db, Prisma, Session, WorkItem } from "@recall/db";
-import { DIFF_KINDS, chunkText, type ExtractionDiff } from "@recall/extraction";
+import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
+import { chunkText } from "@recall/extraction";
 import { QUEUE_NAMES, enqueueWorkItem, ensureWorkItem, type QueueName, type SubjectType } from "@recall/queues";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "../bootstrap";

@@ -1,7 +1,7 @@
 // Loads every SKILL.md under a skills root. A skill's id is its directory relative to the root.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { parseSkillFile } from "./front-matter-parser";
+import { FrontMatterError, parseSkillFile, type ParsedSkillFile } from "./front-matter-parser";
 import { SkillFrontMatter, SkillLoadError, WILDCARD_ENTITY_TYPE, type Skill } from "./skill-types";
 
 /** The repository's own skills folder (`skills/` at the repo root). */
@@ -21,7 +21,7 @@ export async function loadSkills(dir: string = DEFAULT_SKILLS_DIR): Promise<Skil
 
 /** Parses one SKILL.md given its text; exported for tests and for callers holding the text already. */
 export function skillFromText(id: string, text: string, file: string): Skill {
-  const { fields, body } = parseSkillFile(text);
+  const { fields, body } = parseOrReport(text, file);
   const parsed = SkillFrontMatter.safeParse(fields);
   if (!parsed.success)
     throw new SkillLoadError(`invalid front matter: ${parsed.error.issues.map((i) => i.path.join(".")).join(", ")}`, file);
@@ -39,6 +39,15 @@ export function skillFromText(id: string, text: string, file: string): Skill {
     body,
     path: file,
   };
+}
+
+function parseOrReport(text: string, file: string): ParsedSkillFile {
+  try {
+    return parseSkillFile(text);
+  } catch (err) {
+    if (err instanceof FrontMatterError) throw new SkillLoadError(err.message, file);
+    throw err;
+  }
 }
 
 async function readSkill(root: string, file: string): Promise<Skill> {

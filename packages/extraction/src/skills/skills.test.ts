@@ -89,6 +89,18 @@ describe("loading skills", () => {
     });
   });
 
+  test("front matter is YAML: folded text and quoted colons read; a broken block is an error naming the file", () => {
+    const text = ["---", "description: >", "  Release notes,", "  one per version.", 'name: "Notes: releases"', "---", "Body."].join("\n");
+    expect(skillFromText("notes", text, "/x/notes/SKILL.md")).toMatchObject({
+      name: "Notes: releases",
+      description: "Release notes, one per version.",
+      body: "Body.",
+    });
+    const broken = () => skillFromText("notes", "---\nname: [unclosed\n---\nBody.", "/x/notes/SKILL.md");
+    expect(broken).toThrow(SkillLoadError);
+    expect(broken).toThrow(/not YAML.*\/x\/notes\/SKILL\.md/);
+  });
+
   test("a file without front matter is all guidance; a missing folder is an error", async () => {
     const skill = skillFromText("notes", "Just guidance.", "/x/notes/SKILL.md");
     expect(skill).toMatchObject({ id: "notes", name: "notes", body: "Just guidance.", entityTypes: ["topic"] });

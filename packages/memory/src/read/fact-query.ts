@@ -2,7 +2,7 @@
 // entity) with the common filters, so profile, state and history read facts the same way.
 import { Prisma, type DbOrTx } from "@recall/db";
 import type { Scope } from "../scope";
-import { DEFAULT_SINGLE_VALUED } from "../truth-maintenance";
+import { DEFAULT_SINGLE_VALUED } from "../truth/truth-maintenance";
 import type { FactCommon, FactView, ListPosition } from "./read-types";
 import { afterPosition, and, knownAt, validAt, visibleTo } from "./sql-fragments";
 

@@ -4,11 +4,11 @@
 // maintenance with the same functions the workers call.
 import { randomUUID } from "node:crypto";
 import { createDb, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
-import { DIFF_KINDS, type ExtractionDiff } from "@recall/extraction";
+import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
-import { commitCandidates, type CommitOptions, type CommitSummary } from "../commit";
-import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "../truth-maintenance";
-import { validateCandidate } from "../validate";
+import { commitCandidates, type CommitOptions, type CommitSummary } from "../write/commit";
+import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
+import { validateCandidate } from "../write/validate";
 
 export interface MemoryDatabase {
   db: Db;

@@ -1,0 +1,60 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { ApiKey } from "@recall/db";
+import { AppError } from "./errors";
+import { prefixOf, secretsEqual, verifyKey } from "./api-keys";
+import type { ApiDeps } from "../deps";
+
+const unauthorized = (message: string) => new AppError(401, "unauthorized", message);
+
+/** A verified key skips scrypt (tens of milliseconds by design) for this long; revocation still applies at once. */
+const VERIFIED_FOR_MS = 5 * 60_000;
+const MAX_VERIFIED = 10_000;
+/** last_used_at is advisory: written at most once a minute per key, not on every request. */
+const LAST_USED_EVERY_MS = 60_000;
+
+export function requireAdmin(deps: ApiDeps): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const admin = deps.config.ADMIN_API_KEY;
+    if (!admin) throw new AppError(503, "admin_disabled", "ADMIN_API_KEY is not set on the server");
+    const given = /^Bearer (.+)$/.exec(req.header("authorization") ?? "")?.[1];
+    if (!given || !secretsEqual(given, admin)) throw unauthorized("Authorization: Bearer <ADMIN_API_KEY> required");
+    next();
+  };
+}
+
+/** Checks the API-KEY header; a valid key of another context answers 404, so ids never leak across tenants. */
+export function requireContextKey(deps: ApiDeps): RequestHandler {
+  const verified = new VerifiedKeys();
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    const key = req.header("api-key");
+    if (!key) throw unauthorized("header API-KEY is required");
+    const prefix = prefixOf(key);
+    // The row is read on every request, so a revoked key stops working at once even while cached as verified.
+    const row = prefix ? await deps.db.apiKey.findUnique({ where: { prefix } }) : null;
+    if (!row || row.revokedAt || !(await verified.check(row, key))) throw unauthorized("API-KEY is not valid");
+    if (row.contextId !== req.params.contextId) throw new AppError(404, "not_found", "context not found");
+    if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
+      await deps.db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
+    }
+    next();
+  };
+}
+
+/**
+ * Remembers, per key row, a SHA-256 digest of the key that last passed scrypt, so
+ * repeated requests compare digests in constant time instead of re-deriving scrypt.
+ */
+class VerifiedKeys {
+  private readonly entries = new Map<string, { digest: Buffer; until: number }>();
+
+  async check(row: ApiKey, key: string): Promise<boolean> {
+    const digest = createHash("sha256").update(key).digest();
+    const entry = this.entries.get(row.id);
+    if (entry && entry.until > Date.now() && timingSafeEqual(entry.digest, digest)) return true;
+    if (!(await verifyKey(key, row.hash))) return false;
+    if (this.entries.size >= MAX_VERIFIED) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(row.id, { digest, until: Date.now() + VERIFIED_FOR_MS });
+    return true;
+  }
+}

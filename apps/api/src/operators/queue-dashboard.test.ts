@@ -1,0 +1,31 @@
+import request from "supertest";
+import { createApp } from "../app";
+import { DASHBOARD_PATH, queueDashboard } from "./queue-dashboard";
+import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({}, []);
+});
+afterAll(() => h?.close());
+
+const basic = (password: string) => `Basic ${Buffer.from(`ops:${password}`).toString("base64")}`;
+
+test("the queue dashboard needs the admin key and lists the four pipeline queues", async () => {
+  const app = createApp(h.api, { extras: [[DASHBOARD_PATH, queueDashboard(h.api)]] });
+  const denied = await request(app).get(DASHBOARD_PATH);
+  expect(denied.status).toBe(401);
+  expect(denied.headers["www-authenticate"]).toMatch(/^Basic/);
+  expect((await request(app).get(DASHBOARD_PATH).set("Authorization", basic("wrong"))).status).toBe(401);
+  const page = await request(app).get(`${DASHBOARD_PATH}/`).set("Authorization", basic(ADMIN_KEY));
+  expect(page.status).toBe(200);
+  expect(page.text).toMatch(/<html/i);
+  const queues = await request(app).get(`${DASHBOARD_PATH}/api/queues`).set("Authorization", `Bearer ${ADMIN_KEY}`);
+  expect(queues.status).toBe(200);
+  expect(queues.body.queues.map((q: { name: string }) => q.name).sort()).toEqual([
+    "commit_artifacts",
+    "extract_assertions",
+    "truth_maintenance",
+    "validate_artifacts",
+  ]);
+});

@@ -1,0 +1,92 @@
+// Conversation ingest: sessions, and turns stored with their first work item in one
+// transaction, queued, and answered once truth maintenance has applied them.
+import type { z } from "zod";
+import { isUniqueConstraintError, toJson, transaction } from "@recall/db";
+import { normaliseScope } from "@recall/memory";
+import { ensureWorkItem } from "@recall/queues";
+import { currentTraceId } from "@recall/telemetry";
+import { AppError, notFound } from "../http/errors";
+import type { CreateTurnBody } from "../routes/sessions.schemas";
+import { newTraceId } from "../http/trace";
+import { diffView, extractionView, waitForTurn } from "../views/turn-result";
+import { enqueueOrLeaveForSweeper } from "./enqueue";
+import type { ServiceDeps } from "./service-deps";
+
+export interface TurnServiceOptions {
+  /** How long a turn's answer waits for its pipeline before answering `pending`. */
+  turnTimeoutMs: number;
+}
+
+type TurnInput = z.infer<typeof CreateTurnBody>;
+
+/** Two turns racing for a session's next sequence number collide on this constraint; the loser takes the next one. */
+const TURN_SEQUENCE_CONSTRAINT = "turns_session_id_seq_key";
+const SEQUENCE_ATTEMPTS = 5;
+
+export class TurnService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly options: TurnServiceOptions,
+  ) {}
+
+  async createSession(contextId: string, metadata: Record<string, unknown> = {}): Promise<string> {
+    const session = await this.deps.db.session.create({ data: { contextId, metadata: toJson(metadata) } });
+    return session.id;
+  }
+
+  /** Throws 404 when the session is not this context's. */
+  async requireSession(contextId: string, sessionId: string): Promise<void> {
+    const session = await this.deps.db.session.findFirst({ where: { id: sessionId, contextId }, select: { id: true } });
+    if (!session) throw notFound("session");
+  }
+
+  /** Stores, queues and waits for the turn; the answer carries its committed diff (or where it stopped). */
+  async addTurn(contextId: string, sessionId: string, input: TurnInput) {
+    await this.requireSession(contextId, sessionId);
+    const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
+    await enqueueOrLeaveForSweeper(this.deps, workItem);
+    const extraction = extractionView(await waitForTurn(this.deps.db, turn.id, this.options.turnTimeoutMs));
+    const candidates = await this.deps.db.knowledgeCandidate.findMany({
+      where: { turnId: turn.id, contextId },
+      orderBy: { ordinal: "asc" },
+    });
+    return { turn, extraction, diff: diffView(candidates) };
+  }
+
+  /** Stores the turn and its first work item together: accepted means kept. */
+  async storeTurn(contextId: string, sessionId: string, input: TurnInput) {
+    const traceId = currentTraceId() ?? newTraceId();
+    const scope = normaliseScope(input.scope);
+    for (let attempt = 0; attempt < SEQUENCE_ATTEMPTS; attempt++) {
+      try {
+        return await transaction(this.deps.db, async (tx) => {
+          const last = await tx.turn.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
+          const turn = await tx.turn.create({
+            data: {
+              contextId,
+              sessionId,
+              seq: (last?.seq ?? 0) + 1,
+              role: input.role,
+              speaker: input.name,
+              occurredAt: input.occurred_at ? new Date(input.occurred_at) : undefined,
+              content: input.content,
+              scope,
+              traceId,
+            },
+          });
+          const workItem = await ensureWorkItem(tx, {
+            contextId,
+            queue: "extract_assertions",
+            subjectType: "turn",
+            subjectId: turn.id,
+            traceId,
+          });
+          return { turn, workItem };
+        });
+      } catch (err) {
+        if (!isUniqueConstraintError(err, TURN_SEQUENCE_CONSTRAINT)) throw err;
+      }
+    }
+    throw new AppError(409, "conflict", "too many concurrent turns in this session; retry");
+  }
+}

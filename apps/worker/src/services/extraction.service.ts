@@ -1,0 +1,140 @@
+// Extraction of one subject (a turn, a document, a direct write): resolves the plan, runs
+// the staged extractor over every text unit and stages the result as knowledge candidates. Candidates are
+// written only when every unit succeeded, so a failure leaves nothing partial; the work
+// item still records how far the attempt got and what it cost.
+import { toJson, transaction, type Db, type ExtractionStage, type Prisma, type WorkItem } from "@recall/db";
+import { DIFF_KINDS, StageFailure, type ExtractResult, type ExtractionDiff, type UnitOutcome } from "@recall/contracts";
+import type { ExtractionGuidance, Extractor, StageOutcome } from "@recall/extraction";
+import type { StagePayload } from "@recall/queues";
+import type { Logger } from "@recall/telemetry";
+import type { WorkerDeps } from "../deps";
+import { loadKnownMemory, type KnownMemory } from "./known-memory";
+import { budgetLimits, ensurePlan } from "./plan";
+import { loadSubject, type Subject, type TextUnit } from "./subject-loader";
+
+interface Run {
+  subject: Subject;
+  guidance: ExtractionGuidance;
+  known: KnownMemory;
+  extractor: Extractor;
+  outcomes: UnitOutcome[];
+  rows: Prisma.KnowledgeCandidateCreateManyInput[];
+}
+
+export class ExtractionService {
+  constructor(private readonly deps: WorkerDeps) {}
+
+  /** Extracts and stages the subject of one work item; answers the model tokens it spent. */
+  async run(item: WorkItem, payload: StagePayload, signal: AbortSignal, logger: Logger): Promise<number> {
+    const { deps } = this;
+    const subject = await loadSubject(deps.db, payload);
+    const guidance = await ensurePlan(deps, subject);
+    const known = await loadKnownMemory(deps.db, subject.contextId);
+    // The token budget spans every attempt of the work item: retries spend what is left, not a fresh budget.
+    const limits = budgetLimits(deps.config, subject.contextConfig);
+    const extractor = deps.extractorFor({ ...limits, maxTokens: Math.max(0, limits.maxTokens - item.tokensUsed) });
+    const run: Run = { subject, guidance, known, extractor, outcomes: [], rows: [] };
+    for (const unit of subject.units) {
+      try {
+        await extractUnit(run, item, unit, signal);
+      } catch (err) {
+        await recordFailure(deps.db, item, run, unit, logger);
+        throw new StageFailure(err, extractor.tokensUsed);
+      }
+    }
+    await stageCandidates(deps.db, item, run.rows, run.outcomes);
+    return extractor.tokensUsed;
+  }
+}
+
+async function extractUnit(run: Run, item: WorkItem, unit: TextUnit, signal: AbortSignal): Promise<void> {
+  const { subject, known } = run;
+  const outcome = await run.extractor.extract(
+    {
+      text: unit.text,
+      kind: subject.type === "turn" ? "turn" : "document_node",
+      role: subject.role,
+      speaker: subject.speaker,
+      referenceTime: subject.occurredAt,
+      ...known,
+    },
+    run.guidance,
+    signal,
+  );
+  run.outcomes.push({
+    node_id: unit.nodeId ?? null,
+    stage: outcome.stage,
+    model: outcome.model ?? null,
+    reason: outcome.reason,
+    tokens_used: outcome.tokensUsed,
+  });
+  run.rows.push(...toCandidates(item, subject, unit, outcome, run.rows.length));
+  rememberEntities(known, outcome.diff);
+}
+
+/**
+ * Later chunks of the same document see the entities found in earlier ones, first in the
+ * list (newest first, like stored memory), once each.
+ */
+function rememberEntities(known: KnownMemory, diff: ExtractionDiff): void {
+  const key = (name: string, type: string) => `${name.trim().toLowerCase()}|${type.trim().toLowerCase()}`;
+  const seen = new Set(known.knownEntities.map((e) => key(e.name, e.type)));
+  const fresh = diff.entities.filter((e) => !seen.has(key(e.name, e.type)));
+  known.knownEntities.unshift(...fresh.map((e) => ({ id: "", name: e.name, type: e.type, aliases: e.aliases })));
+}
+
+function toCandidates(
+  item: WorkItem,
+  subject: Subject,
+  unit: TextUnit,
+  outcome: StageOutcome,
+  start: number,
+): Prisma.KnowledgeCandidateCreateManyInput[] {
+  const rows: Prisma.KnowledgeCandidateCreateManyInput[] = [];
+  for (const [field, kind] of DIFF_KINDS) {
+    for (const value of outcome.diff[field]) {
+      rows.push({
+        contextId: subject.contextId,
+        workItemId: item.id,
+        subjectType: subject.type,
+        subjectId: subject.id,
+        documentNodeId: unit.nodeId,
+        turnId: subject.turnId,
+        ordinal: start + rows.length,
+        kind,
+        payload: toJson(value),
+        stage: outcome.stage as ExtractionStage,
+        model: outcome.model,
+      });
+    }
+  }
+  return rows;
+}
+
+/** Replaces whatever an earlier attempt staged, so a retry never doubles candidates. */
+async function stageCandidates(
+  db: Db,
+  item: WorkItem,
+  rows: Prisma.KnowledgeCandidateCreateManyInput[],
+  outcomes: UnitOutcome[],
+): Promise<void> {
+  await transaction(db, async (tx) => {
+    const result: ExtractResult = { outcomes };
+    await tx.workItem.update({ where: { id: item.id }, data: { payload: toJson(result) } });
+    await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
+    if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
+  });
+}
+
+/**
+ * Shows where the attempt stopped (the unit and the stage it had reached, e.g. `fast` for an
+ * input that needs a model none is configured for). Nothing is staged. Best effort: the
+ * original error matters more than this note, so a failure to write it is only logged.
+ */
+async function recordFailure(db: Db, item: WorkItem, run: Run, unit: TextUnit, logger: Logger): Promise<void> {
+  const failed = { node_id: unit.nodeId ?? null, stage: run.extractor.stageReached ?? null };
+  const result: ExtractResult = { outcomes: run.outcomes, failed };
+  await db.workItem.update({ where: { id: item.id }, data: { payload: toJson(result) } }).catch((err: Error) => {
+    logger.warn({ err: err.message }, "could not record where extraction failed");
+  });
+}

@@ -1,0 +1,41 @@
+// The job catalog: for each queue, the payload its jobs carry and the result its work item
+// keeps. The queue registry (packages/queues) adds attempts and backoff to these.
+import { z } from "zod";
+import { CommitResult, ExtractResult, TruthMaintenanceResult } from "./stage-results";
+
+export const SubjectType = z.enum(["document", "turn", "fact_write"]);
+export type SubjectType = z.infer<typeof SubjectType>;
+
+/** Every stage's job carries the same small payload; the work item row holds the rest. */
+export const StagePayload = z.object({
+  workItemId: z.string().uuid(),
+  contextId: z.string().uuid(),
+  subjectType: SubjectType,
+  subjectId: z.string().uuid(),
+  trace: z.record(z.string(), z.string()).default({}),
+});
+export type StagePayload = z.infer<typeof StagePayload>;
+
+/** validate_artifacts keeps its findings on the candidates themselves; its work item holds nothing. */
+export const ValidateResult = z.object({});
+
+export const JOB_CATALOG = {
+  extract_assertions: { input: StagePayload, result: ExtractResult },
+  validate_artifacts: { input: StagePayload, result: ValidateResult },
+  commit_artifacts: { input: StagePayload, result: CommitResult },
+  truth_maintenance: { input: StagePayload, result: TruthMaintenanceResult },
+} as const;
+
+export type QueueName = keyof typeof JOB_CATALOG;
+export type StageResult<Q extends QueueName> = z.infer<(typeof JOB_CATALOG)[Q]["result"]>;
+
+/**
+ * The result a work item of this queue holds. A payload that does not parse (written by an
+ * older version, or hand-edited) reads as the empty result, which every reader treats as
+ * "nothing recorded yet" rather than failing a status page.
+ */
+export function stageResult<Q extends QueueName>(queue: Q, payload: unknown): StageResult<Q> {
+  const schema = JOB_CATALOG[queue].result;
+  const parsed = schema.safeParse(payload ?? {});
+  return (parsed.success ? parsed.data : schema.parse({})) as StageResult<Q>;
+}

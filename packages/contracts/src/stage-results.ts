@@ -1,0 +1,51 @@
+// What each stage leaves on its work item (`work_items.payload`) for the next stage, for
+// retries and for readers (turn answers, document status). Written and read through these
+// schemas only; the column is JSON, so nothing else guarantees its shape.
+import { z } from "zod";
+import { Stage } from "./diff";
+
+/** Which stage finished one text unit of an extraction (a turn, or a document node) and why. */
+export const UnitOutcome = z.object({
+  node_id: z.string().nullable(),
+  stage: Stage,
+  model: z.string().nullable(),
+  reason: z.string(),
+  tokens_used: z.number(),
+});
+export type UnitOutcome = z.infer<typeof UnitOutcome>;
+
+/** extract_assertions: the outcome per unit; on failure, the unit and stage it stopped at. */
+export const ExtractResult = z.object({
+  outcomes: z.array(UnitOutcome).default([]),
+  failed: z.object({ node_id: z.string().nullable(), stage: Stage.nullable() }).optional(),
+});
+export type ExtractResult = z.infer<typeof ExtractResult>;
+
+/** entityId null: none of the offered entities is meant, a new one is created. */
+export const DisambiguationDecision = z.object({ entityId: z.string().nullable(), reason: z.string() });
+export type DisambiguationDecision = z.infer<typeof DisambiguationDecision>;
+
+/** commit_artifacts: the disambiguator's answers by name key, checkpointed so a re-run asks nothing twice. */
+export const CommitResult = z.object({
+  disambiguations: z.record(z.string(), DisambiguationDecision).default({}),
+});
+export type CommitResult = z.infer<typeof CommitResult>;
+
+/** truth_maintenance: set once supersession and conflicts are applied, so a retry only embeds. */
+export const TruthMaintenanceResult = z.object({ truth_maintained_at: z.string().optional() });
+export type TruthMaintenanceResult = z.infer<typeof TruthMaintenanceResult>;
+
+/** The outbox event a commit writes in its own transaction: what it wrote, for truth maintenance. */
+export const CommittedRefs = z.object({
+  subjectType: z.string().optional(),
+  subjectId: z.string().optional(),
+  scope: z.array(z.string()).optional(),
+  turnId: z.string().optional(),
+  attributeIds: z.array(z.string()).optional(),
+  relationIds: z.array(z.string()).optional(),
+  instructionIds: z.array(z.string()).optional(),
+  revocationCandidateIds: z.array(z.string()).optional(),
+  /** The source was deleted before the commit ran; nothing was written. */
+  retracted: z.boolean().optional(),
+});
+export type CommittedRefs = z.infer<typeof CommittedRefs>;

@@ -1,5 +1,0 @@
-export { runHeuristics, type HeuristicOptions } from "./run-heuristics";
-export { findKnownEntities, type EntityMention } from "./known-entity-matcher";
-export { findTemporalPhrases, validityFor, type TemporalPhrase, type Validity, type FactAspect } from "./temporal-resolver";
-export { phaticVerdict, type PhaticVerdict } from "./small-talk-gate";
-export { splitSentences, type Sentence } from "./sentence-splitter";

@@ -1,0 +1,179 @@
+// Delete by source: retract everything derived from one document, one turn or one
+// direct write, in one transaction, and keep an audit row (`retractions`) saying what
+// was retracted and why. Nothing is deleted: rows get retracted_at, so history and
+// provenance still show them. What the retracted facts had done is undone where
+// that is right:
+// - facts they had superseded are reopened (valid_to restored from the supersession
+//   log) and placed again among the remaining values, so in a chain A → B → C with B
+//   retracted, A is closed by C again rather than left current;
+// - instructions the retracted turn had revoked are active again;
+// - uncertainties they had resolved are open again, and conflicts they were one side
+//   of shrink (or are retracted when one side is left);
+// - entities left without any mention from a live source are retracted too.
+// A source retracted while its pipeline is still running commits nothing later
+// (commit.ts checks for the retraction row).
+import { toJson, transaction, type Db, type Tx } from "@recall/db";
+import { loadFacts, type Fact } from "../truth/fact-store";
+import { retractEntities } from "./retraction-entities";
+import { reopenFact } from "../truth/supersession";
+import { DEFAULT_SINGLE_VALUED, maintainFacts } from "../truth/truth-maintenance";
+
+export type RetractableSource = "turn" | "document" | "fact_write";
+
+export interface RetractSourceInput {
+  contextId: string;
+  sourceType: RetractableSource;
+  sourceId: string;
+  reason: string;
+  /** Single-valued predicates for re-placing reopened facts; their own keys are always included. */
+  singleValued?: ReadonlySet<string>;
+}
+
+export interface RetractionReport {
+  /** The audit row, or null when the source had nothing left to retract. */
+  retractionId: string | null;
+  assertionIds: string[];
+  attributeIds: string[];
+  relationIds: string[];
+  instructionIds: string[];
+  reactivatedInstructionIds: string[];
+  uncertaintyIds: string[];
+  reopenedUncertaintyIds: string[];
+  reopenedFactIds: string[];
+  entityIds: string[];
+}
+
+const COLUMN: Record<RetractableSource, "turnId" | "documentId" | "factWriteId"> = {
+  turn: "turnId",
+  document: "documentId",
+  fact_write: "factWriteId",
+};
+
+export async function retractSource(db: Db, input: RetractSourceInput): Promise<RetractionReport> {
+  return transaction(
+    db,
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`retract|${input.sourceId}`}, 0))`;
+      const now = new Date();
+      const report = emptyReport();
+      const facts = await retractFacts(tx, input, now, report);
+      await retractInstructions(tx, input, now, report);
+      await retractUncertainties(tx, input, facts, now, report);
+      await reopenSuperseded(tx, input, facts, report);
+      report.entityIds = await retractEntities(tx, { contextId: input.contextId, [COLUMN[input.sourceType]]: input.sourceId }, now);
+      report.retractionId = changed(report) ? await audit(tx, input, report) : null;
+      return report;
+    },
+    { timeoutMs: 60_000 },
+  );
+}
+
+function emptyReport(): RetractionReport {
+  return {
+    retractionId: null,
+    assertionIds: [],
+    attributeIds: [],
+    relationIds: [],
+    instructionIds: [],
+    reactivatedInstructionIds: [],
+    uncertaintyIds: [],
+    reopenedUncertaintyIds: [],
+    reopenedFactIds: [],
+    entityIds: [],
+  };
+}
+
+function sourceWhere(input: RetractSourceInput) {
+  return { contextId: input.contextId, [COLUMN[input.sourceType]]: input.sourceId, retractedAt: null };
+}
+
+async function retractFacts(tx: Tx, input: RetractSourceInput, now: Date, report: RetractionReport): Promise<Fact[]> {
+  const assertions = await tx.assertion.findMany({ where: sourceWhere(input), select: { id: true } });
+  report.assertionIds = assertions.map((a) => a.id);
+  if (assertions.length === 0) return [];
+  await tx.assertion.updateMany({ where: { id: { in: report.assertionIds } }, data: { retractedAt: now } });
+  const byAssertion = { assertionId: { in: report.assertionIds }, retractedAt: null };
+  report.attributeIds = (await tx.attribute.findMany({ where: byAssertion, select: { id: true } })).map((a) => a.id);
+  report.relationIds = (await tx.relation.findMany({ where: byAssertion, select: { id: true } })).map((r) => r.id);
+  await tx.attribute.updateMany({ where: { id: { in: report.attributeIds } }, data: { retractedAt: now } });
+  await tx.relation.updateMany({ where: { id: { in: report.relationIds } }, data: { retractedAt: now } });
+  return [...(await loadFacts(tx, "attribute", report.attributeIds)), ...(await loadFacts(tx, "relation", report.relationIds))];
+}
+
+async function retractInstructions(tx: Tx, input: RetractSourceInput, now: Date, report: RetractionReport): Promise<void> {
+  const own = await tx.instruction.findMany({ where: sourceWhere(input), select: { id: true } });
+  report.instructionIds = own.map((i) => i.id);
+  await tx.instruction.updateMany({ where: { id: { in: report.instructionIds } }, data: { retractedAt: now, active: false } });
+  if (input.sourceType !== "turn") return;
+  const revoked = await tx.instruction.findMany({
+    where: { contextId: input.contextId, revokedByTurnId: input.sourceId, retractedAt: null },
+  });
+  report.reactivatedInstructionIds = revoked.map((i) => i.id);
+  await tx.instruction.updateMany({
+    where: { id: { in: report.reactivatedInstructionIds } },
+    data: { active: true, revokedAt: null, revokedByTurnId: null },
+  });
+}
+
+async function retractUncertainties(tx: Tx, input: RetractSourceInput, facts: readonly Fact[], now: Date, report: RetractionReport) {
+  const own = await tx.uncertainty.findMany({ where: sourceWhere(input), select: { id: true } });
+  report.uncertaintyIds = own.map((u) => u.id);
+  await tx.uncertainty.updateMany({ where: { id: { in: report.uncertaintyIds } }, data: { retractedAt: now } });
+  await shrinkConflicts(tx, input.contextId, new Set(facts.map((f) => f.id)), now, report);
+  const resolvedByRetracted = await tx.uncertainty.findMany({
+    where: { contextId: input.contextId, resolvedBy: { in: report.assertionIds }, retractedAt: null },
+    select: { id: true },
+  });
+  report.reopenedUncertaintyIds = resolvedByRetracted.map((u) => u.id);
+  await tx.uncertainty.updateMany({
+    where: { id: { in: report.reopenedUncertaintyIds } },
+    data: { resolved: false, resolvedAt: null, resolvedBy: null },
+  });
+}
+
+/** A conflict loses its retracted sides; with one side left there is nothing to be uncertain about. */
+async function shrinkConflicts(tx: Tx, contextId: string, retracted: ReadonlySet<string>, now: Date, report: RetractionReport) {
+  if (retracted.size === 0) return;
+  const conflicts = await tx.uncertainty.findMany({ where: { contextId, retractedAt: null, factIds: { hasSome: [...retracted] } } });
+  for (const u of conflicts) {
+    const factIds = u.factIds.filter((id) => !retracted.has(id));
+    const data = factIds.length < 2 ? { retractedAt: now } : { factIds };
+    await tx.uncertainty.update({ where: { id: u.id }, data });
+    if (factIds.length < 2) report.uncertaintyIds.push(u.id);
+  }
+}
+
+/** Facts the retracted ones had superseded get their previous validity back, then are placed again. */
+async function reopenSuperseded(tx: Tx, input: RetractSourceInput, retracted: readonly Fact[], report: RetractionReport) {
+  const steps = await tx.supersession.findMany({ where: { newerId: { in: retracted.map((f) => f.id) }, undoneAt: null } });
+  const reopened: Fact[] = [];
+  for (const kind of ["attribute", "relation"] as const) {
+    const olderIds = steps.filter((s) => s.factKind === kind).map((s) => s.olderId);
+    for (const fact of await loadFacts(tx, kind, olderIds)) {
+      if (fact.retractedAt) continue;
+      await reopenFact(tx, fact);
+      reopened.push(fact);
+    }
+  }
+  report.reopenedFactIds = reopened.map((f) => f.id);
+  const singleValued = new Set([...(input.singleValued ?? DEFAULT_SINGLE_VALUED), ...reopened.map((f) => f.key)]);
+  await maintainFacts(tx, reopened, singleValued);
+}
+
+function changed(report: RetractionReport): boolean {
+  return Object.values(report).some((v) => Array.isArray(v) && v.length > 0);
+}
+
+async function audit(tx: Tx, input: RetractSourceInput, report: RetractionReport): Promise<string> {
+  const { retractionId: _id, ...summary } = report;
+  const row = await tx.retraction.create({
+    data: {
+      contextId: input.contextId,
+      sourceType: input.sourceType,
+      sourceId: input.sourceId,
+      reason: input.reason,
+      summary: toJson(summary),
+    },
+  });
+  return row.id;
+}

@@ -1,0 +1,140 @@
+// truth_maintenance: applied after a commit, from its outbox event, in one transaction.
+// Facts are never overwritten. For a single-valued predicate (per skill; at least the
+// defaults below) a newer value closes the older one (valid_to + superseded_by) when
+// the rule in fact-origin.ts orders them, and otherwise both stay current under an
+// uncertainty (conflicts.ts); multi-valued predicates accumulate. A new fact resolves
+// the open uncertainties it clarifies, and revocations deactivate instructions.
+//
+// Re-running it for the same event changes nothing: only current facts are closed,
+// conflicts are recorded once per pair, resolved uncertainties and inactive
+// instructions are left alone. Runs touching the same entity and key serialise on an
+// advisory lock, so two workers never close the same fact twice.
+import type { CommittedRefs } from "@recall/contracts";
+import { transaction, type Db, type Tx } from "@recall/db";
+import { recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
+import { olderNewer, ordered, loadStated, type Stated } from "./fact-origin";
+import { factGroup, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
+import { revokeInstruction } from "./revocation";
+import { sameScope } from "../scope";
+import { closeFact, repointFact } from "./supersession";
+
+export const DEFAULT_SINGLE_VALUED = ["role", "title", "lives_in", "works_at", "employer", "email", "name"] as const;
+
+/** What a commit announced in its outbox row. */
+export type { CommittedRefs };
+
+export interface TruthMaintenanceOptions {
+  singleValued?: ReadonlySet<string>;
+  /** The turn whose revocations this event carries (defaults to the event's own turn). */
+  turnId?: string;
+  /**
+   * Runs inside the transaction, so a checkpoint written here commits exactly when the
+   * effects do (see markTruthMaintained: a retry of the work item's later step skips this one).
+   */
+  onApplied?: (tx: Tx) => Promise<void>;
+}
+
+export interface TruthMaintenanceReport extends UncertaintyReport {
+  superseded: string[];
+  revokedInstructionIds: string[];
+}
+
+interface Run {
+  tx: Tx;
+  singleValued: ReadonlySet<string>;
+  report: TruthMaintenanceReport;
+}
+
+export async function applyTruthMaintenance(
+  db: Db,
+  refs: CommittedRefs,
+  options: TruthMaintenanceOptions = {},
+): Promise<TruthMaintenanceReport> {
+  const singleValued = options.singleValued ?? new Set<string>(DEFAULT_SINGLE_VALUED);
+  return transaction(db, async (tx) => {
+    const facts = [
+      ...(await loadFacts(tx, "attribute", refs.attributeIds ?? [])),
+      ...(await loadFacts(tx, "relation", refs.relationIds ?? [])),
+    ];
+    const report = await maintainFacts(tx, facts, singleValued);
+    const revoker = { scope: refs.scope ?? [], turnId: options.turnId ?? refs.turnId };
+    for (const id of refs.revocationCandidateIds ?? []) {
+      const revoked = await revokeInstruction(tx, id, revoker);
+      if (revoked) report.revokedInstructionIds.push(revoked);
+    }
+    await options.onApplied?.(tx);
+    return report;
+  });
+}
+
+/** Places each fact among the other values of its entity and key, inside the caller's transaction. */
+export async function maintainFacts(tx: Tx, facts: readonly Fact[], singleValued: ReadonlySet<string>): Promise<TruthMaintenanceReport> {
+  const run: Run = { tx, singleValued, report: emptyReport() };
+  await lockFactGroups(tx, facts);
+  for (const fact of facts) {
+    // Reloaded under the lock: another run may have closed or retracted it meanwhile.
+    const [fresh] = await loadFacts(tx, fact.kind, [fact.id]);
+    if (fresh && !fresh.retractedAt) await maintainFact(run, fresh);
+  }
+  return run.report;
+}
+
+function emptyReport(): TruthMaintenanceReport {
+  return { superseded: [], revokedInstructionIds: [], resolvedUncertaintyIds: [], conflictUncertaintyIds: [] };
+}
+
+/** Places one fact among the other values of its entity and key in the same scope. */
+async function maintainFact(run: Run, fact: Fact): Promise<void> {
+  const group = (await factGroup(run.tx, fact)).filter((f) => sameScope(f.scope, fact.scope));
+  const stated = await loadStated(run.tx, [fact, ...group]);
+  const clarified = await resolveClarified(run.tx, fact, group, stated, run.report);
+  if (!run.singleValued.has(fact.key)) return;
+  const differing = group.filter((f) => !sameValue(f, fact)).sort((a, b) => a.validFrom.getTime() - b.validFrom.getTime());
+  const decides = (other: Fact) => clarified.has(other.id) || ordered(other, stated.get(other.id)!, fact, stated.get(fact.id)!);
+  await supersedeCurrent(run, fact, differing, decides, stated);
+  await insertIntoChain(run, fact, group, differing, decides);
+}
+
+/** Current values (not yet superseded): the older of each ordered pair is closed; unordered pairs are conflicts. */
+async function supersedeCurrent(
+  run: Run,
+  fact: Fact,
+  differing: readonly Fact[],
+  decides: (other: Fact) => boolean,
+  stated: ReadonlyMap<string, Stated>,
+): Promise<void> {
+  for (const other of differing.filter((f) => f.supersededById === null)) {
+    if (!decides(other)) {
+      await recordConflict(run.tx, other, fact, stated, run.report);
+      continue;
+    }
+    const [older, newer] = olderNewer(other, fact);
+    if (older === fact && fact.supersededById !== null) continue;
+    await closeFact(run.tx, older, newer);
+    run.report.superseded.push(older.id);
+  }
+}
+
+/** A superseded value whose validity the new fact falls inside now ends at the new fact, which ends where it used to. */
+async function insertIntoChain(
+  run: Run,
+  fact: Fact,
+  group: readonly Fact[],
+  differing: readonly Fact[],
+  decides: (other: Fact) => boolean,
+): Promise<void> {
+  const covering = differing.filter(
+    (f) =>
+      f.supersededById !== null &&
+      f.supersededById !== fact.id &&
+      f.validFrom < fact.validFrom &&
+      (f.validTo === null || fact.validFrom < f.validTo) &&
+      decides(f),
+  );
+  for (const older of covering) {
+    const successor = group.find((f) => f.id === older.supersededById);
+    await repointFact(run.tx, older, fact);
+    run.report.superseded.push(older.id);
+    if (successor && fact.supersededById === null) await closeFact(run.tx, fact, successor);
+  }
+}

@@ -1,0 +1,180 @@
+// Writes one validated candidate inside the commit transaction: entities through the
+// resolver, then the assertion (the evidence layer, always: source, span, quote,
+// confidence, stage, model), then the attribute or relation unless significance is
+// `skip`; instructions and uncertainties with their source and span.
+import {
+  typedCandidate,
+  type AttributeCandidate,
+  type EntityCandidate,
+  type InstructionCandidate,
+  type RelationCandidate,
+  type UncertaintyCandidate,
+} from "@recall/contracts";
+import type { Entity, ExtractionStage, KnowledgeCandidate, Tx } from "@recall/db";
+import type { CommitSource, CommitSummary } from "./commit";
+import type { DisambiguationDecision } from "../entities/entity-disambiguation";
+import { EntityResolver, type EntityNameRef } from "../entities/entity-resolver";
+import { identityKey } from "../entities/identity";
+
+type Claim = { subjectEntityId: string; predicate: string; objectEntityId?: string; objectLiteral?: string };
+
+export class CandidateWriter {
+  private readonly resolver: EntityResolver;
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly source: CommitSource,
+    private readonly summary: CommitSummary,
+    private readonly types: ReadonlyMap<string, string>,
+    decisions: ReadonlyMap<string, DisambiguationDecision>,
+  ) {
+    this.resolver = new EntityResolver(tx, source, decisions);
+  }
+
+  async write(candidate: KnowledgeCandidate): Promise<void> {
+    const typed = typedCandidate(candidate);
+    switch (typed.kind) {
+      case "entity":
+        return this.entity(candidate, typed.payload);
+      case "attribute":
+        return this.attribute(candidate, typed.payload);
+      case "relation":
+        return this.relation(candidate, typed.payload);
+      case "instruction":
+        return this.instruction(candidate, typed.payload);
+      case "uncertainty":
+        return this.uncertainty(candidate, typed.payload);
+      case "revocation":
+        // Revocations change existing instructions, which is truth maintenance's job.
+        this.summary.revocationCandidateIds.push(candidate.id);
+    }
+  }
+
+  private async entity(candidate: KnowledgeCandidate, p: EntityCandidate): Promise<void> {
+    await this.entityId({ name: p.name, type: p.type, memoryCategory: p.memory_category, aliases: p.aliases }, candidate);
+  }
+
+  private async entityId(ref: EntityNameRef, candidate: KnowledgeCandidate): Promise<string> {
+    const resolved = await this.resolver.resolve({ ...ref, type: ref.type ?? this.types.get(identityKey(ref.name)) }, candidate.id);
+    if (!this.summary.entityIds.includes(resolved.entity.id)) this.summary.entityIds.push(resolved.entity.id);
+    if (resolved.ambiguousWith) await this.ambiguity(resolved.entity, resolved.ambiguousWith);
+    return resolved.entity.id;
+  }
+
+  private async attribute(candidate: KnowledgeCandidate, p: AttributeCandidate): Promise<void> {
+    const entityId = await this.entityId({ name: p.entity, type: p.entity_type, memoryCategory: p.memory_category }, candidate);
+    const assertion = await this.assertion(candidate, p, { subjectEntityId: entityId, predicate: p.key, objectLiteral: p.value });
+    if (p.significance === "skip") return;
+    const attribute = await this.tx.attribute.create({
+      data: { ...this.fact(p), entityId, key: p.key, value: p.value, assertionId: assertion.id },
+    });
+    this.summary.attributeIds.push(attribute.id);
+  }
+
+  private async relation(candidate: KnowledgeCandidate, p: RelationCandidate): Promise<void> {
+    const subjectId = await this.entityId({ name: p.subject, type: p.subject_type, memoryCategory: p.memory_category }, candidate);
+    const objectId = await this.entityId({ name: p.object, type: p.object_type, memoryCategory: p.memory_category }, candidate);
+    const assertion = await this.assertion(candidate, p, { subjectEntityId: subjectId, predicate: p.verb, objectEntityId: objectId });
+    if (p.significance === "skip") return;
+    const relation = await this.tx.relation.create({
+      data: { ...this.fact(p), subjectId, predicate: p.verb, objectId, assertionId: assertion.id },
+    });
+    this.summary.relationIds.push(relation.id);
+  }
+
+  /** Valid time starts at the extracted event time where there is one, else when the source was said or written. */
+  private fact(p: AttributeCandidate | RelationCandidate) {
+    return {
+      contextId: this.source.contextId,
+      memoryCategory: p.memory_category,
+      confidence: p.confidence,
+      scope: this.source.scope,
+      validFrom: p.valid_from ? new Date(p.valid_from) : this.source.occurredAt,
+      validTo: p.valid_to ? new Date(p.valid_to) : null,
+    };
+  }
+
+  private async assertion(candidate: KnowledgeCandidate, p: AttributeCandidate | RelationCandidate, claim: Claim) {
+    const span = this.span(candidate, p.evidence);
+    const assertion = await this.tx.assertion.create({
+      data: {
+        ...this.origin(),
+        candidateId: candidate.id,
+        ...claim,
+        documentNodeId: candidate.documentNodeId,
+        startByte: span.startByte ?? 0,
+        endByte: span.endByte ?? 0,
+        quote: p.evidence.quote,
+        confidence: p.confidence,
+        significance: p.significance,
+        memoryCategory: p.memory_category,
+        stage: candidate.stage as ExtractionStage,
+        model: candidate.model,
+        eventTime: p.valid_from ? new Date(p.valid_from) : null,
+        scope: this.source.scope,
+        traceId: this.source.traceId,
+      },
+    });
+    this.summary.assertionIds.push(assertion.id);
+    return assertion;
+  }
+
+  /** Candidate offsets are relative to their document node; stored spans are into the whole source text. */
+  private span(candidate: KnowledgeCandidate, evidence: { start_byte?: number; end_byte?: number } | undefined) {
+    const offset = candidate.documentNodeId ? (this.source.nodeOffsets.get(candidate.documentNodeId) ?? 0) : 0;
+    if (evidence?.start_byte === undefined || evidence.end_byte === undefined) return { startByte: undefined, endByte: undefined };
+    return { startByte: offset + evidence.start_byte, endByte: offset + evidence.end_byte };
+  }
+
+  private origin() {
+    const { contextId, turnId, documentId, factWriteId } = this.source;
+    return { contextId, turnId, documentId, factWriteId };
+  }
+
+  private async instruction(candidate: KnowledgeCandidate, p: InstructionCandidate): Promise<void> {
+    const span = this.span(candidate, p.evidence);
+    const instruction = await this.tx.instruction.create({
+      data: {
+        ...this.origin(),
+        candidateId: candidate.id,
+        label: p.label,
+        description: p.description,
+        scope: this.source.scope,
+        quote: p.evidence?.quote,
+        ...span,
+      },
+    });
+    this.summary.instructionIds.push(instruction.id);
+  }
+
+  private async uncertainty(candidate: KnowledgeCandidate, p: UncertaintyCandidate): Promise<void> {
+    const entityId = p.entity ? await this.entityId({ name: p.entity, memoryCategory: "context" }, candidate) : undefined;
+    const uncertainty = await this.tx.uncertainty.create({
+      data: {
+        ...this.origin(),
+        candidateId: candidate.id,
+        about: p.about,
+        reason: p.reason,
+        entityId,
+        key: p.key,
+        scope: this.source.scope,
+      },
+    });
+    this.summary.uncertaintyIds.push(uncertainty.id);
+  }
+
+  /** A name that fitted several known entities was stored as a new one; say so, so a reader can ask. */
+  private async ambiguity(entity: Entity, matches: readonly Entity[]): Promise<void> {
+    const known = matches.map((e) => `${e.name} (${e.type}, ${e.id})`).join("; ");
+    const uncertainty = await this.tx.uncertainty.create({
+      data: {
+        ...this.origin(),
+        about: `which "${entity.name}" is meant`,
+        reason: `"${entity.name}" fits ${matches.length} known entities (${known}) and nothing decided between them; it was recorded as a new entity`,
+        entityId: entity.id,
+        scope: this.source.scope,
+      },
+    });
+    this.summary.uncertaintyIds.push(uncertainty.id);
+  }
+}

@@ -1,0 +1,149 @@
+// commit_artifacts: one transaction per work item writes entities, the evidence layer
+// (assertions), attributes and relations, instructions, uncertainties and the outbox
+// row announcing them.
+//
+// Idempotent, because a queue delivers at least once: the transaction first takes an
+// advisory lock on the work item, then looks for the work item's outbox row (unique
+// per work item). A second delivery, or a concurrent one, waits for the first and then
+// finds the row and writes nothing. A commit that dies half-way (a crash, a killed
+// worker, a failed statement) rolls back entirely, so its re-run starts from nothing.
+import type { CommittedRefs } from "@recall/contracts";
+import { toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
+import { CandidateWriter } from "./candidate-writer";
+import {
+  declaredTypes,
+  nameUses,
+  planDisambiguations,
+  type DisambiguationPlan,
+  type EntityDisambiguator,
+} from "../entities/entity-disambiguation";
+import { lockIdentityKeys } from "../entities/entity-resolver";
+import { identityKey } from "../entities/identity";
+import { normaliseScope } from "../scope";
+import { ensureStageItem } from "./stage-work";
+
+export interface CommitSource {
+  contextId: string;
+  workItemId: string;
+  subjectType: string;
+  subjectId: string;
+  turnId?: string;
+  documentId?: string;
+  factWriteId?: string;
+  scope: string[];
+  /** When the source was said or written: the default start of validity. */
+  occurredAt: Date;
+  traceId: string;
+  /** Byte offset of each document node inside the document text. */
+  nodeOffsets: ReadonlyMap<string, number>;
+}
+
+export interface CommitOptions {
+  disambiguator?: EntityDisambiguator;
+  /**
+   * The caller applies truth maintenance itself, right after the commit (direct writes do,
+   * to answer synchronously). The outbox row is then written as already relayed, and the
+   * truth_maintenance work item is created `queued` in the same transaction, so if the
+   * caller dies before running it the sweeper still enqueues it.
+   */
+  inlineTruthMaintenance?: boolean;
+}
+
+export interface CommitSummary {
+  skipped: boolean;
+  /** The source was deleted (delete-by-source) before this commit ran: nothing was written. */
+  retracted: boolean;
+  entityIds: string[];
+  assertionIds: string[];
+  attributeIds: string[];
+  relationIds: string[];
+  instructionIds: string[];
+  uncertaintyIds: string[];
+  revocationCandidateIds: string[];
+  tokensUsed: number;
+  disambiguationFailures: DisambiguationPlan["failures"];
+}
+
+export async function commitCandidates(
+  db: Db,
+  source: CommitSource,
+  candidates: KnowledgeCandidate[],
+  options: CommitOptions = {},
+): Promise<CommitSummary> {
+  const scoped = { ...source, scope: normaliseScope(source.scope) };
+  const plan = options.disambiguator
+    ? await planDisambiguations(db, scoped, nameUses(candidates), options.disambiguator)
+    : { decisions: new Map(), tokensUsed: 0, failures: [] };
+  const summary = await transaction(db, (tx) => commitInTransaction(tx, scoped, candidates, plan, options), { timeoutMs: 60_000 });
+  return { ...summary, tokensUsed: plan.tokensUsed, disambiguationFailures: plan.failures };
+}
+
+async function commitInTransaction(
+  tx: Tx,
+  source: CommitSource,
+  candidates: KnowledgeCandidate[],
+  plan: Pick<DisambiguationPlan, "decisions">,
+  options: CommitOptions,
+): Promise<CommitSummary> {
+  const summary = emptySummary();
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`commit|${source.workItemId}`}, 0))`;
+  if (await tx.outboxEvent.findUnique({ where: { workItemId: source.workItemId } })) return { ...summary, skipped: true };
+  if (await isRetracted(tx, source)) {
+    await writeOutbox(tx, source, { ...summary, retracted: true }, options);
+    return { ...summary, retracted: true };
+  }
+  await lockIdentityKeys(
+    tx,
+    source.contextId,
+    nameUses(candidates).map((u) => identityKey(u.name)),
+  );
+  const writer = new CandidateWriter(tx, source, summary, declaredTypes(candidates), plan.decisions);
+  for (const candidate of candidates) await writer.write(candidate);
+  await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
+  await writeOutbox(tx, source, summary, options);
+  return summary;
+}
+
+async function isRetracted(tx: Tx, source: CommitSource): Promise<boolean> {
+  const found = await tx.retraction.findFirst({ where: { contextId: source.contextId, sourceId: source.subjectId }, select: { id: true } });
+  return found !== null;
+}
+
+async function writeOutbox(tx: Tx, source: CommitSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
+  const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, ...refs } = summary;
+  await tx.outboxEvent.create({
+    data: {
+      contextId: source.contextId,
+      type: "artifacts_committed",
+      workItemId: source.workItemId,
+      traceId: source.traceId,
+      payload: toJson({
+        subjectType: source.subjectType,
+        subjectId: source.subjectId,
+        scope: source.scope,
+        turnId: source.turnId,
+        ...refs,
+      } satisfies CommittedRefs),
+      processedAt: options.inlineTruthMaintenance ? new Date() : null,
+    },
+  });
+  if (options.inlineTruthMaintenance) {
+    await ensureStageItem(tx, { ...source, queue: "truth_maintenance" });
+  }
+}
+
+function emptySummary(): CommitSummary {
+  return {
+    skipped: false,
+    retracted: false,
+    entityIds: [],
+    assertionIds: [],
+    attributeIds: [],
+    relationIds: [],
+    instructionIds: [],
+    uncertaintyIds: [],
+    revocationCandidateIds: [],
+    tokensUsed: 0,
+    disambiguationFailures: [],
+  };
+}

@@ -1,0 +1,138 @@
+// Direct writes (POST /facts) through the same validation, commit and truth
+// maintenance as extracted facts, on real Postgres.
+import { readFactHistory } from "../read/fact-history";
+import { writeFacts } from "./fact-write";
+import { findEntitiesByName } from "../memory-lookup";
+import { addDocument, attribute, ingest, eachTestInNewContext, type MemoryFixture } from "../testing/memory-fixture";
+
+let f: MemoryFixture;
+eachTestInNewContext((fixture) => (f = fixture));
+
+const TRACE = "0123456789abcdef0123456789abcdef";
+const ALICE = ["user=alice", "org=acme"];
+
+const seedDiff = {
+  entities: [
+    { name: "Alice Chen", type: "Person", memory_category: "identity" },
+    { name: "Acme", type: "organization", memory_category: "knowledge" },
+  ],
+  attributes: [{ entity: "Alice Chen", key: "role", value: "CTO", memory_category: "identity" }],
+  relations: [
+    {
+      subject: "Alice Chen",
+      verb: "works_at",
+      object: "Acme",
+      memory_category: "identity",
+      evidence: { quote: "Alice told us she works at Acme" },
+    },
+  ],
+  instructions: [{ label: "Bullet-point responses", description: "Always respond using bullet points" }],
+  uncertainties: [{ about: "job title", reason: "joked about being CEO", entity: "Alice Chen", key: "title" }],
+};
+
+async function write(diff: unknown, scope: string[] = ALICE) {
+  return writeFacts(f.db, { contextId: f.contextId, scope, diff, traceId: TRACE });
+}
+
+test("a direct write is validated, committed and truth-maintained, with work items and evidence like any source", async () => {
+  const result = await write(seedDiff);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+
+  const factWrite = await f.db.factWrite.findUniqueOrThrow({ where: { id: result.factWriteId } });
+  expect(factWrite).toMatchObject({ scope: ["org=acme", "user=alice"], traceId: TRACE, payload: seedDiff });
+  expect(factWrite.text.split("\n")).toEqual([
+    "Alice Chen.role = CTO",
+    "Alice told us she works at Acme",
+    "Always respond using bullet points",
+  ]);
+  const assertions = await f.db.assertion.findMany({ where: { factWriteId: factWrite.id }, orderBy: { startByte: "asc" } });
+  expect(assertions.map((a) => [a.quote, a.stage, a.predicate])).toEqual([
+    ["Alice Chen.role = CTO", "direct", "role"],
+    ["Alice told us she works at Acme", "direct", "works_at"],
+  ]);
+  for (const a of assertions) expect(Buffer.from(factWrite.text).subarray(a.startByte, a.endByte).toString()).toBe(a.quote);
+  const items = await f.db.workItem.findMany({
+    where: { subjectType: "fact_write", subjectId: factWrite.id },
+    include: { attemptRecords: true },
+  });
+  expect(items.map((i) => [i.queue, i.status, i.attemptRecords.map((a) => a.status)]).sort()).toEqual([
+    ["commit_artifacts", "succeeded", ["succeeded"]],
+    ["truth_maintenance", "succeeded", ["succeeded"]],
+    ["validate_artifacts", "succeeded", ["succeeded"]],
+  ]);
+  expect(result.workItemId).toBe(items.find((i) => i.queue === "commit_artifacts")!.id);
+  const outbox = await f.db.outboxEvent.findUniqueOrThrow({ where: { workItemId: result.workItemId } });
+  expect(outbox.processedAt).not.toBeNull(); // applied inline, so the relay leaves it alone
+  expect(result.committed).toMatchObject({
+    attributeIds: [expect.any(String)],
+    relationIds: [expect.any(String)],
+    instructionIds: [expect.any(String)],
+  });
+  const uncertainty = await f.db.uncertainty.findFirstOrThrow({ where: { factWriteId: factWrite.id } });
+  expect(uncertainty).toMatchObject({ about: "job title", key: "title", scope: ["org=acme", "user=alice"] });
+});
+
+test("an invalid memory_category answers ok:false naming the field, and stores nothing", async () => {
+  const result = await write({ attributes: [{ entity: "Alice Chen", key: "role", value: "CTO", memory_category: "episodic" }] });
+
+  expect(result).toEqual({ ok: false, errors: [expect.objectContaining({ field: "attributes.0.memory_category" })] });
+  expect(await f.db.factWrite.count({ where: { contextId: f.contextId } })).toBe(0);
+  expect(await f.db.workItem.count({ where: { contextId: f.contextId } })).toBe(0);
+});
+
+test("every problem is reported with its field", async () => {
+  const result = await write(
+    {
+      entities: [{ name: "  ", type: "person", memory_category: "identity" }],
+      attributes: [{ entity: "Alice Chen", key: "role", memory_category: "identity" }, "CTO"],
+      relations: [{ subject: "Alice", verb: "knows", object: "Bob", memory_category: "identity", evidence: { quote: "" } }],
+      instructions: [{ label: "x", description: "y", memory_category: "nonsense" }],
+      revocations: [],
+    },
+    ["org=acme", "no-equals-sign"],
+  );
+
+  if (result.ok) throw new Error("expected errors");
+  expect(result.errors.map((e) => e.field).sort()).toEqual(
+    [
+      "attributes.0.value",
+      "attributes.1",
+      "entities.0.name",
+      "instructions.0.memory_category",
+      "relations.0.evidence.quote",
+      "revocations",
+      "scope.1",
+    ].sort(),
+  );
+});
+
+test("a later direct write supersedes an earlier one: the history has two values, one current", async () => {
+  await write(seedDiff);
+  await write({ attributes: [{ entity: "Alice Chen", key: "role", value: "CEO", memory_category: "identity" }] });
+
+  const [alice] = await findEntitiesByName(f.db, { contextId: f.contextId, name: "Alice Chen" });
+  const history = await readFactHistory(f.db, { contextId: f.contextId, entityId: alice!.id, key: "role" });
+  expect(history.map((h) => [h.value, h.current, h.evidence?.fact_write_id !== null])).toEqual([
+    ["CTO", false, true],
+    ["CEO", true, true],
+  ]);
+});
+
+test("a direct write outranks an earlier extracted value; a later undated document contradicting it is a conflict", async () => {
+  const text = "Alice Chen is the CTO of Acme.";
+  await ingest(f, await addDocument(f, { text, at: new Date("2025-01-01T00:00:00Z"), scope: [] }), {
+    attributes: [attribute("Alice Chen", "role", "CTO", text.slice(0, -1))],
+  });
+  const direct = await write(
+    { attributes: [{ entity: "Alice Chen", entity_type: "person", key: "role", value: "CEO", memory_category: "identity" }] },
+    [],
+  );
+  if (!direct.ok) throw new Error(JSON.stringify(direct.errors));
+  expect(direct.truthMaintenance.superseded).toHaveLength(1);
+
+  const later = "Alice Chen is the COO of Acme.";
+  const report = await ingest(f, await addDocument(f, { text: later, at: new Date() }), {
+    attributes: [attribute("Alice Chen", "role", "COO", later.slice(0, -1))],
+  });
+  expect(report.conflictUncertaintyIds).toHaveLength(1);
+});

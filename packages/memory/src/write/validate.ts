@@ -1,0 +1,119 @@
+// validate_artifacts: a candidate becomes memory only if its shape is right, its
+// evidence really is in the source text, its memory_category is one of the three,
+// and its entity types belong to the skill. The same function checks extracted
+// candidates and direct writes (POST /facts), so both paths share one rule set.
+import { CANDIDATE_SCHEMAS, locateQuote, sliceBytes, type CandidateKind, type Evidence, type ValidationIssue } from "@recall/contracts";
+import { WILDCARD_TYPE, normaliseType } from "../entities/identity";
+
+export type { ValidationIssue };
+
+export type Validation = { ok: true; payload: Record<string, unknown> } | { ok: false; issues: ValidationIssue[] };
+
+export interface ValidationScope {
+  /** The text the evidence must come from (the turn, the document node, or a direct write's synthetic text). */
+  sourceText: string;
+  /** Entity types the skill knows; undefined accepts any. `topic` is always allowed. */
+  allowedTypes?: ReadonlySet<string>;
+  /**
+   * Whether the source may give the reader instructions: a user's own turn or a direct write may;
+   * a document or an assistant, system or tool turn may not (its "from now on answer in French" is
+   * content someone wrote, not a directive to the reader). Undefined: it may.
+   */
+  mayInstruct?: boolean;
+}
+
+/** Instructions and revocations: the kinds only the scope's own user may give. */
+const DIRECTIVE_KINDS: ReadonlySet<CandidateKind> = new Set(["instruction", "revocation"]);
+
+/** Fields that name something and must not be blank once trimmed. */
+const NAMED_FIELDS: Partial<Record<CandidateKind, string[]>> = {
+  entity: ["name", "type"],
+  attribute: ["entity", "key", "value"],
+  relation: ["subject", "verb", "object"],
+  instruction: ["label", "description"],
+  uncertainty: ["about", "reason"],
+};
+
+export function validateCandidate(kind: CandidateKind, payload: unknown, scope: ValidationScope): Validation {
+  const parsed = CANDIDATE_SCHEMAS[kind].safeParse(payload);
+  if (!parsed.success) {
+    return { ok: false, issues: parsed.error.issues.map((i) => ({ field: i.path.join(".") || kind, message: i.message })) };
+  }
+  const value = normalisePredicates(kind, parsed.data as Record<string, unknown>);
+  const issues = [...blankFields(kind, value), ...typeIssues(kind, value, scope.allowedTypes), ...validityIssues(value)];
+  if (scope.mayInstruct === false && DIRECTIVE_KINDS.has(kind)) {
+    issues.push({
+      field: kind,
+      message: "only a user's own turn or a direct write gives instructions; this source's text is stored as content",
+    });
+  }
+  const evidence = value.evidence as Evidence | undefined;
+  if (evidence) {
+    const located = locateEvidence(evidence, scope.sourceText);
+    if ("field" in located) issues.push(located);
+    else value.evidence = located;
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, payload: value };
+}
+
+/** "Works at" and "works_at", "Job Title" and "job_title" must meet in truth maintenance, so keys get one spelling. */
+export function predicateKey(raw: string): string {
+  return raw
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
+}
+
+function normalisePredicates(kind: CandidateKind, value: Record<string, unknown>): Record<string, unknown> {
+  if (kind === "attribute") return { ...value, key: predicateKey(String(value.key)) };
+  if (kind === "relation") return { ...value, verb: predicateKey(String(value.verb)) };
+  return { ...value };
+}
+
+function* blankFields(kind: CandidateKind, value: Record<string, unknown>): Iterable<ValidationIssue> {
+  for (const field of NAMED_FIELDS[kind] ?? []) {
+    if (typeof value[field] === "string" && (value[field] as string).trim() === "") yield { field, message: "must not be blank" };
+  }
+}
+
+function* validityIssues(value: Record<string, unknown>): Iterable<ValidationIssue> {
+  const from = typeof value.valid_from === "string" ? Date.parse(value.valid_from) : undefined;
+  const to = typeof value.valid_to === "string" ? Date.parse(value.valid_to) : undefined;
+  if (from !== undefined && to !== undefined && to <= from) yield { field: "valid_to", message: "must be after valid_from" };
+}
+
+/**
+ * Fills byte offsets from the quote, or checks given offsets slice back to the quote exactly.
+ * Offsets that do not match are not trusted (models guess them); the quote is looked up instead.
+ */
+function locateEvidence(evidence: Evidence, text: string): Evidence | ValidationIssue {
+  if (evidence.start_byte !== undefined && evidence.end_byte !== undefined) {
+    const slice = sliceBytes(text, { start_byte: evidence.start_byte, end_byte: evidence.end_byte });
+    if (slice === evidence.quote) return evidence;
+  }
+  const found = locateQuote(text, evidence.quote, evidence.start_byte);
+  return found ? { ...evidence, ...found } : { field: "evidence.quote", message: "the quoted text is not in the source" };
+}
+
+function typeFields(kind: CandidateKind, value: Record<string, unknown>): [string, unknown][] {
+  if (kind === "entity") return [["type", value.type]];
+  if (kind === "attribute") return [["entity_type", value.entity_type]];
+  if (kind === "relation") {
+    return [
+      ["subject_type", value.subject_type],
+      ["object_type", value.object_type],
+    ];
+  }
+  return [];
+}
+
+function* typeIssues(kind: CandidateKind, value: Record<string, unknown>, allowed?: ReadonlySet<string>): Iterable<ValidationIssue> {
+  if (!allowed) return;
+  for (const [field, raw] of typeFields(kind, value)) {
+    if (raw === undefined) continue;
+    const type = normaliseType(String(raw));
+    if (type !== WILDCARD_TYPE && !allowed.has(type)) {
+      yield { field, message: `entity type "${String(raw)}" is not known to the skill (${[...allowed].join(", ")})` };
+    }
+  }
+}
