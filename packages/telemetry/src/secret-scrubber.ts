@@ -9,7 +9,9 @@ const MIN_SECRET_LENGTH = 6;
 export function scrubSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
   for (const secret of secrets) if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.replaceAll(secret, REDACTED);
-  for (const shape of SHAPES) out = out.replace(shape, (match, scheme?: string) => (scheme ? `${scheme} ${REDACTED}` : REDACTED));
+  // Only the bearer shape has a group (the scheme, kept); for the others the second argument is an offset.
+  for (const shape of SHAPES)
+    out = out.replace(shape, (_match, scheme: unknown) => (typeof scheme === "string" ? `${scheme} ${REDACTED}` : REDACTED));
   return out;
 }
 

@@ -103,7 +103,7 @@ test("every attempt fails differently; the item ends dead with its input kept, a
 
   // Dead, listed for operators, and its input kept as it was accepted.
   const dead = await get("/work-items?status=dead");
-  expect(dead.body.work_items.map((i: { id: string }) => i.id)).toContain(item.id);
+  expect(dead.body.work_items.map((i: { work_item_id: string }) => i.work_item_id)).toContain(item.id);
   expect((await h.api.db.document.findUniqueOrThrow({ where: { id: documentId } })).text).toBe(TEXT);
 
   llm.script({ json: FACTS });
