@@ -6,6 +6,8 @@ module.exports = {
   transform: {
     "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.base.json", diagnostics: false }],
   },
+  // packages/client is ESM source: its relative imports name the emitted .js file, which is the .ts one here.
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   globalSetup: "<rootDir>/packages/test-support/src/global-setup.ts",
   globalTeardown: "<rootDir>/packages/test-support/src/global-teardown.ts",
   testTimeout: 60_000,

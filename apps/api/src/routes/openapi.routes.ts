@@ -3,7 +3,8 @@ import { z } from "zod";
 import { buildOpenApiDocument } from "../http/openapi-document";
 import { defineRoute, type RouteDefinition, type RouteGroup } from "../http/route-definition";
 
-const VERSION = "1.0.0";
+/** The contract's version; the generated client (packages/client) is built from the document carrying it. */
+export const API_VERSION = "1.0.0";
 
 /** `groups` is read on each request, so the document lists every route mounted after this one too. */
 export function openApiRoutes(groups: () => RouteGroup[]): RouteDefinition[] {
@@ -21,7 +22,7 @@ export function openApiRoutes(groups: () => RouteGroup[]): RouteDefinition[] {
         },
       },
       handle: async () => {
-        document ??= buildOpenApiDocument(groups(), VERSION);
+        document ??= buildOpenApiDocument(groups(), API_VERSION);
         return { status: 200, body: document };
       },
     }),

@@ -1,0 +1,73 @@
+// What a failed call throws. The API answers every error as RFC 9457 problem details
+// (application/problem+json); RecallError carries them typed, with the field errors a 400 names.
+
+export interface FieldError {
+  /** Where the problem is: `body.content`, `query.limit`, `path.sessionId`, … */
+  field: string;
+  message: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: FieldError[];
+}
+
+/** A non-success answer from the API, after any retries. */
+export class RecallError extends Error {
+  override name = "RecallError";
+  readonly status: number;
+  readonly type: string;
+  readonly title: string;
+  readonly detail: string;
+  /** Per-field errors of a 400; empty otherwise. */
+  readonly errors: FieldError[];
+  readonly method: string;
+  readonly url: string;
+  /** The Retry-After of the last answer, when the server sent one (429, 503). */
+  readonly retryAfter: string | null;
+
+  constructor(response: Response, method: string, body: unknown) {
+    const problem = asProblem(body);
+    const status = response.status;
+    const title = problem?.title ?? (response.statusText || `HTTP ${status}`);
+    const detail = problem?.detail ?? (typeof body === "string" ? body.slice(0, 500) : "");
+    super(`${method} ${response.url}: ${status} ${title}${detail ? `: ${detail}` : ""}`);
+    this.status = status;
+    this.type = problem?.type ?? "about:blank";
+    this.title = title;
+    this.detail = detail;
+    this.errors = problem?.errors ?? [];
+    this.method = method;
+    this.url = response.url;
+    this.retryAfter = response.headers.get("retry-after");
+  }
+
+  /** The message the server gave for one field, e.g. `err.fieldError("body.content")`. */
+  fieldError(field: string): string | undefined {
+    return this.errors.find((e) => e.field === field)?.message;
+  }
+}
+
+/** One attempt (or a wait) took longer than the configured timeout; the call was abandoned. */
+export class RecallTimeoutError extends Error {
+  override name = "RecallTimeoutError";
+  constructor(
+    readonly timeoutMs: number,
+    what: string,
+  ) {
+    super(`${what}: no answer within ${timeoutMs} ms`);
+  }
+}
+
+function asProblem(body: unknown): Partial<Problem> | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const b = body as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const errors = Array.isArray(b.errors)
+    ? b.errors.filter((e): e is FieldError => typeof e?.field === "string" && typeof e?.message === "string")
+    : undefined;
+  return { type: text(b.type), title: text(b.title), detail: text(b.detail), errors };
+}

@@ -1,0 +1,223 @@
+// The hand-written surface: one method per thing a person does with Recall, each a typed
+// call through openapi-fetch (paths and shapes from the generated types) and the transport
+// (retries, idempotency keys, timeouts, abort). `raw` reaches any route, new ones included.
+import createClient, { type Client } from "openapi-fetch";
+import { RecallError } from "./errors.js";
+import type { paths } from "./generated/openapi.js";
+import { DEFAULT_RETRY, type RetryPolicy } from "./retry-policy.js";
+import { callFetch, type CallOptions, type TransportSettings } from "./transport.js";
+import { waitForDocument, type WaitOptions } from "./document-wait.js";
+import type * as T from "./types.js";
+
+export interface RecallOptions {
+  /** Where the API listens, e.g. http://127.0.0.1:8080 */
+  baseUrl: string;
+  /** The context (tenant) every memory call is about; needed with `apiKey` for all but admin calls. */
+  contextId?: string;
+  /** The context's API key (sent as the API-KEY header). */
+  apiKey?: string;
+  /** The server's ADMIN_API_KEY, for `admin` calls (contexts and keys). */
+  adminKey?: string;
+  /** Per attempt; default 60 s (a turn waits up to the server's TURN_TIMEOUT_MS, 30 s by default). */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Another fetch (a proxy agent, a test's); default globalThis.fetch. */
+  fetch?: typeof globalThis.fetch;
+}
+
+type Answer<D> = { data?: D; error?: unknown; response: Response };
+
+export class RecallClient {
+  /** The typed openapi-fetch client with this client's transport; the context's API-KEY is sent when set. */
+  readonly raw: Client<paths>;
+  readonly contextId: string | undefined;
+  private readonly settings: TransportSettings;
+
+  constructor(private readonly options: RecallOptions) {
+    this.contextId = options.contextId;
+    this.settings = {
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      timeoutMs: options.timeoutMs ?? 60_000,
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+    };
+    this.raw = createClient<paths>({
+      baseUrl: options.baseUrl.replace(/\/+$/, ""),
+      headers: options.apiKey ? { "API-KEY": options.apiKey } : {},
+      fetch: callFetch(this.settings),
+    });
+  }
+
+  /** The same server and settings, for another context (e.g. one just created with `admin.contexts.create`). */
+  withContext(contextId: string, apiKey: string): RecallClient {
+    return new RecallClient({ ...this.options, contextId, apiKey });
+  }
+
+  readonly sessions = {
+    create: (body: { metadata?: Record<string, unknown> } = {}, o?: CallOptions): Promise<T.SessionCreated> =>
+      this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/sessions", { ...init, params: { path: this.ctx() }, body })),
+  };
+
+  readonly turns = {
+    /** Answers once the turn's extraction is committed (or failed); `extraction.status` is `pending` if it took longer than the server waits. */
+    post: (sessionId: string, body: T.TurnInput, o?: CallOptions): Promise<T.TurnResult> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/sessions/{sessionId}/turns", { ...init, params: { path: { ...this.ctx(), sessionId } }, body }),
+      ),
+    list: (sessionId: string, query: { scope?: T.Scope } & T.Page = {}, o?: CallOptions): Promise<T.TurnPage> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/sessions/{sessionId}/turns", { ...init, params: { path: { ...this.ctx(), sessionId }, query } }),
+      ),
+  };
+
+  /** Entities in the reader's scope with their current facts, and the active instructions: fetch it before each system prompt. */
+  profile(scope: T.Scope, page: T.Page = {}, o?: CallOptions): Promise<T.Profile> {
+    return this.call(o, (init) =>
+      this.raw.GET("/api/v1/{contextId}/profile", { ...init, params: { path: this.ctx(), query: { scope, ...page } } }),
+    );
+  }
+
+  /** Facts true at `as_of` as known at `recorded_as_of`, active instructions and open unknowns. */
+  state(body: T.StateInput, o?: CallOptions): Promise<T.State> {
+    return this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/state", { ...init, params: { path: this.ctx() }, body }));
+  }
+
+  /** Search facts, instructions, turns and document text; each result links to its source. */
+  query(body: T.QueryInput, o?: CallOptions): Promise<T.QueryResult> {
+    return this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/query", { ...init, params: { path: this.ctx() }, body }));
+  }
+
+  readonly facts = {
+    write: (body: T.FactWriteInput, o?: CallOptions): Promise<T.FactWriteResult> =>
+      this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/facts", { ...init, params: { path: this.ctx() }, body })),
+    /** From an attribute, relation, assertion or instruction id back to the bytes it came from. */
+    provenance: (factId: string, query: { scope?: T.Scope } = {}, o?: CallOptions): Promise<T.Provenance> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/facts/{factId}/provenance", { ...init, params: { path: { ...this.ctx(), factId }, query } }),
+      ),
+  };
+
+  readonly entities = {
+    history: (entityId: string, query: { scope?: T.Scope } & T.Page = {}, o?: CallOptions): Promise<T.EntityHistory> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/entities/{entityId}/history", { ...init, params: { path: { ...this.ctx(), entityId }, query } }),
+      ),
+  };
+
+  readonly documents = {
+    /** Accepted at once (202); follow it with `status` or `waitUntilCommitted`. */
+    post: (body: T.DocumentInput, o?: CallOptions): Promise<T.DocumentAccepted> =>
+      this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/documents", { ...init, params: { path: this.ctx() }, body })),
+    status: (documentId: string, o?: CallOptions): Promise<T.DocumentStatus> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/documents/{documentId}/status", { ...init, params: { path: { ...this.ctx(), documentId } } }),
+      ),
+    /** Polls the status until `committed`; throws RecallPipelineError when it failed, RecallTimeoutError after `timeoutMs`. */
+    waitUntilCommitted: (documentId: string, options: WaitOptions = {}): Promise<T.DocumentStatus> =>
+      waitForDocument((o) => this.documents.status(documentId, o), documentId, options),
+  };
+
+  /** Delete by source: retract everything derived from a document, a turn or a direct write (nothing is deleted). */
+  readonly retractions = {
+    document: (documentId: string, body: { reason: string }, o?: CallOptions): Promise<T.Retraction> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/documents/{documentId}/retract", {
+          ...init,
+          params: { path: { ...this.ctx(), documentId } },
+          body,
+        }),
+      ),
+    turn: (turnId: string, body: { reason: string }, o?: CallOptions): Promise<T.Retraction> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/turns/{turnId}/retract", { ...init, params: { path: { ...this.ctx(), turnId } }, body }),
+      ),
+    factWrite: (factWriteId: string, body: { reason: string }, o?: CallOptions): Promise<T.Retraction> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/fact-writes/{factWriteId}/retract", {
+          ...init,
+          params: { path: { ...this.ctx(), factWriteId } },
+          body,
+        }),
+      ),
+  };
+
+  readonly workItems = {
+    list: (query: T.WorkItemQuery = {}, o?: CallOptions): Promise<T.WorkItemPage> =>
+      this.call(o, (init) => this.raw.GET("/api/v1/{contextId}/work-items", { ...init, params: { path: this.ctx(), query } })),
+    /** Runs a failed or dead work item again from its kept input (409 when it is neither). */
+    retry: (workItemId: string, o?: CallOptions): Promise<T.WorkItem> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/work-items/{workItemId}/retry", { ...init, params: { path: { ...this.ctx(), workItemId } } }),
+      ),
+  };
+
+  /** Calls with the server's ADMIN_API_KEY (`adminKey`). */
+  readonly admin = {
+    contexts: {
+      /** A new context and its first API key (shown once). */
+      create: (body: T.ContextInput, o?: CallOptions): Promise<T.ContextCreated> =>
+        this.call(o, (init) => this.raw.POST("/api/v1/contexts", { ...init, headers: this.adminHeaders(), body })),
+    },
+    keys: {
+      list: (contextId: string, page: T.Page = {}, o?: CallOptions): Promise<T.KeyPage> =>
+        this.call(o, (init) =>
+          this.raw.GET("/api/v1/contexts/{contextId}/keys", {
+            ...init,
+            headers: this.adminHeaders(),
+            params: { path: { contextId }, query: page },
+          }),
+        ),
+      issue: (contextId: string, o?: CallOptions): Promise<T.IssuedKey> =>
+        this.call(o, (init) =>
+          this.raw.POST("/api/v1/contexts/{contextId}/keys", { ...init, headers: this.adminHeaders(), params: { path: { contextId } } }),
+        ),
+      /** A new key; the old one is revoked unless `keep_old`. */
+      rotate: (contextId: string, keyId: string, body: { keep_old?: boolean } = {}, o?: CallOptions): Promise<T.RotatedKey> =>
+        this.call(o, (init) =>
+          this.raw.POST("/api/v1/contexts/{contextId}/keys/{keyId}/rotate", {
+            ...init,
+            headers: this.adminHeaders(),
+            params: { path: { contextId, keyId } },
+            body,
+          }),
+        ),
+      revoke: (contextId: string, keyId: string, o?: CallOptions): Promise<T.RevokedKey> =>
+        this.call(o, (init) =>
+          this.raw.DELETE("/api/v1/contexts/{contextId}/keys/{keyId}", {
+            ...init,
+            headers: this.adminHeaders(),
+            params: { path: { contextId, keyId } },
+          }),
+        ),
+    },
+  };
+
+  /** GET /healthz: the process is up. */
+  health(o?: CallOptions) {
+    return this.call(o, (init) => this.raw.GET("/healthz", init));
+  }
+
+  /** Sends one call through the transport and returns its 2xx body, or throws RecallError with the problem details. */
+  private async call<D>(o: CallOptions | undefined, send: (init: { fetch: (r: Request) => Promise<Response> }) => Promise<Answer<D>>) {
+    const transport = callFetch(this.settings, o);
+    let method = "";
+    const { data, error, response } = await send({
+      fetch: (request) => {
+        method = request.method;
+        return transport(request);
+      },
+    });
+    if (!response.ok) throw new RecallError(response, method, error);
+    return data as D;
+  }
+
+  private ctx(): { contextId: string } {
+    if (!this.contextId || !this.options.apiKey)
+      throw new Error("this call needs a context: pass contextId and apiKey (or use withContext)");
+    return { contextId: this.contextId };
+  }
+
+  private adminHeaders(): Record<string, string> {
+    if (!this.options.adminKey) throw new Error("admin calls need adminKey (the server's ADMIN_API_KEY)");
+    return { Authorization: `Bearer ${this.options.adminKey}` };
+  }
+}

@@ -1,0 +1,107 @@
+// The fetch every call goes through (openapi-fetch hands it the built Request): one
+// Idempotency-Key per call, reused by each of its attempts, so a write the server already
+// took is not stored twice; 429/503 retried per the policy; a timeout per attempt; the
+// caller's AbortSignal honoured while waiting for an answer and between attempts.
+import { RecallTimeoutError } from "./errors.js";
+import { RETRYABLE_STATUSES, retryDelay, type RetryPolicy } from "./retry-policy.js";
+
+export interface TransportSettings {
+  fetch: typeof globalThis.fetch;
+  /** Per attempt: from sending the request to the last byte of the answer. */
+  timeoutMs: number;
+  retry: RetryPolicy;
+}
+
+/** Per-call options; every method of the client takes them last. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Defaults to the request's own Idempotency-Key header, else a fresh UUID per call; pass your own to make a call you repeat yourself idempotent too. */
+  idempotencyKey?: string;
+  retry?: Partial<RetryPolicy>;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+interface Attempt {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: string | undefined;
+}
+
+export function callFetch(settings: TransportSettings, call: CallOptions = {}): (request: Request) => Promise<Response> {
+  const policy = { ...settings.retry, ...call.retry };
+  return async (request) => {
+    const safe = SAFE_METHODS.has(request.method);
+    const headers = new Headers(request.headers);
+    if (!safe) headers.set("Idempotency-Key", call.idempotencyKey ?? headers.get("Idempotency-Key") ?? crypto.randomUUID());
+    const body = safe ? undefined : (await request.text()) || undefined;
+    const attempt: Attempt = { url: request.url, method: request.method, headers, body };
+    for (let n = 1; ; n++) {
+      const response = await sendOnce(settings, attempt, call, { retryNetworkError: safe && n < policy.maxAttempts });
+      const delay = response && nextDelay(response, n, policy);
+      if (response && delay === undefined) return response;
+      await sleep(delay ?? retryDelay(null, n, policy)!, call.signal);
+    }
+  };
+}
+
+/** undefined: answer with this response; a number: wait that long and try again. */
+function nextDelay(response: Response, attempt: number, policy: RetryPolicy): number | undefined {
+  if (!RETRYABLE_STATUSES.has(response.status) || attempt >= policy.maxAttempts) return undefined;
+  return retryDelay(response.headers.get("retry-after"), attempt, policy);
+}
+
+/**
+ * One attempt, body read in full inside the timeout. Returns undefined for a network error worth
+ * retrying (only reads: a write that failed mid-flight may have been stored).
+ */
+async function sendOnce(
+  settings: TransportSettings,
+  a: Attempt,
+  call: CallOptions,
+  { retryNetworkError }: { retryNetworkError: boolean },
+): Promise<Response | undefined> {
+  const timeoutMs = call.timeoutMs ?? settings.timeoutMs;
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
+  const signal = call.signal ? AbortSignal.any([call.signal, timeout.signal]) : timeout.signal;
+  try {
+    const response = await settings.fetch(a.url, { method: a.method, headers: a.headers, body: a.body, signal });
+    const bytes = await response.arrayBuffer();
+    const copy = new Response(NULL_BODY.has(response.status) ? null : bytes, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    // A constructed Response has no url; errors name the request's.
+    Object.defineProperty(copy, "url", { value: response.url || a.url });
+    return copy;
+  } catch (err) {
+    if (call.signal?.aborted) throw call.signal.reason;
+    if (timeout.signal.aborted) throw new RecallTimeoutError(timeoutMs, `${a.method} ${a.url}`);
+    if (retryNetworkError && err instanceof TypeError) return undefined;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const NULL_BODY = new Set([204, 205, 304]);
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
