@@ -16,9 +16,12 @@ const THRESHOLD = 0.8;
 
 export async function loadWithServices(databaseUrl: string, contextId: string, conversations: GateConversation[]): Promise<LoadSummary> {
   const started = Date.now();
-  const db = createDb({ databaseUrl, poolMax: 4 });
+  // writeFacts holds a connection for its stage attempt while its commit takes another: two per conversation loading at once.
+  const db = createDb({ databaseUrl, poolMax: 2 * conversations.length + 2 });
   try {
-    const results = await Promise.all(conversations.map((c) => loadConversation(db, contextId, c)));
+    // One conversation at a time: on a busy machine, five at once can outlast writeFacts' transaction timeout.
+    const results: LoadSummary[] = [];
+    for (const c of conversations) results.push(await loadConversation(db, contextId, c));
     const sum = (key: keyof LoadSummary) => results.reduce((n, r) => n + r[key], 0);
     return { turns: sum("turns"), committed: sum("committed"), failed: sum("failed"), seconds: (Date.now() - started) / 1000 };
   } finally {

@@ -18,17 +18,28 @@ export const BENCH_ADMIN_KEY = `bench-${randomBytes(8).toString("hex")}`;
 
 export interface BenchService {
   baseUrl: string;
+  /** The same API with no vector retriever: /query answers from full text alone (equals baseUrl when none is configured). */
+  fullTextUrl: string;
   config: Config;
   /** Stops the workers, so measurements see no background work. */
   stopWorkers(): Promise<void>;
   close(): Promise<void>;
 }
 
+export interface ServiceOptions {
+  /** A database kept between runs (created when missing, migrated, never dropped); default: a fresh one, dropped on close. */
+  keepDatabase?: string;
+}
+
 /** `overrides` adds settings, e.g. a model provider for the economy benchmark. */
-export async function startService(overrides: Partial<Record<keyof Config, string>> = {}): Promise<BenchService> {
+export async function startService(
+  overrides: Partial<Record<keyof Config, string>> = {},
+  options: ServiceOptions = {},
+): Promise<BenchService> {
   const base = loadConfig();
-  const database = `recall_bench_${randomBytes(4).toString("hex")}`;
-  await adminQuery(base.DATABASE_URL, `CREATE DATABASE "${database}"`);
+  const database = options.keepDatabase ?? `recall_bench_${randomBytes(4).toString("hex")}`;
+  if (!options.keepDatabase || !(await databaseExists(base.DATABASE_URL, database)))
+    await adminQuery(base.DATABASE_URL, `CREATE DATABASE "${database}"`);
   const config = configWith({
     DATABASE_URL: withDatabase(base.DATABASE_URL, database),
     REDIS_URL: base.REDIS_URL,
@@ -44,22 +55,27 @@ export async function startService(overrides: Partial<Record<keyof Config, strin
   let runtime: WorkerRuntime | undefined = startWorkers(worker.deps, worker.connection, QUEUE_NAMES);
   const api = bootstrapApi(config);
   const server = await listen(createApp(api));
+  const fullText = api.vector ? await listen(createApp({ ...api, vector: undefined })) : server;
   const stopWorkers = async () => {
     await runtime?.close();
     runtime = undefined;
   };
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    baseUrl: urlOf(server),
+    fullTextUrl: urlOf(fullText),
     config,
     stopWorkers,
     async close() {
       await stopWorkers();
+      if (fullText !== server) await new Promise((resolve) => fullText.close(resolve));
       await new Promise((resolve) => server.close(resolve));
       await closeAll(worker, api, config);
-      await adminQuery(base.DATABASE_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+      if (!options.keepDatabase) await adminQuery(base.DATABASE_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     },
   };
 }
+
+const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 function listen(app: ReturnType<typeof createApp>): Promise<Server> {
   return new Promise((resolve) => {
@@ -75,11 +91,15 @@ async function closeAll(worker: WorkerProcess, api: ReturnType<typeof bootstrapA
   redis.disconnect();
 }
 
-async function adminQuery(url: string, sql: string): Promise<void> {
+async function databaseExists(url: string, database: string): Promise<boolean> {
+  return (await adminQuery(url, "SELECT 1 FROM pg_database WHERE datname = $1", [database])) > 0;
+}
+
+async function adminQuery(url: string, sql: string, values: unknown[] = []): Promise<number> {
   const admin = new Client({ connectionString: adminUrl(url) });
   await admin.connect();
   try {
-    await admin.query(sql);
+    return (await admin.query(sql, values)).rowCount ?? 0;
   } finally {
     await admin.end();
   }

@@ -36,7 +36,14 @@ export interface EconomyServer {
   /** The OpenAI SDK baseURL (it appends /chat/completions, /embeddings). */
   baseUrl: string;
   counts: EconomyCounts;
+  /** When each chat request arrived (ms, performance clock): what an RPM limit is checked against. */
+  chatTimes: number[];
   close(): Promise<void>;
+}
+
+export interface EconomyServerOptions {
+  /** Answer each chat request this long after it arrived (a model-bound run); default at once. */
+  chatDelayMs?: number;
 }
 
 const EMPTY_DIFF = { entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] };
@@ -60,22 +67,29 @@ export function emptyCounts(): EconomyCounts {
   };
 }
 
-export async function startEconomyServer(mem0Answer: Mem0Answer = "empty"): Promise<EconomyServer> {
+export async function startEconomyServer(mem0Answer: Mem0Answer = "empty", options: EconomyServerOptions = {}): Promise<EconomyServer> {
   const counts = emptyCounts();
+  const chatTimes: number[] = [];
   const vectors = embeddingsState();
   const server = http.createServer((req, res) => {
-    void readBody(req).then((raw) => {
+    const arrived = performance.now();
+    const chat = (req.url ?? "").startsWith("/v1/chat");
+    if (chat) chatTimes.push(arrived);
+    void readBody(req).then(async (raw) => {
       const started = performance.now();
       const reply = answer(req.url ?? "", raw, { counts, vectors, mem0Answer });
+      counts.serverMs += performance.now() - started;
+      const wait = chat ? (options.chatDelayMs ?? 0) - (performance.now() - arrived) : 0;
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       res.writeHead(reply.status, { "content-type": "application/json" });
       res.end(JSON.stringify(reply.body));
-      counts.serverMs += performance.now() - started;
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     counts,
+    chatTimes,
     close: () => {
       // The SDKs keep sockets alive; close() would wait for them otherwise.
       server.closeAllConnections();

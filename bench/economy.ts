@@ -6,7 +6,8 @@
 //   LOCOMO_DIR            data folder (default ../shared/data/locomo from the repo root)
 //   ECONOMY_FILE          conversation file (default: the first, 26.json)
 //   ECONOMY_TURNS         only the first N turns (default: all)
-//   ECONOMY_RECALL        direct,service (default both; `service` needs Postgres and Redis)
+//   ECONOMY_RECALL        direct,service,bulk (default all three; `service` and `bulk` need Postgres and Redis;
+//                         bulk imports the turns through POST …/turns/batch: windowed extraction)
 //   ECONOMY_MEM0          on (default), off: Recall only
 //   ECONOMY_MEM0_HISTORY  on (mem0's default: its last 10 messages go into each prompt), off
 //                         (disableHistory), or both
@@ -15,6 +16,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isolateMem0Environment, loadMem0, runMem0 } from "./economy-mem0";
+import { runRecallBulk } from "./economy-bulk";
 import { runRecallDirect, runRecallService, type RecallRun } from "./economy-recall";
 import { printEconomy, type PeerResult } from "./economy-report";
 import { startEconomyServer, type Mem0Answer } from "./economy-server";
@@ -61,9 +63,10 @@ function readOptions(): Options | undefined {
     return undefined;
   }
   const limit = Number(process.env.ECONOMY_TURNS ?? conversation.turns.length);
-  const recall = (process.env.ECONOMY_RECALL ?? "direct,service").split(",").map((m) => m.trim());
-  const unknown = recall.filter((m) => m !== "direct" && m !== "service");
-  if (unknown.length > 0 || !(limit > 0)) throw new Error(`ECONOMY_RECALL must list direct and/or service, ECONOMY_TURNS be positive`);
+  const recall = (process.env.ECONOMY_RECALL ?? "direct,service,bulk").split(",").map((m) => m.trim());
+  const unknown = recall.filter((m) => !["direct", "service", "bulk"].includes(m));
+  if (unknown.length > 0 || !(limit > 0))
+    throw new Error(`ECONOMY_RECALL must list direct, service and/or bulk, ECONOMY_TURNS be positive`);
   const history = process.env.ECONOMY_MEM0_HISTORY ?? "on";
   return {
     conversation,
@@ -77,6 +80,7 @@ function readOptions(): Options | undefined {
 }
 
 function runRecall(mode: string, conversation: GateConversation, turns: GateTurn[], baseUrl: string): Promise<RecallRun> {
+  if (mode === "bulk") return runRecallBulk(conversation, turns, baseUrl);
   return mode === "service" ? runRecallService(conversation, turns, baseUrl) : runRecallDirect(conversation, turns, baseUrl);
 }
 
@@ -118,6 +122,10 @@ const NOTES: [peer: string, note: string][] = [
   [
     "Recall service",
     "Recall service: POST /turns through the queues, Postgres and truth maintenance, with RECALL_EMBEDDING_MODEL set (one embeddings call per committed turn, of the turn's text and its facts).",
+  ],
+  [
+    "Recall bulk",
+    "Recall bulk: the same turns imported through POST …/turns/batch; heuristics per turn, the rest in windows of consecutive turns (RECALL_WINDOW_MAX_TURNS, default 20), one chat completion per window.",
   ],
   [
     "mem0",

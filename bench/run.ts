@@ -1,4 +1,14 @@
-// pnpm bench — /profile and /query latency (p50, p99) over one context holding the five
+// pnpm bench — the performance report. Sections (BENCH_SECTIONS, comma-separated; default all):
+//   latency     BENCH_LATENCY_TURNS (500) sequential turns, instant model, against the turn floor
+//   throughput  BENCH_THROUGHPUT_TURNS (400) turns from BENCH_CLIENTS (8) clients, against the write floor
+//   model       BENCH_MODEL_TURNS (120) model-bound turns (BENCH_MODEL_DELAY_MS 300), one extract process
+//   scaleout    the same with 1, 2 and 4 extract worker processes (BENCH_SCALEOUT=1,2,4)
+//   rpm         BENCH_RPM (30) requests-per-minute limit across two extract processes (takes over a minute)
+//   memory      RSS of API and worker after BENCH_MEMORY_TURNS (10,000) turns, growth from the half-way mark
+//   reads       /profile and /query below
+// The first five run real API and worker processes (perf-cluster.ts); see perf-sections.ts.
+//
+// reads: /profile and /query latency (p50, p99) over one context holding the five
 // LoCoMo conversations, each as a ratio to a floor measured in the same run: the same
 // number of indexed SELECTs issued directly to Postgres.
 //   LOCOMO_DIR      data folder (default ../shared/data/locomo from the repo root)
@@ -8,6 +18,7 @@
 //                   turn through the real turn path (bench-load.ts), several minutes on 2 cores.
 // No model is configured either way, so the heuristic stage does what it can.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { loadConversations as readConversations, type GateConversation } from "./gate-locomo";
@@ -16,8 +27,28 @@ import { countStatements, floorProbe, measure, type Latency, type Probe } from "
 import { loadQuestions } from "./bench-questions";
 import { loadWithServices } from "./bench-service-load";
 import { BENCH_ADMIN_KEY, startService, type BenchService } from "./bench-service";
+import { latencySection, memorySection, modelBoundSection, rpmSection, throughputSection } from "./perf-sections";
+
+const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "reads"];
 
 async function main(): Promise<void> {
+  const sections = (process.env.BENCH_SECTIONS ?? ALL.join(",")).split(",").map((s) => s.trim());
+  const unknown = sections.filter((s) => !ALL.includes(s));
+  if (unknown.length > 0) throw new Error(`BENCH_SECTIONS: unknown ${unknown.join(", ")}; choose from ${ALL.join(", ")}`);
+  console.log(
+    `# Recall performance report (${new Date().toISOString()}; ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB)`,
+  );
+  if (sections.includes("latency")) await latencySection();
+  if (sections.includes("throughput")) await throughputSection();
+  if (sections.includes("model")) await modelBoundSection([1]);
+  if (sections.includes("scaleout")) await modelBoundSection((process.env.BENCH_SCALEOUT ?? "1,2,4").split(",").map(Number));
+  if (sections.includes("rpm")) await rpmSection();
+  if (sections.includes("memory")) await memorySection();
+  if (sections.includes("reads")) await readsSection();
+}
+
+async function readsSection(): Promise<void> {
+  console.log("\n## reads: /profile and /query");
   const dir = process.env.LOCOMO_DIR ?? path.resolve(__dirname, "../../shared/data/locomo");
   if (!fs.existsSync(dir)) {
     console.log(`bench: no LoCoMo data at ${dir}; set LOCOMO_DIR to measure. Nothing to do.`);

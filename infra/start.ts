@@ -28,12 +28,13 @@ async function main(): Promise<void> {
   }
   // Loaded only now, so the config sees the URLs chosen above.
   const { loadConfig } = await import("@recall/config");
-  const { migrate } = await import("@recall/db/src/migrator");
   const config = loadConfig();
-  const report = await migrate(config.DATABASE_URL);
-  console.log(`migrations: ${report.applied.length} applied, ${report.alreadyApplied.length} already applied`);
+  // Before pg, ioredis and express are first loaded, so their instrumentations can patch them.
   const { initTracing } = await import("@recall/telemetry");
   initTracing(config.OTEL_SERVICE_NAME, config.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const { migrate } = await import("@recall/db/src/migrator");
+  const report = await migrate(config.DATABASE_URL);
+  console.log(`migrations: ${report.applied.length} applied, ${report.alreadyApplied.length} already applied`);
   const { bootstrapWorker } = await import("../apps/worker/src/bootstrap");
   const { startWorkers } = await import("../apps/worker/src/worker-runtime");
   const { QUEUE_NAMES } = await import("@recall/queues");

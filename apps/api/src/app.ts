@@ -1,23 +1,24 @@
 import express, { type Express } from "express";
-import { trace } from "@opentelemetry/api";
-import { httpDuration } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { AppError, errorHandler } from "./http/errors";
+import { httpTelemetry } from "./http/http-telemetry";
 import type { RouteGroup } from "./http/route-definition";
 import { mountGroup } from "./http/route-mount";
 import { idempotencyGuard } from "./idempotency/idempotency-options";
-import { jsonBody, rejectNul, requireJsonBody } from "./http/request-guards";
+import { jsonBody, rejectNul } from "./http/request-guards";
 import { contextRoutes } from "./routes/contexts.routes";
 import { documentRoutes } from "./routes/documents.routes";
 import { entityRoutes } from "./routes/entities.routes";
 import { factRoutes } from "./routes/facts.routes";
 import { healthRoutes } from "./routes/health.routes";
+import { instructionRoutes } from "./routes/instructions.routes";
 import { keyRoutes } from "./routes/keys.routes";
 import { openApiRoutes } from "./routes/openapi.routes";
 import { profileRoutes } from "./routes/profile.routes";
 import { queryRoutes } from "./routes/query.routes";
 import { retractionRoutes } from "./routes/retractions.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
+import { turnBatchRoutes } from "./routes/turn-batches.routes";
 import { stateRoutes } from "./routes/state.routes";
 import { workItemRoutes } from "./routes/work-items.routes";
 
@@ -27,14 +28,18 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
   groups.push(
     { prefix: "", auth: "none", routes: [...healthRoutes(deps), ...openApiRoutes(() => groups)] },
     { prefix: "/api/v1/contexts", auth: "admin", routes: [...contextRoutes(deps), ...keyRoutes(deps)] },
+    // Before /api/v1/:contextId, which would otherwise take "admin" for a context id.
+    { prefix: "/api/v1/admin", auth: "admin", routes: workItemRoutes(deps, "admin") },
     {
       prefix: "/api/v1/:contextId",
       auth: "api_key",
       routes: [
         ...documentRoutes(deps),
         ...sessionRoutes(deps),
+        ...turnBatchRoutes(deps),
         ...workItemRoutes(deps),
         ...profileRoutes(deps),
+        ...instructionRoutes(deps),
         ...stateRoutes(deps),
         ...queryRoutes(deps),
         ...factRoutes(deps),
@@ -56,20 +61,12 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   app.disable("x-powered-by");
   // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
   app.set("query parser", "extended");
-  app.use(requireJsonBody, jsonBody(deps.config.REQUEST_BODY_LIMIT_BYTES));
+  // A JSON document's text may be as large as RECALL_DOCUMENT_MAX_BYTES, plus its JSON escaping.
+  const jsonLimit = Math.max(deps.config.REQUEST_BODY_LIMIT_BYTES, Math.ceil(deps.config.RECALL_DOCUMENT_MAX_BYTES * 1.1) + 64 * 1024);
+  app.use(jsonBody(jsonLimit));
   app.use(rejectNul);
   // One span per request, active for the handlers, so stored rows carry its trace id.
-  app.use((req, res, next) => {
-    trace.getTracer("recall").startActiveSpan(`${req.method} ${req.path}`, (span) => {
-      res.on("finish", () => span.end());
-      next();
-    });
-  });
-  app.use((req, res, next) => {
-    const stop = httpDuration.startTimer({ method: req.method });
-    res.on("finish", () => stop({ route: req.route?.path ?? "unmatched", status: String(res.statusCode) }));
-    next();
-  });
+  app.use(httpTelemetry());
   const mount = { checkResponses: deps.config.NODE_ENV === "test", idempotency: idempotencyGuard(deps) };
   for (const [path, handler] of options.extras ?? []) app.use(path, handler);
   for (const group of routeGroups(deps)) app.use(group.prefix || "/", mountGroup(deps, group, mount));

@@ -1,9 +1,10 @@
 import type { Config } from "@recall/config";
 import { createDb } from "@recall/db";
-import { createProducerConnection, createQueues } from "@recall/queues";
+import { WorkItemService, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
 import { configSecrets } from "@recall/config";
-import { createLogger, type LoggerOptions } from "@recall/telemetry";
+import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
+import { createTurnCompletion } from "./services/turn-completion";
 import { vectorRetriever } from "./services/vector-search";
 
 export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): ApiDeps & { close(): Promise<void> } {
@@ -11,14 +12,23 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
   const db = createDb({ databaseUrl: config.DATABASE_URL });
   const logger = createLogger(config.LOG_LEVEL, "recall-api", { ...logOptions, secrets: configSecrets(config) });
+  const vector = vectorRetriever(config);
+  // Decided at start-up: pgvector's index when the server has the extension, else the SQL scan (reported by /readyz).
+  void vector?.index?.(db).then((index) => logger.info({ index }, "vector search index"));
+  const turns = createTurnCompletion(config.DATABASE_URL, config.TURN_FALLBACK_POLL_MS, logger);
+  observePipeline(db, queues);
+  setModelPrices(config.RECALL_MODEL_PRICES_JSON);
   return {
     config,
     db,
     queues,
     redis,
     logger,
-    vector: vectorRetriever(config),
+    turns,
+    vector,
+    workItems: new WorkItemService({ db, queues, logger }),
     async close() {
+      await turns.listener.close();
       await queues.close();
       redis.disconnect();
       await db.$disconnect();

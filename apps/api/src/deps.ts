@@ -1,9 +1,10 @@
 import type { Config } from "@recall/config";
 import type { Db } from "@recall/db";
 import type { VectorRetriever } from "@recall/memory";
-import type { QueueSet } from "@recall/queues";
+import type { QueueSet, WorkItemService } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 import type { Redis } from "ioredis";
+import type { TurnCompletion } from "./services/turn-completion";
 
 export interface ApiDeps {
   config: Config;
@@ -11,6 +12,10 @@ export interface ApiDeps {
   queues: QueueSet;
   redis: Redis;
   logger: Logger;
+  /** Wakes requests waiting on a turn when its work commits (Postgres NOTIFY). */
+  turns: TurnCompletion;
+  /** Listing, retrying and cancelling work items: the rules the CLI and MCP follow too. */
+  workItems: WorkItemService;
   /** Semantic search for POST /query; absent unless RECALL_EMBEDDING_MODEL is set (see vector-search.ts). */
   vector?: VectorRetriever;
 }

@@ -1,12 +1,11 @@
+import "./tracing-preload";
 import { loadConfig } from "@recall/config";
-import { initTracing } from "@recall/telemetry";
 import { createServerApp } from "./server-app";
 import { bootstrapApi } from "./bootstrap";
 import { answerClientErrors } from "./http/http-client-errors";
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  initTracing(`${config.OTEL_SERVICE_NAME}-api`, config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const deps = bootstrapApi(config);
   const server = createServerApp(deps).listen(config.PORT, () => deps.logger.info({ port: config.PORT }, "api listening"));
   answerClientErrors(server);

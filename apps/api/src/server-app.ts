@@ -3,6 +3,7 @@
 import type { Express } from "express";
 import { createApp } from "./app";
 import type { ApiDeps } from "./deps";
+import { ADMIN_DASHBOARD_PATH, adminDashboard } from "./operators/dashboard/dashboard.routes";
 import { MCP_PATH, mcpEndpoint } from "./operators/mcp-server";
 import { DASHBOARD_PATH, queueDashboard } from "./operators/queue-dashboard";
 
@@ -10,6 +11,7 @@ export function createServerApp(deps: ApiDeps): Express {
   return createApp(deps, {
     extras: [
       [DASHBOARD_PATH, queueDashboard(deps)],
+      [ADMIN_DASHBOARD_PATH, adminDashboard(deps)],
       [MCP_PATH, mcpEndpoint(deps)],
     ],
   });

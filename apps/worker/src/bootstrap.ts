@@ -3,9 +3,9 @@ import path from "node:path";
 import { configSecrets, extractorOptions, providerOptions, type Config } from "@recall/config";
 import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
-import { createEmbeddingClient, type EmbeddingClient } from "@recall/llm";
-import { createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
-import { createLogger, type LoggerOptions } from "@recall/telemetry";
+import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
+import { RedisRateGate, createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
+import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { Redis } from "ioredis";
 import type { WorkerDeps } from "./deps";
 import { skillCatalog } from "./services/skill-catalog";
@@ -20,10 +20,12 @@ export interface WorkerProcess {
 
 export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): Promise<WorkerProcess> {
   const logger = createLogger(config.LOG_LEVEL, "recall-worker", { ...logOptions, secrets: configSecrets(config) });
+  setModelPrices(config.RECALL_MODEL_PRICES_JSON);
   const db = createDb({ databaseUrl: config.DATABASE_URL });
   const producer = createProducerConnection(config.REDIS_URL);
   const connection = createWorkerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: producer, prefix: config.QUEUE_PREFIX });
+  if (config.RECALL_MODEL_RPM) installRequestGate(new RedisRateGate(producer, `${config.QUEUE_PREFIX}:model-rpm`, config.RECALL_MODEL_RPM));
   const skills = await loadSkills(config.PIPELINE_SKILLS_DIR ?? DEFAULT_SKILLS_DIR);
   const deps: WorkerDeps = {
     config,

@@ -1,8 +1,10 @@
 // Worker entry: `--queues extract_assertions,commit_artifacts` runs only those
 // processors, so each queue can scale as its own process. Default: all queues.
+import "./tracing-preload";
 import { loadConfig } from "@recall/config";
 import { QUEUE_NAMES, isQueueName, type QueueName } from "@recall/queues";
-import { initTracing } from "@recall/telemetry";
+import { registry, type Logger } from "@recall/telemetry";
+import { createServer, type Server } from "node:http";
 import { bootstrapWorker } from "./bootstrap";
 import { startWorkers } from "./worker-runtime";
 
@@ -25,18 +27,33 @@ export function parseQueues(argv: string[]): QueueName[] {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  initTracing(`${config.OTEL_SERVICE_NAME}-worker`, config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const queues = parseQueues(process.argv.slice(2));
   const worker = await bootstrapWorker(config);
   const runtime = startWorkers(worker.deps, worker.connection, queues);
   worker.deps.logger.info({ queues }, "workers started");
+  const metrics = serveMetrics(config.WORKER_METRICS_PORT, worker.deps.logger);
   const shutdown = async () => {
+    metrics?.close();
     await runtime.close();
     await worker.close();
     process.exit(0);
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
+}
+
+/** A worker's own counters (attempts, stage durations, model calls) for Prometheus to scrape. */
+function serveMetrics(port: number, logger: Logger): Server | undefined {
+  if (port === 0) return undefined;
+  const server = createServer((req, res) => {
+    if (req.url !== "/metrics") return void res.writeHead(404).end();
+    registry.metrics().then(
+      (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
+      (err: Error) => res.writeHead(500).end(err.message),
+    );
+  });
+  server.listen(port, () => logger.info({ port }, "worker metrics on /metrics"));
+  return server;
 }
 
 if (require.main === module) {

@@ -1,10 +1,13 @@
 // Starts the processors for the chosen queues, plus the outbox relay, in this process.
 import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { CHANNELS, NotificationListener } from "@recall/db";
 import { OutboxRelay, createStageWorker, type QueueName, type StageProcessor } from "@recall/queues";
 import type { WorkerDeps } from "./deps";
 import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";
 import { extractAssertionsProcessor } from "./processors/extract-assertions.processor";
+import { extractWindowProcessor } from "./processors/extract-window.processor";
+import { windowAwareExtract } from "./windowing/windowed-turn";
 import { truthMaintenanceProcessor } from "./processors/truth-maintenance.processor";
 import { validateArtifactsProcessor } from "./processors/validate-artifacts.processor";
 
@@ -15,7 +18,14 @@ export interface WorkerRuntime {
 }
 
 export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readonly QueueName[]): WorkerRuntime {
+  const listener = new NotificationListener({
+    databaseUrl: deps.config.DATABASE_URL,
+    channels: [CHANNELS.outbox],
+    onError: (err) => deps.logger.warn({ err: err.message }, "outbox notification connection lost; reconnecting"),
+  });
+  void listener.start();
   const relay = new OutboxRelay({
+    listener,
     db: deps.db,
     queues: deps.queues,
     logger: deps.logger,
@@ -23,7 +33,8 @@ export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readon
     runningLeaseMs: deps.config.RECALL_RUNNING_LEASE_SECONDS * 1_000,
   });
   const processors: Record<QueueName, StageProcessor> = {
-    extract_assertions: extractAssertionsProcessor(deps),
+    extract_assertions: windowAwareExtract(deps, extractAssertionsProcessor(deps)),
+    extract_window: extractWindowProcessor(deps),
     validate_artifacts: validateArtifactsProcessor(deps),
     commit_artifacts: commitArtifactsProcessor(deps, () => relay.kick()),
     truth_maintenance: truthMaintenanceProcessor(deps),
@@ -48,6 +59,7 @@ export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readon
     relay,
     async close() {
       await relay.stop();
+      await listener.close();
       await Promise.all(workers.map((w) => w.close()));
     },
   };

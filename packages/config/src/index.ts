@@ -38,7 +38,8 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   TURN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
-  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** Only a safety net: the relay is woken by NOTIFY when a commit writes outbox rows. */
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(2_000),
   /** Largest JSON request body accepted, in bytes; a larger one answers 413. */
   REQUEST_BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -47,6 +48,16 @@ export const EnvSchema = z.object({
     .default(6 * 1024 * 1024),
   /** How long a write's Idempotency-Key keeps its first answer for replay to retries. */
   IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
+  /** How often a waiting turn re-reads its state in case a completion notification was lost. */
+  TURN_FALLBACK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  /** The model provider's requests-per-minute limit, shared by every worker process (through Redis); unset: no limit. */
+  RECALL_MODEL_RPM: z.coerce.number().int().min(1).optional(),
+  /** Windowed extraction (turns posted with wait: false or in a batch): at most this many turns per model call, */
+  RECALL_WINDOW_MAX_TURNS: z.coerce.number().int().min(1).max(200).default(20),
+  /** and at most this many characters of turn text, */
+  RECALL_WINDOW_MAX_CHARS: z.coerce.number().int().min(100).default(12_000),
+  /** and a window not yet full is sent this long after its first turn (more trickling turns may join meanwhile). */
+  RECALL_WINDOW_LINGER_MS: z.coerce.number().int().min(0).default(500),
 
   RECALL_FAST_MODEL: modelRef,
   RECALL_STRONG_MODEL: modelRef,
@@ -68,10 +79,40 @@ export const EnvSchema = z.object({
   /** Asks the model for vectors this long (text-embedding-3 and later); unset: the model's own length. */
   RECALL_EMBEDDING_DIMENSIONS: optionalString.pipe(z.coerce.number<string | undefined>().int().min(1).max(16_000).optional()),
 
+  /** Largest document accepted (a file, a raw body, or a JSON `text`), in bytes; larger ones answer 413. */
+  RECALL_DOCUMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .default(10 * 1024 * 1024),
+  /** Where uploaded originals (HTML, PDF) are kept, one file per sha256; unset: in Postgres (documents.original). */
+  RECALL_BLOB_DIR: optionalString,
+  /** How long the extract stage may spend reading one PDF's text before the document fails. */
+  RECALL_PDF_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
+
   PIPELINE_SKILLS_DIR: optionalString,
   PIPELINE_DEFAULT_EXTRACTION_SKILL: optionalString,
   PIPELINE_DEFAULT_EXTRACTION_PURPOSE: optionalString,
   PIPELINE_SKILL_BY_SOURCE_TYPE_JSON: jsonRecord,
+
+  /**
+   * Model prices for the estimated-cost metric: {"openai:gpt-4o-mini": "0.15/0.60"}, US dollars per
+   * million input/output tokens, keyed like RECALL_FAST_MODEL. Unpriced models count tokens, not cost.
+   */
+  RECALL_MODEL_PRICES_JSON: jsonRecord.transform((table, ctx) => {
+    const prices: Record<string, { inputPerMTok: number; outputPerMTok: number }> = {};
+    for (const [model, text] of Object.entries(table)) {
+      const [input, output] = text.split("/").map(Number);
+      if (input === undefined || output === undefined || !(input >= 0) || !(output >= 0)) {
+        ctx.addIssue({ code: "custom", message: `${model}: "${text}" is not "input/output" dollars per million tokens` });
+        return z.NEVER;
+      }
+      prices[model] = { inputPerMTok: input, outputPerMTok: output };
+    }
+    return prices;
+  }),
+  /** A worker process serves its own /metrics here (jobs, model calls); 0 turns it off. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
 
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
   OTEL_SERVICE_NAME: z.string().default("recall"),

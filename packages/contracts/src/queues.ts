@@ -1,9 +1,10 @@
 // The job catalog: for each queue, the payload its jobs carry and the result its work item
 // keeps. The queue registry (packages/queues) adds attempts and backoff to these.
 import { z } from "zod";
-import { CommitResult, ExtractResult, TruthMaintenanceResult } from "./stage-results";
+import { CommitResult, ExtractResult, TruthMaintenanceResult, WindowResult } from "./stage-results";
 
-export const SubjectType = z.enum(["document", "turn", "fact_write"]);
+/** `window`: consecutive asynchronous turns of a session extracted by one model call (extract_window). */
+export const SubjectType = z.enum(["document", "turn", "fact_write", "window"]);
 export type SubjectType = z.infer<typeof SubjectType>;
 
 /** Every stage's job carries the same small payload; the work item row holds the rest. */
@@ -24,6 +25,7 @@ export const JOB_CATALOG = {
   validate_artifacts: { input: StagePayload, result: ValidateResult },
   commit_artifacts: { input: StagePayload, result: CommitResult },
   truth_maintenance: { input: StagePayload, result: TruthMaintenanceResult },
+  extract_window: { input: StagePayload, result: WindowResult },
 } as const;
 
 export type QueueName = keyof typeof JOB_CATALOG;

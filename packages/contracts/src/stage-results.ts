@@ -11,6 +11,8 @@ export const UnitOutcome = z.object({
   model: z.string().nullable(),
   reason: z.string(),
   tokens_used: z.number(),
+  /** Read in a window: the window's tokens for its one call (metered on the window's work item). */
+  window_tokens: z.number().optional(),
 });
 export type UnitOutcome = z.infer<typeof UnitOutcome>;
 
@@ -18,8 +20,17 @@ export type UnitOutcome = z.infer<typeof UnitOutcome>;
 export const ExtractResult = z.object({
   outcomes: z.array(UnitOutcome).default([]),
   failed: z.object({ node_id: z.string().nullable(), stage: Stage.nullable() }).optional(),
+  /** A turn posted with wait: false or in a batch: extracted in a window of its session (see extract_window). */
+  mode: z.enum(["interactive", "windowed"]).optional(),
+  window_id: z.string().optional(),
+  /** Why no window could read the turn, when it was handed back to the one-turn path. */
+  window_failure: z.string().optional(),
 });
 export type ExtractResult = z.infer<typeof ExtractResult>;
+
+/** extract_window: nothing beyond its own bookkeeping; its turns' items hold their outcomes. */
+export const WindowResult = z.object({});
+export type WindowResult = z.infer<typeof WindowResult>;
 
 /** entityId null: none of the offered entities is meant, a new one is created. */
 export const DisambiguationDecision = z.object({ entityId: z.string().nullable(), reason: z.string() });

@@ -5,6 +5,7 @@ import { Prisma, PrismaClient } from "./generated/client";
 
 export * from "./generated/client";
 export { Prisma, PrismaClient };
+export * from "./notification-listener";
 
 export type Db = PrismaClient;
 export type Tx = Prisma.TransactionClient;

@@ -3,3 +3,7 @@ export * from "./chunker";
 export * from "./skills";
 export * from "./model-output";
 export * from "./staged-extractor";
+export * from "./documents";
+export * from "./model-prompt";
+export * from "./window-output";
+export * from "./window-prompt";

@@ -31,7 +31,7 @@ export function userPrompt(input: ExtractionInput, escalation?: string): string 
     `Reference time: ${input.referenceTime.toISOString()}`,
     input.role ? `Speaker role: ${input.role}` : "",
     input.speaker ? `Speaker: ${input.speaker} ("I", "me" and "my" in the input refer to ${input.speaker})` : "",
-    knownEntities(input),
+    knownEntitiesBlock(input.knownEntities),
     instructions.length ? `Active instructions:\n${instructions.join("\n")}` : "",
     escalation ? `Take care: ${escalation}.` : "",
     `Input (${input.kind === "turn" ? "conversation turn" : "document excerpt"}):\n<<<\n${input.text}\n>>>`,
@@ -41,9 +41,9 @@ export function userPrompt(input: ExtractionInput, escalation?: string): string 
 }
 
 /** Known entities come newest first (earlier chunks of the same document before stored memory), so the cap drops the oldest. */
-function knownEntities(input: ExtractionInput): string {
-  if (input.knownEntities.length === 0) return "";
-  const lines = input.knownEntities.slice(0, MAX_KNOWN_ENTITIES).map((e) => {
+export function knownEntitiesBlock(entities: ExtractionInput["knownEntities"]): string {
+  if (entities.length === 0) return "";
+  const lines = entities.slice(0, MAX_KNOWN_ENTITIES).map((e) => {
     const aliases = e.aliases.length > 0 ? `; also called ${e.aliases.join(", ")}` : "";
     return `- ${e.name} (${e.type}${aliases})`;
   });

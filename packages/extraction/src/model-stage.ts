@@ -28,7 +28,7 @@ export class ModelStage implements ExtractionStage {
         maxTokens: Math.max(1, Math.min(MAX_OUTPUT_TOKENS, this.budget.remainingTokens)),
         signal: call.signal,
       },
-      { budget: this.budget },
+      { budget: this.budget, stage: this.name },
     );
     const repaired = result.attempts === 2 ? " (after one repair)" : "";
     return {

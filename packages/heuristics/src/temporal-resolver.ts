@@ -58,7 +58,10 @@ export function validityFor(phrase: TemporalPhrase, aspect: FactAspect): Validit
     case "range":
       return { valid_from: from, valid_to: (phrase.rangeEnd ?? phrase.period).end.toISOString() };
     case "at":
-      return aspect === "past_state" ? { valid_from: from, valid_to: phrase.period.end.toISOString() } : { valid_from: from };
+      // A present state dated by a point ("in 2024 I live in Berlin") is observed then, not begun then
+      // (the time rule, packages/memory/src/truth/time-rule.ts); a change or a plan dates its beginning.
+      if (aspect === "past_state") return { valid_from: from, valid_to: phrase.period.end.toISOString() };
+      return aspect === "state" ? {} : { valid_from: from };
     case "for":
       // "I lived there for three years" ended at some unknown time, and "going to Paris for two weeks"
       // has not begun: only an ongoing state dates its start.

@@ -3,6 +3,7 @@ import { NoProviderError } from "./llm-errors";
 import type { ModelClient } from "./model-client";
 import { parseModelRef, type Provider } from "./model-ref";
 import { OpenAiModelClient } from "./openai.client";
+import { gatedClient } from "./request-gate";
 import { OPTION_VARIABLES, type ProviderOptions } from "./provider-options";
 
 export type ModelTier = "fast" | "strong";
@@ -19,6 +20,7 @@ const PLACEHOLDER_API_KEY = "openai-compatible-no-key";
  * then fall back, e.g. to heuristics). Throws NoProviderError when the model names a
  * provider whose credentials are missing.
  */
+/** Every client passes the process's request gate (provider RPM limit, see request-gate.ts). */
 export function createModelClient(options: ProviderOptions, tier: ModelTier): ModelClient | undefined {
   const ref = options.models[tier];
   if (ref === undefined) return undefined;
@@ -27,10 +29,10 @@ export function createModelClient(options: ProviderOptions, tier: ModelTier): Mo
   if (provider === "anthropic") {
     const apiKey = options.anthropicApiKey ?? missing(tier, provider, ref, OPTION_VARIABLES.anthropicApiKey);
     const baseURL = options.anthropicBaseUrl ?? ANTHROPIC_DEFAULT_BASE_URL;
-    return new AnthropicModelClient({ model, apiKey, baseURL, timeoutMs });
+    return gatedClient(new AnthropicModelClient({ model, apiKey, baseURL, timeoutMs }));
   }
   const connection = openAiConnection(options, provider, (variable) => missing(tier, provider, ref, variable));
-  return new OpenAiModelClient({ provider, model, ...connection, timeoutMs });
+  return gatedClient(new OpenAiModelClient({ provider, model, ...connection, timeoutMs }));
 }
 
 /**

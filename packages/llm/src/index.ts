@@ -20,5 +20,6 @@ export {
 } from "./llm-errors";
 export { classifyProviderError } from "./classify-provider-error";
 export { jsonSchemaFor, strictJsonSchemaFor } from "./output-schema";
+export * from "./request-gate";
 export { OPTION_VARIABLES, type ProviderOptions } from "./provider-options";
 export { InvalidModelRefError } from "./model-ref";

@@ -2,10 +2,13 @@ import type { Budget } from "./budget";
 import { OutputValidationError, type MalformedOutputError } from "./llm-errors";
 import { addUsage, NO_USAGE, type Completion, type CompletionRequest, type ModelClient, type Usage } from "./model-client";
 import { repairTurnFor } from "./repair-prompt";
+import { observedComplete } from "./observed-call";
 import { isOutputFailure } from "./validate-output";
 
 export interface StructuredCallOptions {
   budget: Budget;
+  /** The pipeline stage calling (fast, strong, disambiguation): a label on spans and metrics. */
+  stage?: string;
 }
 
 export interface StructuredResult<T> extends Completion<T> {
@@ -24,29 +27,28 @@ export interface StructuredResult<T> extends Completion<T> {
 export async function structuredCall<T>(
   client: ModelClient,
   request: CompletionRequest<T>,
-  { budget }: StructuredCallOptions,
+  { budget, stage = "unlabelled" }: StructuredCallOptions,
 ): Promise<StructuredResult<T>> {
+  const call = (req: CompletionRequest<T>) => meteredComplete(client, req, budget, spent, stage);
   const spent: Usage[] = [];
   let first: Completion<T>;
   try {
-    first = await meteredComplete(client, request, budget, spent);
+    first = await call(request);
   } catch (err) {
     if (!isOutputFailure(err)) throw err;
-    const repaired = await repairComplete(client, request, budget, spent, err);
+    const repaired = await repairComplete(call, request, err);
     return { ...repaired, attempts: 2, totalUsage: spent.reduce(addUsage, NO_USAGE) };
   }
   return { ...first, attempts: 1, totalUsage: spent.reduce(addUsage, NO_USAGE) };
 }
 
 async function repairComplete<T>(
-  client: ModelClient,
+  call: (request: CompletionRequest<T>) => Promise<Completion<T>>,
   request: CompletionRequest<T>,
-  budget: Budget,
-  spent: Usage[],
   failure: MalformedOutputError | OutputValidationError,
 ): Promise<Completion<T>> {
   try {
-    return await meteredComplete(client, { ...request, repair: repairTurnFor(failure) }, budget, spent);
+    return await call({ ...request, repair: repairTurnFor(failure) });
   } catch (err) {
     if (!isOutputFailure(err)) throw err;
     throw finalValidationError(err);
@@ -65,11 +67,12 @@ async function meteredComplete<T>(
   request: CompletionRequest<T>,
   budget: Budget,
   spent: Usage[],
+  stage: string,
 ): Promise<Completion<T>> {
   budget.assertAvailable();
   const signal = budget.signal(request.signal);
   try {
-    const completion = await client.complete({ ...request, signal });
+    const completion = await observedComplete(client, { ...request, signal }, stage);
     charge(budget, spent, completion.usage);
     return completion;
   } catch (err) {

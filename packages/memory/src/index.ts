@@ -18,3 +18,5 @@ export * from "./embeddings/embedding-backfill";
 export { markTruthMaintained, truthMaintained } from "./write/stage-work";
 export type { FieldError } from "./write/fact-write-diff";
 export * from "./read";
+export * from "./document-originals";
+export * from "./retraction/document-versions";

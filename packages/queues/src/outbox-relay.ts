@@ -3,8 +3,8 @@
 // loop re-enqueues work items left `queued` without a job (a crash between the
 // row and the enqueue, or Redis down at ingest), and takes back items left `running`
 // by a process that died (see stale-running.ts): accepted work is never lost.
-import type { Db } from "@recall/db";
-import { transaction } from "@recall/db";
+import type { Db, NotificationListener } from "@recall/db";
+import { CHANNELS, transaction } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
 import { carrierForTraceId } from "@recall/telemetry";
 import { enqueueWorkItem, type QueueSet } from "./producer";
@@ -22,6 +22,11 @@ export interface RelayOptions {
   sweepAfterMs?: number;
   /** A running work item whose attempt is older than this and has no live job is taken back. */
   runningLeaseMs: number;
+  /**
+   * Wakes the relay when any process commits outbox rows (the outbox_events trigger's NOTIFY);
+   * pollMs is then only the safety net for a notification lost while disconnected.
+   */
+  listener?: NotificationListener;
 }
 
 interface ClaimedRow {
@@ -36,6 +41,9 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
+  /** A wake-up arrived while a drain was running: drain again right after it. */
+  private again = false;
+  private unlisten: (() => void) | undefined;
 
   constructor(private readonly options: RelayOptions) {}
 
@@ -89,16 +97,20 @@ export class OutboxRelay {
 
   start(): void {
     this.stopped = false;
+    this.unlisten = this.options.listener?.on(CHANNELS.outbox, () => this.kick());
     this.schedule(0);
   }
 
   /** Drain now (after a commit) instead of waiting for the next poll. */
   kick(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unlisten?.();
     clearTimeout(this.timer);
     await this.running;
   }
@@ -108,7 +120,9 @@ export class OutboxRelay {
     this.timer = setTimeout(() => {
       this.running = this.tick().finally(() => {
         this.running = undefined;
-        if (!this.stopped) this.schedule(this.options.pollMs);
+        const again = this.again;
+        this.again = false;
+        if (!this.stopped) this.schedule(again ? 0 : this.options.pollMs);
       });
     }, delayMs);
   }

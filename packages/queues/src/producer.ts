@@ -1,7 +1,7 @@
 // The producer side: one BullMQ Queue per registry entry, and enqueue by work item.
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { injectTraceContext } from "@recall/telemetry";
+import { SpanKind, injectTraceContext, withSpan, withTraceContext, type TraceCarrier } from "@recall/telemetry";
 import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from "./registry";
 
 export interface QueueSetOptions {
@@ -29,22 +29,58 @@ export interface EnqueueTarget {
   subjectId: string;
 }
 
-/** Adds the job for a work item. The job id derives from the work item id, so a repeat is a no-op. */
-export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, trace = injectTraceContext()): Promise<void> {
+/**
+ * Adds the job for a work item inside a PRODUCER span (`publish {queue}`), whose context the job
+ * carries, so the stage's CONSUMER span is its child. `trace` places the span in a known trace
+ * (the sweeper and retries join the input's own); by default it is the active one. The job id
+ * derives from the work item id, so a repeat is a no-op. `delayMs` holds it back (a window
+ * lingering for more turns; promoteWorkItem releases it early).
+ */
+export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, trace?: TraceCarrier, delayMs = 0): Promise<void> {
   const queue = item.queue as QueueName;
   const def = QUEUES[queue];
-  const payload = def.payload.parse({
-    workItemId: item.id,
-    contextId: item.contextId,
-    subjectType: item.subjectType,
-    subjectId: item.subjectId,
-    trace,
-  });
-  await queues[queue].add(queue, payload, {
-    jobId: jobIdFor(item.id),
-    attempts: def.attempts,
-    backoff: { type: "recall" },
-    removeOnComplete: { age: 3_600, count: 10_000 },
-    removeOnFail: { age: 7 * 86_400 },
-  });
+  const jobId = jobIdFor(item.id);
+  const attributes = {
+    "messaging.system": "bullmq",
+    "messaging.operation.type": "send",
+    "messaging.destination.name": queue,
+    "messaging.message.id": jobId,
+    "recall.work_item_id": item.id,
+  };
+  const publish = () =>
+    withSpan(
+      `publish ${queue}`,
+      attributes,
+      async () => {
+        const payload = def.payload.parse({
+          workItemId: item.id,
+          contextId: item.contextId,
+          subjectType: item.subjectType,
+          subjectId: item.subjectId,
+          trace: injectTraceContext(),
+        });
+        await queues[queue].add(queue, payload, {
+          jobId,
+          ...(delayMs > 0 ? { delay: delayMs } : {}),
+          attempts: def.attempts,
+          backoff: { type: "recall" },
+          removeOnComplete: { age: 3_600, count: 10_000 },
+          removeOnFail: { age: 7 * 86_400 },
+        });
+      },
+      SpanKind.PRODUCER,
+    );
+  await (trace ? withTraceContext(trace, publish) : publish());
+}
+
+/** Runs a delayed job now (a no-op when it is not delayed any more). */
+export async function promoteWorkItem(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue">): Promise<void> {
+  const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
+  if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
+}
+
+/** Holds a delayed job back `delayMs` from now (a window that just took another turn lingers again). */
+export async function redelayWorkItem(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue">, delayMs: number): Promise<void> {
+  const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
+  if (job && (await job.isDelayed())) await job.changeDelay(delayMs).catch(() => undefined);
 }

@@ -24,6 +24,8 @@ export const QUEUES = {
   validate_artifacts: { ...job("validate_artifacts"), attempts: 3, backoffMs: 1_000, next: "commit_artifacts" },
   commit_artifacts: { ...job("commit_artifacts"), attempts: 5, backoffMs: 1_000 },
   truth_maintenance: { ...job("truth_maintenance"), attempts: 5, backoffMs: 1_000 },
+  // No `next`: a window hands each of its turns on to that turn's own validate_artifacts.
+  extract_window: { ...job("extract_window"), attempts: 5, backoffMs: 2_000 },
 } as const satisfies Record<QueueName, QueueDefinition>;
 export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
 export const PIPELINE: readonly QueueName[] = ["extract_assertions", "validate_artifacts", "commit_artifacts", "truth_maintenance"];

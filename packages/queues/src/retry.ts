@@ -1,6 +1,6 @@
-// Operator retry: the input was kept, so a failed or dead work item starts again from it.
-import type { Db, WorkItem } from "@recall/db";
-import type { TraceCarrier } from "@recall/telemetry";
+// Operator retry: the input was kept, so a failed, dead or cancelled work item starts again from it.
+import type { Db, WorkItem, WorkStatus } from "@recall/db";
+import { carrierForTraceId, type TraceCarrier } from "@recall/telemetry";
 import { enqueueWorkItem, type EnqueueTarget, type QueueSet } from "./producer";
 import { isQueueName, jobIdFor, type QueueName } from "./registry";
 
@@ -8,17 +8,31 @@ export class NotRetryableError extends Error {
   override name = "NotRetryableError";
 }
 
-/** Marks the item queued and puts its job back on the queue. */
-export async function retryWorkItem(db: Db, queues: QueueSet, item: WorkItem): Promise<WorkItem> {
-  if (item.status !== "dead" && item.status !== "failed") {
-    throw new NotRetryableError(`work item is ${item.status}; only failed or dead work can be retried`);
+/** Statuses a retry may start from; `failed` items are BullMQ's to retry, but an operator may hurry them. */
+export const RETRYABLE_STATUSES: readonly WorkStatus[] = ["failed", "dead", "cancelled"];
+
+/**
+ * Marks the item queued and puts its job back on the queue, in the input's own trace so one
+ * trace shows every try. `from` widens the statuses it may start from (re-extraction restarts a
+ * succeeded extraction). Claimed conditionally: of two concurrent retries, one wins.
+ */
+export async function retryWorkItem(
+  db: Db,
+  queues: QueueSet,
+  item: WorkItem,
+  from: readonly WorkStatus[] = RETRYABLE_STATUSES,
+): Promise<WorkItem> {
+  if (!from.includes(item.status)) {
+    throw new NotRetryableError(`work item is ${item.status}; only failed, dead or cancelled work can be retried`);
   }
   if (!isQueueName(item.queue)) throw new NotRetryableError(`unknown queue ${item.queue}`);
-  const updated = await db.workItem.update({
-    where: { id: item.id },
+  const claimed = await db.workItem.updateMany({
+    where: { id: item.id, status: item.status },
     data: { status: "queued", errorClass: null, errorMessage: null, finishedAt: null },
   });
-  await requeueWorkItem(queues, updated);
+  if (claimed.count === 0) throw new NotRetryableError("work item changed while being retried; read it again");
+  const updated = await db.workItem.findUniqueOrThrow({ where: { id: item.id } });
+  await requeueWorkItem(queues, updated, carrierForTraceId(item.traceId));
   return updated;
 }
 

@@ -6,7 +6,7 @@
 // attempts left, marks it dead for an operator to retry. Rerunning is safe because every stage
 // is idempotent per work item (a commit finds its own outbox row and writes nothing twice).
 import type { Db, WorkItem } from "@recall/db";
-import { carrierForTraceId, jobsTotal, type Logger } from "@recall/telemetry";
+import { carrierForTraceId, jobsTotal, workItemsFinished, type Logger } from "@recall/telemetry";
 import { AbandonedAttemptError } from "./errors";
 import type { QueueSet } from "./producer";
 import { isQueueName, jobIdFor } from "./registry";
@@ -60,6 +60,7 @@ async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promis
   );
   if (!(await abandonRunning(db, item, status, err))) return undefined;
   jobsTotal.inc({ queue: item.queue, outcome: status === "queued" ? "failed" : "dead", error_class: err.errorClass });
+  if (status === "dead") workItemsFinished.inc({ queue: item.queue, status, error_class: err.errorClass });
   logger.warn(
     { workItemId: item.id, queue: item.queue, attempt: item.attempts, status, traceId: item.traceId },
     "took back an abandoned work item",

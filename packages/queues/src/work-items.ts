@@ -20,19 +20,29 @@ export async function ensureWorkItem(db: DbOrTx, item: NewWorkItem): Promise<Wor
   });
 }
 
-export async function markRunning(db: DbOrTx, workItemId: string, attempt: number): Promise<{ attemptId: string }> {
+/**
+ * Starts attempt `attempt` of the item; undefined when an operator cancelled it meanwhile (a
+ * worker that picked up its job before the job was removed then runs nothing).
+ */
+export async function markRunning(
+  db: DbOrTx,
+  workItemId: string,
+  attempt: number,
+  traceId?: string,
+): Promise<{ attemptId: string } | undefined> {
   const now = new Date();
-  await db.workItem.update({
-    where: { id: workItemId },
+  const claimed = await db.workItem.updateMany({
+    where: { id: workItemId, status: { not: "cancelled" } },
     data: { status: "running", attempts: attempt, startedAt: now, finishedAt: null },
   });
+  if (claimed.count === 0) return undefined;
   // BullMQ runs a stalled job (its worker died) again: the attempt that worker left open is over.
   const interrupted = new AbandonedAttemptError(`attempt ${attempt} started while this one was open (its worker stopped)`);
   await closeOpenAttempts(db, { workItemId, attempt: { lt: attempt } }, "failed", interrupted, now);
   const record = await db.workAttempt.upsert({
     where: { workItemId_attempt: { workItemId, attempt } },
-    create: { workItemId, attempt, status: "running", startedAt: now },
-    update: { status: "running", startedAt: now, finishedAt: null, errorClass: null, errorMessage: null },
+    create: { workItemId, attempt, status: "running", startedAt: now, traceId },
+    update: { status: "running", startedAt: now, finishedAt: null, errorClass: null, errorMessage: null, traceId },
   });
   return { attemptId: record.id };
 }
@@ -55,6 +65,7 @@ export async function recordOutcome(db: DbOrTx, workItemId: string, attemptId: s
       errorClass: outcome.errorClass ?? null,
       errorMessage: outcome.errorMessage ?? null,
       tokensUsed: tokens,
+      wallMs: outcome.wallMs,
       finishedAt,
     },
   });

@@ -4,9 +4,20 @@
 import { Worker, UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
-import { jobDuration, jobsTotal, scrubSecrets, withSpan, withTraceContext, type Logger } from "@recall/telemetry";
+import {
+  SpanKind,
+  currentTraceId,
+  jobsTotal,
+  scrubSecrets,
+  stageDuration,
+  withSpan,
+  withTraceContext,
+  workItemsFinished,
+  type Logger,
+} from "@recall/telemetry";
 import { WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueWorkItem, type QueueSet } from "./producer";
+import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
 import { ensureWorkItem, markRunning, recordOutcome } from "./work-items";
 
@@ -19,7 +30,11 @@ export interface StageContext {
 }
 
 export interface StageResult {
-  status: "succeeded" | "skipped";
+  /**
+   * `waiting`: the processor handed its item on (a turn to its extraction window) and recorded
+   * that itself, in the same transaction; the factory then records nothing and chains nothing.
+   */
+  status: "succeeded" | "skipped" | "waiting";
   tokensUsed?: number;
   /** false stops the chain here (the stage found nothing for the next one to do). */
   next?: boolean;
@@ -55,8 +70,19 @@ async function runJob(options: StageWorkerOptions, job: Job<StagePayload>): Prom
   if (!parsed.success) throw new UnrecoverableError(`invalid payload: ${parsed.error.message}`);
   const payload = parsed.data;
   return withTraceContext(payload.trace, () =>
-    withSpan(`process ${options.queue}`, { "recall.work_item_id": payload.workItemId, "recall.queue": options.queue }, () =>
-      runStage(options, job, payload),
+    withSpan(
+      `process ${options.queue}`,
+      {
+        "messaging.system": "bullmq",
+        "messaging.operation.type": "process",
+        "messaging.destination.name": options.queue,
+        "messaging.message.id": job.id ?? "",
+        "recall.work_item_id": payload.workItemId,
+        "recall.queue": options.queue,
+        "recall.attempt": job.attemptsMade + 1,
+      },
+      () => runStage(options, job, payload),
+      SpanKind.CONSUMER,
     ),
   );
 }
@@ -65,31 +91,37 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
   const { db, queue } = options;
   const item = await db.workItem.findUnique({ where: { id: payload.workItemId } });
   if (!item) throw new UnrecoverableError(`work item ${payload.workItemId} does not exist`);
-  if (item.status === "succeeded") return { status: "skipped" };
+  // Done already (a repeated delivery), or stopped by an operator: nothing to run.
+  if (item.status === "succeeded" || item.status === "cancelled") return { status: "skipped" };
   // Attempt records count across operator retries (which restart BullMQ's own count),
   // so the history of every try is kept; `lastTry` is whether BullMQ will give up after this one.
   const attempt = item.attempts + 1;
   const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? item.maxAttempts);
   const logger = options.logger.child({ queue, workItemId: item.id, attempt, traceId: item.traceId });
-  const { attemptId } = await markRunning(db, item.id, attempt);
+  const running = await markRunning(db, item.id, attempt, currentTraceId() ?? item.traceId);
+  if (!running) return { status: "skipped" };
+  const { attemptId } = running;
   const started = performance.now();
-  const stopTimer = jobDuration.startTimer({ queue });
+  const stopTimer = stageDuration.startTimer({ queue });
   try {
     const result = await withWallBudget(options.wallBudgetMs, (signal) => options.process({ item, payload, attempt, signal, logger }));
+    if (result.status === "waiting") return result;
     // The next stage's work item is created in the same transaction that marks this one
     // succeeded: a crash in between can never leave a finished stage with no successor.
-    const nextItem = await transaction(db, async (tx) => {
+    const next = await transaction(db, async (tx) => {
       await recordOutcome(tx, item.id, attemptId, { status: "succeeded", tokensUsed: result.tokensUsed, wallMs: elapsed(started) });
       return result.next === false ? undefined : ensureNext(tx, queue, item);
     });
     jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
-    if (nextItem) await enqueueWorkItem(options.queues, nextItem);
+    workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
+    stopTimer({ outcome: "succeeded" });
+    if (next?.rerun) await requeueWorkItem(options.queues, next.item);
+    else if (next) await enqueueWorkItem(options.queues, next.item);
     options.onCompleted?.(item);
     return result;
   } catch (err) {
+    stopTimer({ outcome: "failed" });
     throw await failAttempt(options, { item, attemptId, lastTry, started, logger }, err);
-  } finally {
-    stopTimer();
   }
 }
 
@@ -116,21 +148,33 @@ async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err
     wallMs: elapsed(ctx.started),
   });
   jobsTotal.inc({ queue: options.queue, outcome: final ? "dead" : "failed", error_class: errorClass });
+  if (final) workItemsFinished.inc({ queue: options.queue, status: "dead", error_class: errorClass });
   ctx.logger.warn({ errorClass, final, err: message }, "stage attempt failed");
   if (!retryable) return new UnrecoverableError(`${errorClass}: ${message}`);
   return err instanceof Error ? err : new Error(message);
 }
 
-async function ensureNext(tx: Tx, queue: QueueName, item: WorkItem): Promise<WorkItem | undefined> {
+/**
+ * The next stage's work item, created or found. Found finished, failed or cancelled, this stage
+ * ran again (an operator re-extracted): its new output is the next stage's input, so that stage
+ * is queued to run again too (`rerun`: its old job must give way to a new one).
+ */
+async function ensureNext(tx: Tx, queue: QueueName, item: WorkItem): Promise<{ item: WorkItem; rerun: boolean } | undefined> {
   const next = (QUEUES[queue] as { next?: QueueName }).next;
   if (!next) return undefined;
-  return ensureWorkItem(tx, {
+  const nextItem = await ensureWorkItem(tx, {
     contextId: item.contextId,
     queue: next,
     subjectType: item.subjectType as StagePayload["subjectType"],
     subjectId: item.subjectId,
     traceId: item.traceId,
   });
+  if (nextItem.status === "queued" || nextItem.status === "running") return { item: nextItem, rerun: false };
+  const reset = await tx.workItem.update({
+    where: { id: nextItem.id },
+    data: { status: "queued", errorClass: null, errorMessage: null, finishedAt: null },
+  });
+  return { item: reset, rerun: true };
 }
 
 async function withWallBudget<T>(limitMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {

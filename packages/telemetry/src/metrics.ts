@@ -1,34 +1,153 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+// Prometheus metrics (prom-client), named by the Prometheus conventions: units in the name,
+// counters ending in _total. Gauges about shared state (queue depth, outbox lag) are read when
+// /metrics is scraped, from sources the process registers (see observeQueues, observeOutbox).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
 export const jobsTotal = new Counter({
   name: "recall_jobs_total",
-  help: "Job attempts by queue and outcome",
+  help: "Stage attempts by queue, outcome (succeeded, failed: to be retried, dead) and error class",
   labelNames: ["queue", "outcome", "error_class"] as const,
   registers: [registry],
 });
 
-export const jobDuration = new Histogram({
-  name: "recall_job_duration_seconds",
-  help: "Job attempt wall time by queue",
-  labelNames: ["queue"] as const,
+export const stageDuration = new Histogram({
+  name: "recall_stage_duration_seconds",
+  help: "Wall time of one stage attempt, by queue and outcome",
+  labelNames: ["queue", "outcome"] as const,
   buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [registry],
+});
+
+export const workItemsFinished = new Counter({
+  name: "recall_work_items_finished_total",
+  help: "Work items reaching an end state (succeeded, dead, cancelled), by queue and error class",
+  labelNames: ["queue", "status", "error_class"] as const,
   registers: [registry],
 });
 
 export const httpDuration = new Histogram({
   name: "recall_http_request_duration_seconds",
-  help: "HTTP request duration by route and status",
+  help: "HTTP request duration by route template and status",
   labelNames: ["method", "route", "status"] as const,
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [registry],
 });
 
+export const modelCalls = new Counter({
+  name: "recall_model_calls_total",
+  help: "Model API calls by model, pipeline stage and outcome (ok, or the error's name)",
+  labelNames: ["model", "stage", "outcome"] as const,
+  registers: [registry],
+});
+
 export const modelTokens = new Counter({
   name: "recall_model_tokens_total",
-  help: "Model tokens used, by stage and direction",
-  labelNames: ["stage", "direction"] as const,
+  help: "Model tokens used, by model, stage and direction (input, output)",
+  labelNames: ["model", "stage", "direction"] as const,
   registers: [registry],
+});
+
+export const modelCost = new Counter({
+  name: "recall_model_cost_usd_total",
+  help: "Estimated model spend in US dollars from the configured price table (RECALL_MODEL_PRICES_JSON), by model and stage",
+  labelNames: ["model", "stage"] as const,
+  registers: [registry],
+});
+
+export const extractionInputs = new Counter({
+  name: "recall_extraction_inputs_total",
+  help: "Extracted inputs (turns, document nodes) by the stage that finished them: heuristic, fast, strong",
+  labelNames: ["stage"] as const,
+  registers: [registry],
+});
+
+/** USD per million tokens, input and output, per `provider:model`. */
+export type PriceTable = Record<string, { inputPerMTok: number; outputPerMTok: number }>;
+let prices: PriceTable = {};
+
+export function setModelPrices(table: PriceTable): void {
+  prices = table;
+}
+
+export interface ModelCallRecord {
+  model: string;
+  stage: string;
+  outcome: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function recordModelCall(call: ModelCallRecord): void {
+  const { model, stage } = call;
+  modelCalls.inc({ model, stage, outcome: call.outcome });
+  modelTokens.inc({ model, stage, direction: "input" }, call.inputTokens);
+  modelTokens.inc({ model, stage, direction: "output" }, call.outputTokens);
+  const price = prices[model];
+  if (price) modelCost.inc({ model, stage }, (call.inputTokens * price.inputPerMTok + call.outputTokens * price.outputPerMTok) / 1e6);
+}
+
+export interface QueueDepth {
+  queue: string;
+  counts: Record<"waiting" | "active" | "delayed" | "failed", number>;
+  /** Seconds since the oldest waiting job was added; 0 when none waits. */
+  oldestWaitingAgeSeconds: number;
+}
+
+let queueSource: (() => Promise<QueueDepth[]>) | undefined;
+let outboxSource: (() => Promise<{ pending: number; oldestAgeSeconds: number }>) | undefined;
+
+/** The process's queues, read on each scrape (the latest registration wins: one per process). */
+export function observeQueues(source: () => Promise<QueueDepth[]>): void {
+  queueSource = source;
+}
+
+export function observeOutbox(source: () => Promise<{ pending: number; oldestAgeSeconds: number }>): void {
+  outboxSource = source;
+}
+
+new Gauge({
+  name: "recall_queue_jobs",
+  help: "Jobs per queue and state (waiting, active, delayed, failed), read at scrape time",
+  labelNames: ["queue", "state"] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    for (const q of (await queueSource?.()) ?? []) {
+      for (const [state, n] of Object.entries(q.counts)) this.set({ queue: q.queue, state }, n);
+    }
+  },
+});
+
+new Gauge({
+  name: "recall_queue_oldest_waiting_age_seconds",
+  help: "Age of the oldest job waiting in each queue (0 when none waits), read at scrape time",
+  labelNames: ["queue"] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    for (const q of (await queueSource?.()) ?? []) this.set({ queue: q.queue }, q.oldestWaitingAgeSeconds);
+  },
+});
+
+new Gauge({
+  name: "recall_outbox_pending_events",
+  help: "Committed outbox events not yet relayed to truth maintenance",
+  registers: [registry],
+  async collect() {
+    const outbox = await outboxSource?.();
+    this.set(outbox?.pending ?? 0);
+  },
+});
+
+new Gauge({
+  name: "recall_outbox_lag_seconds",
+  help: "Age of the oldest outbox event not yet relayed (0 when none waits): how far truth maintenance trails commits",
+  registers: [registry],
+  async collect() {
+    const outbox = await outboxSource?.();
+    this.set(outbox?.oldestAgeSeconds ?? 0);
+  },
 });

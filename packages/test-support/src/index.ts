@@ -3,3 +3,5 @@ export * from "./wait-for";
 export * from "./queues";
 export * from "./fake-llm-server";
 export * from "./fake-embeddings";
+export * from "./pdf-fixture";
+export * from "./prometheus-text";

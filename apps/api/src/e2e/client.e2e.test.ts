@@ -56,6 +56,8 @@ test("the agent loop: a turn, then profile, state, query, provenance, history an
     scope: ["org=acme", "user=alice"],
   });
   expect(turn.extraction).toMatchObject({ status: "committed", stage: "heuristic" });
+  // A 202 may also be a wait: false acceptance (no diff); this turn waited.
+  if (!("diff" in turn)) throw new Error("the turn was answered without its diff");
   expect(turn.diff.attributes).toEqual([expect.objectContaining({ entity: "Alice", key: "role", value: "CTO" })]);
 
   const profile = await recall.profile(ALICE);
@@ -98,6 +100,7 @@ test("direct writes, and delete by source for a write and a turn", async () => {
 
   const { session_id } = await recall.sessions.create();
   const turn = await recall.turns.post(session_id, { role: "user", content: "I'm Dana, VP at Initech.", scope: ["org=initech"] });
+  if (!("diff" in turn)) throw new Error("the turn was answered without its diff");
   expect(turn.diff.attributes).toEqual([expect.objectContaining({ entity: "Dana", value: "VP" })]);
   const retraction = await recall.retractions.turn(turn.turn_id, { reason: "user asked to forget it" });
   expect(retraction.retracted.attributes).toBe(1);

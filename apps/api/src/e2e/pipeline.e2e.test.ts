@@ -122,8 +122,10 @@ test("a turn returns its committed diff, naming the person, the instruction and 
   );
   expect(res.body.diff.instructions).toHaveLength(1);
   expect(res.body.diff.instructions[0].description).toMatch(/bullet points/i);
-  const items = await h.api.db.workItem.findMany({ where: { subjectId: res.body.turn_id } });
-  expect(items.map((i) => i.status).sort()).toEqual(["succeeded", "succeeded", "succeeded", "succeeded"]);
+  // Answered once truth maintenance applied it; its work item records success a moment later.
+  const statuses = async () => (await h.api.db.workItem.findMany({ where: { subjectId: res.body.turn_id } })).map((i) => i.status);
+  await waitFor(async () => (await statuses()).every((s) => s === "succeeded"));
+  expect(await statuses()).toEqual(["succeeded", "succeeded", "succeeded", "succeeded"]);
   const instruction = await h.api.db.instruction.findFirstOrThrow({ where: { contextId } });
   expect(instruction).toMatchObject({ active: true, scope: ["org=acme", "user=alice"], turnId: res.body.turn_id });
 });

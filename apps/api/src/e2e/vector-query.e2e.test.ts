@@ -4,6 +4,7 @@
 // Postgres and fuses them with full-text search. Pinned vectors make texts that share
 // no word close, so only the vector retriever can find them.
 import { FAKE_EMBEDDING_DIMENSIONS, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
+import request from "supertest";
 import { startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextClient } from "../testing/api-client";
 
@@ -143,6 +144,25 @@ describe("writing embeddings", () => {
   });
 });
 
+/** pgvector's index where the test server has the extension, else the SQL scan. */
+async function expectedIndex(): Promise<string> {
+  const rows = await h.api.db.$queryRaw<unknown[]>`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`;
+  return rows.length > 0 ? "pgvector_hnsw" : "sql_scan";
+}
+
+describe("GET /readyz with vectors", () => {
+  test("names the index vector search uses", async () => {
+    const res = await request(h.app).get("/readyz");
+    const check = res.body.checks.find((c: { name: string }) => c.name === "vector_index");
+    const index = await expectedIndex();
+    expect(check).toEqual({
+      name: "vector_index",
+      ok: true,
+      detail: expect.stringMatching(index === "sql_scan" ? /^sql scan: / : /^pgvector/),
+    });
+  });
+});
+
 describe("POST /query with vectors", () => {
   test("finds a turn by meaning: no word of the query is in it, its embedding is close", async () => {
     llm.embeddings.pin("who leads technology", direction(0, 0.2));
@@ -153,7 +173,7 @@ describe("POST /query with vectors", () => {
     expect(res.body.results[0].raw_score).toBeCloseTo(Math.cos(0.2));
     expect(res.body.retrievers).toEqual([
       { name: "full_text", enabled: true, ran: true },
-      { name: "vector", enabled: true, ran: true, model: MODEL },
+      { name: "vector", enabled: true, ran: true, model: MODEL, index: await expectedIndex() },
     ]);
     expect(
       embeddingRequests()

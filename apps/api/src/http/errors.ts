@@ -1,5 +1,6 @@
 // Errors as RFC 9457 problem details. Expected failures are values with a status;
 // anything else is logged and answered as a plain 500 without internals.
+import { trace } from "@opentelemetry/api";
 import type { ErrorRequestHandler, Response } from "express";
 import { ZodError, z } from "zod";
 import type { Logger } from "@recall/telemetry";
@@ -64,6 +65,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const parserProblem = bodyParserProblem(err as BodyParserError);
     if (parserProblem) return sendProblem(res, parserProblem);
+    if ((err as { type?: string }).type === "entity.too.large") {
+      const limit = (err as { limit?: number }).limit;
+      return sendProblem(
+        res,
+        new AppError(413, "payload_too_large", `request body is larger than ${limit ?? "the limit of"} bytes`, [
+          { field: "body", message: "too large" },
+        ]),
+      );
+    }
     if (typeof status === "number" && status >= 400 && status < 500) {
       const message = (err as Error).message;
       // The router's own failure to decode a path parameter; anything else here comes from the body parser.
@@ -71,6 +81,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendProblem(res, new AppError(status, "bad_request", `${field}: ${message}`, [{ field, message }]));
     }
     logger.error({ err: (err as Error).message, stack: (err as Error).stack, path: req.path }, "unhandled error");
+    trace.getActiveSpan()?.recordException(err as Error);
     sendProblem(res, new AppError(500, "internal", "internal error; see the server log"));
   };
 }

@@ -43,16 +43,25 @@ function operation(group: RouteGroup, route: RouteDefinition, path: string) {
     tags: route.tags,
     security: SECURITY[group.auth],
     parameters: [...pathParameters(route, path), ...queryParameters(route), ...idempotencyParameters(route)],
-    ...(route.body
-      ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.body, "input") } } } }
-      : {}),
+    ...requestBody(route),
     responses: { ...problemResponses(group, route, path), ...declaredResponses(route) },
   };
 }
 
+function requestBody(route: RouteDefinition) {
+  const bodies: Record<string, z.ZodType | JsonSchema> = route.requestBody ?? (route.body ? { "application/json": route.body } : {});
+  const content = Object.fromEntries(
+    Object.entries(bodies).map(([type, schema]) => [type, { schema: schema instanceof z.ZodType ? jsonSchema(schema, "input") : schema }]),
+  );
+  return Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {};
+}
+
+/** get_work_items (a list) and get_work_items_by_id (one of it) differ by the trailing path parameter. */
 function operationId(method: string, path: string): string {
-  const words = path.split("/").filter((p) => p && p !== "api" && p !== "v1" && !p.startsWith("{"));
-  return [method, ...words].join("_").replace(/[^A-Za-z0-9_]/g, "_");
+  const segments = path.split("/").filter((p) => p && p !== "api" && p !== "v1");
+  const words = segments.filter((p) => !p.startsWith("{"));
+  const one = segments.at(-1)?.startsWith("{") && method === "get" ? ["by_id"] : [];
+  return [method, ...words, ...one].join("_").replace(/[^A-Za-z0-9_]/g, "_");
 }
 
 function pathParameters(route: RouteDefinition, path: string) {
@@ -117,7 +126,9 @@ function problemResponses(group: RouteGroup, route: RouteDefinition, path: strin
     content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
   });
   return {
-    ...(route.params || route.query || route.body ? { 400: problem("The request is invalid; `errors` names each field.") } : {}),
+    ...(route.params || route.query || route.body || route.requestBody
+      ? { 400: problem("The request is invalid; `errors` names each field.") }
+      : {}),
     ...(group.auth !== "none" ? { 401: problem("Missing or invalid credentials.") } : {}),
     ...(path.includes("{") ? { 404: problem("Not found, or not in this context (ids never leak across contexts).") } : {}),
     ...(route.idempotent

@@ -17,6 +17,8 @@ export function offlineOpenApiDocument(): Record<string, unknown> {
     queues: refuse("queues"),
     redis: refuse("redis"),
     logger: refuse("logger"),
+    turns: refuse("turns"),
+    workItems: refuse("workItems"),
   };
   return buildOpenApiDocument(routeGroups(deps), API_VERSION);
 }

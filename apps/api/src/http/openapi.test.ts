@@ -83,5 +83,11 @@ describe("GET /openapi.json", () => {
     expect(facts.responses["400"]!.content!["application/problem+json"]).toBeDefined();
     expect(doc.paths["/api/v1/contexts/{contextId}/keys"]!.get!.security).toEqual([{ AdminBearer: [] }]);
     expect(doc.paths["/healthz"]!.get!.security).toEqual([]);
+    const documents = doc.paths["/api/v1/{contextId}/documents"]!.post!;
+    expect(Object.keys(documents.requestBody!.content).sort()).toEqual(
+      ["application/json", "application/pdf", "multipart/form-data", "text/html", "text/markdown", "text/plain"].sort(),
+    );
+    expect(documents.responses["413"]!.content!["application/problem+json"]).toBeDefined();
+    expect(documents.responses["415"]!.content!["application/problem+json"]).toBeDefined();
   });
 });

@@ -45,6 +45,11 @@ interface RouteMeta {
   responses: Record<number, ResponseSpec>;
   /** A write that honours the Idempotency-Key header (idempotency/idempotency-guard.ts). */
   idempotent?: boolean;
+  /**
+   * For a route that reads its body itself (uploads in several media types): what each media
+   * type carries, for the OpenAPI document. A zod schema or a JSON Schema object.
+   */
+  requestBody?: Record<string, z.ZodType | Record<string, unknown>>;
 }
 
 export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> extends RouteMeta {

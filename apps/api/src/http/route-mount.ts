@@ -4,7 +4,8 @@ import { Router, type Request, type RequestHandler, type Response } from "expres
 import { requireAdmin, requireContextKey } from "./auth";
 import type { ApiDeps } from "../deps";
 import type { IdempotencyGuard } from "../idempotency/idempotency-guard";
-import type { Reply, RouteDefinition, RouteGroup } from "./route-definition";
+import { requireJsonBody } from "./request-guards";
+import { openApiPath, type Reply, type RouteDefinition, type RouteGroup } from "./route-definition";
 
 export const DECLARED_ROUTE = Symbol.for("recall.declared-route");
 
@@ -19,8 +20,29 @@ export function mountGroup(deps: ApiDeps, group: RouteGroup, options: MountOptio
   const router = Router({ mergeParams: true });
   if (group.auth === "api_key") router.use(requireContextKey(deps));
   const guard: RequestHandler[] = group.auth === "admin" ? [requireAdmin(deps)] : [];
-  for (const route of group.routes) router[route.method](route.path, ...guard, handlerFor(group, route, options));
+  for (const route of group.routes) {
+    // A route that reads its own body (uploads in several media types) takes more than JSON.
+    const bodyGuard: RequestHandler[] = route.requestBody ? [] : [requireJsonBody];
+    router[route.method](
+      route.path,
+      routeTemplate(openApiPath(group.prefix, route.path)),
+      ...guard,
+      ...bodyGuard,
+      handlerFor(group, route, options),
+    );
+  }
   return router;
+}
+
+/**
+ * Names the request by its route template (/api/v1/{contextId}/work-items/{workItemId}), never the
+ * raw path with ids: the HTTP span and the duration metric read it when the response finishes.
+ */
+function routeTemplate(template: string): RequestHandler {
+  return (_req, res, next) => {
+    res.locals["routeTemplate"] = template;
+    next();
+  };
 }
 
 function handlerFor(group: RouteGroup, route: RouteDefinition, options: MountOptions): RequestHandler {

@@ -1,15 +1,16 @@
 // Recall over MCP (Streamable HTTP, stateless) at /api/v1/{context_id}/mcp. An agent
 // runtime, not the API contract, so it is mounted as an extra and is not in the OpenAPI
-// document. The tools call the same read functions as the HTTP routes, under the same
+// document. The tools call the same functions as the HTTP routes, under the same
 // API-KEY rule: a missing or wrong key answers 401, a key of another context 404.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { SEARCH_KINDS, normaliseScope, readProfile, searchMemory } from "@recall/memory";
 import { requireContextKey } from "../http/auth";
 import type { ApiDeps } from "../deps";
+import { json, registerAgentTools, toolError } from "./mcp-agent-tools";
+import { registerOperatorTools } from "./mcp-operator-tools";
 import { documentStatus } from "../views/pipeline-status";
 import { ScopeList } from "../http/scope-schema";
 import { contextIdOf } from "../http/validate";
@@ -17,9 +18,6 @@ import { contextIdOf } from "../http/validate";
 export const MCP_PATH = "/api/v1/:contextId/mcp";
 
 const PROFILE_LIMIT = 50;
-
-const json = (value: unknown): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(value) }] });
-const toolError = (message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: message }] });
 
 /** One server per request: stateless mode keeps nothing between calls, so any API process can answer any call. */
 export function recallMcpServer(deps: ApiDeps, contextId: string): McpServer {
@@ -63,6 +61,8 @@ export function recallMcpServer(deps: ApiDeps, contextId: string): McpServer {
       return json({ query, results, retrievers });
     },
   );
+  registerAgentTools(server, deps, contextId);
+  registerOperatorTools(server, deps, contextId);
   return server;
 }
 

@@ -48,10 +48,20 @@ async function connect(contextId: string, apiKey?: string): Promise<Client> {
 
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
-test("tools/list shows the three tools", async () => {
+test("tools/list shows the reading, agent and operator tools", async () => {
   const client = await connect(acme.contextId, acme.apiKey);
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual(["get_doc_pipeline_status", "get_profile", "query_memory"]);
+  expect(tools.map((t) => t.name).sort()).toEqual([
+    "forget",
+    "get_doc_pipeline_status",
+    "get_instructions",
+    "get_profile",
+    "get_state",
+    "list_failed_work_items",
+    "query_memory",
+    "remember",
+    "retry_work_item",
+  ]);
   expect(tools.find((t) => t.name === "query_memory")?.inputSchema.required).toEqual(["query", "scope"]);
 });
 
@@ -103,4 +113,87 @@ test("a key of another context answers 404, a missing key 401, to the transport"
   await expect(connect(acme.contextId, other.apiKey)).rejects.toMatchObject({ constructor: StreamableHTTPError, code: 404 });
   await expect(connect(acme.contextId)).rejects.toMatchObject({ constructor: StreamableHTTPError, code: 401 });
   await expect(connect(acme.contextId, "rk_wrong")).rejects.toMatchObject({ code: 401 });
+});
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
+  return JSON.parse(textOf(result));
+};
+
+test("remember posts turns, get_state and get_instructions agree with /state and GET /instructions, forget retracts", async () => {
+  const api = contextClient(h.app, acme);
+  const client = await connect(acme.contextId, acme.apiKey);
+  const scope = ["org=acme", "user=priya"];
+  const first = await call(client, "remember", {
+    role: "user",
+    content: "I'm Priya, CTO at Acme. Always respond in bullet points.",
+    scope,
+  });
+  expect(first).toMatchObject({ session_id: expect.any(String), extraction: { status: "committed" } });
+  const active = (await api.get("/instructions?scope[org]=acme&scope[user]=priya")).body.instructions;
+  const stated = (await api.post("/state", { scope })).body.instructions;
+  expect(active.map((i: { id: string }) => i.id)).toEqual(stated.map((i: { id: string }) => i.id));
+  expect(active).toEqual([expect.objectContaining({ active: true, revoked_at: null, given_at: stated[0].created_at })]);
+  const revoking = await call(client, "remember", {
+    session_id: first.session_id,
+    role: "user",
+    content: "Stop using bullet points.",
+    scope,
+  });
+  expect(revoking.extraction.status).toBe("committed");
+
+  const viaMcp = await call(client, "get_instructions", { scope, include_revoked: true });
+  const viaHttp = await api.get("/instructions?scope[org]=acme&scope[user]=priya&include_revoked=true");
+  expect(viaMcp).toEqual(viaHttp.body);
+  expect(viaHttp.body.instructions).toEqual([
+    expect.objectContaining({
+      description: expect.stringMatching(/bullet points/i),
+      active: false,
+      given_by: { turn_id: first.turn_id, document_id: null, fact_write_id: null },
+      revoked_at: expect.any(String),
+      revoked_by_turn_id: revoking.turn_id,
+    }),
+  ]);
+  expect((await api.get("/instructions?scope[org]=acme&scope[user]=priya")).body.instructions).toEqual([]);
+  expect((await api.get("/instructions?scope[org]=acme")).body.instructions).toEqual([]);
+
+  const state = await call(client, "get_state", { scope });
+  const httpState = await api.post("/state", { scope });
+  expect(state).toEqual({ ...httpState.body, as_of: expect.any(String) });
+  expect(state.instructions).toEqual([]);
+  expect(state.facts.length).toBeGreaterThan(0);
+
+  const forgotten = await call(client, "forget", { source_type: "turn", source_id: first.turn_id, reason: "asked to forget" });
+  expect(forgotten).toMatchObject({ source_type: "turn", source_id: first.turn_id });
+  expect(forgotten.retracted.attributes + forgotten.retracted.relations).toBeGreaterThan(0);
+  expect((await call(client, "get_state", { scope })).facts).toEqual([]);
+  const unknown = await client.callTool({ name: "forget", arguments: { source_type: "turn", source_id: other.contextId, reason: "x" } });
+  expect(unknown.isError).toBe(true);
+});
+
+test("list_failed_work_items and retry_work_item: a turn that needs a model none is set for fails, is listed and retried", async () => {
+  const client = await connect(other.contextId, other.apiKey);
+  const turn = await call(client, "remember", {
+    role: "user",
+    content: "Priya's team owns the payments gateway, which runs on Kubernetes.",
+    scope: [],
+  });
+  expect(turn.extraction).toMatchObject({ status: "failed", error_class: "no_provider" });
+  const listed = await call(client, "list_failed_work_items", {});
+  expect(listed.work_items).toEqual([
+    expect.objectContaining({ work_item_id: turn.extraction.work_item_id, error: expect.objectContaining({ class: "no_provider" }) }),
+  ]);
+  expect((await call(client, "list_failed_work_items", { error_class: ["budget"] })).work_items).toEqual([]);
+  const retried = await call(client, "retry_work_item", { work_item_id: turn.extraction.work_item_id });
+  expect(retried).toMatchObject({ status: "queued" });
+  const api = contextClient(h.app, other);
+  const again = await waitFor(async () => {
+    const res = await api.get(`/work-items/${turn.extraction.work_item_id}`);
+    return res.body.status === "dead" && res.body.attempts === 2 ? res.body : undefined;
+  });
+  expect(again.attempt_records.map((a: { error: { class: string } }) => a.error.class)).toEqual(["no_provider", "no_provider"]);
+  const foreign = await connect(acme.contextId, acme.apiKey);
+  const refused = await foreign.callTool({ name: "retry_work_item", arguments: { work_item_id: turn.extraction.work_item_id } });
+  expect(refused.isError).toBe(true);
 });

@@ -12,7 +12,7 @@ import type { ApiDeps } from "../deps";
 
 export const DASHBOARD_PATH = "/admin/queues";
 
-function adminSecret(req: Request): string | undefined {
+export function adminSecret(req: Request): string | undefined {
   const header = req.header("authorization") ?? "";
   const bearer = /^Bearer (.+)$/.exec(header)?.[1];
   if (bearer) return bearer;

@@ -1,30 +1,73 @@
 import { z } from "zod";
+import { readDocumentVersions } from "@recall/memory";
+import { currentTraceId } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
-import { notFound } from "../http/errors";
-import { documentStatus } from "../views/pipeline-status";
+import { Problem, notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { newTraceId } from "../http/trace";
 import { DocumentService } from "../services/document.service";
-import { contextIdOf } from "../http/validate";
-import { CreateDocumentBody, DocumentAccepted, DocumentStatus } from "./documents.schemas";
+import { documentStatus } from "../views/pipeline-status";
+import { readDocumentInput } from "./document-upload";
+import { CreateDocumentBody, DocumentAccepted, DocumentQuery, DocumentStatus, DocumentVersions, UPLOAD_BODIES } from "./documents.schemas";
 
 const DocumentParams = z.object({ contextId: z.string(), documentId: z.uuid("must be a document id") });
 
 export function documentRoutes(deps: ApiDeps): RouteDefinition[] {
-  return [postDocument(new DocumentService(deps)), documentStatusRoute(deps)];
+  return [postDocument(deps), documentStatusRoute(deps), documentVersionsRoute(deps)];
 }
 
-function postDocument(documents: DocumentService): RouteDefinition {
+function postDocument(deps: ApiDeps): RouteDefinition {
+  const documents = new DocumentService(deps, { blobDir: deps.config.RECALL_BLOB_DIR });
   return defineRoute({
     method: "post",
     idempotent: true,
     path: "/documents",
-    summary: "Ingest a document; processed asynchronously, stage by stage",
+    summary: "Ingest a document (JSON text, a file upload, or a raw Markdown, HTML, PDF or text body); processed asynchronously",
+    description:
+      "The format is the declared type checked against the bytes (a PDF is a PDF whatever it is called). " +
+      "The same bytes in the same scope are stored once; a document posted under the source id of an earlier one is its next version.",
     tags: ["documents"],
-    body: CreateDocumentBody,
-    responses: { 202: { description: "Stored and queued", schema: DocumentAccepted } },
-    handle: async ({ body, req }) => {
-      const { document, queued } = await documents.ingest(contextIdOf(req), body);
-      return { status: 202, body: { document_id: document.id, trace_id: document.traceId, queued } };
+    params: z.object({ contextId: z.string() }),
+    query: DocumentQuery,
+    requestBody: { "application/json": CreateDocumentBody, ...UPLOAD_BODIES },
+    responses: {
+      202: { description: "Stored and queued", schema: DocumentAccepted },
+      200: { description: "These bytes were already stored in this scope: the existing document", schema: DocumentAccepted },
+      413: { description: "Larger than RECALL_DOCUMENT_MAX_BYTES", schema: Problem, contentType: "application/problem+json" },
+      415: {
+        description: "Not a supported type, or bytes that are not what was declared",
+        schema: Problem,
+        contentType: "application/problem+json",
+      },
+    },
+    handle: async ({ params, query, req, res }) => {
+      const input = await readDocumentInput(req, res, query, deps.config.RECALL_DOCUMENT_MAX_BYTES);
+      const { document, queued, duplicate } = await documents.ingest(params.contextId, input, currentTraceId() ?? newTraceId());
+      const body = {
+        document_id: document.id,
+        trace_id: document.traceId,
+        queued,
+        duplicate,
+        format: document.format,
+        previous_version_id: document.previousVersionId,
+      };
+      return { status: duplicate ? 200 : 202, body };
+    },
+  });
+}
+
+function documentVersionsRoute(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/documents/:documentId/versions",
+    summary: "Every version of the document's source, oldest first, with which one is current",
+    tags: ["documents"],
+    params: DocumentParams,
+    responses: { 200: { description: "The source's versions", schema: DocumentVersions } },
+    handle: async ({ params }) => {
+      const versions = await readDocumentVersions(deps.db, params.contextId, params.documentId);
+      if (!versions) throw notFound("document");
+      return { status: 200, body: versions };
     },
   });
 }

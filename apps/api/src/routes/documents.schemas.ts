@@ -3,30 +3,127 @@ import { z } from "zod";
 import { ScopeList } from "../http/scope-schema";
 import { Timestamp } from "../views/work-item-view";
 
-const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+const Source = z.object({
+  type: z.string().trim().min(1).max(100),
+  name: z.string().max(500).optional(),
+  external_id: z.string().max(500).optional().describe("the source's own id; a document posted under it again is its next version"),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+const Metadata = z.looseObject({ scope: ScopeList.optional() });
 
 export const CreateDocumentBody = z.object({
-  text: z
-    .string()
-    .min(1, "must not be empty")
-    .refine((t) => Buffer.byteLength(t) <= MAX_DOCUMENT_BYTES, "must be at most 5 MiB"),
+  text: z.string().min(1, "must not be empty").describe("at most RECALL_DOCUMENT_MAX_BYTES bytes (413 past it)"),
+  format: z.enum(["text", "markdown", "html"]).optional().describe("how to split the text; default text"),
   scope: ScopeList.optional().describe("the document's scope; what it teaches is visible to readers whose scope includes it"),
-  metadata: z.looseObject({ scope: ScopeList.optional() }).optional(),
-  source: z
-    .object({
-      type: z.string().trim().min(1).max(100),
-      name: z.string().max(500).optional(),
-      external_id: z.string().max(500).optional(),
-      metadata: z.record(z.string(), z.unknown()).optional(),
-    })
-    .optional(),
+  metadata: Metadata.optional(),
+  source: Source.optional(),
 });
 export type CreateDocumentBody = z.infer<typeof CreateDocumentBody>;
+
+/** A multipart field holding JSON. */
+function jsonField<T extends z.ZodType>(schema: T) {
+  return z
+    .string()
+    .transform((v, ctx) => {
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+}
+
+/** `source` as a JSON object like the JSON body's, or just the source's id. */
+export const SourceField = z.union([Source, z.string().trim().min(1).max(500)]);
+
+export const UploadFields = z.object({
+  metadata: jsonField(Metadata).optional(),
+  source: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const value = v?.trim();
+      if (value === undefined || !value.startsWith("{")) return value;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be a source id or a JSON object" });
+        return z.NEVER;
+      }
+    })
+    .pipe(SourceField.optional()),
+  scope: ScopeList.optional(),
+});
+
+/** For a raw body (text/markdown, text/html, application/pdf, text/plain), what a form's fields would say. */
+export const DocumentQuery = z.object({
+  source_id: z.string().trim().min(1).max(500).optional().describe("raw body: the source's id (re-ingest by source)"),
+  source_type: z.string().trim().min(1).max(100).optional().describe("raw body: the source's type (default document)"),
+  source_name: z.string().max(500).optional(),
+  file_name: z.string().max(500).optional().describe("raw body: the file's name, kept with the document"),
+  scope: z
+    .union([ScopeList, z.string()])
+    .optional()
+    .transform((v) => (typeof v === "string" ? [v] : v))
+    .pipe(ScopeList.optional())
+    .describe("raw body: scope entries, scope=org=acme&scope=user=alice"),
+});
+export type DocumentQuery = z.infer<typeof DocumentQuery>;
+
+/** The request bodies the route accepts besides JSON, as the OpenAPI document shows them. */
+export const UPLOAD_BODIES = {
+  "multipart/form-data": {
+    type: "object",
+    required: ["file"],
+    properties: {
+      file: {
+        type: "string",
+        contentMediaType: "application/octet-stream",
+        description: "the document: Markdown, HTML, PDF or plain text",
+      },
+      metadata: { type: "string", description: "JSON object: the document's metadata (scope, skill, domain, date, …)" },
+      source: { type: "string", description: 'the source\'s id, or a JSON object {"type", "name", "external_id"}' },
+      scope: { type: "array", items: { type: "string" }, description: "scope entries, key=value (repeat the field)" },
+    },
+  },
+  "text/markdown": { type: "string", description: "split along its headings" },
+  "text/html": { type: "string", description: "main content extracted, then split along its headings" },
+  "text/plain": { type: "string" },
+  "application/pdf": { type: "string", contentMediaType: "application/pdf", description: "split per page and paragraph" },
+};
+
+const Format = z.enum(["text", "markdown", "html", "pdf"]);
 
 export const DocumentAccepted = z.object({
   document_id: z.uuid(),
   trace_id: z.string(),
-  queued: z.boolean().describe("false when Redis did not answer; the sweeper queues it later"),
+  queued: z.boolean().describe("false when Redis did not answer (the sweeper queues it later), or for a duplicate"),
+  duplicate: z.boolean().describe("true when these bytes were already stored: the answer names that document"),
+  format: Format,
+  previous_version_id: z.uuid().nullable().describe("the version of the same source this one replaces"),
+});
+
+export const DocumentVersions = z.object({
+  document_id: z.uuid(),
+  source: z.object({ id: z.uuid(), type: z.string(), name: z.string().nullable(), external_id: z.string().nullable() }).nullable(),
+  versions: z.array(
+    z.object({
+      document_id: z.uuid(),
+      version: z.number().int(),
+      format: Format,
+      file_name: z.string().nullable(),
+      content_hash: z.string().describe("sha256 of the bytes received"),
+      byte_size: z.number().int().nullable(),
+      created_at: Timestamp,
+      previous_version_id: z.uuid().nullable(),
+      superseded_by: z.uuid().nullable(),
+      retraction_id: z.uuid().nullable().describe("set once the facts only this version supported were retracted"),
+      current: z.boolean(),
+    }),
+  ),
 });
 
 const StageView = z.object({
@@ -43,7 +140,7 @@ const StageView = z.object({
 export const DocumentStatus = z.object({
   document_id: z.uuid(),
   trace_id: z.string(),
-  state: z.enum(["queued", "processing", "committed", "failed"]),
+  state: z.enum(["queued", "processing", "committed", "failed", "cancelled"]),
   stages: z.array(StageView),
   extraction_plan: z
     .object({

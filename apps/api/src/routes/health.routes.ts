@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { pendingMigrations } from "@recall/db/src/migrator";
+import { describeIndex } from "@recall/memory";
 import { registry } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 
-const Check = z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional() });
+const Check = z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional(), detail: z.string().optional() });
 const Readiness = z.object({ status: z.enum(["ready", "not_ready"]), checks: z.array(Check) });
 
 export function healthRoutes(deps: ApiDeps): RouteDefinition[] {
@@ -38,6 +39,9 @@ function readiness(deps: ApiDeps): RouteDefinition {
           if (pending.length > 0) throw new Error(`pending: ${pending.join(", ")}`);
         }),
       ]);
+      const index = await deps.vector?.index?.(deps.db);
+      // Informational: the scan is a working fallback, so it never makes the service unready.
+      if (index) checks.push({ name: "vector_index", ok: true, detail: describeIndex(index) });
       const ready = checks.every((c) => c.ok);
       return { status: ready ? 200 : 503, body: { status: ready ? "ready" : "not_ready", checks } };
     },

@@ -90,6 +90,10 @@ const Retriever = z.object({
   ran: z.boolean().describe("its list took part in this answer (false when disabled, or when the embedding provider failed)"),
   model: z.string().optional().describe("the embedding model, provider:model"),
   reason: z.string().optional().describe("why it is off or did not run"),
+  index: z
+    .enum(["pgvector_hnsw", "sql_scan"])
+    .optional()
+    .describe("vectors: pgvector's HNSW index, or the SQL scan where the extension is absent"),
 });
 
 export const QueryResult = z.object({
@@ -134,8 +138,24 @@ export const Provenance = z.object({
       seq: z.number().int().optional(),
       role: z.string().optional(),
       node: z
-        .object({ id: z.uuid(), ordinal: z.number().int(), start_byte: z.number().int(), end_byte: z.number().int() })
+        .object({
+          id: z.uuid(),
+          ordinal: z.number().int(),
+          start_byte: z.number().int(),
+          end_byte: z.number().int(),
+          heading_path: z.array(z.string()).describe("headings above the node, outermost first"),
+          section: z.string().nullable().describe('the heading path joined: "Architecture › Storage"'),
+          page: z.number().int().nullable().describe("1-based page of a PDF"),
+        })
         .nullable()
+        .optional(),
+      document: z
+        .object({
+          format: z.enum(["text", "markdown", "html", "pdf"]),
+          file_name: z.string().nullable(),
+          content_hash: z.string().describe("sha256 of the bytes received"),
+          previous_version_id: z.uuid().nullable().describe("the version of the same source this one replaced"),
+        })
         .optional(),
       created_at: Timestamp,
     })

@@ -53,7 +53,7 @@ export function retractionRoutes(deps: ApiDeps): RouteDefinition[] {
   );
 }
 
-function view(sourceType: SourceType, sourceId: string, r: RetractionReport): z.infer<typeof RetractionView> {
+export function view(sourceType: SourceType, sourceId: string, r: RetractionReport): z.infer<typeof RetractionView> {
   return {
     retraction_id: r.retractionId,
     source_type: sourceType,

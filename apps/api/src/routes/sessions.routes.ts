@@ -6,12 +6,13 @@ import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import { TurnService } from "../services/turn.service";
 import { contextIdOf } from "../http/validate";
-import { CreateSessionBody, CreateTurnBody, SessionParams, TurnPage, TurnResult } from "./sessions.schemas";
+import { CreateSessionBody, CreateTurnBody, SessionParams, TurnAccepted, TurnPage, TurnResult } from "./sessions.schemas";
+import { turnAccepted } from "./turn-batches.routes";
 
 const TurnListQuery = z.object({ scope: ScopeQuery, limit: limitParam(100, 500), cursor: Cursor });
 
 export function sessionRoutes(deps: ApiDeps): RouteDefinition[] {
-  const turns = new TurnService(deps, { turnTimeoutMs: deps.config.TURN_TIMEOUT_MS });
+  const turns = new TurnService(deps, { turnTimeoutMs: deps.config.TURN_TIMEOUT_MS, completion: deps.turns });
   return [createSession(turns), postTurn(turns), listTurns(deps, turns)];
 }
 
@@ -43,9 +44,13 @@ function postTurn(turns: TurnService): RouteDefinition {
     body: CreateTurnBody,
     responses: {
       200: { description: "The turn's committed (or failed) extraction", schema: TurnResult },
-      202: { description: "Stored; extraction still running", schema: TurnResult },
+      202: {
+        description: "Stored; extraction still running (wait: false answers this at once, with a status_url)",
+        schema: z.union([TurnResult, TurnAccepted]),
+      },
     },
     handle: async ({ params, body }) => {
+      if (!body.wait) return { status: 202, body: turnAccepted(params, await turns.acceptTurn(params.contextId, params.sessionId, body)) };
       const { turn, diff, extraction } = await turns.addTurn(params.contextId, params.sessionId, body);
       const status = extraction.status === "pending" ? 202 : 200;
       return { status, body: { turn_id: turn.id, diff, extraction, trace_id: turn.traceId } };

@@ -6,7 +6,7 @@ import { Timestamp } from "../views/work-item-view";
 
 export const CreateSessionBody = z.object({ metadata: z.record(z.string(), z.unknown()).optional() });
 
-export const CreateTurnBody = z.object({
+const TurnFields = z.object({
   role: z.enum(["user", "assistant", "system", "tool"]),
   content: z.string().min(1, "must not be empty").max(100_000),
   name: z
@@ -25,6 +25,72 @@ export const CreateTurnBody = z.object({
   ),
 });
 
+export const CreateTurnBody = TurnFields.extend({
+  wait: z
+    .boolean()
+    .default(true)
+    .describe(
+      "false: answer 202 at once with the turn id and a status URL; the turn is then extracted with other asynchronous turns of its session in one model call per window",
+    ),
+});
+
+export const TurnBatchBody = z.object({
+  turns: z
+    .array(TurnFields)
+    .min(1, "must hold at least one turn")
+    .max(500, "at most 500 turns per batch")
+    .describe("in the order they were said"),
+});
+
+export const TurnAccepted = z.object({
+  turn_id: z.uuid(),
+  status_url: z.string(),
+  extraction: z.object({ status: z.literal("pending") }),
+  trace_id: z.string(),
+});
+
+export const BatchAccepted = z.object({
+  batch_id: z.uuid(),
+  turn_ids: z.array(z.uuid()),
+  status_url: z.string(),
+  trace_id: z.string(),
+});
+
+export const BatchStatus = z.object({
+  batch_id: z.uuid(),
+  session_id: z.uuid(),
+  state: z.enum(["processing", "done"]).describe("done once every turn is committed or failed"),
+  turns: z.number().int(),
+  counts: z.object({
+    queued: z.number().int(),
+    processing: z.number().int(),
+    committed: z.number().int(),
+    failed: z.number().int(),
+    cancelled: z.number().int(),
+  }),
+  failures: z.array(
+    z.object({
+      turn_id: z.uuid(),
+      seq: z.number().int(),
+      queue: z.string(),
+      work_item_id: z.uuid(),
+      error_class: z.string().nullable(),
+      message: z.string().nullable(),
+    }),
+  ),
+});
+
+export const TurnParams = z.object({
+  contextId: z.string(),
+  sessionId: z.uuid("must be a session id"),
+  turnId: z.uuid("must be a turn id"),
+});
+export const BatchParams = z.object({
+  contextId: z.string(),
+  sessionId: z.uuid("must be a session id"),
+  batchId: z.uuid("must be a batch id"),
+});
+
 export const SessionParams = z.object({ contextId: z.string(), sessionId: z.uuid("must be a session id") });
 
 const Category = z.enum(["identity", "knowledge", "context"]);
@@ -41,7 +107,7 @@ export const TurnResult = z.object({
   turn_id: z.uuid(),
   diff: DiffView,
   extraction: z.object({
-    status: z.enum(["committed", "failed", "pending"]),
+    status: z.enum(["committed", "failed", "cancelled", "pending"]),
     stage: z.string().nullable(),
     error_class: z.string().nullable().optional(),
     message: z.string().nullable().optional(),

@@ -1,69 +1,140 @@
-// Operators list failed work and retry it; the input was kept, so a retry starts from it.
+// Operators list work, read one item with every attempt, retry one or many, cancel. The same
+// routes are mounted per context (its API key; ids of other contexts are not found) and across
+// contexts under /api/v1/admin (the admin key). The rules live in WorkItemService.
 import { z } from "zod";
-import { NotRetryableError, retryWorkItem } from "@recall/queues";
-import type { Prisma } from "@recall/db";
+import { NotCancellableError, NotRetryableError, WorkItemNotFoundError } from "@recall/queues";
 import type { ApiDeps } from "../deps";
 import { AppError, Problem, notFound } from "../http/errors";
-import { Cursor, NextCursor, limitParam, pageByCreation } from "../http/pagination";
+import { encodeCursor } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { WorkItemView, workItemView } from "../views/work-item-view";
-import { contextIdOf } from "../http/validate";
+import {
+  ListQuery,
+  RetryManyBody,
+  RetryManyReport,
+  RetryQuery,
+  WorkItemDetail,
+  WorkItemPage,
+  filterOf,
+  workItemDetail,
+} from "./work-items.schemas";
 
-const ListQuery = z.object({
-  status: z.enum(["queued", "running", "succeeded", "failed", "dead"]).optional(),
-  limit: limitParam(100, 500),
-  cursor: Cursor,
-});
-const ItemParams = z.object({ contextId: z.string(), workItemId: z.uuid("must be a work item id") });
+export type WorkItemMount = "context" | "admin";
 
-export function workItemRoutes(deps: ApiDeps): RouteDefinition[] {
-  return [listWorkItems(deps), retryRoute(deps)];
+const conflict = { description: "Not in a state this allows", schema: Problem, contentType: "application/problem+json" };
+
+const paramsFor = (mount: WorkItemMount) =>
+  mount === "context"
+    ? z.object({ contextId: z.string(), workItemId: z.uuid("must be a work item id") })
+    : z.object({ workItemId: z.uuid("must be a work item id") });
+
+/** The context a request is confined to: its path's on a context mount, none on the admin mount. */
+const scopeOf = (params: unknown): string | undefined => (params as { contextId?: string } | undefined)?.contextId;
+
+export function workItemRoutes(deps: ApiDeps, mount: WorkItemMount = "context"): RouteDefinition[] {
+  return [list(deps, mount), retryMany(deps, mount), getOne(deps, mount), retryOne(deps, mount), cancel(deps, mount)];
 }
 
-function listWorkItems(deps: ApiDeps): RouteDefinition {
+function list(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
   return defineRoute({
     method: "get",
     path: "/work-items",
-    summary: "List work items, newest first (e.g. status=dead for failed work)",
+    summary: "List work items, newest first, by status (several at once), queue, error class, document, session and time",
     tags: ["operations"],
+    params: mount === "context" ? z.object({ contextId: z.string() }) : undefined,
     query: ListQuery,
-    responses: {
-      200: { description: "A page of work items", schema: z.object({ work_items: z.array(WorkItemView), next_cursor: NextCursor }) },
-    },
-    handle: async ({ query, req }) => {
-      const where: Prisma.WorkItemWhereInput = { contextId: contextIdOf(req), status: query.status };
-      if (query.cursor) {
-        const at = new Date(String(query.cursor.k));
-        where.OR = [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: query.cursor.id } }];
-      }
-      const rows = await deps.db.workItem.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: query.limit + 1 });
-      const page = pageByCreation(rows, query.limit);
-      return { status: 200, body: { work_items: page.items.map(workItemView), next_cursor: page.nextCursor } };
+    responses: { 200: { description: "A page of work items", schema: WorkItemPage } },
+    handle: async ({ params, query }) => {
+      const filter = filterOf(query, scopeOf(params));
+      const page = await deps.workItems.list(filter, { limit: query.limit, after: query.cursor });
+      return { status: 200, body: { work_items: page.items.map(workItemView), next_cursor: encodeCursor(page.next) } };
     },
   });
 }
 
-function retryRoute(deps: ApiDeps): RouteDefinition {
+function getOne(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/work-items/:workItemId",
+    summary: "One work item with every attempt: error class and message, budget used, timings, trace id",
+    tags: ["operations"],
+    params: paramsFor(mount),
+    responses: { 200: { description: "The work item", schema: WorkItemDetail } },
+    handle: async ({ params }) => {
+      const item = await deps.workItems.get(params.workItemId, scopeOf(params));
+      if (!item) throw notFound("work item");
+      return { status: 200, body: workItemDetail(item) };
+    },
+  });
+}
+
+function retryOne(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
   return defineRoute({
     method: "post",
     idempotent: true,
     path: "/work-items/:workItemId/retry",
-    summary: "Retry a failed or dead work item from its kept input",
+    summary: "Retry a failed, dead or cancelled work item from its kept input (from=extract: extract the subject again)",
+    description: "Stages that finished before it are reused. `from=extract` is refused once the subject is committed.",
     tags: ["operations"],
-    params: ItemParams,
-    responses: {
-      202: { description: "Queued again", schema: WorkItemView },
-      409: { description: "The work item is not failed or dead", schema: Problem, contentType: "application/problem+json" },
-    },
-    handle: async ({ params }) => {
-      const item = await deps.db.workItem.findFirst({ where: { id: params.workItemId, contextId: params.contextId } });
-      if (!item) throw notFound("work item");
-      try {
-        return { status: 202, body: workItemView(await retryWorkItem(deps.db, deps.queues, item)) };
-      } catch (err) {
-        if (err instanceof NotRetryableError) throw new AppError(409, "not_retryable", err.message);
-        throw err;
-      }
+    params: paramsFor(mount),
+    query: RetryQuery,
+    responses: { 202: { description: "Queued again", schema: WorkItemView }, 409: conflict },
+    handle: async ({ params, query }) => {
+      const item = await answer(() => deps.workItems.retry(params.workItemId, { contextId: scopeOf(params), from: query.from }));
+      return { status: 202, body: workItemView(item) };
     },
   });
+}
+
+function retryMany(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
+  return defineRoute({
+    method: "post",
+    idempotent: true,
+    path: "/work-items/retries",
+    summary: "Retry every failed or dead work item a filter matches (dry_run: only count them)",
+    tags: ["operations"],
+    params: mount === "context" ? z.object({ contextId: z.string() }) : undefined,
+    body: RetryManyBody,
+    responses: { 200: { description: "What was (or would be) retried", schema: RetryManyReport } },
+    handle: async ({ params, body }) => {
+      const report = await deps.workItems.retryMany(filterOf(body, scopeOf(params)), { dryRun: body.dry_run, from: body.from });
+      return {
+        status: 200,
+        body: {
+          dry_run: report.dryRun,
+          matched: report.matched,
+          retried: report.retried.map(workItemView),
+          skipped: report.skipped.map((s) => ({ work_item_id: s.workItemId, reason: s.reason })),
+        },
+      };
+    },
+  });
+}
+
+function cancel(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
+  return defineRoute({
+    method: "post",
+    idempotent: true,
+    path: "/work-items/:workItemId/cancel",
+    summary: "Cancel a queued or failed work item: it is not run again (until retried) and its status says so",
+    tags: ["operations"],
+    params: paramsFor(mount),
+    responses: { 200: { description: "Cancelled", schema: WorkItemView }, 409: conflict },
+    handle: async ({ params }) => {
+      const item = await answer(() => deps.workItems.cancel(params.workItemId, { contextId: scopeOf(params) }));
+      return { status: 200, body: workItemView(item) };
+    },
+  });
+}
+
+/** The service's expected refusals as problem answers. */
+async function answer<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof WorkItemNotFoundError) throw notFound("work item");
+    if (err instanceof NotRetryableError) throw new AppError(409, "not_retryable", err.message);
+    if (err instanceof NotCancellableError) throw new AppError(409, "not_cancellable", err.message);
+    throw err;
+  }
 }

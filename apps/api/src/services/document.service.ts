@@ -1,43 +1,81 @@
-// Document ingest: the document, its source and its first work item in one transaction,
-// then queued. Accepted means kept, whether or not Redis answered.
-import { createHash } from "node:crypto";
-import { toJson, transaction, type Tx } from "@recall/db";
-import { chunkText } from "@recall/extraction";
-import { normaliseScope } from "@recall/memory";
+// Document ingest: the document as received, its source and its first work item in one
+// transaction, then queued; accepted means kept, whether or not Redis answered. Splitting into nodes happens later, in the extract stage. The same bytes
+// posted again to the same context and scope answer the document already stored; a
+// document posted under the source id of an earlier one becomes that source's next version.
+import { toJson, transaction, type Document, type Tx, type WorkItem } from "@recall/db";
+import type { DocumentFormat } from "@recall/extraction";
+import { normaliseScope, sha256, storeOriginal } from "@recall/memory";
 import { ensureWorkItem } from "@recall/queues";
-import { currentTraceId } from "@recall/telemetry";
-import type { CreateDocumentBody } from "../routes/documents.schemas";
-import { newTraceId } from "../http/trace";
 import { enqueueOrLeaveForSweeper } from "./enqueue";
 import type { ServiceDeps } from "./service-deps";
 
-type SourceInput = NonNullable<CreateDocumentBody["source"]>;
+export interface SourceInput {
+  type: string;
+  name?: string;
+  external_id?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface DocumentInput {
+  bytes: Buffer;
+  format: DocumentFormat;
+  mediaType: string;
+  fileName?: string;
+  metadata: Record<string, unknown>;
+  scope?: string[];
+  source?: SourceInput;
+}
+
+export interface IngestResult {
+  document: Document;
+  /** False for a duplicate (nothing new to queue) or when Redis did not answer (the sweeper queues it). */
+  queued: boolean;
+  /** The same bytes were already stored in this scope: `document` is that one. */
+  duplicate: boolean;
+}
+
+/** Formats whose text is the document itself; others keep their original bytes beside the extracted text. */
+const SELF_TEXT: ReadonlySet<DocumentFormat> = new Set(["text", "markdown"]);
 
 export class DocumentService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly options: { blobDir?: string },
+  ) {}
 
-  async ingest(contextId: string, input: CreateDocumentBody) {
-    const { document, workItem } = await this.store(contextId, input);
-    const queued = await enqueueOrLeaveForSweeper(this.deps, workItem);
-    return { document, queued };
+  async ingest(contextId: string, input: DocumentInput, traceId: string): Promise<IngestResult> {
+    const { document, workItem } = await this.store(contextId, input, traceId);
+    if (!workItem) return { document, queued: false, duplicate: true };
+    return { document, queued: await enqueueOrLeaveForSweeper(this.deps, workItem), duplicate: false };
   }
 
-  /** Stores the document, its nodes and its first work item in one transaction. */
-  private store(contextId: string, input: CreateDocumentBody) {
-    const traceId = currentTraceId() ?? newTraceId();
+  private async store(contextId: string, input: DocumentInput, traceId: string): Promise<{ document: Document; workItem?: WorkItem }> {
+    const hash = sha256(input.bytes);
+    const selfText = SELF_TEXT.has(input.format);
+    const stored = selfText ? {} : await storeOriginal(this.options.blobDir, hash, input.bytes);
+    const metadata = metadataOf(input);
+    const scope = (metadata.scope as string[] | undefined) ?? [];
     return transaction(this.deps.db, async (tx) => {
+      await lock(tx, `document|${contextId}|${hash}`);
+      const same = await findSame(tx, contextId, hash, scope);
+      if (same) return { document: same };
       const sourceId = input.source ? await upsertSource(tx, contextId, input.source) : undefined;
+      if (sourceId) await lock(tx, `source|${sourceId}`);
+      const previous = sourceId && input.source?.external_id ? await latestVersion(tx, sourceId) : null;
       const document = await tx.document.create({
         data: {
           contextId,
           sourceId,
-          text: input.text,
-          metadata: toJson(metadataOf(input)),
-          contentHash: createHash("sha256").update(input.text).digest("hex"),
+          text: selfText ? input.bytes.toString("utf8") : "",
+          metadata: toJson(metadata),
+          contentHash: hash,
           traceId,
-          nodes: {
-            create: chunkText(input.text).map((c) => ({ ordinal: c.ordinal, text: c.text, startByte: c.start_byte, endByte: c.end_byte })),
-          },
+          format: input.format,
+          mediaType: input.mediaType,
+          fileName: input.fileName,
+          byteSize: input.bytes.length,
+          ...stored,
+          previousVersionId: previous?.id,
         },
       });
       const workItem = await ensureWorkItem(tx, {
@@ -52,17 +90,44 @@ export class DocumentService {
   }
 }
 
+async function lock(tx: Tx, key: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+}
+
 /** The document's scope lives in metadata.scope, where the worker reads it; the top-level field is the documented way to set it. */
-function metadataOf(input: CreateDocumentBody): Record<string, unknown> {
-  const metadata: Record<string, unknown> = { ...(input.metadata ?? {}) };
-  const scope = input.scope ?? input.metadata?.scope;
+function metadataOf(input: DocumentInput): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { ...input.metadata };
+  const scope = input.scope ?? (Array.isArray(input.metadata.scope) ? input.metadata.scope.map(String) : undefined);
   if (scope) metadata.scope = normaliseScope(scope);
   return metadata;
 }
 
-/** A source with an external id is one row per (type, id): later versions attach to it. */
+/** The live document with these bytes in this scope: not replaced by a newer version, not retracted. */
+async function findSame(tx: Tx, contextId: string, hash: string, scope: string[]): Promise<Document | undefined> {
+  const candidates = await tx.document.findMany({ where: { contextId, contentHash: hash }, orderBy: { createdAt: "desc" } });
+  const key = JSON.stringify(normaliseScope(scope));
+  for (const doc of candidates) {
+    const own = (doc.metadata as { scope?: string[] } | null)?.scope ?? [];
+    if (JSON.stringify(normaliseScope(own)) !== key) continue;
+    const replaced = await tx.document.count({ where: { previousVersionId: doc.id } });
+    const retracted = await tx.retraction.count({ where: { contextId, sourceType: "document", sourceId: doc.id } });
+    if (replaced === 0 && retracted === 0) return doc;
+  }
+  return undefined;
+}
+
+async function latestVersion(tx: Tx, sourceId: string): Promise<Document | null> {
+  return tx.document.findFirst({ where: { sourceId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+}
+
 async function upsertSource(tx: Tx, contextId: string, source: SourceInput): Promise<string> {
-  const data = { contextId, type: source.type, name: source.name, externalId: source.external_id, metadata: toJson(source.metadata ?? {}) };
+  const data = {
+    contextId,
+    type: source.type,
+    name: source.name,
+    externalId: source.external_id,
+    metadata: toJson(source.metadata ?? {}),
+  };
   if (!source.external_id) return (await tx.source.create({ data })).id;
   const row = await tx.source.upsert({
     where: { contextId_type_externalId: { contextId, type: source.type, externalId: source.external_id } },

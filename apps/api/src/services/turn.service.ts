@@ -3,7 +3,7 @@
 import type { z } from "zod";
 import { isUniqueConstraintError, toJson, transaction } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
-import { ensureWorkItem } from "@recall/queues";
+import { createTurnExtraction } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
 import { AppError, notFound } from "../http/errors";
 import type { CreateTurnBody } from "../routes/sessions.schemas";
@@ -11,10 +11,13 @@ import { newTraceId } from "../http/trace";
 import { diffView, extractionView, waitForTurn } from "../views/turn-result";
 import { enqueueOrLeaveForSweeper } from "./enqueue";
 import type { ServiceDeps } from "./service-deps";
+import type { TurnCompletion } from "./turn-completion";
 
 export interface TurnServiceOptions {
   /** How long a turn's answer waits for its pipeline before answering `pending`. */
   turnTimeoutMs: number;
+  /** Wakes the wait when the turn's work commits (Postgres NOTIFY), instead of polling. */
+  completion: TurnCompletion;
 }
 
 type TurnInput = z.infer<typeof CreateTurnBody>;
@@ -45,12 +48,20 @@ export class TurnService {
     await this.requireSession(contextId, sessionId);
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
     await enqueueOrLeaveForSweeper(this.deps, workItem);
-    const extraction = extractionView(await waitForTurn(this.deps.db, turn.id, this.options.turnTimeoutMs));
+    const extraction = extractionView(await waitForTurn(this.deps.db, this.options.completion, turn.id, this.options.turnTimeoutMs));
     const candidates = await this.deps.db.knowledgeCandidate.findMany({
       where: { turnId: turn.id, contextId },
       orderBy: { ordinal: "asc" },
     });
     return { turn, extraction, diff: diffView(candidates) };
+  }
+
+  /** wait: false — stores and queues the turn for windowed extraction and answers at once. */
+  async acceptTurn(contextId: string, sessionId: string, input: TurnInput) {
+    await this.requireSession(contextId, sessionId);
+    const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
+    await enqueueOrLeaveForSweeper(this.deps, workItem);
+    return turn;
   }
 
   /** Stores the turn and its first work item together: accepted means kept. */
@@ -74,13 +85,8 @@ export class TurnService {
               traceId,
             },
           });
-          const workItem = await ensureWorkItem(tx, {
-            contextId,
-            queue: "extract_assertions",
-            subjectType: "turn",
-            subjectId: turn.id,
-            traceId,
-          });
+          const mode = input.wait ? "interactive" : "windowed";
+          const workItem = await createTurnExtraction(tx, { contextId, turnId: turn.id, traceId, mode });
           return { turn, workItem };
         });
       } catch (err) {

@@ -16,7 +16,7 @@ export function vectorRetriever(config: Config): VectorRetriever | undefined {
     const client = createEmbeddingClient(providerOptions(config), {
       timeoutMs: Math.min(config.LLM_TIMEOUT_MS, QUERY_EMBEDDING_TIMEOUT_MS),
     });
-    return client && embeddingRetriever(client);
+    return client && embeddingRetriever(client, { dimensions: config.RECALL_EMBEDDING_DIMENSIONS });
   } catch (err) {
     if (!(err instanceof NoProviderError) || config.RECALL_EMBEDDING_MODEL === undefined) throw err;
     return unavailableRetriever(config.RECALL_EMBEDDING_MODEL, err.message);

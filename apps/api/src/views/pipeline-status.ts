@@ -3,10 +3,12 @@
 import type { Db, WorkItem } from "@recall/db";
 import { PIPELINE } from "@recall/queues";
 
-export type PipelineState = "queued" | "processing" | "committed" | "failed";
+export type PipelineState = "queued" | "processing" | "committed" | "failed" | "cancelled";
 
 export function pipelineState(items: WorkItem[]): PipelineState {
   if (items.some((i) => i.status === "dead")) return "failed";
+  // An operator stopped a stage: the rest will not run unless it is retried.
+  if (items.some((i) => i.status === "cancelled")) return "cancelled";
   if (items.find((i) => i.queue === "truth_maintenance")?.status === "succeeded") return "committed";
   return items.some((i) => i.status !== "queued") ? "processing" : "queued";
 }

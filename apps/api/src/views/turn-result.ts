@@ -4,6 +4,7 @@ import type { Db, KnowledgeCandidate, WorkItem } from "@recall/db";
 import { candidatePayload, stageResult, type CandidateKind } from "@recall/contracts";
 import { truthMaintained } from "@recall/memory";
 import { pipelineState, type PipelineState } from "./pipeline-status";
+import type { TurnCompletion } from "../services/turn-completion";
 
 /**
  * A turn counts as committed once truth maintenance has applied it, even while (or if)
@@ -15,14 +16,28 @@ export function turnState(items: WorkItem[]): PipelineState {
   return maintenance && truthMaintained(maintenance) ? "committed" : pipelineState(items);
 }
 
-export async function waitForTurn(db: Db, turnId: string, timeoutMs: number): Promise<WorkItem[]> {
+/**
+ * Reads the turn's work items each time its completion notification arrives (or, if one was
+ * lost, every fallbackPollMs) until it is committed or failed, or the timeout passes.
+ */
+export async function waitForTurn(db: Db, completion: TurnCompletion, turnId: string, timeoutMs: number): Promise<WorkItem[]> {
   const deadline = Date.now() + timeoutMs;
-  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
-    const items = await db.workItem.findMany({ where: { subjectType: "turn", subjectId: turnId } });
-    const state = turnState(items);
-    if (state === "committed" || state === "failed" || Date.now() >= deadline) return items;
-    await new Promise((resolve) => setTimeout(resolve, delay));
+  for (;;) {
+    const wait = completion.next(turnId);
+    try {
+      const items = await db.workItem.findMany({ where: { subjectType: "turn", subjectId: turnId } });
+      const state = turnState(items);
+      const left = deadline - Date.now();
+      if (state === "committed" || state === "failed" || state === "cancelled" || left <= 0) return items;
+      await Promise.race([wait.woken, sleep(Math.min(left, completion.fallbackPollMs))]);
+    } finally {
+      wait.cancel();
+    }
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**
@@ -36,7 +51,7 @@ export function extractionView(items: WorkItem[]) {
   const result = stageResult("extract_assertions", extract?.payload);
   const dead = items.find((i) => i.status === "dead");
   return {
-    status: state === "committed" ? "committed" : state === "failed" ? "failed" : "pending",
+    status: state === "committed" || state === "failed" || state === "cancelled" ? state : "pending",
     stage: result.outcomes[0]?.stage ?? result.failed?.stage ?? null,
     ...(dead ? { error_class: dead.errorClass, message: dead.errorMessage, queue: dead.queue, work_item_id: dead.id } : {}),
   };

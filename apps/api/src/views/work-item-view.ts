@@ -4,12 +4,15 @@ import type { WorkItem } from "@recall/db";
 
 export const Timestamp = z.iso.datetime({ offset: true });
 
+export const WORK_STATUSES = ["queued", "running", "waiting", "succeeded", "failed", "dead", "cancelled"] as const;
+
 export const WorkItemView = z.object({
   work_item_id: z.uuid(),
+  context_id: z.uuid(),
   queue: z.string(),
   subject_type: z.string(),
   subject_id: z.uuid(),
-  status: z.enum(["queued", "running", "succeeded", "failed", "dead"]),
+  status: z.enum(WORK_STATUSES),
   attempts: z.number().int(),
   error: z.object({ class: z.string(), message: z.string().nullable() }).nullable(),
   tokens_used: z.number().int(),
@@ -22,6 +25,7 @@ export const WorkItemView = z.object({
 export function workItemView(item: WorkItem) {
   return {
     work_item_id: item.id,
+    context_id: item.contextId,
     queue: item.queue,
     subject_type: item.subjectType,
     subject_id: item.subjectId,

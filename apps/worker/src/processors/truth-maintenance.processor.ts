@@ -3,7 +3,7 @@
 // The first step is checkpointed, so a retry after an embedding provider failure only embeds.
 import { WorkError, type StageProcessor, type StagePayload } from "@recall/queues";
 import { CommittedRefs } from "@recall/contracts";
-import { applyTruthMaintenance, embedCommitted, markTruthMaintained, truthMaintained } from "@recall/memory";
+import { applyTruthMaintenance, embedCommitted, markTruthMaintained, retirePreviousVersion, truthMaintained } from "@recall/memory";
 import type { WorkItem } from "@recall/db";
 import type { WorkerDeps } from "../deps";
 import { singleValuedPredicates } from "../services/skill-types";
@@ -12,6 +12,7 @@ export function truthMaintenanceProcessor(deps: WorkerDeps): StageProcessor {
   return async ({ item, payload, signal }) => {
     const refs = await committedRefs(deps, payload);
     if (!truthMaintained(item)) await maintain(deps, item, payload, refs);
+    if (payload.subjectType === "document") await retirePrevious(deps, payload);
     const embedder = deps.embedder();
     if (!embedder) return { status: "succeeded" };
     const report = await embedCommitted(deps.db, embedder, { contextId: payload.contextId, refs }, signal);
@@ -33,5 +34,18 @@ async function maintain(deps: WorkerDeps, item: WorkItem, payload: StagePayload,
     turnId: payload.subjectType === "turn" ? payload.subjectId : undefined,
     singleValued: await singleValuedPredicates(deps, payload.subjectType, payload.subjectId),
     onApplied: (tx) => markTruthMaintained(tx, item.id),
+  });
+}
+
+/**
+ * A new version of a source replaces the old one once its own facts are in place: what
+ * only the old version said is retracted. Idempotent, so a retry (e.g. after an embedding
+ * failure) retracts nothing twice.
+ */
+async function retirePrevious(deps: WorkerDeps, payload: StagePayload): Promise<void> {
+  await retirePreviousVersion(deps.db, {
+    contextId: payload.contextId,
+    documentId: payload.subjectId,
+    singleValued: await singleValuedPredicates(deps, payload.subjectType, payload.subjectId),
   });
 }

@@ -28,7 +28,7 @@ export function modelDisambiguator(client: ModelClient, budget: Budget): EntityD
       const result = await structuredCall(
         client,
         { ...prompt, schema: DisambiguationAnswer, schemaName: "entity_choice", maxTokens: MAX_OUTPUT_TOKENS },
-        { budget },
+        { budget, stage: "disambiguation" },
       );
       const tokensUsed = result.totalUsage.inputTokens + result.totalUsage.outputTokens;
       return { ...decisionFrom(result.value, request), tokensUsed };

@@ -6,8 +6,9 @@ import { toJson, transaction, type Db, type ExtractionStage, type Prisma, type W
 import { DIFF_KINDS, StageFailure, type ExtractResult, type ExtractionDiff, type UnitOutcome } from "@recall/contracts";
 import type { ExtractionGuidance, Extractor, StageOutcome } from "@recall/extraction";
 import type { StagePayload } from "@recall/queues";
-import type { Logger } from "@recall/telemetry";
+import { extractionInputs, type Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
+import { ensureDocumentNodes } from "./document-nodes";
 import { loadKnownMemory, type KnownMemory } from "./known-memory";
 import { budgetLimits, ensurePlan } from "./plan";
 import { loadSubject, type Subject, type TextUnit } from "./subject-loader";
@@ -27,6 +28,7 @@ export class ExtractionService {
   /** Extracts and stages the subject of one work item; answers the model tokens it spent. */
   async run(item: WorkItem, payload: StagePayload, signal: AbortSignal, logger: Logger): Promise<number> {
     const { deps } = this;
+    if (payload.subjectType === "document") await ensureDocumentNodes(deps, payload.subjectId);
     const subject = await loadSubject(deps.db, payload);
     const guidance = await ensurePlan(deps, subject);
     const known = await loadKnownMemory(deps.db, subject.contextId);
@@ -43,6 +45,8 @@ export class ExtractionService {
       }
     }
     await stageCandidates(deps.db, item, run.rows, run.outcomes);
+    // Counted once staged, so a failed attempt's finished units are not counted twice.
+    for (const outcome of run.outcomes) extractionInputs.inc({ stage: outcome.stage });
     return extractor.tokensUsed;
   }
 }

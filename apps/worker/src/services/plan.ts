@@ -11,6 +11,7 @@ export async function ensurePlan(deps: WorkerDeps, subject: Subject): Promise<Ex
     documentMetadata: subject.metadata,
     sourceMetadata: subject.sourceMetadata,
     sourceType: subject.sourceType,
+    format: subject.format,
     env: {
       skillBySourceType: deps.config.PIPELINE_SKILL_BY_SOURCE_TYPE_JSON,
       defaultSkill: deps.config.PIPELINE_DEFAULT_EXTRACTION_SKILL,

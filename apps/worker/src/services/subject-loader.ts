@@ -26,6 +26,8 @@ export interface Subject {
   documentId?: string;
   metadata: Record<string, unknown>;
   sourceType: string;
+  /** A document's format (text, markdown, html, pdf); the skill cascade's source-type map may route by it. */
+  format?: string;
   sourceMetadata: Record<string, unknown>;
   contextConfig: Record<string, unknown>;
 }
@@ -92,6 +94,7 @@ async function loadDocument(db: Db, id: string, contextConfig: Record<string, un
     documentId: doc.id,
     metadata,
     sourceType: doc.source?.type ?? "document",
+    format: doc.format,
     sourceMetadata: (doc.source?.metadata ?? {}) as Record<string, unknown>,
     contextConfig,
   };

@@ -11,7 +11,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Ingest a document; processed asynchronously, stage by stage */
+    /**
+     * Ingest a document (JSON text, a file upload, or a raw Markdown, HTML, PDF or text body); processed asynchronously
+     * @description The format is the declared type checked against the bytes (a PDF is a PDF whatever it is called). The same bytes in the same scope are stored once; a document posted under the source id of an earlier one is its next version.
+     */
     post: operations["post_documents"];
     delete?: never;
     options?: never;
@@ -45,6 +48,23 @@ export interface paths {
     };
     /** A document's pipeline progress, extraction plan and rejected candidates */
     get: operations["get_documents_status"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/documents/{documentId}/versions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every version of the document's source, oldest first, with which one is current */
+    get: operations["get_documents_versions"];
     put?: never;
     post?: never;
     delete?: never;
@@ -124,6 +144,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/instructions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Instructions in scope with who gave them and when; include_revoked=true adds revoked ones with who revoked them */
+    get: operations["get_instructions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/profile": {
     parameters: {
       query?: never;
@@ -178,6 +215,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/sessions/{sessionId}/turn-batches/{batchId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A batch's progress: turns per state, and each failed turn with its work item */
+    get: operations["get_sessions_turn_batches_by_id"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/sessions/{sessionId}/turns": {
     parameters: {
       query?: never;
@@ -193,6 +247,43 @@ export interface paths {
      * @description The next /profile, /state or /query already reflects the turn. 202 with status pending if it takes longer than TURN_TIMEOUT_MS.
      */
     post: operations["post_sessions_turns"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/sessions/{sessionId}/turns/{turnId}/status": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A turn's extraction: pending, committed (with its diff) or failed (with the work item to retry) */
+    get: operations["get_sessions_turns_status"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/sessions/{sessionId}/turns/batch": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import up to 500 turns of one session, in order; answers 202 at once
+     * @description Turns get consecutive sequence numbers in the order given. The heuristics finish what they can turn by turn; the rest are extracted in windows of consecutive turns, one model call each.
+     */
+    post: operations["post_sessions_turns_batch"];
     delete?: never;
     options?: never;
     head?: never;
@@ -240,10 +331,44 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List work items, newest first (e.g. status=dead for failed work) */
+    /** List work items, newest first, by status (several at once), queue, error class, document, session and time */
     get: operations["get_work_items"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/work-items/{workItemId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One work item with every attempt: error class and message, budget used, timings, trace id */
+    get: operations["get_work_items_by_id"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/work-items/{workItemId}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a queued or failed work item: it is not run again (until retried) and its status says so */
+    post: operations["post_work_items_cancel"];
     delete?: never;
     options?: never;
     head?: never;
@@ -259,8 +384,116 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retry a failed or dead work item from its kept input */
+    /**
+     * Retry a failed, dead or cancelled work item from its kept input (from=extract: extract the subject again)
+     * @description Stages that finished before it are reused. `from=extract` is refused once the subject is committed.
+     */
     post: operations["post_work_items_retry"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/work-items/retries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Retry every failed or dead work item a filter matches (dry_run: only count them) */
+    post: operations["post_work_items_retries"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List work items, newest first, by status (several at once), queue, error class, document, session and time */
+    get: operations["get_admin_work_items"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items/{workItemId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One work item with every attempt: error class and message, budget used, timings, trace id */
+    get: operations["get_admin_work_items_by_id"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items/{workItemId}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a queued or failed work item: it is not run again (until retried) and its status says so */
+    post: operations["post_admin_work_items_cancel"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items/{workItemId}/retry": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Retry a failed, dead or cancelled work item from its kept input (from=extract: extract the subject again)
+     * @description Stages that finished before it are reused. `from=extract` is refused once the subject is committed.
+     */
+    post: operations["post_admin_work_items_retry"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/work-items/retries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Retry every failed or dead work item a filter matches (dry_run: only count them) */
+    post: operations["post_admin_work_items_retries"];
     delete?: never;
     options?: never;
     head?: never;
@@ -432,7 +665,17 @@ export type $defs = Record<string, never>;
 export interface operations {
   post_documents: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description raw body: the file's name, kept with the document */
+        file_name?: string;
+        /** @description raw body: scope entries, scope=org=acme&scope=user=alice */
+        scope?: string[] | string;
+        /** @description raw body: the source's id (re-ingest by source) */
+        source_id?: string;
+        source_name?: string;
+        /** @description raw body: the source's type (default document) */
+        source_type?: string;
+      };
       header?: {
         /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
         "Idempotency-Key"?: string;
@@ -445,6 +688,11 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /**
+           * @description how to split the text; default text
+           * @enum {string}
+           */
+          format?: "text" | "markdown" | "html";
           metadata?: {
             scope?: string[];
           } & {
@@ -453,6 +701,7 @@ export interface operations {
           /** @description the document's scope; what it teaches is visible to readers whose scope includes it */
           scope?: string[];
           source?: {
+            /** @description the source's own id; a document posted under it again is its next version */
             external_id?: string;
             metadata?: {
               [key: string]: unknown;
@@ -460,11 +709,47 @@ export interface operations {
             name?: string;
             type: string;
           };
+          /** @description at most RECALL_DOCUMENT_MAX_BYTES bytes (413 past it) */
           text: string;
         };
+        "application/pdf": string;
+        "multipart/form-data": {
+          /** @description the document: Markdown, HTML, PDF or plain text */
+          file: string;
+          /** @description JSON object: the document's metadata (scope, skill, domain, date, …) */
+          metadata?: string;
+          /** @description scope entries, key=value (repeat the field) */
+          scope?: string[];
+          /** @description the source's id, or a JSON object {"type", "name", "external_id"} */
+          source?: string;
+        };
+        "text/html": string;
+        "text/markdown": string;
+        "text/plain": string;
       };
     };
     responses: {
+      /** @description These bytes were already stored in this scope: the existing document */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            document_id: string;
+            /** @description true when these bytes were already stored: the answer names that document */
+            duplicate: boolean;
+            /** @enum {string} */
+            format: "text" | "markdown" | "html" | "pdf";
+            /** @description the version of the same source this one replaces */
+            previous_version_id: string | null;
+            /** @description false when Redis did not answer (the sweeper queues it later), or for a duplicate */
+            queued: boolean;
+            trace_id: string;
+          };
+        };
+      };
       /** @description Stored and queued */
       202: {
         headers: {
@@ -474,7 +759,13 @@ export interface operations {
           "application/json": {
             /** Format: uuid */
             document_id: string;
-            /** @description false when Redis did not answer; the sweeper queues it later */
+            /** @description true when these bytes were already stored: the answer names that document */
+            duplicate: boolean;
+            /** @enum {string} */
+            format: "text" | "markdown" | "html" | "pdf";
+            /** @description the version of the same source this one replaces */
+            previous_version_id: string | null;
+            /** @description false when Redis did not answer (the sweeper queues it later), or for a duplicate */
             queued: boolean;
             trace_id: string;
           };
@@ -516,13 +807,40 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      /** @description Larger than RECALL_DOCUMENT_MAX_BYTES */
       413: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/problem+json": components["schemas"]["Problem"];
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Not a supported type, or bytes that are not what was declared */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
         };
       };
       /** @description The Idempotency-Key was already used for a different request. */
@@ -711,8 +1029,95 @@ export interface operations {
               work_item_id?: string;
             }[];
             /** @enum {string} */
-            state: "queued" | "processing" | "committed" | "failed";
+            state: "queued" | "processing" | "committed" | "failed" | "cancelled";
             trace_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_documents_versions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        documentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The source's versions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            document_id: string;
+            source: {
+              external_id: string | null;
+              /** Format: uuid */
+              id: string;
+              name: string | null;
+              type: string;
+            } | null;
+            versions: {
+              byte_size: number | null;
+              /** @description sha256 of the bytes received */
+              content_hash: string;
+              /** Format: date-time */
+              created_at: string;
+              current: boolean;
+              /** Format: uuid */
+              document_id: string;
+              file_name: string | null;
+              /** @enum {string} */
+              format: "text" | "markdown" | "html" | "pdf";
+              previous_version_id: string | null;
+              /** @description set once the facts only this version supported were retracted */
+              retraction_id: string | null;
+              superseded_by: string | null;
+              version: number;
+            }[];
           };
         };
       };
@@ -1290,13 +1695,28 @@ export interface operations {
             source: {
               /** Format: date-time */
               created_at: string;
+              document?: {
+                /** @description sha256 of the bytes received */
+                content_hash: string;
+                file_name: string | null;
+                /** @enum {string} */
+                format: "text" | "markdown" | "html" | "pdf";
+                /** @description the version of the same source this one replaced */
+                previous_version_id: string | null;
+              };
               /** Format: uuid */
               id: string;
               node?: {
                 end_byte: number;
+                /** @description headings above the node, outermost first */
+                heading_path: string[];
                 /** Format: uuid */
                 id: string;
                 ordinal: number;
+                /** @description 1-based page of a PDF */
+                page: number | null;
+                /** @description the heading path joined: "Architecture › Storage" */
+                section: string | null;
                 start_byte: number;
               } | null;
               role?: string;
@@ -1316,6 +1736,8 @@ export interface operations {
             trace_id: string | null;
             work_items: {
               attempts: number;
+              /** Format: uuid */
+              context_id: string;
               /** Format: date-time */
               created_at: string;
               error: {
@@ -1326,7 +1748,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -1334,6 +1756,94 @@ export interface operations {
               trace_id: string;
               /** Format: uuid */
               work_item_id: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_instructions: {
+    parameters: {
+      query?: {
+        /** @description also list instructions a later turn revoked */
+        include_revoked?: "true" | "false";
+        /** @description the reader's scope: scope[org]=acme&scope[user]=alice; only memory written in a subset of it is visible */
+        scope?:
+          | {
+              [key: string]: string;
+            }
+          | string[]
+          | string;
+      };
+      header?: never;
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Instructions, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            instructions: {
+              active: boolean;
+              /** Format: date-time */
+              created_at: string;
+              description: string;
+              /** Format: date-time */
+              given_at: string;
+              given_by: {
+                document_id: string | null;
+                fact_write_id: string | null;
+                turn_id: string | null;
+              };
+              /** Format: uuid */
+              id: string;
+              label: string;
+              revoked_at: string | null;
+              revoked_by_turn_id: string | null;
+              scope: string[];
             }[];
           };
         };
@@ -1589,6 +2099,11 @@ export interface operations {
             retrievers: {
               /** @description configured for this service */
               enabled: boolean;
+              /**
+               * @description vectors: pgvector's HNSW index, or the SQL scan where the extension is absent
+               * @enum {string}
+               */
+              index?: "pgvector_hnsw" | "sql_scan";
               /** @description the embedding model, provider:model */
               model?: string;
               /** @description full_text or vector */
@@ -1747,6 +2262,94 @@ export interface operations {
       };
     };
   };
+  get_sessions_turn_batches_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        batchId: string;
+        contextId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Counts per state and failures */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            batch_id: string;
+            counts: {
+              cancelled: number;
+              committed: number;
+              failed: number;
+              processing: number;
+              queued: number;
+            };
+            failures: {
+              error_class: string | null;
+              message: string | null;
+              queue: string;
+              seq: number;
+              /** Format: uuid */
+              turn_id: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * @description done once every turn is committed or failed
+             * @enum {string}
+             */
+            state: "processing" | "done";
+            turns: number;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   get_sessions_turns: {
     parameters: {
       query?: {
@@ -1863,6 +2466,11 @@ export interface operations {
            * @default []
            */
           scope?: string[];
+          /**
+           * @description false: answer 202 at once with the turn id and a status URL; the turn is then extracted with other asynchronous turns of its session in one model call per window
+           * @default true
+           */
+          wait?: boolean;
         };
       };
     };
@@ -1910,7 +2518,7 @@ export interface operations {
               queue?: string;
               stage: string | null;
               /** @enum {string} */
-              status: "committed" | "failed" | "pending";
+              status: "committed" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -1923,8 +2531,153 @@ export interface operations {
           };
         };
       };
-      /** @description Stored; extraction still running */
+      /** @description Stored; extraction still running (wait: false answers this at once, with a status_url) */
       202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json":
+            | {
+                diff: {
+                  attributes: {
+                    entity: string;
+                    key: string;
+                    /** @enum {string} */
+                    memory_category: "identity" | "knowledge" | "context";
+                    value: string;
+                  }[];
+                  entities: {
+                    /** @enum {string} */
+                    memory_category: "identity" | "knowledge" | "context";
+                    name: string;
+                    type: string;
+                  }[];
+                  instructions: {
+                    description: string;
+                    label: string;
+                  }[];
+                  relations: {
+                    /** @enum {string} */
+                    memory_category: "identity" | "knowledge" | "context";
+                    object: string;
+                    subject: string;
+                    verb: string;
+                  }[];
+                  uncertainties: {
+                    about: string;
+                    reason: string;
+                  }[];
+                };
+                extraction: {
+                  error_class?: string | null;
+                  message?: string | null;
+                  queue?: string;
+                  stage: string | null;
+                  /** @enum {string} */
+                  status: "committed" | "failed" | "cancelled" | "pending";
+                  /**
+                   * Format: uuid
+                   * @description the failed work item, to retry once the cause is fixed
+                   */
+                  work_item_id?: string;
+                };
+                trace_id: string;
+                /** Format: uuid */
+                turn_id: string;
+              }
+            | {
+                extraction: {
+                  /** @constant */
+                  status: "pending";
+                };
+                status_url: string;
+                trace_id: string;
+                /** Format: uuid */
+                turn_id: string;
+              };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_sessions_turns_status: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        sessionId: string;
+        turnId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The turn's extraction so far */
+      200: {
         headers: {
           [name: string]: unknown;
         };
@@ -1966,7 +2719,7 @@ export interface operations {
               queue?: string;
               stage: string | null;
               /** @enum {string} */
-              status: "committed" | "failed" | "pending";
+              status: "committed" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -1976,6 +2729,97 @@ export interface operations {
             trace_id: string;
             /** Format: uuid */
             turn_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_sessions_turns_batch: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description in the order they were said */
+          turns: {
+            content: string;
+            /** @description the speaker's name, as on a chat message; "I" and "my" in the content then refer to them */
+            name?: string;
+            /**
+             * Format: date-time
+             * @description when it was said, for imports; temporal phrases resolve against it (default: now)
+             */
+            occurred_at?: string;
+            /** @enum {string} */
+            role: "user" | "assistant" | "system" | "tool";
+            /**
+             * @description the turn's scope, e.g. ["org=acme", "user=alice"]; what it teaches is visible to readers whose scope includes it
+             * @default []
+             */
+            scope?: string[];
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Stored and queued */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            batch_id: string;
+            status_url: string;
+            trace_id: string;
+            turn_ids: string[];
           };
         };
       };
@@ -2363,11 +3207,24 @@ export interface operations {
   get_work_items: {
     parameters: {
       query?: {
+        context_id?: string;
+        /** @description created at or after this instant */
+        created_after?: string;
+        /** @description created before this instant */
+        created_before?: string;
         /** @description next_cursor of the previous page */
         cursor?: string;
+        document_id?: string;
+        /** @description one or more error classes, comma-separated or repeated (provider, budget, validation, no_provider, internal, abandoned) */
+        error_class?: string | string[];
         /** @description page size (default 100, at most 500) */
         limit?: number;
-        status?: "queued" | "running" | "succeeded" | "failed" | "dead";
+        /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
+        queue?: string | string[];
+        session_id?: string;
+        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+        status?: string | string[];
+        turn_id?: string;
       };
       header?: never;
       path: {
@@ -2388,6 +3245,8 @@ export interface operations {
             next_cursor: string | null;
             work_items: {
               attempts: number;
+              /** Format: uuid */
+              context_id: string;
               /** Format: date-time */
               created_at: string;
               error: {
@@ -2398,7 +3257,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "succeeded" | "failed" | "dead";
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -2448,7 +3307,108 @@ export interface operations {
       };
     };
   };
-  post_work_items_retry: {
+  get_work_items_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The work item */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description every try, oldest first */
+            attempt_records: {
+              attempt: number;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              /** Format: date-time */
+              started_at: string;
+              /** @enum {string} */
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** @description budget this attempt spent */
+              tokens_used: number;
+              /** @description the trace this attempt ran in */
+              trace_id: string | null;
+              wall_ms: number | null;
+            }[];
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            max_attempts: number;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            wall_ms_used: number;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_work_items_cancel: {
     parameters: {
       query?: never;
       header?: {
@@ -2463,14 +3423,16 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Queued again */
-      202: {
+      /** @description Cancelled */
+      200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           "application/json": {
             attempts: number;
+            /** Format: uuid */
+            context_id: string;
             /** Format: date-time */
             created_at: string;
             error: {
@@ -2481,7 +3443,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "dead";
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -2519,7 +3481,7 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description The work item is not failed or dead */
+      /** @description Not in a state this allows */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2535,6 +3497,842 @@ export interface operations {
             title: string;
             type: string;
           };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_work_items_retry: {
+    parameters: {
+      query?: {
+        /** @description `extract` runs the subject's extraction again on purpose */
+        from?: "failed" | "extract";
+      };
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued again */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not in a state this allows */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_work_items_retries: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: uuid */
+          context_id?: string;
+          /**
+           * Format: date-time
+           * @description created at or after this instant
+           */
+          created_after?: string;
+          /**
+           * Format: date-time
+           * @description created before this instant
+           */
+          created_before?: string;
+          /** Format: uuid */
+          document_id?: string;
+          /**
+           * @description count what would be retried, retry nothing
+           * @default false
+           */
+          dry_run?: boolean;
+          /** @description one or more error classes, comma-separated or repeated (provider, budget, validation, no_provider, internal, abandoned) */
+          error_class?: string | string[];
+          /**
+           * @default failed
+           * @enum {string}
+           */
+          from?: "failed" | "extract";
+          /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
+          queue?: string | string[];
+          /** Format: uuid */
+          session_id?: string;
+          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+          status?: string | string[];
+          /** Format: uuid */
+          turn_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description What was (or would be) retried */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            dry_run: boolean;
+            /** @description retryable items the filter matches */
+            matched: number;
+            retried: {
+              attempts: number;
+              /** Format: uuid */
+              context_id: string;
+              /** Format: date-time */
+              created_at: string;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              queue: string;
+              started_at: string | null;
+              /** @enum {string} */
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** Format: uuid */
+              subject_id: string;
+              subject_type: string;
+              tokens_used: number;
+              trace_id: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+            skipped: {
+              reason: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_admin_work_items: {
+    parameters: {
+      query?: {
+        context_id?: string;
+        /** @description created at or after this instant */
+        created_after?: string;
+        /** @description created before this instant */
+        created_before?: string;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        document_id?: string;
+        /** @description one or more error classes, comma-separated or repeated (provider, budget, validation, no_provider, internal, abandoned) */
+        error_class?: string | string[];
+        /** @description page size (default 100, at most 500) */
+        limit?: number;
+        /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
+        queue?: string | string[];
+        session_id?: string;
+        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+        status?: string | string[];
+        turn_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of work items */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+            work_items: {
+              attempts: number;
+              /** Format: uuid */
+              context_id: string;
+              /** Format: date-time */
+              created_at: string;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              queue: string;
+              started_at: string | null;
+              /** @enum {string} */
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** Format: uuid */
+              subject_id: string;
+              subject_type: string;
+              tokens_used: number;
+              trace_id: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_admin_work_items_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The work item */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description every try, oldest first */
+            attempt_records: {
+              attempt: number;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              /** Format: date-time */
+              started_at: string;
+              /** @enum {string} */
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** @description budget this attempt spent */
+              tokens_used: number;
+              /** @description the trace this attempt ran in */
+              trace_id: string | null;
+              wall_ms: number | null;
+            }[];
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            max_attempts: number;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            wall_ms_used: number;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_admin_work_items_cancel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not in a state this allows */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_admin_work_items_retry: {
+    parameters: {
+      query?: {
+        /** @description `extract` runs the subject's extraction again on purpose */
+        from?: "failed" | "extract";
+      };
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        workItemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued again */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            attempts: number;
+            /** Format: uuid */
+            context_id: string;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+              class: string;
+              message: string | null;
+            } | null;
+            finished_at: string | null;
+            queue: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            /** Format: uuid */
+            subject_id: string;
+            subject_type: string;
+            tokens_used: number;
+            trace_id: string;
+            /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not in a state this allows */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_admin_work_items_retries: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: uuid */
+          context_id?: string;
+          /**
+           * Format: date-time
+           * @description created at or after this instant
+           */
+          created_after?: string;
+          /**
+           * Format: date-time
+           * @description created before this instant
+           */
+          created_before?: string;
+          /** Format: uuid */
+          document_id?: string;
+          /**
+           * @description count what would be retried, retry nothing
+           * @default false
+           */
+          dry_run?: boolean;
+          /** @description one or more error classes, comma-separated or repeated (provider, budget, validation, no_provider, internal, abandoned) */
+          error_class?: string | string[];
+          /**
+           * @default failed
+           * @enum {string}
+           */
+          from?: "failed" | "extract";
+          /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
+          queue?: string | string[];
+          /** Format: uuid */
+          session_id?: string;
+          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+          status?: string | string[];
+          /** Format: uuid */
+          turn_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description What was (or would be) retried */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            dry_run: boolean;
+            /** @description retryable items the filter matches */
+            matched: number;
+            retried: {
+              attempts: number;
+              /** Format: uuid */
+              context_id: string;
+              /** Format: date-time */
+              created_at: string;
+              error: {
+                class: string;
+                message: string | null;
+              } | null;
+              finished_at: string | null;
+              queue: string;
+              started_at: string | null;
+              /** @enum {string} */
+              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              /** Format: uuid */
+              subject_id: string;
+              subject_type: string;
+              tokens_used: number;
+              trace_id: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+            skipped: {
+              reason: string;
+              /** Format: uuid */
+              work_item_id: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description The Idempotency-Key was already used for a different request. */
@@ -3125,6 +4923,7 @@ export interface operations {
         content: {
           "application/json": {
             checks: {
+              detail?: string;
               error?: string;
               name: string;
               ok: boolean;
@@ -3151,6 +4950,7 @@ export interface operations {
         content: {
           "application/json": {
             checks: {
+              detail?: string;
               error?: string;
               name: string;
               ok: boolean;

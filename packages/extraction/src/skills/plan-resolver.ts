@@ -81,14 +81,12 @@ function traceEntry(step: string, found: { key?: string; value?: string }): Plan
   return found.value === undefined ? { step, outcome: "absent" } : { step, key: found.key, value: found.value, outcome: "absent" };
 }
 
-/** The source type's entry in the env map, else its "*" fallback. */
+/** The source type's entry in the env map, else the document format's, else its "*" fallback. */
 function sourceTypeEntry(input: PlanInput): { key?: string; value?: string } {
   const map = input.env.skillBySourceType ?? {};
-  const type = input.sourceType?.trim();
-  const exact = type
-    ? (Object.keys(map).find((k) => k === type) ?? Object.keys(map).find((k) => k.toLowerCase() === type.toLowerCase()))
-    : undefined;
-  const key = exact ?? ("*" in map ? "*" : undefined);
+  const entry = (type: string | undefined) =>
+    type ? (Object.keys(map).find((k) => k === type) ?? Object.keys(map).find((k) => k.toLowerCase() === type.toLowerCase())) : undefined;
+  const key = entry(input.sourceType?.trim()) ?? entry(input.format?.trim()) ?? ("*" in map ? "*" : undefined);
   return key === undefined ? {} : { key, value: nonEmpty(map[key]) };
 }
 

@@ -15,6 +15,8 @@ export interface PlanInput {
   documentMetadata?: Record<string, unknown> | null;
   sourceMetadata?: Record<string, unknown> | null;
   sourceType?: string | null;
+  /** A document's format (markdown, html, pdf, text): looked up in the source-type map after the source's own type. */
+  format?: string | null;
   env: PlanEnv;
   skills: readonly Skill[];
   subject: PlanSubject;

@@ -177,6 +177,18 @@ describe("resolving the extraction plan", () => {
       "source_type_map",
     ],
     [
+      "source-type map, the document's format when its source type has no entry",
+      { sourceType: "confluence", format: "markdown", env: { skillBySourceType: { markdown: "fiction", "*": "conversation" } } },
+      "extraction/fiction",
+      "source_type_map",
+    ],
+    [
+      "source-type map, the source's own type before the format",
+      { sourceType: "chat-export", format: "html", env: { skillBySourceType: { html: "fiction", "chat-export": "conversation" } } },
+      "extraction/conversation",
+      "source_type_map",
+    ],
+    [
       "source-type map, '*' fallback",
       { env: { skillBySourceType: { email: "conversation", "*": "fiction" } } },
       "extraction/fiction",

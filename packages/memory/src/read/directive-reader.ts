@@ -38,3 +38,33 @@ export async function readUnknowns(db: DbOrTx, reader: ReaderScope, options: Unk
     WHERE ${options.includeResolved ? Prisma.sql`TRUE` : Prisma.sql`NOT u.resolved`}
     ORDER BY u.created_at DESC, u.id DESC LIMIT ${MAX_DIRECTIVES}`);
 }
+
+/** An instruction with its history: who gave it and when, and who revoked it and when. */
+export interface InstructionHistoryView extends InstructionView {
+  active: boolean;
+  given_by_turn_id: string | null;
+  given_by_document_id: string | null;
+  given_by_fact_write_id: string | null;
+  revoked_at: Date | null;
+  revoked_by_turn_id: string | null;
+}
+
+/**
+ * Instructions in the reader's scope as they stand now, oldest first: the active ones (the
+ * same set /profile and /state show) and, with `includeRevoked`, the revoked ones too.
+ * Retracted instructions (their source was deleted) are never listed.
+ */
+export async function readInstructionHistory(
+  db: DbOrTx,
+  reader: ReaderScope,
+  options: { includeRevoked: boolean },
+): Promise<InstructionHistoryView[]> {
+  const which = options.includeRevoked ? Prisma.sql`TRUE` : Prisma.sql`f.active`;
+  return db.$queryRaw<InstructionHistoryView[]>(Prisma.sql`
+    SELECT f.id, f.label, f.description, f.scope, f.created_at, f.active,
+      f.turn_id AS given_by_turn_id, f.document_id AS given_by_document_id, f.fact_write_id AS given_by_fact_write_id,
+      f.revoked_at, f.revoked_by AS revoked_by_turn_id
+    FROM instructions f
+    WHERE f.context_id = ${reader.contextId}::uuid AND ${visibleTo("f", reader.scope)} AND f.retracted_at IS NULL AND ${which}
+    ORDER BY f.created_at, f.id LIMIT ${MAX_DIRECTIVES}`);
+}

@@ -10,3 +10,4 @@ export * from "./search-types";
 export * from "./search-reader";
 export * from "./rank-fusion";
 export * from "./vector-retriever";
+export * from "./vector-index";

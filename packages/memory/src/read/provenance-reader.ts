@@ -16,9 +16,24 @@ export interface SourceRef {
   session_id?: string;
   seq?: number;
   role?: string;
-  node?: { id: string; ordinal: number; start_byte: number; end_byte: number } | null;
+  node?: DocumentNodeRef | null;
+  /** For a document: its format, file name, hash of the bytes received, and the version of its source. */
+  document?: { format: string; file_name: string | null; content_hash: string; previous_version_id: string | null };
   created_at: Date;
 }
+
+/** Where in the document the span lies: the node, its headings ("Architecture › Storage") and its page. */
+export interface DocumentNodeRef {
+  id: string;
+  ordinal: number;
+  start_byte: number;
+  end_byte: number;
+  heading_path: string[];
+  section: string | null;
+  page: number | null;
+}
+
+const HEADING_SEPARATOR = " › ";
 
 export interface Provenance {
   fact: { kind: ProvenanceKind; id: string };
@@ -101,11 +116,28 @@ async function sourceOf(
     return turn && { type: "turn", id: turn.id, session_id: turn.sessionId, seq: turn.seq, role: turn.role, created_at: turn.createdAt };
   }
   if (!ref.documentId) return null;
-  const document = await db.document.findFirst({ where: { id: ref.documentId, contextId }, select: { id: true, createdAt: true } });
+  const document = await db.document.findFirst({
+    where: { id: ref.documentId, contextId },
+    select: { id: true, createdAt: true, format: true, fileName: true, contentHash: true, previousVersionId: true },
+  });
   if (!document) return null;
   const node = ref.documentNodeId ? await db.documentNode.findFirst({ where: { id: ref.documentNodeId, documentId: document.id } }) : null;
-  const nodeView = node && { id: node.id, ordinal: node.ordinal, start_byte: node.startByte, end_byte: node.endByte };
-  return { type: "document", id: document.id, node: nodeView, created_at: document.createdAt };
+  const nodeView = node && {
+    id: node.id,
+    ordinal: node.ordinal,
+    start_byte: node.startByte,
+    end_byte: node.endByte,
+    heading_path: node.headingPath,
+    section: node.headingPath.length > 0 ? node.headingPath.join(HEADING_SEPARATOR) : null,
+    page: node.page,
+  };
+  const about = {
+    format: document.format,
+    file_name: document.fileName,
+    content_hash: document.contentHash,
+    previous_version_id: document.previousVersionId,
+  };
+  return { type: "document", id: document.id, node: nodeView, document: about, created_at: document.createdAt };
 }
 
 /**

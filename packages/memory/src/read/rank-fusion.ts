@@ -1,10 +1,12 @@
 // Reciprocal rank fusion (Cormack et al., 2009): each retriever contributes
-// 1 / (k + position) for every item it returns, so lists whose raw scores are not
+// weight / (k + position) for every item it returns, so lists whose raw scores are not
 // comparable (ts_rank of a short fact vs. a long turn, or a cosine distance) can be
 // merged, and an item several retrievers agree on rises.
 
 export interface RankedList<T> {
   name: string;
+  /** Multiplies the list's contributions (default 1): how much its ranking is trusted against the others'. */
+  weight?: number;
   /** Best first; `key` identifies the same item across lists. */
   items: { key: string; item: T }[];
 }
@@ -25,7 +27,7 @@ export function fuseRankings<T>(lists: RankedList<T>[], tiebreak: (a: T, b: T) =
   for (const list of lists) {
     list.items.forEach(({ key, item }, index) => {
       const entry = fused.get(key) ?? { key, item, score: 0, ranks: {} };
-      entry.score += 1 / (k + index + 1);
+      entry.score += (list.weight ?? 1) / (k + index + 1);
       entry.ranks[list.name] = index + 1;
       fused.set(key, entry);
     });

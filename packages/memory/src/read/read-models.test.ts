@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { scopeVisible } from "../scope";
 import { readFacts } from "./fact-query";
 import { searchMemory } from "./search-reader";
-import { searchStatements } from "./search-sql";
+import { searchStatements } from "./search-ranked";
 import { SEARCH_KINDS } from "./search-types";
 
 let database: TestDatabase;
@@ -135,5 +135,8 @@ test("search over many turns uses the GIN index over their stored tsvectors", as
   const plan = await db.$queryRaw<{ "QUERY PLAN": string }[]>(Prisma.sql`EXPLAIN ${statement!}`);
   expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("turns_content_tsv_idx");
   const { results: hits } = await searchMemory(db, { contextId, scope: [], query: "gearbox", limit: 10, kinds: ["turn"], match: "any" });
-  expect(hits).toHaveLength(6);
+  // The six matching turns first, then turns next to them in the session, which share a little of their score.
+  expect(hits.slice(0, 6).map((h) => h.text)).toEqual(Array(6).fill("the gearbox rattles"));
+  const matchedSeqs = hits.slice(0, 6).map((h) => h.link.seq!);
+  for (const h of hits.slice(6)) expect(matchedSeqs.some((seq) => Math.abs(seq - h.link.seq!) === 1)).toBe(true);
 });

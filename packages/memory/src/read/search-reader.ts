@@ -1,12 +1,13 @@
 // POST /query: search over committed memory (facts, instructions) and the retained
 // raw text (turns, document nodes) — so text whose extraction failed is still found.
-// Every kind is its own full-text list; reciprocal rank fusion merges them, and the
+// Every kind is its own full-text list (BM25, search-ranked.ts); a matching fact lifts
+// the turn it was read from; weighted reciprocal rank fusion merges the lists, and the
 // vector retriever's list when one is configured and its provider answered (see
 // vector-retriever.ts). The answer says which retrievers took part.
 import type { DbOrTx } from "@recall/db";
 import { fuseRankings, type RankedList } from "./rank-fusion";
-import { searchStatements } from "./search-sql";
-import type { SearchHit, SearchInput, SearchLink, SearchResult } from "./search-types";
+import { searchStatements } from "./search-ranked";
+import type { SearchHit, SearchInput, SearchKind, SearchLink, SearchResult } from "./search-types";
 import { VECTOR_RETRIEVER, vectorStatus, type RetrieverStatus, type VectorRetriever } from "./vector-retriever";
 
 interface HitRow {
@@ -22,17 +23,35 @@ export interface SearchOutcome {
   retrievers: RetrieverStatus[];
 }
 
+/**
+ * Fusion weights (README, Full-text search). The raw text is what was said; facts are
+ * the heuristics' or a model's reading of it, so a fact list counts half a turn list.
+ */
+export const FUSION_WEIGHTS: Record<SearchKind | typeof VECTOR_RETRIEVER, number> = {
+  turn: 1,
+  document_node: 1,
+  attribute: 0.5,
+  relation: 0.5,
+  instruction: 0.5,
+  vector: 1,
+};
+
+/** A matching fact adds this share of its BM25 score to the turn it was read from. */
+export const FACT_LIFT = 0.5;
+
 const FULL_TEXT: RetrieverStatus = { name: "full_text", enabled: true, ran: true };
 
 export async function searchMemory(db: DbOrTx, input: SearchInput, vector?: VectorRetriever): Promise<SearchOutcome> {
   const [fullText, semantic] = await Promise.all([fullTextHits(db, input), vector?.search(db, input)]);
+  const lifted = liftSourceTurns(fullText);
   const lists = input.kinds.map((kind) =>
     listOf(
       `full_text:${kind}`,
-      fullText.filter((h) => h.kind === kind),
+      lifted.filter((h) => h.kind === kind),
+      FUSION_WEIGHTS[kind],
     ),
   );
-  if (semantic?.ok) lists.push(listOf(VECTOR_RETRIEVER, semantic.hits));
+  if (semantic?.ok) lists.push(listOf(VECTOR_RETRIEVER, semantic.hits, FUSION_WEIGHTS.vector));
   const results = fuseRankings(lists, (a, b) => b.raw_score - a.raw_score)
     .slice(0, input.limit)
     .map((f) => ({ ...f.item, score: f.score, ranks: f.ranks }));
@@ -46,9 +65,20 @@ async function fullTextHits(db: DbOrTx, input: SearchInput): Promise<SearchHit[]
   return rows.map(toHit);
 }
 
+/** Turns gain FACT_LIFT of the scores of facts read from them, then are re-ordered; other hits are unchanged. */
+function liftSourceTurns(hits: SearchHit[]): SearchHit[] {
+  const lift = new Map<string, number>();
+  for (const h of hits)
+    if ((h.kind === "attribute" || h.kind === "relation") && h.link.turn_id)
+      lift.set(h.link.turn_id, (lift.get(h.link.turn_id) ?? 0) + FACT_LIFT * h.raw_score);
+  return hits
+    .map((h) => (h.kind === "turn" && lift.has(h.id) ? { ...h, raw_score: h.raw_score + lift.get(h.id)! } : h))
+    .sort((a, b) => b.raw_score - a.raw_score);
+}
+
 /** Vector hits come through here too, so both carry the same compact links. */
-function listOf(name: string, hits: SearchHit[]): RankedList<SearchHit> {
-  return { name, items: hits.map((h) => ({ key: `${h.kind}:${h.id}`, item: { ...h, link: compactLink(h.link) } })) };
+function listOf(name: string, hits: SearchHit[], weight: number): RankedList<SearchHit> {
+  return { name, weight, items: hits.map((h) => ({ key: `${h.kind}:${h.id}`, item: { ...h, link: compactLink(h.link) } })) };
 }
 
 function toHit(r: HitRow): SearchHit {

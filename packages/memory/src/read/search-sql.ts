@@ -1,4 +1,4 @@
-// Full-text retrievers, one SELECT per kind of text, run side by side. Tsvectors are
+// Where each kind of searchable text lives and who may see it. Tsvectors are
 // stored generated columns (prisma/migrations/20261202155500_stored_search_tsvectors), so
 // neither the @@ match nor ts_rank parses text per row per query; turns, document nodes
 // and instructions have GIN indexes over theirs. A generated column sees only its own row,
@@ -15,7 +15,7 @@ import { notShadowed } from "./fact-query";
 import { normaliseScope } from "../scope";
 import type { ReaderScope } from "./read-types";
 import { knownAt, validAt } from "./sql-fragments";
-import type { SearchInput, SearchKind } from "./search-types";
+import type { SearchKind } from "./search-types";
 
 /** Where one kind of text lives and how it reads; `f` is the row that owns the text. */
 export interface TextSource {
@@ -30,16 +30,6 @@ export interface TextSource {
   context: Prisma.Sql;
   /** The scope the text was written in. */
   scope: Prisma.Sql;
-}
-
-/**
- * `any` ORs the query's own lexemes (stemmed, stop words dropped); `all` is websearch_to_tsquery's syntax.
- * Both are immutable functions of the bound query text, so Postgres computes the tsquery while planning
- * and picks between the GIN and b-tree indexes knowing how common its words are.
- */
-export function tsQuery(input: SearchInput): Prisma.Sql {
-  if (input.match === "all") return Prisma.sql`websearch_to_tsquery('english', ${input.query})`;
-  return Prisma.sql`recall_any_tsquery(${input.query})`;
 }
 
 const factLink = (entity: string) =>
@@ -113,22 +103,4 @@ export function searchableAt(kind: SearchKind, now: Date): Prisma.Sql {
   if (kind === "attribute" || kind === "relation") return Prisma.sql`${knownAt("f", undefined)} AND ${validAt("f", now)}`;
   if (kind === "instruction") return Prisma.sql`f.active AND f.retracted_at IS NULL`;
   return Prisma.sql`TRUE`;
-}
-
-/**
- * One retriever's best rows. ts_rank normalisation 1 divides by 1 + log(length), so a
- * long turn does not outrank a short one merely by repeating a word.
- */
-function ranked(kind: SearchKind, input: SearchInput, now: Date): Prisma.Sql {
-  const r = TEXT_SOURCES[kind];
-  const tsv = input.match === "all" && r.whole ? Prisma.sql`to_tsvector('english', ${r.whole})` : r.tsv;
-  return Prisma.sql`(SELECT ${kind}::text AS kind, f.id, ${r.text} AS text,
-      ts_rank(${tsv}, q.tsq, 1)::float8 AS raw_score, ${r.link} AS link
-    FROM ${r.from}, q WHERE ${visibleRows(kind, input, now)} AND ${tsv} @@ q.tsq
-    ORDER BY raw_score DESC, f.id LIMIT ${input.limit})`;
-}
-
-/** One statement per kind, so the kinds run in parallel on separate connections and the slowest bounds the latency. */
-export function searchStatements(input: SearchInput, now: Date): Prisma.Sql[] {
-  return input.kinds.map((kind) => Prisma.sql`WITH q AS (SELECT ${tsQuery(input)} AS tsq) ${ranked(kind, input, now)}`);
 }

@@ -6,13 +6,16 @@
 import type { DbOrTx } from "@recall/db";
 import { isProviderFailure, type Embedder } from "../embeddings/embedder";
 import type { SearchHit, SearchInput } from "./search-types";
+import { prepareVectorIndex, type VectorIndex } from "./vector-index";
 import { vectorStatements } from "./vector-sql";
 
-export type VectorSearch = { ok: true; hits: SearchHit[] } | { ok: false; reason: string };
+export type VectorSearch = { ok: true; hits: SearchHit[]; index?: VectorIndex["kind"] } | { ok: false; reason: string };
 
 export interface VectorRetriever {
   /** The model reference the retriever reports and compares stored vectors under. */
   readonly model: string;
+  /** Which index serves the search (decided once, at start-up); absent for a retriever that never searches. */
+  index?(db: DbOrTx): Promise<VectorIndex>;
   /** Best first; a failure to embed the query is a value, never a throw. */
   search(db: DbOrTx, input: SearchInput): Promise<VectorSearch>;
 }
@@ -26,6 +29,8 @@ export interface RetrieverStatus {
   model?: string;
   /** Why a retriever is off or did not run, in words an operator can act on. */
   reason?: string;
+  /** For vectors: `pgvector_hnsw` or `sql_scan`. */
+  index?: VectorIndex["kind"];
 }
 
 export const VECTOR_RETRIEVER = "vector";
@@ -38,19 +43,23 @@ interface VectorHitRow {
   link: Record<string, unknown>;
 }
 
-export function embeddingRetriever(embedder: Embedder): VectorRetriever {
+export function embeddingRetriever(embedder: Embedder, options: { dimensions?: number } = {}): VectorRetriever {
+  let index: Promise<VectorIndex> | undefined;
+  const indexOf = (db: DbOrTx) => (index ??= prepareVectorIndex(db, options.dimensions));
   return {
     model: embedder.modelRef,
+    index: indexOf,
     async search(db, input) {
-      if (input.kinds.length === 0 || input.query.trim() === "") return { ok: true, hits: [] };
-      const query = await embedQuery(embedder, input.query);
+      if (input.kinds.length === 0 || input.query.trim() === "") return { ok: true, hits: [], index: (await indexOf(db)).kind };
+      const [query, used] = await Promise.all([embedQuery(embedder, input.query), indexOf(db)]);
       if (!query.ok) return query;
       const now = input.now ?? new Date();
-      const statements = vectorStatements(input, now, { model: embedder.modelRef, vector: query.vector });
+      const pgvector = used.kind === "pgvector_hnsw";
+      const statements = vectorStatements(input, now, { model: embedder.modelRef, vector: query.vector, pgvector });
       const rows = (await Promise.all(statements.map((sql) => db.$queryRaw<VectorHitRow[]>(sql)))).flat();
       // Cosine similarities of one model are comparable across kinds, so the kinds merge into one list.
       const hits = rows.sort((a, b) => b.raw_score - a.raw_score).slice(0, input.limit);
-      return { ok: true, hits: hits.map((r) => ({ ...r, link: r.link as SearchHit["link"] })) };
+      return { ok: true, hits: hits.map((r) => ({ ...r, link: r.link as SearchHit["link"] })), index: used.kind };
     },
   };
 }
@@ -76,5 +85,6 @@ export function vectorStatus(retriever: VectorRetriever | undefined, search: Vec
     return { name: VECTOR_RETRIEVER, enabled: false, ran: false, reason: "no embedding model configured: set RECALL_EMBEDDING_MODEL" };
   }
   const base = { name: VECTOR_RETRIEVER, enabled: true, model: retriever.model };
-  return search?.ok === false ? { ...base, ran: false, reason: search.reason } : { ...base, ran: search !== undefined };
+  if (search?.ok === false) return { ...base, ran: false, reason: search.reason };
+  return { ...base, ran: search !== undefined, ...(search?.index ? { index: search.index } : {}) };
 }

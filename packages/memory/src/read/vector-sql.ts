@@ -13,6 +13,15 @@ import type { SearchInput, SearchKind } from "./search-types";
 export interface VectorQuery {
   model: string;
   vector: number[];
+  /** pgvector's cosine distance over vector(n) (an HNSW index serves it), else recall_cosine() over every row. */
+  pgvector?: boolean;
+}
+
+/** Cosine similarity of a stored vector and the query's, in the way the index in use can serve. */
+function similarity(query: VectorQuery): Prisma.Sql {
+  if (!query.pgvector) return Prisma.sql`recall_cosine(e.vector, ${query.vector}::float8[])`;
+  const n = Prisma.raw(String(Math.trunc(query.vector.length)));
+  return Prisma.sql`(1 - (e.vector::vector(${n}) <=> ${query.vector}::float8[]::vector(${n})))`;
 }
 
 /**
@@ -28,7 +37,7 @@ const MIN_SIMILARITY = 0;
 function nearest(kind: SearchKind, input: SearchInput, now: Date, query: VectorQuery): Prisma.Sql {
   const r = TEXT_SOURCES[kind];
   return Prisma.sql`SELECT * FROM (
-      SELECT ${kind}::text AS kind, f.id, ${r.text} AS text, recall_cosine(e.vector, ${query.vector}::float8[]) AS raw_score, ${r.link} AS link
+      SELECT ${kind}::text AS kind, f.id, ${r.text} AS text, ${similarity(query)} AS raw_score, ${r.link} AS link
       FROM ${r.from} JOIN embeddings e ON e.owner_id = f.id
       WHERE e.context_id = ${input.contextId}::uuid AND e.owner_kind = ${OWNER_OF[kind]}::"EmbeddingOwner"
         AND e.model = ${query.model} AND e.dimensions = ${query.vector.length}

@@ -72,7 +72,7 @@ export interface TestSubject {
 
 export async function addTurn(
   f: MemoryFixture,
-  input: { content: string; at: Date; scope?: string[]; role?: string; sessionId?: string },
+  input: { content: string; at: Date; scope?: string[]; role?: string; sessionId?: string; occurredAt?: Date },
 ): Promise<TestSubject & { sessionId: string }> {
   const sessionId = input.sessionId ?? (await f.db.session.create({ data: { contextId: f.contextId } })).id;
   const seq = (await f.db.turn.count({ where: { sessionId } })) + 1;
@@ -86,10 +86,11 @@ export async function addTurn(
       scope: input.scope ?? [],
       traceId: randomUUID().replace(/-/g, ""),
       createdAt: input.at,
+      occurredAt: input.occurredAt,
     },
   });
   const base = { type: "turn" as const, id: turn.id, contextId: f.contextId, text: turn.content, scope: turn.scope };
-  return { ...base, occurredAt: turn.createdAt, traceId: turn.traceId, turnId: turn.id, sessionId };
+  return { ...base, occurredAt: turn.occurredAt ?? turn.createdAt, traceId: turn.traceId, turnId: turn.id, sessionId };
 }
 
 export async function addDocument(

@@ -76,6 +76,7 @@ export async function recordConflict(
   incoming: Fact,
   stated: ReadonlyMap<string, Stated>,
   report: UncertaintyReport,
+  why?: string,
 ): Promise<void> {
   const open = await tx.uncertainty.findMany({
     where: {
@@ -98,7 +99,7 @@ export async function recordConflict(
     data: {
       contextId: incoming.contextId,
       about: await conflictAbout(tx, incoming),
-      reason: await conflictReason(tx, [existing, incoming], stated),
+      reason: await conflictReason(tx, [existing, incoming], stated, why),
       entityId: incoming.subjectId,
       key: incoming.key,
       scope: incoming.scope,
@@ -113,8 +114,9 @@ async function conflictAbout(tx: Tx, fact: Fact): Promise<string> {
   return `${fact.key.replace(/_/g, " ")} of ${entity?.name ?? fact.subjectId}`;
 }
 
-async function conflictReason(tx: Tx, sides: readonly Fact[], stated: ReadonlyMap<string, Stated>): Promise<string> {
+async function conflictReason(tx: Tx, sides: readonly Fact[], stated: ReadonlyMap<string, Stated>, why?: string): Promise<string> {
   const shown = await Promise.all(sides.map(async (f) => `"${await displayValue(tx, f)}" (${describeOrigin(stated.get(f.id)!.origin)})`));
+  if (why) return `${shown.join(" vs ")}: ${why}`;
   return `different sources disagree and nothing says which is newer: ${shown.join(" vs ")}; both values stay current until a later statement clarifies`;
 }
 

@@ -14,14 +14,15 @@
 //   3. event times tell them apart: both state when they became true and those times
 //      differ, or one states a time later than the other's source was written
 //      ("since March she is CEO" against a January document saying CTO).
-// Ordering is by valid time (valid_from), then by when the store learned them; the
-// later one wins. Otherwise, two different sources disagree with no clear winner
+// Which of two ordered values is newer, and when the older ended, is the time rule
+// (time-rule.ts): dated beginnings, then the later statement. Otherwise, two different sources disagree with no clear winner
 // (two documents, or a document and a turn, neither dated): neither is closed, both
 // stay current, and an Uncertainty names them (see conflicts.ts) until a clarifying
 // fact settles it.
 import type { Assertion, Document, Turn, Tx } from "@recall/db";
 import type { Fact } from "./fact-store";
 import { normaliseScope } from "../scope";
+import type { Timing } from "./time-rule";
 
 export type Origin =
   | { kind: "turn"; turnId: string; sessionId: string; speaker: string }
@@ -33,6 +34,10 @@ export interface Stated {
   origin: Origin;
   /** The time the source itself gave for the change, if any (the assertion's event time). */
   eventTime: Date | null;
+  /** When the source said or wrote it (time-rule.ts); undefined where the source is unknown. */
+  observedAt?: Date;
+  /** A turn's place in its session. */
+  sequence?: { sessionId: string; seq: number };
 }
 
 export function sameOrigin(a: Origin, b: Origin): boolean {
@@ -54,11 +59,11 @@ export function ordered(existing: Fact, se: Stated, incoming: Fact, si: Stated):
   return sameOrigin(se.origin, si.origin) || si.origin.kind === "fact_write" || eventTimesDecide(existing, se, incoming, si);
 }
 
-/** [older, newer] by valid time, then recording time; a full tie goes to the incoming fact, the latest word. */
-export function olderNewer(existing: Fact, incoming: Fact): [Fact, Fact] {
-  const byValid = existing.validFrom.getTime() - incoming.validFrom.getTime();
-  if (byValid !== 0) return byValid < 0 ? [existing, incoming] : [incoming, existing];
-  return existing.recordedAt.getTime() <= incoming.recordedAt.getTime() ? [existing, incoming] : [incoming, existing];
+/** A fact's times for the time rule. Without a known source time, an undated value was observed when it took effect. */
+export function timingOf(fact: Fact, stated: Stated): Timing {
+  const startStated = stated.eventTime !== null;
+  const observedAt = stated.observedAt ?? (startStated ? fact.recordedAt : fact.validFrom);
+  return { validFrom: fact.validFrom, recordedAt: fact.recordedAt, startStated, observedAt, sequence: stated.sequence };
 }
 
 /** Where each fact was stated, from its assertion and the turn, document or direct write behind it. */
@@ -73,7 +78,13 @@ export async function loadStated(tx: Tx, facts: readonly Fact[]): Promise<Map<st
       turns.find((t) => t.id === a.turnId),
       documents.find((d) => d.id === a.documentId),
     );
-    byAssertion.set(a.id, { origin, eventTime: a.eventTime });
+    const turn = turns.find((t) => t.id === a.turnId);
+    byAssertion.set(a.id, {
+      origin,
+      eventTime: a.eventTime,
+      observedAt: turn ? (turn.occurredAt ?? turn.createdAt) : undefined,
+      sequence: turn ? { sessionId: turn.sessionId, seq: turn.seq } : undefined,
+    });
   }
   return new Map(facts.map((f) => [f.id, byAssertion.get(f.assertionId) ?? { origin: { kind: "unknown" }, eventTime: null }]));
 }

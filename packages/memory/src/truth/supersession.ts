@@ -5,9 +5,18 @@
 import type { Tx } from "@recall/db";
 import { setClosure, type Fact } from "./fact-store";
 
-/** The older value ends where the newer begins, unless its source already ended it earlier. */
-export async function closeFact(tx: Tx, older: Fact, newer: Fact, previousValidTo = older.validTo): Promise<void> {
-  const validTo = previousValidTo && previousValidTo < newer.validFrom ? previousValidTo : newer.validFrom;
+/**
+ * The older value ends at `closeAt` (by default where the newer begins; time-rule.ts decides),
+ * unless its source already ended it earlier.
+ */
+export async function closeFact(
+  tx: Tx,
+  older: Fact,
+  newer: Fact,
+  closeAt = newer.validFrom,
+  previousValidTo = older.validTo,
+): Promise<void> {
+  const validTo = previousValidTo && previousValidTo < closeAt ? previousValidTo : closeAt;
   await tx.supersession.create({
     data: { contextId: older.contextId, factKind: older.kind, olderId: older.id, newerId: newer.id, validTo, previousValidTo },
   });
@@ -21,7 +30,7 @@ export async function closeFact(tx: Tx, older: Fact, newer: Fact, previousValidT
  */
 export async function repointFact(tx: Tx, older: Fact, newer: Fact): Promise<void> {
   const previousValidTo = await undoActive(tx, older.id);
-  await closeFact(tx, older, newer, previousValidTo);
+  await closeFact(tx, older, newer, newer.validFrom, previousValidTo);
 }
 
 /** Undoes the active step that closed the fact and restores the valid_to it had before. */

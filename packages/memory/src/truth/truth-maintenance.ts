@@ -12,11 +12,14 @@
 import type { CommittedRefs } from "@recall/contracts";
 import { transaction, type Db, type Tx } from "@recall/db";
 import { recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
-import { olderNewer, ordered, loadStated, type Stated } from "./fact-origin";
+import { ordered, loadStated, timingOf, type Stated } from "./fact-origin";
 import { factGroup, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
 import { revokeInstruction } from "./revocation";
 import { sameScope } from "../scope";
 import { closeFact, repointFact } from "./supersession";
+import { succession } from "./time-rule";
+
+const SAME_INSTANT = "stated at the same instant, so nothing says which is newer; the later-recorded value is current";
 
 export const DEFAULT_SINGLE_VALUED = ["role", "title", "lives_in", "works_at", "employer", "email", "name"] as const;
 
@@ -93,6 +96,28 @@ async function maintainFact(run: Run, fact: Fact): Promise<void> {
   const decides = (other: Fact) => clarified.has(other.id) || ordered(other, stated.get(other.id)!, fact, stated.get(fact.id)!);
   await supersedeCurrent(run, fact, differing, decides, stated);
   await insertIntoChain(run, fact, group, differing, decides);
+  await endRestated(run, fact, group, decides, stated);
+}
+
+/**
+ * A later statement of the same value that dates its end ("I left Acme in March", "until
+ * June", "no longer") closes the earlier open statement of it at that end.
+ */
+async function endRestated(
+  run: Run,
+  fact: Fact,
+  group: readonly Fact[],
+  decides: (other: Fact) => boolean,
+  stated: ReadonlyMap<string, Stated>,
+): Promise<void> {
+  if (fact.validTo === null) return;
+  const open = group.filter((f) => sameValue(f, fact) && f.validTo === null && f.supersededById === null && decides(f));
+  for (const other of open) {
+    const s = succession(other, timingOf(other, stated.get(other.id)!), fact, timingOf(fact, stated.get(fact.id)!));
+    if (s.newer !== fact) continue;
+    await closeFact(run.tx, other, fact, fact.validTo);
+    run.report.superseded.push(other.id);
+  }
 }
 
 /** Current values (not yet superseded): the older of each ordered pair is closed; unordered pairs are conflicts. */
@@ -108,10 +133,11 @@ async function supersedeCurrent(
       await recordConflict(run.tx, other, fact, stated, run.report);
       continue;
     }
-    const [older, newer] = olderNewer(other, fact);
-    if (older === fact && fact.supersededById !== null) continue;
-    await closeFact(run.tx, older, newer);
-    run.report.superseded.push(older.id);
+    const s = succession(other, timingOf(other, stated.get(other.id)!), fact, timingOf(fact, stated.get(fact.id)!));
+    if (s.older === fact && fact.supersededById !== null) continue;
+    await closeFact(run.tx, s.older, s.newer, s.closeAt);
+    run.report.superseded.push(s.older.id);
+    if (s.uncertain) await recordConflict(run.tx, other, fact, stated, run.report, SAME_INSTANT);
   }
 }
 

@@ -19,6 +19,8 @@ export let db: Db;
 export let queues: QueueSet;
 export let connection: Redis;
 export let prefix: string;
+/** This test file's database, for a second connection (as another process would open). */
+export let databaseUrl: string;
 let database: TestDatabase;
 let producer: Redis;
 const workers: Worker[] = [];
@@ -26,6 +28,7 @@ const workers: Worker[] = [];
 export function useQueueTestEnv(): void {
   beforeAll(async () => {
     database = await createTestDatabase();
+    databaseUrl = database.url;
     db = createDb({ databaseUrl: database.url, poolMax: 4 });
   });
 

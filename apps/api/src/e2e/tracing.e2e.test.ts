@@ -1,0 +1,109 @@
+// One trace per input, asserted on the finished spans (in-memory exporter): the HTTP request,
+// named by its route template, → publish → each stage's job → the model call with its GenAI
+// attributes → commit → truth maintenance, all under the trace id the turn answered with.
+import { SpanKind } from "@opentelemetry/api";
+import { initTracing, shutdownTracing } from "@recall/telemetry";
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@recall/telemetry/src/testing";
+import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
+import { contextClient, createContext } from "../testing/api-client";
+import { startHarness, type Harness } from "../testing/harness";
+
+const exporter = new InMemorySpanExporter();
+let h: Harness;
+let llm: FakeLlmServer;
+
+beforeAll(async () => {
+  // Instrumentations hook Node's require, which Jest replaces: this test covers Recall's own spans.
+  initTracing("recall-test", undefined, { spanProcessors: [new SimpleSpanProcessor(exporter)], instrument: false });
+  llm = await startFakeLlmServer();
+  h = await startHarness({
+    RECALL_FAST_MODEL: "openai-compatible:llama3:8b",
+    OPENAI_API_KEY: "test-openai-key",
+    OPENAI_BASE_URL: llm.openaiBaseUrl,
+    LLM_TIMEOUT_MS: "5000",
+  });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await llm?.close();
+  await shutdownTracing();
+});
+
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+test("a turn's trace: request → publish → each stage → model call → commit → truth maintenance", async () => {
+  const api = contextClient(h.app, await createContext(h.app, "traced"));
+  const session = await api.session();
+  llm.script({
+    json: { entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] },
+    usage: { inputTokens: 321, outputTokens: 12 },
+  });
+  const turn = await api.turn(session, "Priya's team owns the payments gateway, which runs on Kubernetes.", []);
+  expect(turn.extraction).toMatchObject({ status: "committed", stage: "fast" });
+
+  const spans = await waitFor(async () => {
+    const mine = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === turn.trace_id);
+    return mine.some((s) => s.name === "process truth_maintenance") ? mine : undefined;
+  });
+  const one = (name: string) => {
+    const found = spans.filter((s) => s.name === name);
+    expect(found.map((s) => s.name)).toEqual([name]);
+    return found[0]!;
+  };
+  const request = one("POST /api/v1/{contextId}/sessions/{sessionId}/turns");
+  expect(request.kind).toBe(SpanKind.SERVER);
+  expect(request.attributes).toMatchObject({
+    "http.route": "/api/v1/{contextId}/sessions/{sessionId}/turns",
+    "http.response.status_code": 200,
+  });
+  expect(parentOf(request)).toBeUndefined();
+
+  // Each stage is published by the one before it (the first by the request) and processed as its child.
+  let parent = request;
+  for (const queue of ["extract_assertions", "validate_artifacts", "commit_artifacts"]) {
+    const publish = one(`publish ${queue}`);
+    const process = one(`process ${queue}`);
+    expect(publish.kind).toBe(SpanKind.PRODUCER);
+    expect(process.kind).toBe(SpanKind.CONSUMER);
+    expect(parentOf(publish)).toBe(parent.spanContext().spanId);
+    expect(parentOf(process)).toBe(publish.spanContext().spanId);
+    expect(process.attributes).toMatchObject({ "messaging.system": "bullmq", "messaging.destination.name": queue });
+    parent = process;
+  }
+
+  const chat = one("chat llama3:8b");
+  expect(chat.kind).toBe(SpanKind.CLIENT);
+  expect(parentOf(chat)).toBe(one("process extract_assertions").spanContext().spanId);
+  expect(chat.attributes).toMatchObject({
+    "gen_ai.operation.name": "chat",
+    "gen_ai.provider.name": "openai-compatible",
+    "gen_ai.request.model": "llama3:8b",
+    "gen_ai.usage.input_tokens": 321,
+    "gen_ai.usage.output_tokens": 12,
+    "recall.stage": "fast",
+  });
+
+  // The committed outbox row is relayed to truth maintenance in the same trace.
+  const relay = one("publish truth_maintenance");
+  expect(parentOf(one("process truth_maintenance"))).toBe(relay.spanContext().spanId);
+});
+
+test("a failing request and a failing model call record their errors", async () => {
+  const api = contextClient(h.app, await createContext(h.app, "traced-errors"));
+  llm.script({ status: 401, message: "invalid key" });
+  const turn = await api.turn(await api.session(), "Jordan's group maintains the billing service on Nomad.", []);
+  expect(turn.extraction).toMatchObject({ status: "failed" });
+  const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === turn.trace_id);
+  const chat = spans.find((s) => s.name === "chat llama3:8b")!;
+  expect(chat.status.code).toBe(2);
+  expect(chat.attributes["error.type"]).toBe("ProviderError");
+  expect(chat.events.map((e) => e.name)).toContain("exception");
+  const process = spans.find((s) => s.name === "process extract_assertions")!;
+  expect(process.status).toMatchObject({ code: 2, message: expect.stringMatching(/401/) });
+
+  const notFound = await api.get("/work-items/00000000-0000-4000-8000-000000000000");
+  expect(notFound.status).toBe(404);
+  const route = exporter.getFinishedSpans().find((s) => s.name === "GET /api/v1/{contextId}/work-items/{workItemId}");
+  expect(route?.attributes["http.response.status_code"]).toBe(404);
+});

@@ -1,0 +1,172 @@
+// Asynchronous and bulk turns end to end: wait: false, the batch route and its status, windowed
+// extraction (one model call per window, each item attributed to and quoted from its own turn),
+// a window whose answer fails validation being split, and a failed window's turns retried one by one.
+// Real Postgres, Redis, workers and the OpenAI SDK against the local wire-protocol server.
+import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
+import { contextClient, createContext, type ContextClient } from "../testing/api-client";
+import { startHarness, type Harness } from "../testing/harness";
+
+let h: Harness;
+let llm: FakeLlmServer;
+let api: ContextClient;
+
+beforeAll(async () => {
+  llm = await startFakeLlmServer();
+  h = await startHarness({
+    RECALL_FAST_MODEL: "openai-compatible:test-fast",
+    OPENAI_BASE_URL: llm.openaiBaseUrl,
+    RECALL_WINDOW_MAX_TURNS: "3",
+    // Long enough that a window only closes by filling up: which turns share a call is then fixed.
+    RECALL_WINDOW_LINGER_MS: "4000",
+  });
+  api = contextClient(h.app, await createContext(h.app, "bulk"));
+});
+
+afterAll(async () => {
+  await h?.close();
+  await llm?.close();
+});
+
+const VIOLIN = "Melanie told me her daughter started violin lessons with a teacher from Vienna last spring.";
+const BRIDGE = "The bridge project in Porto was delayed because the steel supplier went bankrupt.";
+const ZEPHYR = "Our quarterly review moved the Zephyr launch to October after the audit found gaps.";
+const ALICE = "I'm Alice, CTO at Acme.";
+
+const EMPTY = { entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] };
+const fact = (turn: number, entity: string, key: string, value: string, evidence: string) => ({
+  turn,
+  entity,
+  key,
+  value,
+  memory_category: "knowledge",
+  evidence,
+  confidence: 0.9,
+  significance: "medium",
+  valid_from: null,
+  valid_to: null,
+});
+
+const chatCalls = () => llm.requests.filter((r) => r.route === "openai").length;
+const turnsOf = (...contents: string[]) => contents.map((content) => ({ role: "user", content, scope: ["org=acme"] }));
+
+async function importBatch(contents: string[]) {
+  const session = await api.session();
+  const res = await api.post(`/sessions/${session}/turns/batch`, { turns: turnsOf(...contents) });
+  expect(res.status).toBe(202);
+  return { session, ...(res.body as { batch_id: string; turn_ids: string[]; status_url: string }) };
+}
+
+async function batchDone(statusUrl: string, until: (b: BatchBody) => boolean = (b) => b.state === "done") {
+  return waitFor(
+    async () => {
+      const res = await api.get(statusUrl.replace(/^\/api\/v1\/[^/]+/, ""));
+      return until(res.body as BatchBody) ? (res.body as BatchBody) : undefined;
+    },
+    { what: "the batch", timeoutMs: 90_000 },
+  );
+}
+
+interface BatchBody {
+  state: string;
+  counts: Record<string, number>;
+  failures: { turn_id: string; work_item_id: string; error_class: string }[];
+}
+
+test("wait: false answers 202 at once with a status URL that later shows the committed diff", async () => {
+  const session = await api.session();
+  const res = await api.post(`/sessions/${session}/turns`, { role: "user", content: ALICE, scope: ["org=acme"], wait: false });
+  expect(res.status).toBe(202);
+  expect(res.body.extraction).toEqual({ status: "pending" });
+  const statusPath = (res.body.status_url as string).replace(/^\/api\/v1\/[^/]+/, "");
+  const done = await waitFor(async () => {
+    const s = await api.get(statusPath);
+    return s.body.extraction.status === "committed" ? s.body : undefined;
+  });
+  expect(done.turn_id).toBe(res.body.turn_id);
+  expect(done.diff.attributes).toEqual([expect.objectContaining({ entity: "Alice", key: "role", value: "CTO" })]);
+});
+
+test("a batch: heuristics finish their turn alone, the rest share one model call, each fact quoted from its own turn", async () => {
+  const before = chatCalls();
+  llm.script({
+    json: {
+      ...EMPTY,
+      attributes: [
+        fact(0, "Melanie's daughter", "activity", "violin lessons", "her daughter started violin lessons"),
+        // Named turn 1 (the bridge) but quoted from turn 0: invalid, exactly as a wrong quote of one turn is.
+        fact(1, "Porto bridge", "hobby", "violin", "violin lessons"),
+        fact(2, "Zephyr launch", "scheduled_for", "October", "moved the Zephyr launch to October"),
+      ],
+    },
+  });
+  const batch = await importBatch([VIOLIN, ALICE, BRIDGE, ZEPHYR]);
+  const status = await batchDone(batch.status_url);
+  expect(status.counts).toEqual({ queued: 0, processing: 0, committed: 4, failed: 0 });
+  expect(chatCalls() - before).toBe(1);
+  const [violin, alice, bridge, zephyr] = batch.turn_ids as [string, string, string, string];
+  const candidates = await h.api.db.knowledgeCandidate.findMany({ where: { turnId: { in: batch.turn_ids }, kind: "attribute" } });
+  const on = (turnId: string) =>
+    candidates.filter((c) => c.turnId === turnId).map((c) => [(c.payload as { key: string }).key, c.status, c.stage]);
+  expect(on(violin)).toEqual([["activity", "committed", "fast"]]);
+  expect(on(bridge)).toEqual([["hobby", "invalid", "fast"]]);
+  expect(on(zephyr)).toEqual([["scheduled_for", "committed", "fast"]]);
+  expect(on(alice)).toEqual([["role", "committed", "heuristic"]]);
+  const assertion = await h.api.db.assertion.findFirstOrThrow({ where: { turnId: zephyr } });
+  expect(Buffer.from(ZEPHYR).subarray(assertion.startByte, assertion.endByte).toString()).toBe("moved the Zephyr launch to October");
+  const window = await h.api.db.extractionWindow.findFirstOrThrow({ where: { sessionId: batch.session } });
+  expect(window.turnIds).toEqual([violin, bridge, zephyr]);
+});
+
+test("windows close at their turn limit or character limit, and a partial one after its linger", async () => {
+  const before = chatCalls();
+  llm.script({ json: EMPTY }, { json: EMPTY }, { json: EMPTY }, { json: EMPTY }, { json: EMPTY });
+  const long = (text: string) => Array.from({ length: 60 }, () => text).join(" "); // ~5,000 characters
+  const byTurns = await importBatch([VIOLIN, BRIDGE, ZEPHYR, VIOLIN, BRIDGE, ZEPHYR, VIOLIN]);
+  const byChars = await importBatch([long(BRIDGE), long(ZEPHYR), long(VIOLIN)]);
+  await batchDone(byTurns.status_url);
+  await batchDone(byChars.status_url);
+  expect(chatCalls() - before).toBe(5);
+  const sizes = async (sessionId: string) =>
+    (await h.api.db.extractionWindow.findMany({ where: { sessionId } })).map((w) => w.turnIds.length).sort((a, b) => b - a);
+  expect(await sizes(byTurns.session)).toEqual([3, 3, 1]);
+  expect(await sizes(byChars.session)).toEqual([2, 1]);
+});
+
+test("a window whose answer fails validation is split in halves and retried; no turn is dropped", async () => {
+  const before = chatCalls();
+  // The first call and its one repair both answer garbage; then each half gets its own call.
+  llm.script({ raw: "not json" }, { raw: "still not json" }, { json: EMPTY }, { json: EMPTY });
+  const batch = await importBatch([VIOLIN, BRIDGE, ZEPHYR]);
+  const status = await batchDone(batch.status_url);
+  expect(status.counts.committed).toBe(3);
+  expect(chatCalls() - before).toBe(4);
+  const windows = await h.api.db.extractionWindow.findMany({ where: { sessionId: batch.session }, orderBy: { createdAt: "asc" } });
+  const parent = windows.find((w) => w.parentId === null)!;
+  const halves = windows.filter((w) => w.parentId === parent.id).map((w) => w.turnIds);
+  expect(halves.sort((a, b) => b.length - a.length)).toEqual([batch.turn_ids.slice(0, 2), batch.turn_ids.slice(2)]);
+});
+
+test("a window that fails for good fails each of its turns; the batch lists them and each retries on its own", async () => {
+  llm.script({ status: 401, message: "bad key" });
+  const batch = await importBatch([VIOLIN, BRIDGE, ZEPHYR]);
+  const failed = await batchDone(batch.status_url);
+  expect(failed.counts).toMatchObject({ committed: 0, failed: 3 });
+  expect(failed.failures.map((f) => f.turn_id).sort()).toEqual([...batch.turn_ids].sort());
+  expect(failed.failures.every((f) => f.error_class === "provider")).toBe(true);
+
+  llm.script({ json: { ...EMPTY, attributes: [fact(0, "Porto bridge", "status", "delayed", "The bridge project in Porto was delayed")] } });
+  const retry = failed.failures.find((f) => f.turn_id === batch.turn_ids[1])!;
+  expect((await api.post(`/work-items/${retry.work_item_id}/retry`)).status).toBe(202);
+  const after = await batchDone(batch.status_url, (b) => b.counts.committed === 1);
+  expect(after.counts).toMatchObject({ committed: 1, failed: 2 });
+  const committed = await h.api.db.knowledgeCandidate.findMany({ where: { turnId: batch.turn_ids[1], status: "committed" } });
+  expect(committed.map((c) => (c.payload as { value: string }).value)).toEqual(["delayed"]);
+});
+
+test("a batch over 500 turns is refused naming the field", async () => {
+  const session = await api.session();
+  const res = await api.post(`/sessions/${session}/turns/batch`, { turns: turnsOf(...Array.from({ length: 501 }, (_, i) => `turn ${i}`)) });
+  expect(res.status).toBe(400);
+  expect(res.headers["content-type"]).toMatch(/problem\+json/);
+  expect(res.body.errors[0].field).toBe("body.turns");
+});

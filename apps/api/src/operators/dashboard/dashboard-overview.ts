@@ -1,0 +1,93 @@
+// What the operators' dashboard shows, across contexts: recent documents and sessions with each
+// stage's status and timing, failed work with its error, and each queue's depth and age.
+import type { Db, WorkItem } from "@recall/db";
+import { PIPELINE, queueDepths, type QueueSet, type WorkItemService } from "@recall/queues";
+import { workItemView } from "../../views/work-item-view";
+
+const RECENT_DOCUMENTS = 15;
+const RECENT_SESSIONS = 8;
+const TURNS_PER_SESSION = 5;
+
+export interface OverviewDeps {
+  db: Db;
+  queues: QueueSet;
+  workItems: WorkItemService;
+}
+
+function stagesOf(items: WorkItem[]) {
+  return PIPELINE.map((queue) => {
+    const item = items.find((i) => i.queue === queue);
+    if (!item) return { queue, status: "pending" };
+    const ms = item.startedAt && item.finishedAt ? item.finishedAt.getTime() - item.startedAt.getTime() : null;
+    return {
+      queue,
+      status: item.status,
+      work_item_id: item.id,
+      attempts: item.attempts,
+      started_at: item.startedAt,
+      duration_ms: ms,
+      error: item.errorClass ? { class: item.errorClass, message: item.errorMessage } : null,
+    };
+  });
+}
+
+async function itemsBySubject(db: Db, subjectIds: string[]): Promise<Map<string, WorkItem[]>> {
+  const items = await db.workItem.findMany({ where: { subjectId: { in: subjectIds } } });
+  const by = new Map<string, WorkItem[]>();
+  for (const item of items) by.set(item.subjectId, [...(by.get(item.subjectId) ?? []), item]);
+  return by;
+}
+
+async function recentDocuments(db: Db) {
+  const documents = await db.document.findMany({
+    orderBy: { createdAt: "desc" },
+    take: RECENT_DOCUMENTS,
+    select: { id: true, contextId: true, createdAt: true, traceId: true, text: true },
+  });
+  const items = await itemsBySubject(
+    db,
+    documents.map((d) => d.id),
+  );
+  return documents.map((d) => ({
+    document_id: d.id,
+    context_id: d.contextId,
+    created_at: d.createdAt,
+    trace_id: d.traceId,
+    excerpt: d.text.slice(0, 80),
+    stages: stagesOf(items.get(d.id) ?? []),
+  }));
+}
+
+async function recentSessions(db: Db) {
+  const sessions = await db.session.findMany({
+    orderBy: { createdAt: "desc" },
+    take: RECENT_SESSIONS,
+    include: { turns: { orderBy: { seq: "desc" }, take: TURNS_PER_SESSION } },
+  });
+  const items = await itemsBySubject(
+    db,
+    sessions.flatMap((s) => s.turns.map((t) => t.id)),
+  );
+  return sessions.map((s) => ({
+    session_id: s.id,
+    context_id: s.contextId,
+    created_at: s.createdAt,
+    turns: s.turns.map((t) => ({
+      turn_id: t.id,
+      seq: t.seq,
+      trace_id: t.traceId,
+      excerpt: t.content.slice(0, 80),
+      stages: stagesOf(items.get(t.id) ?? []),
+    })),
+  }));
+}
+
+export async function dashboardOverview(deps: OverviewDeps) {
+  const [queues, documents, sessions, failed] = await Promise.all([
+    queueDepths(deps.queues),
+    recentDocuments(deps.db),
+    recentSessions(deps.db),
+    deps.workItems.list({ statuses: ["failed", "dead"] }, { limit: 50 }),
+  ]);
+  return { generated_at: new Date(), queues, documents, sessions, failed: failed.items.map(workItemView) };
+}

@@ -1,0 +1,130 @@
+// Asynchronous turns: a turn's status by id (for wait: false), a batch of up to 500 turns of one
+// session (history import) answered 202 at once, and the batch's status as counts per state.
+import type { Turn, WorkItem } from "@recall/db";
+import type { ApiDeps } from "../deps";
+import { notFound } from "../http/errors";
+import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { enqueueOrLeaveForSweeper } from "../services/enqueue";
+import { storeTurnBatch } from "../services/turn-batch-store";
+import { TurnService } from "../services/turn.service";
+import { diffView, extractionView, turnState } from "../views/turn-result";
+import { BatchAccepted, BatchParams, BatchStatus, SessionParams, TurnBatchBody, TurnParams, TurnResult } from "./sessions.schemas";
+
+const ENQUEUE_CONCURRENCY = 50;
+
+export function turnBatchRoutes(deps: ApiDeps): RouteDefinition[] {
+  return [turnStatus(deps), postBatch(deps), batchStatus(deps)];
+}
+
+interface SessionRef {
+  contextId: string;
+  sessionId: string;
+}
+
+export function turnAccepted(ref: SessionRef, turn: Pick<Turn, "id" | "traceId">) {
+  const status_url = `/api/v1/${ref.contextId}/sessions/${ref.sessionId}/turns/${turn.id}/status`;
+  return { turn_id: turn.id, status_url, extraction: { status: "pending" as const }, trace_id: turn.traceId };
+}
+
+function turnStatus(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/sessions/:sessionId/turns/:turnId/status",
+    summary: "A turn's extraction: pending, committed (with its diff) or failed (with the work item to retry)",
+    tags: ["sessions"],
+    params: TurnParams,
+    responses: { 200: { description: "The turn's extraction so far", schema: TurnResult } },
+    handle: async ({ params }) => {
+      const turn = await deps.db.turn.findFirst({
+        where: { id: params.turnId, sessionId: params.sessionId, contextId: params.contextId },
+        select: { id: true, traceId: true },
+      });
+      if (!turn) throw notFound("turn");
+      const items = await deps.db.workItem.findMany({ where: { subjectType: "turn", subjectId: turn.id } });
+      const candidates = await deps.db.knowledgeCandidate.findMany({
+        where: { turnId: turn.id, contextId: params.contextId },
+        orderBy: { ordinal: "asc" },
+      });
+      return {
+        status: 200,
+        body: { turn_id: turn.id, diff: diffView(candidates), extraction: extractionView(items), trace_id: turn.traceId },
+      };
+    },
+  });
+}
+
+function postBatch(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "post",
+    idempotent: true,
+    path: "/sessions/:sessionId/turns/batch",
+    summary: "Import up to 500 turns of one session, in order; answers 202 at once",
+    description:
+      "Turns get consecutive sequence numbers in the order given. The heuristics finish what they can turn by turn; the rest are extracted in windows of consecutive turns, one model call each.",
+    tags: ["sessions"],
+    params: SessionParams,
+    body: TurnBatchBody,
+    responses: { 202: { description: "Stored and queued", schema: BatchAccepted } },
+    handle: async ({ params, body }) => {
+      await new TurnService(deps, { turnTimeoutMs: deps.config.TURN_TIMEOUT_MS, completion: deps.turns }).requireSession(
+        params.contextId,
+        params.sessionId,
+      );
+      const stored = await storeTurnBatch(deps.db, params.contextId, params.sessionId, body.turns);
+      for (let i = 0; i < stored.items.length; i += ENQUEUE_CONCURRENCY) {
+        await Promise.all(stored.items.slice(i, i + ENQUEUE_CONCURRENCY).map((item) => enqueueOrLeaveForSweeper(deps, item)));
+      }
+      const status_url = `/api/v1/${params.contextId}/sessions/${params.sessionId}/turn-batches/${stored.batchId}`;
+      return { status: 202, body: { batch_id: stored.batchId, turn_ids: stored.turnIds, status_url, trace_id: stored.traceId } };
+    },
+  });
+}
+
+function batchStatus(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/sessions/:sessionId/turn-batches/:batchId",
+    summary: "A batch's progress: turns per state, and each failed turn with its work item",
+    tags: ["sessions"],
+    params: BatchParams,
+    responses: { 200: { description: "Counts per state and failures", schema: BatchStatus } },
+    handle: async ({ params }) => {
+      const batch = await deps.db.turnBatch.findFirst({
+        where: { id: params.batchId, sessionId: params.sessionId, contextId: params.contextId },
+      });
+      if (!batch) throw notFound("turn batch");
+      const turns = await deps.db.turn.findMany({
+        where: { sessionId: batch.sessionId, seq: { gte: batch.firstSeq, lte: batch.lastSeq } },
+        select: { id: true, seq: true },
+        orderBy: { seq: "asc" },
+      });
+      const items = await deps.db.workItem.findMany({ where: { subjectType: "turn", subjectId: { in: turns.map((t) => t.id) } } });
+      return { status: 200, body: { batch_id: batch.id, session_id: batch.sessionId, turns: turns.length, ...summarise(turns, items) } };
+    },
+  });
+}
+
+function summarise(turns: { id: string; seq: number }[], items: WorkItem[]) {
+  const bySubject = new Map<string, WorkItem[]>();
+  for (const item of items) bySubject.set(item.subjectId, [...(bySubject.get(item.subjectId) ?? []), item]);
+  const counts = { queued: 0, processing: 0, committed: 0, failed: 0, cancelled: 0 };
+  const failures = [];
+  for (const turn of turns) {
+    const own = bySubject.get(turn.id) ?? [];
+    const state = turnState(own);
+    counts[state]++;
+    const dead = own.find((i) => i.status === "dead");
+    if (dead) {
+      failures.push({
+        turn_id: turn.id,
+        seq: turn.seq,
+        queue: dead.queue,
+        work_item_id: dead.id,
+        error_class: dead.errorClass,
+        message: dead.errorMessage,
+      });
+    }
+  }
+  const state = counts.committed + counts.failed + counts.cancelled === turns.length ? ("done" as const) : ("processing" as const);
+  return { state, counts, failures };
+}

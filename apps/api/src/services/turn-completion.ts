@@ -1,0 +1,55 @@
+// Waiting for a turn without polling it: the work_items trigger raises a NOTIFY on the commit
+// that moves a turn to an answer (truth maintained, or a stage dead), and this process's one
+// listening connection wakes exactly the requests waiting on that turn. A slow re-read stays
+// as the safety net for a notification lost while the connection was down.
+import { CHANNELS, NotificationListener } from "@recall/db";
+import type { Logger } from "@recall/telemetry";
+
+export class TurnCompletion {
+  readonly #waiters = new Map<string, Set<() => void>>();
+
+  constructor(
+    readonly listener: NotificationListener,
+    /** How long a waiter sleeps between re-reads when no notification comes. */
+    readonly fallbackPollMs: number,
+  ) {
+    listener.on(CHANNELS.turnProgress, (turnId) => this.wake(turnId));
+  }
+
+  /**
+   * A promise settled by the next notification for the turn (or by `cancel`). Take it BEFORE
+   * reading the turn's state, so a commit landing between the read and the wait is not missed.
+   */
+  next(turnId: string): { woken: Promise<void>; cancel(): void } {
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    let set = this.#waiters.get(turnId);
+    if (!set) this.#waiters.set(turnId, (set = new Set()));
+    set.add(wake);
+    const cancel = () => {
+      set.delete(wake);
+      if (set.size === 0 && this.#waiters.get(turnId) === set) this.#waiters.delete(turnId);
+      wake();
+    };
+    return { woken, cancel };
+  }
+
+  /** Requests waiting right now (the bench and tests read it). */
+  get waiting(): number {
+    return this.#waiters.size;
+  }
+
+  private wake(turnId: string): void {
+    for (const wake of this.#waiters.get(turnId) ?? []) wake();
+  }
+}
+
+export function createTurnCompletion(databaseUrl: string, fallbackPollMs: number, logger: Logger): TurnCompletion {
+  const listener = new NotificationListener({
+    databaseUrl,
+    channels: [CHANNELS.turnProgress],
+    onError: (err) => logger.warn({ err: err.message }, "turn notification connection lost; reconnecting"),
+  });
+  void listener.start();
+  return new TurnCompletion(listener, fallbackPollMs);
+}

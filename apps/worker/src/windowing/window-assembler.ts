@@ -1,0 +1,158 @@
+// Groups a session's asynchronous turns that need a model into windows. A turn joins the
+// session's open window, or opens one whose job is held back for the linger (counted again
+// from each turn that joins); a window that reaches its turn or character limit closes and
+// runs at once. Joining happens under a
+// per-session advisory lock, in the same transaction that marks the turn `waiting`, so a turn
+// is in exactly one window and a window's job never sees a turn that has not been handed over.
+import type { Config } from "@recall/config";
+import { transaction, type Tx, type WorkItem } from "@recall/db";
+import { ensureWorkItem, enqueueWorkItem, promoteWorkItem, redelayWorkItem, type QueueSet } from "@recall/queues";
+
+export interface WindowLimits {
+  maxTurns: number;
+  maxChars: number;
+  lingerMs: number;
+}
+
+export function windowLimits(config: Config): WindowLimits {
+  return { maxTurns: config.RECALL_WINDOW_MAX_TURNS, maxChars: config.RECALL_WINDOW_MAX_CHARS, lingerMs: config.RECALL_WINDOW_LINGER_MS };
+}
+
+export interface ParkedTurn {
+  id: string;
+  contextId: string;
+  sessionId: string;
+  content: string;
+  traceId: string;
+}
+
+/** What to do with window jobs once the transaction committed. */
+interface Release {
+  open?: WorkItem;
+  /** The window the turn joined, still open: its linger starts again. */
+  joined?: WorkItem;
+  promote: WorkItem[];
+}
+
+export async function lockSession(tx: Tx, sessionId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`window:${sessionId}`}))`;
+}
+
+/** Hands the turn's extract item to a window and starts or releases that window's job. */
+export async function joinWindow(
+  db: Parameters<typeof transaction>[0],
+  queues: QueueSet,
+  limits: WindowLimits,
+  turn: ParkedTurn,
+  item: WorkItem,
+) {
+  const release = await transaction(db, async (tx): Promise<Release> => {
+    await lockSession(tx, turn.sessionId);
+    const release: Release = { promote: [] };
+    let window = await tx.extractionWindow.findFirst({
+      where: { sessionId: turn.sessionId, closedAt: null },
+      orderBy: { createdAt: "desc" },
+    });
+    if (window && !(await hasRoom(tx, window.turnIds, turn.content, limits))) {
+      await tx.extractionWindow.update({ where: { id: window.id }, data: { closedAt: new Date() } });
+      release.promote.push(await windowItem(tx, window.id, turn));
+      window = null;
+    }
+    window = window
+      ? await tx.extractionWindow.update({ where: { id: window.id }, data: { turnIds: { push: turn.id } } })
+      : await tx.extractionWindow.create({ data: { contextId: turn.contextId, sessionId: turn.sessionId, turnIds: [turn.id] } });
+    const windowWork = await windowItem(tx, window.id, turn);
+    if (window.turnIds.length === 1) release.open = windowWork;
+    else release.joined = windowWork;
+    if (window.turnIds.length >= limits.maxTurns) {
+      await tx.extractionWindow.update({ where: { id: window.id }, data: { closedAt: new Date() } });
+      release.promote.push(windowWork);
+    }
+    await handOver(tx, item, window.id);
+    return release;
+  });
+  const full = release.open && release.promote.some((w) => w.id === release.open!.id);
+  if (release.open) await enqueueWorkItem(queues, release.open, undefined, full ? 0 : limits.lingerMs);
+  for (const w of release.promote) if (w.id !== release.open?.id) await promoteWorkItem(queues, w);
+  // Linger counts from the latest turn, so turns arriving steadily (an import being extracted) fill the window.
+  if (release.joined && !release.promote.some((w) => w.id === release.joined!.id))
+    await redelayWorkItem(queues, release.joined, limits.lingerMs);
+}
+
+async function hasRoom(tx: Tx, turnIds: string[], content: string, limits: WindowLimits): Promise<boolean> {
+  if (turnIds.length + 1 > limits.maxTurns) return false;
+  const turns = await tx.turn.findMany({ where: { id: { in: turnIds } }, select: { content: true } });
+  const chars = turns.reduce((n, t) => n + t.content.length, 0) + content.length;
+  return chars <= limits.maxChars;
+}
+
+function windowItem(tx: Tx, windowId: string, turn: ParkedTurn): Promise<WorkItem> {
+  return ensureWorkItem(tx, {
+    contextId: turn.contextId,
+    queue: "extract_window",
+    subjectType: "window",
+    subjectId: windowId,
+    traceId: turn.traceId,
+  });
+}
+
+/** The turn's item (and its open attempt) wait for the window; the window's job finishes them. */
+async function handOver(tx: Tx, item: WorkItem, windowId: string): Promise<void> {
+  const payload = { ...(item.payload as object), mode: "windowed", window_id: windowId };
+  await tx.workItem.update({ where: { id: item.id }, data: { status: "waiting", payload } });
+  await tx.workAttempt.updateMany({ where: { workItemId: item.id, status: "running" }, data: { status: "waiting" } });
+}
+
+/** Stops the window taking turns (its call is starting); returns its turns in session order. */
+export async function closeWindow(db: Parameters<typeof transaction>[0], windowId: string) {
+  return transaction(db, async (tx) => {
+    const window = await tx.extractionWindow.findUniqueOrThrow({ where: { id: windowId } });
+    await lockSession(tx, window.sessionId);
+    const turns = await tx.turn.findMany({ where: { id: { in: window.turnIds } }, orderBy: { seq: "asc" } });
+    // Turns join in the order their extraction reached the window; the row keeps session order.
+    const turnIds = turns.map((t) => t.id);
+    const closed = await tx.extractionWindow.update({
+      where: { id: windowId },
+      data: { closedAt: window.closedAt ?? new Date(), turnIds },
+    });
+    return { window: closed, turns };
+  });
+}
+
+/**
+ * A window that failed validation or its budget, split in two halves (session order kept),
+ * each a closed window with its own work item, queued at once. Returns the new items.
+ */
+export async function splitWindow(
+  db: Parameters<typeof transaction>[0],
+  queues: QueueSet,
+  windowId: string,
+  turnIds: string[],
+  traceId: string,
+) {
+  const half = Math.ceil(turnIds.length / 2);
+  const parts = [turnIds.slice(0, half), turnIds.slice(half)];
+  const items = await transaction(db, async (tx) => {
+    const parent = await tx.extractionWindow.findUniqueOrThrow({ where: { id: windowId } });
+    const created = [];
+    for (const part of parts) {
+      const child = await tx.extractionWindow.create({
+        data: { contextId: parent.contextId, sessionId: parent.sessionId, turnIds: part, parentId: parent.id, closedAt: new Date() },
+      });
+      created.push(
+        await ensureWorkItem(tx, {
+          contextId: parent.contextId,
+          queue: "extract_window",
+          subjectType: "window",
+          subjectId: child.id,
+          traceId,
+        }),
+      );
+      await tx.$executeRaw`UPDATE work_items SET payload = payload || jsonb_build_object('window_id', ${child.id}::text)
+        WHERE queue = 'extract_assertions' AND subject_type = 'turn' AND subject_id = ANY(${part}::uuid[])`;
+    }
+    return created;
+  });
+  for (const item of items) await enqueueWorkItem(queues, item);
+  return items;
+}

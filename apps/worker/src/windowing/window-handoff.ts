@@ -1,0 +1,115 @@
+// How a window's outcome reaches its turns. Each turn keeps its own extract_assertions work
+// item: on success it gets its own candidates (with the model that read them) and goes on to
+// its own validate_artifacts; on a final failure it is dead with the window's error, so the
+// turn shows failed with a work item an operator can retry; a one-turn window that cannot be
+// read is handed back to the interactive one-turn path (escalation included).
+import { transaction, type Db, type ErrorClass, type Prisma, type Turn, type WorkItem } from "@recall/db";
+import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
+import { enqueueWorkItem, ensureWorkItem, requeueWorkItem, type QueueSet } from "@recall/queues";
+
+export interface WindowReading {
+  windowId: string;
+  model: string;
+  reason: string;
+  /** The window item's tokens for this call, shown on each turn for reference (metered on the window). */
+  windowTokens: number;
+}
+
+function turnItem(db: Db | Prisma.TransactionClient, turnId: string) {
+  return db.workItem.findUnique({
+    where: { queue_subjectType_subjectId: { queue: "extract_assertions", subjectType: "turn", subjectId: turnId } },
+  });
+}
+
+/** Stages each turn's diff on its own item and queues its validation; turns no longer waiting (retried meanwhile) are left alone. */
+export async function finishTurns(db: Db, queues: QueueSet, turns: Turn[], diffs: ExtractionDiff[], reading: WindowReading): Promise<void> {
+  const next = await transaction(db, async (tx) => {
+    const queued: WorkItem[] = [];
+    for (const [i, turn] of turns.entries()) {
+      const item = await turnItem(tx, turn.id);
+      if (!item || item.status !== "waiting") continue;
+      await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
+      const rows = candidateRows(item, turn, diffs[i]!, reading.model);
+      if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
+      const outcome = {
+        node_id: null,
+        stage: "fast",
+        model: reading.model,
+        reason: reading.reason,
+        tokens_used: 0,
+        window_tokens: reading.windowTokens,
+      };
+      const payload = { ...(item.payload as object), outcomes: [outcome] } as Prisma.InputJsonValue;
+      await tx.workItem.update({
+        where: { id: item.id },
+        data: { status: "succeeded", finishedAt: new Date(), errorClass: null, errorMessage: null, payload },
+      });
+      await tx.workAttempt.updateMany({
+        where: { workItemId: item.id, status: "waiting" },
+        data: { status: "succeeded", finishedAt: new Date() },
+      });
+      queued.push(
+        await ensureWorkItem(tx, {
+          contextId: item.contextId,
+          queue: "validate_artifacts",
+          subjectType: "turn",
+          subjectId: turn.id,
+          traceId: item.traceId,
+        }),
+      );
+    }
+    return queued;
+  });
+  for (const item of next) await enqueueWorkItem(queues, item);
+}
+
+function candidateRows(item: WorkItem, turn: Turn, diff: ExtractionDiff, model: string): Prisma.KnowledgeCandidateCreateManyInput[] {
+  const rows: Prisma.KnowledgeCandidateCreateManyInput[] = [];
+  for (const [field, kind] of DIFF_KINDS) {
+    for (const value of diff[field]) {
+      rows.push({
+        contextId: turn.contextId,
+        workItemId: item.id,
+        subjectType: "turn",
+        subjectId: turn.id,
+        turnId: turn.id,
+        ordinal: rows.length,
+        kind,
+        payload: value as Prisma.InputJsonValue,
+        stage: "fast",
+        model,
+      });
+    }
+  }
+  return rows;
+}
+
+/** The window gave up for good: its waiting turns are dead with its error, each retryable on its own. */
+export async function failTurns(db: Db, turnIds: string[], errorClass: ErrorClass, message: string): Promise<void> {
+  const finishedAt = new Date();
+  const where = { queue: "extract_assertions", subjectType: "turn", subjectId: { in: turnIds }, status: "waiting" as const };
+  await transaction(db, async (tx) => {
+    const items = await tx.workItem.findMany({ where, select: { id: true } });
+    const errorMessage = `window: ${message}`;
+    await tx.workAttempt.updateMany({
+      where: { workItemId: { in: items.map((i) => i.id) }, status: "waiting" },
+      data: { status: "dead", errorClass, errorMessage, finishedAt },
+    });
+    await tx.workItem.updateMany({ where, data: { status: "dead", errorClass, errorMessage, finishedAt } });
+  });
+}
+
+/** A turn no window can read goes the interactive way: its own call, with repair and escalation to the strong model. */
+export async function handToInteractive(db: Db, queues: QueueSet, turnId: string, why: string): Promise<void> {
+  const item = await turnItem(db, turnId);
+  if (!item || item.status !== "waiting") return;
+  const payload = { ...(item.payload as object), mode: "interactive", window_failure: why } as Prisma.InputJsonValue;
+  const updated = await transaction(db, async (tx) => {
+    await tx.workAttempt.updateMany({
+      where: { workItemId: item.id, status: "waiting" },
+      data: { status: "failed", errorMessage: `window: ${why}`, finishedAt: new Date() },
+    });
+    return tx.workItem.update({ where: { id: item.id }, data: { status: "queued", payload, finishedAt: null } });
+  });
+  await requeueWorkItem(queues, updated);
+}

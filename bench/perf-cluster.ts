@@ -1,0 +1,116 @@
+// A Recall made of real processes for the performance report: one API process and worker
+// processes chosen per run (`--queues`), on a fresh migrated database and queue prefix, so
+// each process's resident memory can be read and extract workers can be scaled out.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import IORedis from "ioredis";
+import { Client } from "pg";
+import { loadConfig } from "@recall/config";
+import { migrate } from "@recall/db/src/migrator";
+import { adminUrl, removeQueuePrefix, withDatabase } from "@recall/test-support";
+
+const ROOT = path.resolve(__dirname, "..");
+export const ADMIN = `bench-${randomBytes(8).toString("hex")}`;
+
+export interface ClusterOptions {
+  env: Record<string, string>;
+  /** One entry per worker process: its --queues list ("" for every queue). */
+  workers: string[];
+}
+
+export interface Cluster {
+  baseUrl: string;
+  databaseUrl: string;
+  prefix: string;
+  api: ChildProcess;
+  workers: ChildProcess[];
+  close(): Promise<void>;
+}
+
+export async function startCluster({ env, workers }: ClusterOptions): Promise<Cluster> {
+  const base = loadConfig();
+  const database = `recall_perf_${randomBytes(4).toString("hex")}`;
+  await adminQuery(base.DATABASE_URL, `CREATE DATABASE "${database}"`);
+  const databaseUrl = withDatabase(base.DATABASE_URL, database);
+  await migrate(databaseUrl);
+  const prefix = `{rperf-${randomBytes(4).toString("hex")}}`;
+  const port = process.env.BENCH_PORT ?? "8161";
+  const childEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: base.REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    ADMIN_API_KEY: ADMIN,
+    LOG_LEVEL: "silent",
+    NODE_ENV: "production",
+    PORT: port,
+    ...env,
+  };
+  const api = run("apps/api/src/main.ts", [], childEnv);
+  const procs = workers.map((queues) => run("apps/worker/src/main.ts", queues ? ["--queues", queues] : [], childEnv));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitReady(baseUrl, [api, ...procs]);
+  return {
+    baseUrl,
+    databaseUrl,
+    prefix,
+    api,
+    workers: procs,
+    async close() {
+      await Promise.all([api, ...procs].map(stop));
+      const redis = new IORedis(base.REDIS_URL);
+      await removeQueuePrefix(redis, prefix);
+      redis.disconnect();
+      await adminQuery(base.DATABASE_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    },
+  };
+}
+
+/** node itself (not a tsx wrapper process), so the pid is the process whose memory is read. */
+function run(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+  child.stderr?.on("data", (d: Buffer) => process.stderr.write(`[${path.basename(path.dirname(path.dirname(entry)))}] ${d}`));
+  return child;
+}
+
+async function waitReady(baseUrl: string, procs: ChildProcess[]): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (procs.some((p) => p.exitCode !== null)) throw new Error("a Recall process exited during start-up");
+    const ok = await fetch(`${baseUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error("Recall did not become ready in 120 s");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Resident set size of a process, in MiB. */
+export function rssMiB(child: ChildProcess): number {
+  const status = fs.readFileSync(`/proc/${child.pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? "0");
+  return kb / 1024;
+}
+
+export async function adminQuery(url: string, sql: string): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl(url) });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}

@@ -1,0 +1,84 @@
+// pnpm bench:recall — evidence recall of POST /query on the LoCoMo conversations against
+// a BM25 over the same raw turns, computed in the same run (see README, Performance).
+//   LOCOMO_DIR              data folder (default ../shared/data/locomo from the repo root)
+//   RECALL_EMBEDDING_MODEL  also measure the hybrid (full text + vectors); with
+//                           RECALL_EMBEDDING_DIMENSIONS, OPENAI_API_KEY, OPENAI_BASE_URL
+//   BENCH_RECALL_RELOAD=1   post the conversations again instead of reusing stored contexts
+// The service runs in-process on its own database (recall_bench_recall, kept between runs,
+// migrated each run) with no chat model, so the heuristics extract what they can.
+import fs from "node:fs";
+import path from "node:path";
+import { bm25Index } from "./recall-bm25";
+import { readRecallData, type RecallQuestion } from "./recall-data";
+import { loadOrReuse, type LoadedConversation } from "./recall-load";
+import { score, table } from "./recall-score";
+import { BENCH_ADMIN_KEY, startService } from "./bench-service";
+
+const DEPTH = 20;
+const ENV_PASSED = ["RECALL_EMBEDDING_MODEL", "RECALL_EMBEDDING_DIMENSIONS", "OPENAI_API_KEY", "OPENAI_BASE_URL"] as const;
+
+async function main(): Promise<void> {
+  const root = path.resolve(__dirname, "..");
+  const dir = process.env.LOCOMO_DIR ?? path.resolve(root, "../shared/data/locomo");
+  if (!fs.existsSync(dir)) {
+    console.log(`bench:recall: no LoCoMo data at ${dir}; set LOCOMO_DIR to measure. Nothing to do.`);
+    return;
+  }
+  const data = readRecallData(dir);
+  const overrides = Object.fromEntries(ENV_PASSED.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
+  const service = await startService({ ...overrides, TURN_TIMEOUT_MS: "300000" }, { keepDatabase: "recall_bench_recall" });
+  try {
+    const stateFile = path.join(root, ".data/bench-recall.json");
+    if (process.env.BENCH_RECALL_RELOAD === "1") fs.rmSync(stateFile, { force: true });
+    const target = { baseUrl: service.baseUrl, adminKey: BENCH_ADMIN_KEY, databaseUrl: service.config.DATABASE_URL, stateFile };
+    const loaded = await loadOrReuse({ ...target, embeddingModel: overrides.RECALL_EMBEDDING_MODEL }, data.conversations);
+    await service.stopWorkers();
+    const baseline = score(data.questions, bm25Ranking(data, loaded));
+    console.log(`\n${data.questions.length} questions (categories 1–4) over ${loaded.length} conversations\n`);
+    const started = Date.now();
+    const fullText = score(data.questions, await serviceRanking(service.fullTextUrl, data.questions, loaded));
+    console.log(table("/query full text", fullText, baseline));
+    console.log(`(${((Date.now() - started) / data.questions.length).toFixed(1)} ms per question)\n`);
+    if (overrides.RECALL_EMBEDDING_MODEL) {
+      const hybrid = score(data.questions, await serviceRanking(service.baseUrl, data.questions, loaded));
+      console.log(table(`/query hybrid (${overrides.RECALL_EMBEDDING_MODEL})`, hybrid, baseline));
+    }
+  } finally {
+    await service.close();
+  }
+}
+
+/** The baseline's ranking, in dialogue ids, over each conversation's raw turns. */
+function bm25Ranking(data: ReturnType<typeof readRecallData>, loaded: LoadedConversation[]): string[][][] {
+  const indexes = new Map(data.conversations.map((c) => [c.file, bm25Index(c.turns.map((t) => ({ id: t.diaId, text: t.text })))] as const));
+  if (loaded.length !== indexes.size) throw new Error("every conversation should be loaded");
+  return data.questions.map((q) =>
+    indexes
+      .get(q.file)!
+      .search(q.question, DEPTH)
+      .map((id) => [id]),
+  );
+}
+
+/** /query's ranking, each result as the dialogue ids it names (a turn, or a fact's source turn). */
+async function serviceRanking(baseUrl: string, questions: RecallQuestion[], loaded: LoadedConversation[]): Promise<string[][][]> {
+  const byFile = new Map(loaded.map((c) => [c.file, c]));
+  const ranked: string[][][] = [];
+  for (const q of questions) {
+    const c = byFile.get(q.file)!;
+    const res = await fetch(`${baseUrl}/api/v1/${c.contextId}/query`, {
+      method: "POST",
+      headers: { "api-key": c.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ query: q.question, scope: c.scope, limit: DEPTH }),
+    });
+    if (!res.ok) throw new Error(`/query answered ${res.status}: ${await res.text()}`);
+    const body = (await res.json()) as { results: { link: { turn_id?: string } }[] };
+    ranked.push(body.results.map((r) => [c.diaIds[r.link.turn_id ?? ""]].filter((id): id is string => id !== undefined)));
+  }
+  return ranked;
+}
+
+main().catch((err: Error) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,94 @@
+// One full-text statement per kind of text, run side by side on separate connections.
+// Each ranks by BM25 (search-bm25.ts) and adds what the kind of text allows:
+// - turns: the speaker's name counts as a word of the turn (a question about Caroline
+//   prefers what Caroline said); the best turns pass NEIGHBOUR of their score to the turns
+//   just before and after them in their session (an answer often only makes sense after
+//   the question it answers, and names its topic in neither); a question asking when
+//   favours turns that state a time, and a query naming a period favours turns said within it;
+// - facts: a query naming a period favours values that began (or were observed) in it.
+// Weights are documented in the README (Full-text search); they are for kinds of questions,
+// not for any one data set.
+import { Prisma } from "@recall/db";
+import { bm25Lateral, queryTerms } from "./search-bm25";
+import { searchIntent, type SearchIntent } from "./search-intent";
+import { TEXT_SOURCES, visibleRows } from "./search-sql";
+import type { SearchInput, SearchKind } from "./search-types";
+
+export const TURN_WEIGHTS = {
+  /** Share of a turn's score added to each neighbour in its session. */
+  neighbour: 0.4,
+  /** The speaker's name, scored as one occurrence of that word (times this weight). */
+  speaker: 0.5,
+  /** Multiplier bonus for a turn stating a time when the question asks when. */
+  statesTime: 0.25,
+  /** Multiplier bonus for text said (facts: begun) within the period a query names. */
+  inPeriod: 0.5,
+};
+
+/** How many of the best matching turns spread their score to neighbours. */
+const SPREADING = 50;
+
+/**
+ * Words that state a time in English text, as a tsquery over the stored tsvector (no text is
+ * parsed per row): relative days and weeks, weekdays, months (not "may", mostly a modal verb),
+ * and numbers starting 19 or 20 (years).
+ */
+const STATES_TIME =
+  "yesterday | today | tonight | tomorrow | ago | last | next | since | recently | weekend | monday | tuesday | wednesday | " +
+  "thursday | friday | saturday | sunday | january | february | march | april | june | july | august | september | " +
+  "october | november | december | 19:* | 20:*";
+
+/** `any` ORs the query's own lexemes (stemmed, stop words dropped); `all` is websearch_to_tsquery's syntax. */
+function tsQuery(input: SearchInput, intent: SearchIntent): Prisma.Sql {
+  if (input.match === "all") return Prisma.sql`websearch_to_tsquery('english', ${input.query})`;
+  return Prisma.sql`recall_any_tsquery(${intent.text})`;
+}
+
+function boost(condition: Prisma.Sql, weight: number): Prisma.Sql {
+  return Prisma.sql`(CASE WHEN ${condition} THEN ${1 + weight}::float8 ELSE 1 END)`;
+}
+
+function periodBoost(at: Prisma.Sql, intent: SearchIntent): Prisma.Sql {
+  if (!intent.period) return Prisma.sql`1`;
+  return boost(Prisma.sql`${at} >= ${intent.period.start} AND ${at} < ${intent.period.end}`, TURN_WEIGHTS.inPeriod);
+}
+
+/** The speakers' bonus is computed once per distinct speaker among the matches, not per turn. */
+function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prisma.Sql {
+  const r = TEXT_SOURCES.turn;
+  const time = intent.asksWhen ? boost(Prisma.sql`m.tsv @@ to_tsquery('english', ${STATES_TIME})`, TURN_WEIGHTS.statesTime) : Prisma.sql`1`;
+  return Prisma.sql`WITH ${queryTerms("turn", input.contextId, intent, tsQuery(input, intent))},
+    m AS (SELECT f.id, f.session_id, f.seq, f.speaker, COALESCE(f.occurred_at, f.created_at) AS said, f.content_tsv AS tsv
+      FROM turns f, q WHERE ${visibleRows("turn", input, now)} AND f.content_tsv @@ q.tsq),
+    sp AS MATERIALIZED (SELECT s.speaker, sum(w.idf) AS bonus FROM (SELECT DISTINCT speaker FROM m WHERE speaker IS NOT NULL) s
+      CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('english', s.speaker))) AS l JOIN w ON w.term = l GROUP BY s.speaker),
+    cand AS (SELECT m.id, m.session_id, m.seq,
+        (bm.s + ${TURN_WEIGHTS.speaker}::float8 * COALESCE(sp.bonus, 0)) * ${time} * ${periodBoost(Prisma.sql`m.said`, intent)} AS s
+      FROM m CROSS JOIN q ${bm25Lateral(true)} LEFT JOIN sp ON sp.speaker = m.speaker),
+    spread AS (SELECT id, s FROM cand
+      UNION ALL
+      SELECT f.id, ${TURN_WEIGHTS.neighbour}::float8 * c.s FROM (SELECT * FROM cand ORDER BY s DESC, id LIMIT ${SPREADING}) c
+        JOIN turns f ON f.session_id = c.session_id AND f.seq IN (c.seq - 1, c.seq + 1)
+        WHERE ${visibleRows("turn", input, now)}),
+    best AS (SELECT id, sum(s) AS s FROM spread GROUP BY id ORDER BY s DESC, id LIMIT ${input.limit})
+    SELECT 'turn'::text AS kind, f.id, ${r.text} AS text, best.s::float8 AS raw_score, ${r.link} AS link
+    FROM best JOIN turns f ON f.id = best.id ORDER BY best.s DESC, f.id`;
+}
+
+function rankedOther(kind: SearchKind, input: SearchInput, intent: SearchIntent, now: Date): Prisma.Sql {
+  const r = TEXT_SOURCES[kind];
+  const tsv = input.match === "all" && r.whole ? Prisma.sql`to_tsvector('english', ${r.whole})` : r.tsv;
+  const isFact = kind === "attribute" || kind === "relation";
+  const period = isFact ? periodBoost(Prisma.sql`f.valid_from`, intent) : Prisma.sql`1`;
+  return Prisma.sql`WITH ${queryTerms(kind, input.contextId, intent, tsQuery(input, intent))},
+    m AS (SELECT f.id, ${r.text} AS text, ${r.link} AS link, ${period} AS boost, ${tsv} AS tsv
+      FROM ${r.from}, q WHERE ${visibleRows(kind, input, now)} AND ${tsv} @@ q.tsq)
+    SELECT ${kind}::text AS kind, m.id, m.text, (bm.s * m.boost)::float8 AS raw_score, m.link
+    FROM m CROSS JOIN q ${bm25Lateral(kind === "document_node")} ORDER BY raw_score DESC, m.id LIMIT ${input.limit}`;
+}
+
+/** One statement per kind, so the kinds run in parallel on separate connections and the slowest bounds the latency. */
+export function searchStatements(input: SearchInput, now: Date): Prisma.Sql[] {
+  const intent = searchIntent(input.query, now);
+  return input.kinds.map((kind) => (kind === "turn" ? rankedTurns(input, intent, now) : rankedOther(kind, input, intent, now)));
+}

@@ -1,0 +1,37 @@
+// How a turn's extraction runs. Interactive turns (the caller waits) go through the model one
+// by one; turns posted with wait: false or in a batch are "windowed": the heuristics finish
+// what they can per turn, and the rest wait for one model call over a window of their session.
+// The mode travels on the turn's extract_assertions work item, so a retry keeps (or drops) it.
+import type { DbOrTx, Prisma, WorkItem } from "@recall/db";
+import { QUEUES } from "./registry";
+
+export type ExtractionMode = "interactive" | "windowed";
+
+export function extractionMode(item: Pick<WorkItem, "payload">): ExtractionMode {
+  const payload = item.payload as Record<string, unknown> | null;
+  return payload?.["mode"] === "windowed" ? "windowed" : "interactive";
+}
+
+export interface NewTurnExtraction {
+  contextId: string;
+  turnId: string;
+  traceId: string;
+  mode: ExtractionMode;
+}
+
+/** The data of a turn's first work item; createMany takes a list of them for a batch. */
+export function turnExtractionData(t: NewTurnExtraction): Prisma.WorkItemCreateManyInput {
+  return {
+    contextId: t.contextId,
+    queue: "extract_assertions",
+    subjectType: "turn",
+    subjectId: t.turnId,
+    traceId: t.traceId,
+    maxAttempts: QUEUES.extract_assertions.attempts,
+    payload: t.mode === "windowed" ? { mode: "windowed" } : {},
+  };
+}
+
+export async function createTurnExtraction(db: DbOrTx, t: NewTurnExtraction): Promise<WorkItem> {
+  return db.workItem.create({ data: turnExtractionData(t) });
+}

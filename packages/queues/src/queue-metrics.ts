@@ -1,0 +1,35 @@
+// What /metrics reads at scrape time: each queue's depth by state and the age of its oldest
+// waiting job (from Redis), and the outbox backlog (from Postgres).
+import type { Db } from "@recall/db";
+import { observeOutbox, observeQueues, type QueueDepth } from "@recall/telemetry";
+import type { QueueSet } from "./producer";
+import { QUEUE_NAMES } from "./registry";
+
+export async function queueDepths(queues: QueueSet, now = Date.now()): Promise<QueueDepth[]> {
+  return Promise.all(
+    QUEUE_NAMES.map(async (name) => {
+      const queue = queues[name];
+      const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed");
+      // asc: the oldest first; one job is enough.
+      const [oldest] = await queue.getJobs(["waiting"], 0, 0, true);
+      return {
+        queue: name,
+        counts: { waiting: counts.waiting ?? 0, active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0 },
+        oldestWaitingAgeSeconds: oldest ? Math.max(0, (now - oldest.timestamp) / 1_000) : 0,
+      };
+    }),
+  );
+}
+
+export async function outboxBacklog(db: Db): Promise<{ pending: number; oldestAgeSeconds: number }> {
+  const [row] = await db.$queryRaw<{ pending: bigint; oldest: Date | null }[]>`
+    SELECT count(*) AS pending, min(created_at) AS oldest FROM outbox_events WHERE processed_at IS NULL`;
+  const oldest = row?.oldest;
+  return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1_000) : 0 };
+}
+
+/** Makes this process's /metrics report these queues and this database's outbox. */
+export function observePipeline(db: Db, queues: QueueSet): void {
+  observeQueues(() => queueDepths(queues));
+  observeOutbox(() => outboxBacklog(db));
+}

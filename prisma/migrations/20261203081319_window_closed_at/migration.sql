@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "extraction_windows" ADD COLUMN     "closed_at" TIMESTAMPTZ(3);
+
