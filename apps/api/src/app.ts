@@ -4,6 +4,8 @@ import { AppError, errorHandler } from "./http/errors";
 import { httpTelemetry } from "./http/http-telemetry";
 import type { RouteGroup } from "./http/route-definition";
 import { mountGroup } from "./http/route-mount";
+import { idempotencyGuard } from "./idempotency/idempotency-options";
+import { jsonBody, rejectNul } from "./http/request-guards";
 import { contextRoutes } from "./routes/contexts.routes";
 import { documentRoutes } from "./routes/documents.routes";
 import { entityRoutes } from "./routes/entities.routes";
@@ -60,10 +62,12 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
   app.set("query parser", "extended");
   // A JSON document's text may be as large as RECALL_DOCUMENT_MAX_BYTES, plus its JSON escaping.
-  app.use(express.json({ limit: Math.max(6 * 1024 * 1024, Math.ceil(deps.config.RECALL_DOCUMENT_MAX_BYTES * 1.1) + 64 * 1024) }));
+  const jsonLimit = Math.max(deps.config.REQUEST_BODY_LIMIT_BYTES, Math.ceil(deps.config.RECALL_DOCUMENT_MAX_BYTES * 1.1) + 64 * 1024);
+  app.use(jsonBody(jsonLimit));
+  app.use(rejectNul);
   // One span per request, active for the handlers, so stored rows carry its trace id.
   app.use(httpTelemetry());
-  const mount = { checkResponses: deps.config.NODE_ENV === "test" };
+  const mount = { checkResponses: deps.config.NODE_ENV === "test", idempotency: idempotencyGuard(deps) };
   for (const [path, handler] of options.extras ?? []) app.use(path, handler);
   for (const group of routeGroups(deps)) app.use(group.prefix || "/", mountGroup(deps, group, mount));
   app.use((req) => {

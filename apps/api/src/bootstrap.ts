@@ -1,16 +1,17 @@
 import type { Config } from "@recall/config";
 import { createDb } from "@recall/db";
 import { WorkItemService, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
-import { createLogger, setModelPrices } from "@recall/telemetry";
+import { configSecrets } from "@recall/config";
+import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { createTurnCompletion } from "./services/turn-completion";
 import { vectorRetriever } from "./services/vector-search";
 
-export function bootstrapApi(config: Config): ApiDeps & { close(): Promise<void> } {
+export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): ApiDeps & { close(): Promise<void> } {
   const redis = createProducerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
   const db = createDb({ databaseUrl: config.DATABASE_URL });
-  const logger = createLogger(config.LOG_LEVEL, "recall-api");
+  const logger = createLogger(config.LOG_LEVEL, "recall-api", { ...logOptions, secrets: configSecrets(config) });
   const vector = vectorRetriever(config);
   // Decided at start-up: pgvector's index when the server has the extension, else the SQL scan (reported by /readyz).
   void vector?.index?.(db).then((index) => logger.info({ index }, "vector search index"));

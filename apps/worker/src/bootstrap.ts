@@ -1,11 +1,11 @@
 // Builds a worker process's dependencies from its config.
 import path from "node:path";
-import { extractorOptions, providerOptions, type Config } from "@recall/config";
+import { configSecrets, extractorOptions, providerOptions, type Config } from "@recall/config";
 import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
 import { RedisRateGate, createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
-import { createLogger, setModelPrices } from "@recall/telemetry";
+import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { Redis } from "ioredis";
 import type { WorkerDeps } from "./deps";
 import { skillCatalog } from "./services/skill-catalog";
@@ -18,8 +18,8 @@ export interface WorkerProcess {
   close(): Promise<void>;
 }
 
-export async function bootstrapWorker(config: Config): Promise<WorkerProcess> {
-  const logger = createLogger(config.LOG_LEVEL, "recall-worker");
+export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): Promise<WorkerProcess> {
+  const logger = createLogger(config.LOG_LEVEL, "recall-worker", { ...logOptions, secrets: configSecrets(config) });
   setModelPrices(config.RECALL_MODEL_PRICES_JSON);
   const db = createDb({ databaseUrl: config.DATABASE_URL });
   const producer = createProducerConnection(config.REDIS_URL);

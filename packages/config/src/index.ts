@@ -40,6 +40,14 @@ export const EnvSchema = z.object({
   TURN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Only a safety net: the relay is woken by NOTIFY when a commit writes outbox rows. */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(2_000),
+  /** Largest JSON request body accepted, in bytes; a larger one answers 413. */
+  REQUEST_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .default(6 * 1024 * 1024),
+  /** How long a write's Idempotency-Key keeps its first answer for replay to retries. */
+  IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
   /** How often a waiting turn re-reads its state in case a completion notification was lost. */
   TURN_FALLBACK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
   /** The model provider's requests-per-minute limit, shared by every worker process (through Redis); unset: no limit. */
@@ -117,6 +125,11 @@ const ConfigSchema = EnvSchema.refine((env) => env.RECALL_RUNNING_LEASE_SECONDS 
   path: ["RECALL_RUNNING_LEASE_SECONDS"],
   message: "must be longer than RECALL_MAX_WALL_MS, or the sweeper takes back work that is still running",
 });
+
+/** Values no log line or error body may contain. */
+export function configSecrets(config: Config): (string | undefined)[] {
+  return [config.ADMIN_API_KEY, config.ANTHROPIC_API_KEY, config.OPENAI_API_KEY];
+}
 
 export class ConfigError extends Error {
   override name = "ConfigError";

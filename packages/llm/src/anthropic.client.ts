@@ -37,7 +37,12 @@ export class AnthropicModelClient implements ModelClient {
 
   async complete<T>(request: CompletionRequest<T>): Promise<Completion<T>> {
     const params = this.#params(request);
-    const message = await withProviderErrors(request.signal, this.#timeoutMs, (signal) => this.#sdk.messages.create(params, { signal }));
+    const message = await withProviderErrors(
+      request.signal,
+      this.#timeoutMs,
+      (signal) => this.#sdk.messages.create(params, { signal }),
+      this.#sdk.apiKey ?? undefined,
+    );
     return readToolOutput(message, request);
   }
 

@@ -55,6 +55,8 @@ export async function withProviderErrors<R>(
   callerSignal: AbortSignal | undefined,
   timeoutMs: number,
   call: (signal: AbortSignal) => Promise<R>,
+  /** The key the call was made with: a provider or proxy that echoes it in an error must not get it stored. */
+  apiKey?: string,
 ): Promise<R> {
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
@@ -65,6 +67,12 @@ export async function withProviderErrors<R>(
     if (deadline.aborted) {
       throw new ProviderError("timeout", `provider did not answer within ${timeoutMs} ms`, { cause: err });
     }
-    throw classifyProviderError(err);
+    throw withoutKey(classifyProviderError(err), apiKey);
   }
+}
+
+function withoutKey(err: unknown, apiKey: string | undefined): unknown {
+  if (!apiKey || !(err instanceof Error) || !err.message.includes(apiKey)) return err;
+  err.message = err.message.replaceAll(apiKey, "[redacted]");
+  return err;
 }

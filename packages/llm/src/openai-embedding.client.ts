@@ -29,8 +29,11 @@ export class OpenAiEmbeddingClient implements EmbeddingClient {
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddingResult> {
     // The API rejects an empty input list; nothing to embed costs nothing.
     if (texts.length === 0) return { vectors: [], usage: NO_USAGE, model: this.#model };
-    const response = await withProviderErrors(signal, this.#timeoutMs, (callSignal) =>
-      this.#sdk.embeddings.create(this.#params(texts), { signal: callSignal }),
+    const response = await withProviderErrors(
+      signal,
+      this.#timeoutMs,
+      (callSignal) => this.#sdk.embeddings.create(this.#params(texts), { signal: callSignal }),
+      this.#sdk.apiKey ?? undefined,
     );
     return {
       vectors: vectorsOf(response, texts.length, this.#dimensions),

@@ -45,8 +45,11 @@ export class OpenAiModelClient implements ModelClient {
 
   async complete<T>(request: CompletionRequest<T>): Promise<Completion<T>> {
     const params = this.#params(request);
-    const completion = await withProviderErrors(request.signal, this.#timeoutMs, (signal) =>
-      this.#sdk.chat.completions.create(params, { signal }),
+    const completion = await withProviderErrors(
+      request.signal,
+      this.#timeoutMs,
+      (signal) => this.#sdk.chat.completions.create(params, { signal }),
+      this.#sdk.apiKey ?? undefined,
     );
     return readJsonOutput(completion, request);
   }

@@ -8,6 +8,7 @@ import {
   SpanKind,
   currentTraceId,
   jobsTotal,
+  scrubSecrets,
   stageDuration,
   withSpan,
   withTraceContext,
@@ -134,7 +135,9 @@ interface FailureContext {
 
 /** Records the failed attempt and returns the error to throw: the original one when BullMQ should retry. */
 async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err: unknown): Promise<Error> {
-  const { errorClass, retryable, message } = classifyError(err);
+  const { errorClass, retryable, message: raw } = classifyError(err);
+  // Stored and shown to API clients: a credential quoted by a failing dependency must not be.
+  const message = scrubSecrets(raw);
   const final = !retryable || ctx.lastTry;
   const tokensUsed = tokensSpent(err);
   await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {

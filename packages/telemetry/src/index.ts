@@ -1,3 +1,4 @@
 export * from "./logger";
 export * from "./tracing";
 export * from "./metrics";
+export * from "./secret-scrubber";

@@ -29,7 +29,7 @@ export type FakeLlmResponse =
   /** Cut off at the token limit: stop_reason "max_tokens" / finish_reason "length". */
   | (Common & { truncated: true; json?: unknown })
   /** An HTTP error in the provider's error shape; retryAfter is seconds or an HTTP date. */
-  | (Common & { status: number; retryAfter?: string; retryAfterMs?: string; message?: string })
+  | (Common & { status: number; retryAfter?: string; retryAfterMs?: string; message?: string; echoCredentials?: boolean })
   /** Only a delay: answers `{}` after it. */
   | { delayMs: number; usage?: FakeUsage };
 
@@ -109,7 +109,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, { que
   if (body === undefined || missing.length > 0) {
     return send(res, errorReply(route, { status: 400, message: `missing or invalid: ${missing.join(", ")}` }));
   }
-  const scripted = queue.shift();
+  const scripted = withEchoedCredentials(queue.shift(), req.headers);
   const reply = scripted === undefined ? emptyQueueReply(route) : replyFor(route, scripted, body);
   if (scripted?.delayMs) await delayUnlessClosed(res, scripted.delayMs);
   send(res, reply);
@@ -129,6 +129,13 @@ async function handleEmbeddings(
   if (scripted && "status" in scripted) return send(res, errorReply("embeddings", scripted));
   const promptTokens = scripted && "promptTokens" in scripted ? scripted.promptTokens : undefined;
   send(res, { status: 200, headers: {}, body: embeddingReply(state, body, inputs, promptTokens) });
+}
+
+/** A careless provider or proxy quoting the credential it was sent, as some do in their auth errors. */
+function withEchoedCredentials(scripted: FakeLlmResponse | undefined, headers: http.IncomingHttpHeaders): FakeLlmResponse | undefined {
+  if (!scripted || !("echoCredentials" in scripted) || !scripted.echoCredentials) return scripted;
+  const sent = headers["x-api-key"] ?? headers.authorization ?? "none";
+  return { ...scripted, message: `${scripted.message ?? `scripted ${scripted.status}`}; credential received: ${String(sent)}` };
 }
 
 function replyFor(route: FakeRoute, scripted: FakeLlmResponse, request: Record<string, unknown>): Reply {

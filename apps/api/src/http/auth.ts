@@ -47,12 +47,24 @@ export function requireContextKey(deps: ApiDeps): RequestHandler {
  */
 class VerifiedKeys {
   private readonly entries = new Map<string, { digest: Buffer; until: number }>();
+  /**
+   * Row id + digest of keys that failed scrypt: a client (or attacker) repeating a wrong key with a
+   * real prefix costs a hash lookup, not a scrypt each time. A row's hash never changes, so a
+   * rejected key stays wrong.
+   */
+  private readonly rejected = new Map<string, number>();
 
   async check(row: ApiKey, key: string): Promise<boolean> {
     const digest = createHash("sha256").update(key).digest();
     const entry = this.entries.get(row.id);
     if (entry && entry.until > Date.now() && timingSafeEqual(entry.digest, digest)) return true;
-    if (!(await verifyKey(key, row.hash))) return false;
+    const wrong = `${row.id}:${digest.toString("hex")}`;
+    if ((this.rejected.get(wrong) ?? 0) > Date.now()) return false;
+    if (!(await verifyKey(key, row.hash))) {
+      if (this.rejected.size >= MAX_VERIFIED) this.rejected.delete(this.rejected.keys().next().value!);
+      this.rejected.set(wrong, Date.now() + VERIFIED_FOR_MS);
+      return false;
+    }
     if (this.entries.size >= MAX_VERIFIED) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(row.id, { digest, until: Date.now() + VERIFIED_FOR_MS });
     return true;

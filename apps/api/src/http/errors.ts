@@ -63,6 +63,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         new AppError(400, "invalid_json", "request body is not valid JSON", [{ field: "body", message: "not valid JSON" }]),
       );
     }
+    const parserProblem = bodyParserProblem(err as BodyParserError);
+    if (parserProblem) return sendProblem(res, parserProblem);
     if ((err as { type?: string }).type === "entity.too.large") {
       const limit = (err as { limit?: number }).limit;
       return sendProblem(
@@ -73,10 +75,33 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       );
     }
     if (typeof status === "number" && status >= 400 && status < 500) {
-      return sendProblem(res, new AppError(status, "bad_request", (err as Error).message));
+      const message = (err as Error).message;
+      // The router's own failure to decode a path parameter; anything else here comes from the body parser.
+      const field = /decode param/i.test(message) ? "path" : "body";
+      return sendProblem(res, new AppError(status, "bad_request", `${field}: ${message}`, [{ field, message }]));
     }
     logger.error({ err: (err as Error).message, stack: (err as Error).stack, path: req.path }, "unhandled error");
     trace.getActiveSpan()?.recordException(err as Error);
     sendProblem(res, new AppError(500, "internal", "internal error; see the server log"));
   };
+}
+
+interface BodyParserError {
+  type?: string;
+  limit?: number;
+  charset?: string;
+}
+
+/** body-parser's own failures, named for the client (its messages are written for the server's log). */
+function bodyParserProblem(err: BodyParserError): AppError | undefined {
+  const body = (message: string) => [{ field: "body", message }];
+  if (err.type === "entity.too.large") {
+    const message = `is larger than the server's limit of ${err.limit} bytes (REQUEST_BODY_LIMIT_BYTES)`;
+    return new AppError(413, "payload_too_large", `body: ${message}`, body(message));
+  }
+  if (err.type === "charset.unsupported" || err.type === "encoding.unsupported") {
+    const message = "must be JSON in UTF-8, without a content encoding";
+    return new AppError(415, "unsupported_media_type", `body: ${message}`, body(message));
+  }
+  return undefined;
 }

@@ -2,6 +2,7 @@
 // OpenAPI 3.1 schemas are JSON Schema 2020-12, which is what z.toJSONSchema writes.
 import { z } from "zod";
 import { Problem } from "./errors";
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../idempotency/idempotency-guard";
 import { openApiPath, type RouteDefinition, type RouteGroup } from "./route-definition";
 
 type JsonSchema = Record<string, unknown>;
@@ -41,9 +42,9 @@ function operation(group: RouteGroup, route: RouteDefinition, path: string) {
     ...(route.description ? { description: route.description } : {}),
     tags: route.tags,
     security: SECURITY[group.auth],
-    parameters: [...pathParameters(route, path), ...queryParameters(route)],
+    parameters: [...pathParameters(route, path), ...queryParameters(route), ...idempotencyParameters(route)],
     ...requestBody(route),
-    responses: { ...declaredResponses(route), ...problemResponses(group, route, path) },
+    responses: { ...problemResponses(group, route, path), ...declaredResponses(route) },
   };
 }
 
@@ -89,6 +90,23 @@ function queryParameters(route: RouteDefinition) {
   });
 }
 
+function idempotencyParameters(route: RouteDefinition) {
+  if (!route.idempotent) return [];
+  return [
+    {
+      name: IDEMPOTENCY_HEADER,
+      in: "header",
+      required: false,
+      description:
+        "A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key " +
+        "and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with " +
+        `\`${REPLAYED_HEADER}: true\`) and stores nothing; the same key with another body answers 422; while the first request ` +
+        "is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept.",
+      schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" },
+    },
+  ];
+}
+
 function declaredResponses(route: RouteDefinition) {
   return Object.fromEntries(
     Object.entries(route.responses).map(([status, spec]) => [
@@ -113,6 +131,13 @@ function problemResponses(group: RouteGroup, route: RouteDefinition, path: strin
       : {}),
     ...(group.auth !== "none" ? { 401: problem("Missing or invalid credentials.") } : {}),
     ...(path.includes("{") ? { 404: problem("Not found, or not in this context (ids never leak across contexts).") } : {}),
+    ...(route.idempotent
+      ? {
+          409: problem(`A request with the same ${IDEMPOTENCY_HEADER} is still in progress; retry after Retry-After.`),
+          422: problem(`The ${IDEMPOTENCY_HEADER} was already used for a different request.`),
+        }
+      : {}),
+    ...(route.body ? { 413: problem("The body is larger than REQUEST_BODY_LIMIT_BYTES.") } : {}),
     500: problem("Internal error; details are in the server log under the trace id."),
   };
 }

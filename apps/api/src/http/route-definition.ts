@@ -3,7 +3,7 @@
 // request with those schemas) and generates the OpenAPI document, so the published
 // contract cannot drift from what the server accepts and answers.
 import type { Request, Response } from "express";
-import type { z } from "zod";
+import { z } from "zod";
 import { fromZod } from "./errors";
 
 export type HttpMethod = "get" | "post" | "delete";
@@ -43,6 +43,8 @@ interface RouteMeta {
   description?: string;
   tags: string[];
   responses: Record<number, ResponseSpec>;
+  /** A write that honours the Idempotency-Key header (idempotency/idempotency-guard.ts). */
+  idempotent?: boolean;
   /**
    * For a route that reads its body itself (uploads in several media types): what each media
    * type carries, for the OpenAPI document. A zod schema or a JSON Schema object.
@@ -76,13 +78,15 @@ export function defineRoute<P extends Schema = undefined, Q extends Schema = und
   spec: RouteSpec<P, Q, B>,
 ): RouteDefinition {
   const { handle, ...meta } = spec;
+  // A field the API does not know is an error naming it (a typo such as `occured_at` is never silently dropped).
+  if (spec.body instanceof z.ZodObject) meta.body = spec.body.strict() as unknown as B;
   return {
     ...meta,
     run: (req, res) =>
       handle({
         params: parse(spec.params, req.params, "path") as Parsed<P>,
         query: parse(spec.query, req.query, "query") as Parsed<Q>,
-        body: parse(spec.body, req.body ?? {}, "body") as Parsed<B>,
+        body: parse(meta.body, req.body ?? {}, "body") as Parsed<B>,
         req,
         res,
       }),

@@ -1,8 +1,10 @@
 // Registers declared routes on Express. Handlers are marked, so a test can find any
 // route that was registered some other way (and so has no schema in the OpenAPI document).
-import { Router, type RequestHandler, type Response } from "express";
+import { Router, type Request, type RequestHandler, type Response } from "express";
 import { requireAdmin, requireContextKey } from "./auth";
 import type { ApiDeps } from "../deps";
+import type { IdempotencyGuard } from "../idempotency/idempotency-guard";
+import { requireJsonBody } from "./request-guards";
 import { openApiPath, type Reply, type RouteDefinition, type RouteGroup } from "./route-definition";
 
 export const DECLARED_ROUTE = Symbol.for("recall.declared-route");
@@ -10,6 +12,8 @@ export const DECLARED_ROUTE = Symbol.for("recall.declared-route");
 export interface MountOptions {
   /** Check every answer against its declared response schema (tests): an undeclared status or shape is a 500. */
   checkResponses: boolean;
+  /** Applied to routes declared `idempotent`. */
+  idempotency: IdempotencyGuard;
 }
 
 export function mountGroup(deps: ApiDeps, group: RouteGroup, options: MountOptions): Router {
@@ -17,7 +21,15 @@ export function mountGroup(deps: ApiDeps, group: RouteGroup, options: MountOptio
   if (group.auth === "api_key") router.use(requireContextKey(deps));
   const guard: RequestHandler[] = group.auth === "admin" ? [requireAdmin(deps)] : [];
   for (const route of group.routes) {
-    router[route.method](route.path, routeTemplate(openApiPath(group.prefix, route.path)), ...guard, handlerFor(route, options));
+    // A route that reads its own body (uploads in several media types) takes more than JSON.
+    const bodyGuard: RequestHandler[] = route.requestBody ? [] : [requireJsonBody];
+    router[route.method](
+      route.path,
+      routeTemplate(openApiPath(group.prefix, route.path)),
+      ...guard,
+      ...bodyGuard,
+      handlerFor(group, route, options),
+    );
   }
   return router;
 }
@@ -33,13 +45,20 @@ function routeTemplate(template: string): RequestHandler {
   };
 }
 
-function handlerFor(route: RouteDefinition, options: MountOptions): RequestHandler {
+function handlerFor(group: RouteGroup, route: RouteDefinition, options: MountOptions): RequestHandler {
   const handler: RequestHandler = async (req, res) => {
-    const reply = await route.run(req, res);
+    const reply = route.idempotent
+      ? await options.idempotency.run(req, res, idempotencyScope(group, req), () => route.run(req, res))
+      : await route.run(req, res);
     if (options.checkResponses) assertDeclared(route, reply);
     send(res, reply);
   };
   return Object.assign(handler, { [DECLARED_ROUTE]: route });
+}
+
+/** Keys are per tenant: the context of the path, or the admin's own space for admin routes. */
+function idempotencyScope(group: RouteGroup, req: Request): string {
+  return group.auth === "api_key" ? `context:${String(req.params.contextId)}` : group.auth;
 }
 
 function send(res: Response, reply: Reply): void {

@@ -11,10 +11,12 @@ export const ScopeEntry = z.string().regex(/^[A-Za-z0-9_.-]+=[^=\s][^\s]*$/, "ea
 
 export const ScopeList = z.array(ScopeEntry).max(32);
 
-const ScopeObject = z.record(
-  z.string().regex(KEY, "scope keys are letters, digits, _ . -"),
-  z.string().regex(VALUE, "must be a non-empty value without spaces"),
-);
+const ScopeObject = z
+  .record(
+    z.string().regex(KEY, "scope keys are letters, digits, _ . -"),
+    z.string().regex(VALUE, "must be a non-empty value without spaces"),
+  )
+  .refine((scope) => Object.keys(scope).length <= 32, "at most 32 scope entries");
 
 /** A body's scope: a list or an object; empty when absent (unscoped). */
 export const ScopeBody = z

@@ -13,6 +13,7 @@ export function contextRoutes(deps: ApiDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: "post",
+      idempotent: true,
       path: "/",
       summary: "Create a context (tenant) and its first API key",
       tags: ["admin"],

@@ -20,6 +20,7 @@ function postDocument(deps: ApiDeps): RouteDefinition {
   const documents = new DocumentService(deps, { blobDir: deps.config.RECALL_BLOB_DIR });
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/documents",
     summary: "Ingest a document (JSON text, a file upload, or a raw Markdown, HTML, PDF or text body); processed asynchronously",
     description:

@@ -22,6 +22,7 @@ export function factRoutes(deps: ApiDeps): RouteDefinition[] {
 function writeFactsRoute(writes: FactWriteService): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/facts",
     summary: "Write facts directly; validated, committed and truth-maintained like extracted ones",
     tags: ["memory"],
@@ -30,7 +31,7 @@ function writeFactsRoute(writes: FactWriteService): RouteDefinition {
     responses: { 201: { description: "Committed", schema: FactWriteResult } },
     handle: async ({ params, body, req }) => {
       // The service applies its own defaults to the raw items (a direct fact is high significance), so it gets them as sent.
-      const { scope: _scope, ...diff } = req.body as Record<string, unknown>;
+      const { scope: _scope, ...diff } = (req.body ?? {}) as Record<string, unknown>;
       const result = await writes.write(params.contextId, body.scope, diff);
       if (!result.ok) throw invalidWrite(result.errors);
       return { status: 201, body: writeView(result) };

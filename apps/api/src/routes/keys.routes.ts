@@ -57,6 +57,7 @@ function listKeys(deps: ApiDeps): RouteDefinition {
 function issueKey(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/:contextId/keys",
     summary: "Issue another API key for a context",
     tags: ["admin"],
@@ -72,6 +73,7 @@ function issueKey(deps: ApiDeps): RouteDefinition {
 function rotateKey(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/:contextId/keys/:keyId/rotate",
     summary: "Replace a key with a new one; the old one is revoked unless keep_old is true",
     description: "keep_old lets clients switch over before the old key is revoked with DELETE.",
@@ -94,6 +96,7 @@ function rotateKey(deps: ApiDeps): RouteDefinition {
 function revokeKey(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "delete",
+    idempotent: true,
     path: "/:contextId/keys/:keyId",
     summary: "Revoke a key (at once; revoking twice is harmless)",
     tags: ["admin"],

@@ -36,6 +36,7 @@ export function retractionRoutes(deps: ApiDeps): RouteDefinition[] {
   return SOURCES.map(([sourceType, param, path, noun]) =>
     defineRoute({
       method: "post",
+      idempotent: true,
       path,
       summary: `Retract everything derived from one ${noun} (delete by source), with an audit record`,
       tags: ["facts"],

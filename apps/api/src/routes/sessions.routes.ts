@@ -19,6 +19,7 @@ export function sessionRoutes(deps: ApiDeps): RouteDefinition[] {
 function createSession(turns: TurnService): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/sessions",
     summary: "Start a conversation session",
     tags: ["sessions"],
@@ -33,6 +34,7 @@ function createSession(turns: TurnService): RouteDefinition {
 function postTurn(turns: TurnService): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/sessions/:sessionId/turns",
     summary: "Add a turn; answers once its extraction is committed",
     description:

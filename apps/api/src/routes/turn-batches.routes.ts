@@ -56,6 +56,7 @@ function turnStatus(deps: ApiDeps): RouteDefinition {
 function postBatch(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/sessions/:sessionId/turns/batch",
     summary: "Import up to 500 turns of one session, in order; answers 202 at once",
     description:

@@ -71,6 +71,7 @@ function getOne(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
 function retryOne(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/work-items/:workItemId/retry",
     summary: "Retry a failed, dead or cancelled work item from its kept input (from=extract: extract the subject again)",
     description: "Stages that finished before it are reused. `from=extract` is refused once the subject is committed.",
@@ -88,6 +89,7 @@ function retryOne(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
 function retryMany(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/work-items/retries",
     summary: "Retry every failed or dead work item a filter matches (dry_run: only count them)",
     tags: ["operations"],
@@ -112,6 +114,7 @@ function retryMany(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
 function cancel(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
   return defineRoute({
     method: "post",
+    idempotent: true,
     path: "/work-items/:workItemId/cancel",
     summary: "Cancel a queued or failed work item: it is not run again (until retried) and its status says so",
     tags: ["operations"],

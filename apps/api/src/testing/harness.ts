@@ -1,6 +1,7 @@
 // A whole Recall for one test file: its own database (cloned from the migrated
 // template), its own queue prefix, the real workers and the real HTTP app.
 import type { Express } from "express";
+import type { LoggerOptions } from "@recall/telemetry";
 import IORedis from "ioredis";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type TestDatabase } from "@recall/test-support";
@@ -24,6 +25,8 @@ export interface Harness {
 export async function startHarness(
   overrides: Partial<Record<keyof Config, string>> = {},
   queues: readonly QueueName[] = QUEUE_NAMES,
+  /** Where the API's and workers' log lines go (a test that reads them); nowhere unless LOG_LEVEL is set. */
+  logDestination?: LoggerOptions["destination"],
 ): Promise<Harness> {
   const database: TestDatabase = await createTestDatabase();
   const base = loadConfig();
@@ -37,9 +40,9 @@ export async function startHarness(
     NODE_ENV: "test",
     ...overrides,
   });
-  const worker = await bootstrapWorker(config);
+  const worker = await bootstrapWorker(config, { destination: logDestination });
   const runtime = startWorkers(worker.deps, worker.connection, queues);
-  const api = bootstrapApi(config);
+  const api = bootstrapApi(config, { destination: logDestination });
   return {
     app: createApp(api),
     config,

@@ -21,9 +21,11 @@ export class ValidationService {
     });
     const allowedTypes = await allowedEntityTypes(this.deps, payload.subjectType, payload.subjectId);
     const textByNode = new Map(subject.units.map((u) => [u.nodeId ?? "", u.text]));
+    // Instructions come from the scope's own user (or a direct write), never from a document or an assistant's words.
+    const mayInstruct = subject.type === "fact_write" || (subject.type === "turn" && (subject.role ?? "user") === "user");
     const verdicts = candidates.map((candidate) => {
       const sourceText = textByNode.get(candidate.documentNodeId ?? "") ?? "";
-      const result = validateCandidate(candidate.kind, candidate.payload, { sourceText, allowedTypes });
+      const result = validateCandidate(candidate.kind, candidate.payload, { sourceText, allowedTypes, mayInstruct });
       const data = result.ok
         ? { status: "valid" as const, payload: toJson(result.payload), validationErrors: [] }
         : { status: "invalid" as const, validationErrors: toJson(result.issues) };

@@ -14,7 +14,16 @@ export interface ValidationScope {
   sourceText: string;
   /** Entity types the skill knows; undefined accepts any. `topic` is always allowed. */
   allowedTypes?: ReadonlySet<string>;
+  /**
+   * Whether the source may give the reader instructions: a user's own turn or a direct write may;
+   * a document or an assistant, system or tool turn may not (its "from now on answer in French" is
+   * content someone wrote, not a directive to the reader). Undefined: it may.
+   */
+  mayInstruct?: boolean;
 }
+
+/** Instructions and revocations: the kinds only the scope's own user may give. */
+const DIRECTIVE_KINDS: ReadonlySet<CandidateKind> = new Set(["instruction", "revocation"]);
 
 /** Fields that name something and must not be blank once trimmed. */
 const NAMED_FIELDS: Partial<Record<CandidateKind, string[]>> = {
@@ -32,6 +41,12 @@ export function validateCandidate(kind: CandidateKind, payload: unknown, scope: 
   }
   const value = normalisePredicates(kind, parsed.data as Record<string, unknown>);
   const issues = [...blankFields(kind, value), ...typeIssues(kind, value, scope.allowedTypes), ...validityIssues(value)];
+  if (scope.mayInstruct === false && DIRECTIVE_KINDS.has(kind)) {
+    issues.push({
+      field: kind,
+      message: "only a user's own turn or a direct write gives instructions; this source's text is stored as content",
+    });
+  }
   const evidence = value.evidence as Evidence | undefined;
   if (evidence) {
     const located = locateEvidence(evidence, scope.sourceText);
