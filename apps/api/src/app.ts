@@ -56,14 +56,20 @@ export interface AppOptions {
   extras?: [path: string, handler: express.RequestHandler][];
 }
 
+/** POST /api/v1/{context}/documents: the one route whose JSON body may exceed REQUEST_BODY_LIMIT_BYTES. */
+const DOCUMENTS_PATH = /^\/api\/v1\/[^/]+\/documents\/?$/;
+
 export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const app = express();
   app.disable("x-powered-by");
   // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
   app.set("query parser", "extended");
-  // A JSON document's text may be as large as RECALL_DOCUMENT_MAX_BYTES, plus its JSON escaping.
-  const jsonLimit = Math.max(deps.config.REQUEST_BODY_LIMIT_BYTES, Math.ceil(deps.config.RECALL_DOCUMENT_MAX_BYTES * 1.1) + 64 * 1024);
-  app.use(jsonBody(jsonLimit));
+  // Every body is held to REQUEST_BODY_LIMIT_BYTES but a document's: its JSON text may be as large as
+  // RECALL_DOCUMENT_MAX_BYTES, plus its JSON escaping.
+  const documentLimit = Math.max(deps.config.REQUEST_BODY_LIMIT_BYTES, Math.ceil(deps.config.RECALL_DOCUMENT_MAX_BYTES * 1.1) + 64 * 1024);
+  const documentBody = jsonBody(documentLimit);
+  const otherBody = jsonBody(deps.config.REQUEST_BODY_LIMIT_BYTES);
+  app.use((req, res, next) => (DOCUMENTS_PATH.test(req.path) ? documentBody : otherBody)(req, res, next));
   app.use(rejectNul);
   // One span per request, active for the handlers, so stored rows carry its trace id.
   app.use(httpTelemetry());

@@ -165,7 +165,8 @@ describe("each kind of hostile input, by name", () => {
   });
 
   test("a body over REQUEST_BODY_LIMIT_BYTES is 413, naming the limit", async () => {
-    const res = await post("/documents").send({ text: "a".repeat(BODY_LIMIT) });
+    // Documents have their own, larger limit (RECALL_DOCUMENT_MAX_BYTES); every other body has this one.
+    const res = await post("/facts").send({ scope: [], pad: "a".repeat(BODY_LIMIT) });
     expect(problemOf(res)).toEqual({ status: 413, type: "application/problem+json", fields: ["body"] });
     expect(res.body.detail).toContain(`${BODY_LIMIT} bytes (REQUEST_BODY_LIMIT_BYTES)`);
   });
@@ -211,7 +212,7 @@ describe("each kind of hostile input, by name", () => {
   });
 
   test("unknown fields are 400 naming them; a body that is not JSON is 415", async () => {
-    const unknown = await post("/documents").send({ text: "x", occured_at: "2025-01-01" });
+    const unknown = await post("/facts").send({ scope: [], occured_at: "2025-01-01" });
     expect(problemOf(unknown)).toEqual({ status: 400, type: "application/problem+json", fields: ["body"] });
     expect(unknown.body.detail).toMatch(/occured_at/);
     const plain = await post("/facts").set("Content-Type", "text/plain").send('{"scope":[]}');
