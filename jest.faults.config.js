@@ -1,0 +1,15 @@
+/**
+ * `pnpm test:faults`: the long fault-injection tests (#12: worker crashes, Redis lost, Postgres
+ * restarted, graceful shutdown, Redis Cluster). They start and kill their own processes and
+ * private servers, so they run one file at a time in their own CI step.
+ */
+const base = require("./jest.config");
+
+module.exports = {
+  ...base,
+  testMatch: ["**/*.faults.test.ts"],
+  testPathIgnorePatterns: ["/node_modules/"],
+  testTimeout: 15 * 60_000,
+  maxWorkers: 1,
+  passWithNoTests: true,
+};
