@@ -5,10 +5,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import IORedis from "ioredis";
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/src/migrator";
+import { createRedisConnection } from "@recall/queues";
 import { adminUrl, removeQueuePrefix, withDatabase } from "@recall/test-support";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -60,7 +60,7 @@ export async function startCluster({ env, workers }: ClusterOptions): Promise<Cl
     workers: procs,
     async close() {
       await Promise.all([api, ...procs].map(stop));
-      const redis = new IORedis(base.REDIS_URL);
+      const redis = createRedisConnection(base.REDIS_URL);
       await removeQueuePrefix(redis, prefix);
       redis.disconnect();
       await adminQuery(base.DATABASE_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);

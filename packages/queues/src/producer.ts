@@ -1,11 +1,11 @@
 // The producer side: one BullMQ Queue per registry entry, and enqueue by work item.
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection";
 import { SpanKind, injectTraceContext, withSpan, withTraceContext, type TraceCarrier } from "@recall/telemetry";
 import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from "./registry";
 
 export interface QueueSetOptions {
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
 }
 

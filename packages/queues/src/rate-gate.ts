@@ -3,7 +3,7 @@
 // provider's RPM limit holds exactly across any number of workers. The check and the record
 // are one Lua script (atomic); a refused caller sleeps until the oldest entry leaves the window.
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection";
 
 const WINDOW_MS = 60_000;
 
@@ -21,7 +21,7 @@ return tonumber(oldest[2]) + tonumber(ARGV[2]) - now + 1
 
 export class RedisRateGate {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly key: string,
     readonly perMinute: number,
   ) {}

@@ -2,7 +2,7 @@
 // its attempt records, enforces the wall-time budget, classifies failures, chains
 // the next stage. BullMQ owns retries; inputs that can never succeed end as `dead`.
 import { Worker, UnrecoverableError, type Job } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
   SpanKind,
@@ -47,7 +47,7 @@ export interface StageWorkerOptions {
   process: StageProcessor;
   db: Db;
   queues: QueueSet;
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   logger: Logger;
   concurrency?: number;

@@ -2,10 +2,9 @@
 // template), its own queue prefix, the real workers and the real HTTP app.
 import type { Express } from "express";
 import type { LoggerOptions } from "@recall/telemetry";
-import IORedis from "ioredis";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type TestDatabase } from "@recall/test-support";
-import { QUEUE_NAMES, type QueueName } from "@recall/queues";
+import { QUEUE_NAMES, createRedisConnection, type QueueName } from "@recall/queues";
 import { bootstrapWorker, type WorkerProcess } from "@recall/worker/src/bootstrap";
 import { startWorkers, type WorkerRuntime } from "@recall/worker/src/worker-runtime";
 import { createApp } from "../app";
@@ -53,7 +52,7 @@ export async function startHarness(
       await runtime.close();
       await worker.close();
       await api.close();
-      const redis = new IORedis(config.REDIS_URL);
+      const redis = createRedisConnection(config.REDIS_URL);
       await removeQueuePrefix(redis, config.QUEUE_PREFIX);
       redis.disconnect();
       await database.drop();
