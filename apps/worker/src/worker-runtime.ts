@@ -30,6 +30,8 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
     logger: deps.logger,
     pollMs: deps.config.OUTBOX_POLL_MS,
     runningLeaseMs: deps.config.RECALL_RUNNING_LEASE_SECONDS * 1_000,
+    sweepAfterMs: deps.config.RECALL_SWEEP_AFTER_MS,
+    sweepIntervalMs: deps.config.RECALL_SWEEP_INTERVAL_MS,
   });
   const processors: Record<QueueName, StageProcessor> = {
     extract_assertions: windowAwareExtract(deps, extractAssertionsProcessor(deps)),

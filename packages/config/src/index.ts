@@ -83,6 +83,10 @@ export const EnvSchema = z.object({
    * back as abandoned (its process died). Longer than any attempt may run: RECALL_MAX_WALL_MS.
    */
   RECALL_RUNNING_LEASE_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** How often each worker process's sweeper looks for work Redis lost (queued or retry-waiting items with no live job). */
+  RECALL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  /** A queued or retry-waiting item younger than this is left to whoever just queued it. */
+  RECALL_SWEEP_AFTER_MS: z.coerce.number().int().min(0).default(30_000),
   RECALL_HEURISTIC_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.75),
   /** Unset: POST /query is full-text only and nothing is embedded. */
   RECALL_EMBEDDING_MODEL: embeddingModelRef,
@@ -149,9 +153,7 @@ export interface RedisNode {
 }
 
 /** Where Redis is: one server (its URL, as ioredis takes it) or a cluster's seed nodes. */
-export type RedisTarget =
-  | { mode: "single"; url: string }
-  | { mode: "cluster"; nodes: RedisNode[]; username?: string; password?: string };
+export type RedisTarget = { mode: "single"; url: string } | { mode: "cluster"; nodes: RedisNode[]; username?: string; password?: string };
 
 /**
  * Reads REDIS_URL: `redis://` or `rediss://` is one server; `redis-cluster://[user:password@]h1:p1,h2:p2`
@@ -163,7 +165,8 @@ export function parseRedisUrl(value: string): RedisTarget | { mode?: undefined; 
     const nodes: RedisNode[] = [];
     for (const address of cluster[3]!.split(",")) {
       const m = /^([^:,\s]+):(\d{1,5})$/.exec(address.trim());
-      if (!m || Number(m[2]) > 65_535) return { error: `redis-cluster:// takes host:port pairs separated by commas; "${address}" is not one` };
+      if (!m || Number(m[2]) > 65_535)
+        return { error: `redis-cluster:// takes host:port pairs separated by commas; "${address}" is not one` };
       nodes.push({ host: m[1]!, port: Number(m[2]) });
     }
     const username = cluster[1] ? decodeURIComponent(cluster[1]) : undefined;

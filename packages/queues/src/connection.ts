@@ -32,3 +32,12 @@ export function createWorkerConnection(redisUrl: string): RedisConnection {
 export function createProducerConnection(redisUrl: string): RedisConnection {
   return createRedisConnection(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 });
 }
+
+/** What ioredis (one server or a cluster) and enqueueOrLeaveForSweeper say when Redis does not answer. */
+const REDIS_UNAVAILABLE =
+  /enableOfflineQueue options is false|Reached the max retries per request limit|Connection is closed|Cluster isn't ready|None of startup nodes is available|Failed to refresh slots cache|CLUSTERDOWN|Redis did not take the job|connect ECONNREFUSED/i;
+
+/** Redis is down, restarting, or a cluster has lost its majority: a retry later will work. */
+export function isRedisUnavailable(err: unknown): boolean {
+  return err instanceof Error && REDIS_UNAVAILABLE.test(err.message);
+}

@@ -85,6 +85,12 @@ export async function redelayWorkItem(queues: QueueSet, item: Pick<EnqueueTarget
   if (job && (await job.isDelayed())) await job.changeDelay(delayMs).catch(() => undefined);
 }
 
+/** What enqueueing after a commit needs: the queues, and where to say that Redis did not take a job. */
+export interface Producer {
+  queues: QueueSet;
+  logger: Logger;
+}
+
 /** How long ingest waits for Redis to take a job before leaving it to the sweeper. */
 const ENQUEUE_WAIT_MS = 3_000;
 
@@ -95,16 +101,16 @@ const ENQUEUE_WAIT_MS = 3_000;
  * lands is harmless, the job id being the work item's.
  */
 export async function enqueueOrLeaveForSweeper(
-  deps: { queues: QueueSet; logger: Logger },
+  deps: Producer,
   item: EnqueueTarget,
-  trace?: TraceCarrier,
+  { trace, delayMs = 0 }: { trace?: TraceCarrier; delayMs?: number } = {},
 ): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`Redis did not take the job within ${ENQUEUE_WAIT_MS} ms`)), ENQUEUE_WAIT_MS);
   });
   try {
-    await Promise.race([enqueueWorkItem(deps.queues, item, trace), timeout]);
+    await Promise.race([enqueueWorkItem(deps.queues, item, trace, delayMs), timeout]);
     return true;
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message, workItemId: item.id, queue: item.queue }, "enqueue failed; the sweeper will queue it");

@@ -88,7 +88,10 @@ export async function recordOutcome(db: DbOrTx, workItemId: string, attemptId: s
   });
   if (recorded.count === 0) {
     // Still count what this run spent: the tokens were paid for.
-    await db.workItem.update({ where: { id: workItemId }, data: { tokensUsed: { increment: tokens }, wallMsUsed: { increment: outcome.wallMs } } });
+    await db.workItem.update({
+      where: { id: workItemId },
+      data: { tokensUsed: { increment: tokens }, wallMsUsed: { increment: outcome.wallMs } },
+    });
   }
   return recorded.count > 0;
 }

@@ -3,7 +3,7 @@
 // the next stage. BullMQ owns retries; inputs that can never succeed end as `dead`.
 import { Worker, UnrecoverableError, type Job } from "bullmq";
 import type { RedisConnection } from "./connection";
-import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
+import { isDatabaseUnavailable, transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
   SpanKind,
   currentTraceId,
@@ -15,6 +15,7 @@ import {
   workItemsFinished,
   type Logger,
 } from "@recall/telemetry";
+import { OutageBackoff, runThroughOutages } from "./database-outage";
 import { WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
 import { requeueWorkItem } from "./retry";
@@ -57,12 +58,17 @@ export interface StageWorkerOptions {
 
 export function createStageWorker(options: StageWorkerOptions): Worker<StagePayload> {
   const { queue, connection, prefix, concurrency = 4 } = options;
-  return new Worker<StagePayload>(queue, (job) => runJob(options, job), {
-    connection,
-    prefix,
-    concurrency,
-    settings: { backoffStrategy: (attemptsMade, _type, err) => backoffDelay(queue, attemptsMade, err) },
-  });
+  const outage = new OutageBackoff();
+  return new Worker<StagePayload>(
+    queue,
+    (job, token) => runThroughOutages({ job, token, outage, logger: options.logger }, () => runJob(options, job)),
+    {
+      connection,
+      prefix,
+      concurrency,
+      settings: { backoffStrategy: (attemptsMade, _type, err) => backoffDelay(queue, attemptsMade, err) },
+    },
+  );
 }
 
 async function runJob(options: StageWorkerOptions, job: Job<StagePayload>): Promise<StageResult> {
@@ -109,7 +115,11 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
     // The next stage's work item is created in the same transaction that marks this one
     // succeeded: a crash in between can never leave a finished stage with no successor.
     const next = await transaction(db, async (tx) => {
-      const first = await recordOutcome(tx, item.id, attemptId, { status: "succeeded", tokensUsed: result.tokensUsed, wallMs: elapsed(started) });
+      const first = await recordOutcome(tx, item.id, attemptId, {
+        status: "succeeded",
+        tokensUsed: result.tokensUsed,
+        wallMs: elapsed(started),
+      });
       // Another run of this item succeeded first and chained the next stage already.
       if (!first) return undefined;
       return result.next === false ? undefined : ensureNext(tx, queue, item);
@@ -146,7 +156,8 @@ async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err
   const { errorClass, retryable, message: raw } = classifyError(err);
   // Stored and shown to API clients: a credential quoted by a failing dependency must not be.
   const message = scrubSecrets(raw);
-  const final = !retryable || ctx.lastTry;
+  // A database outage never makes a try the last: the job waits it out (runThroughOutages).
+  const final = !retryable || (ctx.lastTry && !isDatabaseUnavailable(err));
   const tokensUsed = tokensSpent(err);
   const recorded = await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {
     status: final ? "dead" : "failed",

@@ -34,7 +34,12 @@ async function assertPostgres(url: string): Promise<void> {
 }
 
 async function assertRedis(url: string): Promise<void> {
-  const redis = createRedisConnection(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3_000, retryStrategy: () => null });
+  const redis = createRedisConnection(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3_000,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     await redis.ping();
