@@ -5,7 +5,7 @@
 // puts it back on its queue. Job ids derive from work item ids, so a job still there is never
 // doubled; a `failed` item is claimed back to `queued` first, so of several sweepers one acts.
 import type { Db, WorkItem } from "@recall/db";
-import { carrierForTraceId, type Logger } from "@recall/telemetry";
+import { carrierForTraceId, lostJobsRequeued, type Logger } from "@recall/telemetry";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { isQueueName, jobIdFor } from "./registry";
 import { requeueWorkItem } from "./retry";
@@ -60,6 +60,7 @@ async function requeueIfLost({ db, queues, logger }: LostJobsOptions, item: Work
   // A finished job under the item's id would make a plain add a no-op: it is retried or replaced.
   if (state === "unknown") await enqueueWorkItem(queues, item, trace);
   else await requeueWorkItem(queues, item, trace);
+  lostJobsRequeued.inc({ queue: item.queue, status: item.status });
   logger.warn({ workItemId: item.id, queue: item.queue, status: item.status, jobState: state }, "queued work whose job was lost");
   return true;
 }

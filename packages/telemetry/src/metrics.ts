@@ -28,6 +28,13 @@ export const workItemsFinished = new Counter({
   registers: [registry],
 });
 
+export const lostJobsRequeued = new Counter({
+  name: "recall_lost_jobs_requeued_total",
+  help: "Work items the sweeper put back on their queue because Redis no longer held their job (flushed, restarted empty, or down at enqueue), by queue and the status it found",
+  labelNames: ["queue", "status"] as const,
+  registers: [registry],
+});
+
 export const httpDuration = new Histogram({
   name: "recall_http_request_duration_seconds",
   help: "HTTP request duration by route template and status",

@@ -6,3 +6,4 @@ export * from "./fake-embeddings";
 export * from "./pdf-fixture";
 export * from "./prometheus-text";
 export * from "./private-servers";
+export * from "./exactly-once-audit";

@@ -27,10 +27,11 @@ export async function startHarness(
   /** Where the API's and workers' log lines go (a test that reads them); nowhere unless LOG_LEVEL is set. */
   logDestination?: LoggerOptions["destination"],
 ): Promise<Harness> {
-  const database: TestDatabase = await createTestDatabase();
+  // A DATABASE_URL override is a database the test made itself (on a private server): kept as it is.
+  const database: TestDatabase | undefined = overrides.DATABASE_URL ? undefined : await createTestDatabase();
   const base = loadConfig();
   const config = configWith({
-    DATABASE_URL: database.url,
+    DATABASE_URL: database?.url ?? "",
     REDIS_URL: base.REDIS_URL,
     QUEUE_PREFIX: testQueuePrefix(),
     ADMIN_API_KEY: ADMIN_KEY,
@@ -55,7 +56,7 @@ export async function startHarness(
       const redis = createRedisConnection(config.REDIS_URL);
       await removeQueuePrefix(redis, config.QUEUE_PREFIX);
       redis.disconnect();
-      await database.drop();
+      await database?.drop();
     },
   };
 }
