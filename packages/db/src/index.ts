@@ -1,6 +1,7 @@
 // One Prisma module: client factory, transaction helper, error predicates.
 // The client talks to Postgres through the pg driver adapter (no native engine).
 import { PrismaPg } from "@prisma/adapter-pg";
+import { Pool, type PoolClient } from "pg";
 import { Prisma, PrismaClient } from "./generated/client";
 
 export * from "./generated/client";
@@ -18,8 +19,43 @@ export interface DbOptions {
 }
 
 export function createDb({ databaseUrl, poolMax = 10 }: DbOptions): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: poolMax });
+  const pool = new Pool({ connectionString: databaseUrl, max: poolMax });
+  releaseLostTransactionClients(pool);
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   return new PrismaClient({ adapter });
+}
+
+/**
+ * The pg driver adapter holds a pooled client for each interactive transaction and releases it on
+ * COMMIT or ROLLBACK; when the connection dies mid-transaction (Postgres restarted, a network cut)
+ * the ROLLBACK fails and the client is never released. Each outage would leak one for good, until
+ * the pool is exhausted and every query waits forever (and disconnecting waits too). So a client
+ * checked out by `connect()` is released, and destroyed, the moment its connection errors or ends;
+ * the adapter's own release afterwards is a no-op.
+ */
+function releaseLostTransactionClients(pool: Pool): void {
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<PoolClient> | undefined;
+  // The callback form is pg-pool's own (pool.query), which releases on every error itself.
+  const patched = (callback?: unknown) => (callback ? connect(callback) : connect()!.then(releaseOnLoss));
+  pool.connect = patched as Pool["connect"];
+}
+
+function releaseOnLoss(client: PoolClient): PoolClient {
+  const release = client.release;
+  let released = false;
+  const releaseOnce = (err?: Error | boolean) => {
+    if (released) return;
+    released = true;
+    client.removeListener("error", lost);
+    client.removeListener("end", ended);
+    release(err);
+  };
+  const lost = (err: Error) => releaseOnce(err);
+  const ended = () => releaseOnce(new Error("connection ended"));
+  client.on("error", lost);
+  client.on("end", ended);
+  client.release = releaseOnce;
+  return client;
 }
 
 /**

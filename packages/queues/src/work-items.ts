@@ -38,7 +38,9 @@ export async function markRunning(
   });
   if (claimed.count === 0) return undefined;
   // BullMQ runs a stalled job (its worker died) again: the attempt that worker left open is over.
-  const interrupted = new AbandonedAttemptError(`attempt ${attempt} started while this one was open (its worker stopped)`);
+  const interrupted = new AbandonedAttemptError(
+    `attempt ${attempt} started while this one was open (its worker stopped, or lost the database mid-attempt)`,
+  );
   await closeOpenAttempts(db, { workItemId, attempt: { lt: attempt } }, "failed", interrupted, now);
   const record = await db.workAttempt.upsert({
     where: { workItemId_attempt: { workItemId, attempt } },

@@ -120,10 +120,13 @@ function tempDir(prefix: string): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** A child process that is killed when this process exits, however the test ends. */
-function spawnOwned(cmd: string, args: string[]): ChildProcess {
+/** A child process that is killed (and its directory removed) when this process exits, however the test ends. */
+function spawnOwned(cmd: string, args: string[], dir: string): ChildProcess {
   const child = spawn(cmd, args, { stdio: "ignore" });
-  const kill = () => child.kill("SIGKILL");
+  const kill = () => {
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  };
   process.once("exit", kill);
   child.once("exit", () => process.removeListener("exit", kill));
   return child;
@@ -160,7 +163,7 @@ export class PrivateRedis {
 
   async start(): Promise<void> {
     if (this.child && this.child.exitCode === null && this.child.signalCode === null) return;
-    this.child = spawnOwned(requireBinary("redis-server"), redisServerArgs(this.port, this.dir, { extra: this.extraArgs }));
+    this.child = spawnOwned(requireBinary("redis-server"), redisServerArgs(this.port, this.dir, { extra: this.extraArgs }), this.dir);
     await waitForPort(this.port, true);
   }
 
@@ -190,6 +193,11 @@ export class PrivateRedis {
 /** A Postgres 15 cluster of its own under /tmp (trust auth, user postgres) on a free port in 155xx. */
 export class PrivatePostgres {
   private running = false;
+  /** pg_ctl starts a daemon: stopped when this process exits, however the test ends. */
+  private readonly stopOnExit = () => {
+    if (this.running) stopPostgres(this.dataDir, "immediate");
+    rmSync(this.dataDir, { recursive: true, force: true });
+  };
 
   private constructor(
     readonly port: number,
@@ -213,6 +221,8 @@ export class PrivatePostgres {
     if (this.running) return;
     startPostgres(this.dataDir, this.port, path.join(this.dataDir, "server.log"), { quiet: true });
     this.running = true;
+    process.removeListener("exit", this.stopOnExit);
+    process.once("exit", this.stopOnExit);
     await waitForPort(this.port, true);
   }
 
@@ -232,6 +242,7 @@ export class PrivatePostgres {
   async close(): Promise<void> {
     try {
       await this.stop("immediate");
+      process.removeListener("exit", this.stopOnExit);
     } finally {
       rmSync(this.dataDir, { recursive: true, force: true });
     }

@@ -4,18 +4,12 @@
 // is the record: ingest keeps accepting while Redis is down (202, or 200 once committed; never a
 // 5xx), and the workers' sweeper puts every queued or retry-waiting item whose job vanished back
 // on its queue. Afterwards every accepted input is committed exactly once.
-import {
-  PrivateRedis,
-  auditExactlyOnce,
-  exactlyOnceMismatches,
-  startFakeLlmServer,
-  waitFor,
-  type FakeLlmServer,
-} from "@recall/test-support";
+import { PrivateRedis, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { lostJobsRequeued } from "@recall/telemetry";
-import { contextClient, createContext } from "../testing/api-client";
+import { contextClient, createContext, type ContextHandle } from "../testing/api-client";
 import { startHarness, type Harness } from "../testing/harness";
-import { MixedLoad, ledgerAnswer } from "../testing/mixed-load";
+import { MixedLoad, expectCommittedExactlyOnce, mixedLoadSettings } from "../testing/mixed-load";
+import { probeEveryRoute, type ProbeAnswer } from "../testing/route-probe";
 
 let redis: PrivateRedis;
 let llm: FakeLlmServer;
@@ -24,20 +18,7 @@ let h: Harness;
 beforeAll(async () => {
   redis = await PrivateRedis.start();
   llm = await startFakeLlmServer();
-  // Slow enough that model-read inputs queue up behind each other: the fault finds jobs waiting.
-  llm.script(...Array.from({ length: 1_000 }, () => ({ ...ledgerAnswer(), delayMs: 150 })));
-  h = await startHarness({
-    REDIS_URL: redis.url,
-    RECALL_FAST_MODEL: "openai-compatible:test-fast",
-    OPENAI_BASE_URL: llm.openaiBaseUrl,
-    // One turn per window, so each asynchronous turn's facts are known (see mixed-load.ts).
-    RECALL_WINDOW_MAX_TURNS: "1",
-    RECALL_WINDOW_LINGER_MS: "200",
-    RECALL_SWEEP_INTERVAL_MS: "500",
-    RECALL_SWEEP_AFTER_MS: "1000",
-    // An interactive turn whose job waits for the sweeper answers 202 pending after this.
-    TURN_TIMEOUT_MS: "4000",
-  });
+  h = await startHarness({ REDIS_URL: redis.url, ...mixedLoadSettings(llm) });
 });
 
 afterAll(async () => {
@@ -51,7 +32,7 @@ async function lostJobsRequeuedTotal(): Promise<number> {
 }
 
 /** Runs the load, injects `fault` once some inputs are in flight, and checks the outcome. */
-async function runWithFault(name: string, fault: (load: MixedLoad) => Promise<void>): Promise<MixedLoad> {
+async function runWithFault(name: string, fault: (load: MixedLoad, ctx: ContextHandle) => Promise<void>): Promise<MixedLoad> {
   const ctx = await createContext(h.app, name);
   const api = contextClient(h.app, ctx);
   const load = await MixedLoad.start(api);
@@ -61,26 +42,14 @@ async function runWithFault(name: string, fault: (load: MixedLoad) => Promise<vo
   await waitFor(async () => load.accepted.length >= 12, { what: "inputs accepted", timeoutMs: 60_000 });
   const queued = () => h.api.db.workItem.count({ where: { contextId: ctx.contextId, status: "queued" } });
   await waitFor(async () => (await queued()) >= 5, { what: "work queued in Redis", timeoutMs: 60_000 });
-  await fault(load);
+  await fault(load, ctx);
   const afterFault = load.accepted.length;
   await waitFor(async () => load.accepted.length >= afterFault + 12, { what: "inputs after the fault", timeoutMs: 60_000 });
   stop = true;
   await running;
 
   expect(load.serverErrors()).toEqual([]);
-  const left = await waitFor(async () => ((await load.uncommitted()).length === 0 ? [] : undefined), {
-    what: "every accepted input committed",
-    timeoutMs: 90_000,
-  }).catch(async (err: Error) => {
-    throw new Error(`${err.message}: ${JSON.stringify((await load.uncommitted()).slice(0, 10))}`);
-  });
-  expect(left).toEqual([]);
-  const audit = await auditExactlyOnce(h.api.db, ctx.contextId);
-  expect(exactlyOnceMismatches(audit, load.accepted)).toEqual([]);
-  expect(audit.duplicateAssertions).toEqual([]);
-  expect(audit.duplicateOutbox).toEqual([]);
-  expect(audit.itemsSucceededTwice).toEqual([]);
-  expect(audit.unfinishedItems).toEqual([]);
+  await expectCommittedExactlyOnce(load, h.api.db, ctx.contextId);
   // The fault did take jobs away: the sweeper put some back.
   expect(await lostJobsRequeuedTotal()).toBeGreaterThan(requeuedBefore);
   return load;
@@ -94,8 +63,10 @@ test("FLUSHALL mid-run: the sweeper re-enqueues lost jobs and every accepted inp
 
 test("Redis stopped and started again empty mid-run: ingest keeps accepting into Postgres, and all of it is committed once", async () => {
   let acceptedWhileDown = 0;
-  await runWithFault("redis-restarted", async (load) => {
+  let probe: ProbeAnswer[] = [];
+  await runWithFault("redis-restarted", async (load, ctx) => {
     await redis.stop();
+    probe = await probeEveryRoute(h.app, { ...ctx, ids: { sessionId: load.accepted[0]!.sessionId! } });
     const before = load.accepted.length;
     // The outage lasts until inputs of every kind were accepted with Redis down.
     await waitFor(async () => load.accepted.length >= before + 10, { what: "inputs accepted while Redis is down", timeoutMs: 60_000 });
@@ -103,4 +74,9 @@ test("Redis stopped and started again empty mid-run: ingest keeps accepting into
     await redis.start();
   });
   expect(acceptedWhileDown).toBeGreaterThanOrEqual(10);
+  // No route answers 5xx for a Redis that is down, but readiness, which says so.
+  expect(probe.length).toBeGreaterThan(30);
+  expect(probe.filter((a) => a.status >= 500).map((a) => `${a.route} ${a.status}`)).toEqual(["GET /readyz 503"]);
+  const readyz = probe.find((a) => a.route === "GET /readyz")!.body as { checks: { name: string; ok: boolean }[] };
+  expect(readyz.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(["redis"]);
 });

@@ -1,7 +1,7 @@
 // Conversation ingest: sessions, and turns stored with their first work item in one
 // transaction, queued, and answered once truth maintenance has applied them.
 import type { z } from "zod";
-import { isUniqueConstraintError, toJson, transaction } from "@recall/db";
+import { isDatabaseUnavailable, isUniqueConstraintError, toJson, transaction } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
 import { createTurnExtraction, enqueueOrLeaveForSweeper } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
@@ -47,12 +47,18 @@ export class TurnService {
     await this.requireSession(contextId, sessionId);
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
     await enqueueOrLeaveForSweeper(this.deps, workItem);
-    const extraction = extractionView(await waitForTurn(this.deps.db, this.options.completion, turn.id, this.options.turnTimeoutMs));
-    const candidates = await this.deps.db.knowledgeCandidate.findMany({
-      where: { turnId: turn.id, contextId },
-      orderBy: { ordinal: "asc" },
-    });
-    return { turn, extraction, diff: diffView(candidates) };
+    try {
+      const extraction = extractionView(await waitForTurn(this.deps.db, this.options.completion, turn.id, this.options.turnTimeoutMs));
+      const candidates = await this.deps.db.knowledgeCandidate.findMany({
+        where: { turnId: turn.id, contextId },
+        orderBy: { ordinal: "asc" },
+      });
+      return { turn, extraction, diff: diffView(candidates) };
+    } catch (err) {
+      // The turn is stored and will be extracted: a database lost while waiting makes the answer pending, not an error.
+      if (!isDatabaseUnavailable(err)) throw err;
+      return { turn, extraction: extractionView([]), diff: diffView([]) };
+    }
   }
 
   /** wait: false — stores and queues the turn for windowed extraction and answers at once. */

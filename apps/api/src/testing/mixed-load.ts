@@ -7,7 +7,9 @@
 // turns that go to a window, documents) all contain LEDGER, and the scripted model answer
 // (`ledgerAnswer`) states exactly one relation quoted from it, valid for any of them.
 // Run with RECALL_WINDOW_MAX_TURNS=1 so each asynchronous turn gets its own window (and fact).
-import type { FakeLlmResponse } from "@recall/test-support";
+import type { Config } from "@recall/config";
+import type { Db } from "@recall/db";
+import { auditExactlyOnce, exactlyOnceMismatches, waitFor, type FakeLlmResponse, type FakeLlmServer } from "@recall/test-support";
 import type { ContextClient } from "./api-client";
 
 export const LEDGER = "Kestrel service stores its ledger in Postgres";
@@ -145,9 +147,17 @@ export class MixedLoad {
     await Promise.all([this.interactiveTurn(), this.asyncTurn(), this.batch(), this.document()]);
   }
 
-  /** Rounds one after another until `stop()` says so (checked between rounds). */
+  /**
+   * Rounds one after another until `stop()` says so (checked between rounds). A round in which
+   * nothing was accepted (the service answered 503) is followed by a pause, as a client honouring
+   * Retry-After would make, only shorter.
+   */
   async runUntil(stop: () => boolean): Promise<void> {
-    while (!stop()) await this.round();
+    while (!stop()) {
+      const before = this.accepted.length;
+      await this.round();
+      if (this.accepted.length === before) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 
   serverErrors(): Answer[] {
@@ -165,4 +175,38 @@ export class MixedLoad {
     const states = await Promise.all(this.accepted.map(async (input) => ({ input, state: await this.stateOf(input) })));
     return states.filter((s) => s.state !== "committed");
   }
+}
+
+/**
+ * Settings for a harness under the mixed load: the fake model (slow enough that model-read inputs
+ * queue behind each other, so a fault finds jobs waiting), one turn per window, a sweeper that
+ * looks every half second, and interactive turns that answer 202 pending after 4 s.
+ */
+export function mixedLoadSettings(llm: FakeLlmServer): Partial<Record<keyof Config, string>> {
+  llm.script(...Array.from({ length: 1_000 }, () => ({ ...ledgerAnswer(), delayMs: 150 })));
+  return {
+    RECALL_FAST_MODEL: "openai-compatible:test-fast",
+    OPENAI_BASE_URL: llm.openaiBaseUrl,
+    RECALL_WINDOW_MAX_TURNS: "1",
+    RECALL_WINDOW_LINGER_MS: "200",
+    RECALL_SWEEP_INTERVAL_MS: "500",
+    RECALL_SWEEP_AFTER_MS: "1000",
+    TURN_TIMEOUT_MS: "4000",
+  };
+}
+
+/** Waits until every accepted input is committed, then checks in SQL that each was committed exactly once. */
+export async function expectCommittedExactlyOnce(load: MixedLoad, db: Db, contextId: string, timeoutMs = 90_000): Promise<void> {
+  await waitFor(async () => (await load.uncommitted()).length === 0, { what: "every accepted input committed", timeoutMs }).catch(
+    async (err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify((await load.uncommitted()).slice(0, 10))}`);
+    },
+  );
+  const audit = await auditExactlyOnce(db, contextId);
+  expect(exactlyOnceMismatches(audit, load.accepted)).toEqual([]);
+  expect(audit.duplicateAssertions).toEqual([]);
+  expect(audit.duplicateOutbox).toEqual([]);
+  expect(audit.itemsSucceededTwice).toEqual([]);
+  expect(audit.unfinishedItems).toEqual([]);
+  expect(await db.workItem.count({ where: { contextId, status: "dead" } })).toBe(0);
 }
