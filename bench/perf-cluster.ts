@@ -1,7 +1,7 @@
 // A Recall made of real processes for the performance report: one API process and worker
 // processes chosen per run (`--queues`), on a fresh migrated database and queue prefix, so
 // each process's resident memory can be read and extract workers can be scaled out.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -9,9 +9,8 @@ import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/src/migrator";
 import { createRedisConnection } from "@recall/queues";
-import { adminUrl, removeQueuePrefix, withDatabase } from "@recall/test-support";
+import { adminUrl, removeQueuePrefix, spawnEntry, stopChild, withDatabase } from "@recall/test-support";
 
-const ROOT = path.resolve(__dirname, "..");
 export const ADMIN = `bench-${randomBytes(8).toString("hex")}`;
 
 export interface ClusterOptions {
@@ -59,7 +58,7 @@ export async function startCluster({ env, workers }: ClusterOptions): Promise<Cl
     api,
     workers: procs,
     async close() {
-      await Promise.all([api, ...procs].map(stop));
+      await Promise.all([api, ...procs].map((p) => stopChild(p)));
       const redis = createRedisConnection(base.REDIS_URL);
       await removeQueuePrefix(redis, prefix);
       redis.disconnect();
@@ -70,7 +69,7 @@ export async function startCluster({ env, workers }: ClusterOptions): Promise<Cl
 
 /** node itself (not a tsx wrapper process), so the pid is the process whose memory is read. */
 function run(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+  const { child } = spawnEntry(entry, args, env, { keepOutput: 0 });
   child.stderr?.on("data", (d: Buffer) => process.stderr.write(`[${path.basename(path.dirname(path.dirname(entry)))}] ${d}`));
   return child;
 }
@@ -87,15 +86,6 @@ async function waitReady(baseUrl: string, procs: ChildProcess[]): Promise<void> 
     if (Date.now() > deadline) throw new Error("Recall did not become ready in 120 s");
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Resident set size of a process, in MiB. */

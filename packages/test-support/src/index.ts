@@ -7,3 +7,4 @@ export * from "./pdf-fixture";
 export * from "./prometheus-text";
 export * from "./private-servers";
 export * from "./exactly-once-audit";
+export * from "./processes";

@@ -7,6 +7,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { stopChild } from "./processes";
 
 /** An executable on PATH, or in the newest /usr/lib/postgresql/<version>/bin. */
 export function findBinary(name: string): string | undefined {
@@ -132,15 +133,6 @@ function spawnOwned(cmd: string, args: string[], dir: string): ChildProcess {
   return child;
 }
 
-async function stopChild(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** One redis-server without persistence: stopped and started again on the same port, it starts empty. */
 export class PrivateRedis {
   private child: ChildProcess | undefined;
@@ -168,7 +160,7 @@ export class PrivateRedis {
   }
 
   async stop(): Promise<void> {
-    await stopChild(this.child);
+    await stopChild(this.child, 5_000);
     this.child = undefined;
     await waitForPort(this.port, false);
   }
@@ -180,11 +172,16 @@ export class PrivateRedis {
 
   /** FLUSHALL through redis-cli, so no client of the code under test is involved. */
   flushAll(): void {
-    execFileSync(requireBinary("redis-cli"), ["-p", String(this.port), "FLUSHALL"], { stdio: "ignore" });
+    this.cli("FLUSHALL");
+  }
+
+  /** A redis-cli command against this server; its output, trimmed. */
+  cli(...args: string[]): string {
+    return execFileSync(requireBinary("redis-cli"), ["-p", String(this.port), ...args], { encoding: "utf8" }).trim();
   }
 
   async close(): Promise<void> {
-    await stopChild(this.child);
+    await stopChild(this.child, 5_000);
     this.child = undefined;
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -281,9 +278,8 @@ export class PrivateRedisCluster {
 
   private async waitUntilReady(timeoutMs = 15_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const cli = requireBinary("redis-cli");
     for (;;) {
-      const states = this.nodes.map((n) => execFileSync(cli, ["-p", String(n.port), "CLUSTER", "INFO"], { encoding: "utf8" }));
+      const states = this.nodes.map((n) => n.cli("CLUSTER", "INFO"));
       if (states.every((s) => s.includes("cluster_state:ok"))) return;
       if (Date.now() > deadline) throw new Error("the Redis Cluster did not reach cluster_state:ok");
       await new Promise((resolve) => setTimeout(resolve, 100));
