@@ -46,6 +46,8 @@ export async function startCluster({ env, workers }: ClusterOptions): Promise<Cl
     LOG_LEVEL: "silent",
     NODE_ENV: "production",
     PORT: port,
+    // Several worker processes on one host: none serves /metrics (each would want the same port).
+    WORKER_METRICS_PORT: "0",
     ...env,
   };
   const api = run("apps/api/src/main.ts", [], childEnv);
