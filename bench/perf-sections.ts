@@ -103,11 +103,16 @@ export async function modelBoundSection(processes: number[]): Promise<void> {
       const clients = procs * concurrency * 2;
       const sessions = await Promise.all(Array.from({ length: clients }, () => newSession(api)));
       const started = performance.now();
-      await concurrently(cycle(modelTurns, n), clients, async (t, i) => void (await postTurn(api, sessions[i % clients]!, t)));
+      const outcomes = new Map<string, number>();
+      await concurrently(cycle(modelTurns, n), clients, async (t, i) => {
+        const { status } = await postTurn(api, sessions[i % clients]!, t);
+        outcomes.set(status, (outcomes.get(status) ?? 0) + 1);
+      });
       const rate = n / ((performance.now() - started) / 1000);
       const ideal = (procs * concurrency) / (delay / 1000);
+      const answered = [...outcomes].map(([k, v]) => `${v} ${k}`).join(", ");
       console.log(
-        `  ${procs} extract process(es): ${fmt(rate, 2)} turns/s | ideal ${fmt(ideal, 2)} | ${fmt(rate / ideal, 2)}x (${server.counts.chatCalls} model calls)`,
+        `  ${procs} extract process(es): ${fmt(rate, 2)} turns/s | ideal ${fmt(ideal, 2)} | ${fmt(rate / ideal, 2)}x (${server.counts.chatCalls} model calls; ${answered})`,
       );
     });
   }
