@@ -176,6 +176,13 @@ async function stageReport(databaseUrl: string): Promise<void> {
     );
     const worst = [...sorted].sort((a, b) => b.wait_ms + b.run_ms - (a.wait_ms + a.run_ms))[0];
     if (worst) console.log(`  slowest stage: ${worst.queue}`);
+    // What bounds throughput from below the write floor: every committed Postgres transaction of the run, per turn.
+    const { rows: stats } = await pool.query(
+      `SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())::float AS commits,
+              (SELECT count(*) FROM turns)::float AS turns`,
+    );
+    const { commits, turns } = stats[0] as { commits: number; turns: number };
+    if (turns > 0) console.log(`  Postgres transactions committed per turn (whole run, reads included): ${fmt(commits / turns, 1)}`);
   } finally {
     await pool.end();
   }
