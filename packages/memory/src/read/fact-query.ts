@@ -113,8 +113,16 @@ function asRecordedThen(table: string, at: Date, alias = "f") {
  * - restatement, every key: the same value (or object) said again, in the same or a narrower
  *   scope, is one fact to a reader, shown as its latest statement. Each statement keeps its
  *   own row (and provenance), so retracting one source leaves the fact backed by the other.
+ *   Search passes `restatements: false` and drops repeats from its few hits in memory (search-reader.ts),
+ *   which costs less than a correlated check on every matching row.
  */
-export function shownToReader(kind: keyof typeof TABLES, scope: Scope, at: Date, recordedAsOf?: Date): Prisma.Sql {
+export function shownToReader(
+  kind: keyof typeof TABLES,
+  scope: Scope,
+  at: Date,
+  recordedAsOf?: Date,
+  { restatements = true }: { restatements?: boolean } = {},
+): Prisma.Sql {
   const c = TABLES[kind];
   const [subject, predicate, same] = [Prisma.raw(c.subject), Prisma.raw(c.predicate), Prisma.raw(c.same)];
   const travel = recordedAsOf ? asRecordedThen(c.table, recordedAsOf, "g") : undefined;
@@ -127,7 +135,7 @@ export function shownToReader(kind: keyof typeof TABLES, scope: Scope, at: Date,
   const shadowed = Prisma.sql`f.${predicate} = ANY(${[...DEFAULT_SINGLE_VALUED]}::text[])
     AND ${newer(Prisma.sql`g.scope @> f.scope AND NOT (f.scope @> g.scope)`)}`;
   const restated = newer(Prisma.sql`g.${same} = f.${same} AND g.scope @> f.scope`);
-  return Prisma.sql`NOT (${shadowed}) AND NOT ${restated}`;
+  return restatements ? Prisma.sql`NOT (${shadowed}) AND NOT ${restated}` : Prisma.sql`NOT (${shadowed})`;
 }
 
 function toFactView(r: FactRow): FactView {

@@ -94,7 +94,10 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
 export function visibleRows(kind: SearchKind, reader: ReaderScope, now: Date): Prisma.Sql {
   const source = TEXT_SOURCES[kind];
   const inScope = Prisma.sql`${source.context} = ${reader.contextId}::uuid AND ${source.scope} <@ ${normaliseScope(reader.scope)}::text[]`;
-  const shadowing = kind === "attribute" || kind === "relation" ? Prisma.sql` AND ${shownToReader(kind, reader.scope, now)}` : Prisma.empty;
+  const shadowing =
+    kind === "attribute" || kind === "relation"
+      ? Prisma.sql` AND ${shownToReader(kind, reader.scope, now, undefined, { restatements: false })}`
+      : Prisma.empty;
   return Prisma.sql`${inScope} AND ${searchableAt(kind, now)}${shadowing}`;
 }
 
