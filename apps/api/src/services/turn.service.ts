@@ -1,7 +1,7 @@
 // Conversation ingest: sessions, and turns stored with their first work item in one
 // transaction, queued, and answered once truth maintenance has applied them.
 import type { z } from "zod";
-import { isDatabaseUnavailable, isUniqueConstraintError, toJson, transaction } from "@recall/db";
+import { isUniqueConstraintError, toJson, transaction } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
 import { createTurnExtraction, enqueueOrLeaveForSweeper } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
@@ -42,7 +42,13 @@ export class TurnService {
     if (!session) throw notFound("session");
   }
 
-  /** Stores, queues and waits for the turn; the answer carries its committed diff (or where it stopped). */
+  /**
+   * Stores, queues and waits for the turn; the answer carries its committed diff (or where it
+   * stopped). Once the turn is stored the answer is never an error: if waiting fails (the
+   * database went away meanwhile), it is `waited: false` and the caller answers 202 with the
+   * status URL. An error answer would give the Idempotency-Key back, and the client's retry
+   * would store the turn twice.
+   */
   async addTurn(contextId: string, sessionId: string, input: TurnInput) {
     await this.requireSession(contextId, sessionId);
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
@@ -53,11 +59,10 @@ export class TurnService {
         where: { turnId: turn.id, contextId },
         orderBy: { ordinal: "asc" },
       });
-      return { turn, extraction, diff: diffView(candidates) };
+      return { waited: true as const, turn, extraction, diff: diffView(candidates) };
     } catch (err) {
-      // The turn is stored and will be extracted: a database lost while waiting makes the answer pending, not an error.
-      if (!isDatabaseUnavailable(err)) throw err;
-      return { turn, extraction: extractionView([]), diff: diffView([]) };
+      this.deps.logger.warn({ turnId: turn.id, err: (err as Error).message }, "turn stored; waiting for its extraction failed");
+      return { waited: false as const, turn };
     }
   }
 

@@ -114,8 +114,11 @@ async function handOver(tx: Tx, item: WorkItem, windowId: string): Promise<void>
 /** Stops the window taking turns (its call is starting); returns its turns in session order. */
 export async function closeWindow(db: Parameters<typeof transaction>[0], windowId: string) {
   return transaction(db, async (tx) => {
+    // The row is read again under the session's lock: a turn that joined while this call waited
+    // for the lock is in the window, and writing back a list read before it would drop that turn.
+    const { sessionId } = await tx.extractionWindow.findUniqueOrThrow({ where: { id: windowId }, select: { sessionId: true } });
+    await lockSession(tx, sessionId);
     const window = await tx.extractionWindow.findUniqueOrThrow({ where: { id: windowId } });
-    await lockSession(tx, window.sessionId);
     const turns = await tx.turn.findMany({ where: { id: { in: window.turnIds } }, orderBy: { seq: "asc" } });
     // Turns join in the order their extraction reached the window; the row keeps session order.
     const turnIds = turns.map((t) => t.id);

@@ -62,7 +62,22 @@ async function fullTextHits(db: DbOrTx, input: SearchInput): Promise<SearchHit[]
   if (input.kinds.length === 0 || input.query.trim() === "") return [];
   const statements = searchStatements(input, input.now ?? new Date());
   const rows = (await Promise.all(statements.map((sql) => db.$queryRaw<HitRow[]>(sql)))).flat();
-  return rows.map(toHit);
+  return withoutRestatements(rows.map(toHit));
+}
+
+/**
+ * A fact said again is one fact to a reader (fact-query.ts, shownToReader): of the statements of one
+ * entity's same value, one hit stays, the best-scoring (each links its own source).
+ */
+function withoutRestatements(hits: SearchHit[]): SearchHit[] {
+  const best = new Map<string, SearchHit>();
+  const keyOf = (h: SearchHit) =>
+    h.kind === "attribute" || h.kind === "relation" ? `${h.kind}:${h.link.entity_id}:${h.text}` : `${h.kind}:${h.id}`;
+  for (const h of hits) {
+    const seen = best.get(keyOf(h));
+    if (!seen || h.raw_score > seen.raw_score) best.set(keyOf(h), h);
+  }
+  return hits.filter((h) => best.get(keyOf(h)) === h);
 }
 
 /** Turns gain FACT_LIFT of the scores of facts read from them, then are re-ordered; other hits are unchanged. */
