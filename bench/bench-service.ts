@@ -3,11 +3,10 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import IORedis from "ioredis";
 import { Client } from "pg";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import { migrate } from "@recall/db/src/migrator";
-import { QUEUE_NAMES } from "@recall/queues";
+import { QUEUE_NAMES, createRedisConnection } from "@recall/queues";
 import { adminUrl, removeQueuePrefix, withDatabase } from "@recall/test-support";
 import { createApp } from "../apps/api/src/app";
 import { bootstrapApi } from "../apps/api/src/bootstrap";
@@ -86,7 +85,7 @@ function listen(app: ReturnType<typeof createApp>): Promise<Server> {
 async function closeAll(worker: WorkerProcess, api: ReturnType<typeof bootstrapApi>, config: Config): Promise<void> {
   await worker.close();
   await api.close();
-  const redis = new IORedis(config.REDIS_URL);
+  const redis = createRedisConnection(config.REDIS_URL);
   await removeQueuePrefix(redis, config.QUEUE_PREFIX);
   redis.disconnect();
 }

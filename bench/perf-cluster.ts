@@ -1,17 +1,16 @@
 // A Recall made of real processes for the performance report: one API process and worker
 // processes chosen per run (`--queues`), on a fresh migrated database and queue prefix, so
 // each process's resident memory can be read and extract workers can be scaled out.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import IORedis from "ioredis";
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/src/migrator";
-import { adminUrl, removeQueuePrefix, withDatabase } from "@recall/test-support";
+import { createRedisConnection } from "@recall/queues";
+import { adminUrl, removeQueuePrefix, spawnEntry, stopChild, withDatabase } from "@recall/test-support";
 
-const ROOT = path.resolve(__dirname, "..");
 export const ADMIN = `bench-${randomBytes(8).toString("hex")}`;
 
 export interface ClusterOptions {
@@ -61,11 +60,9 @@ export async function startCluster({ env, workers }: ClusterOptions): Promise<Cl
     throw new Error(`something already answers on port ${port}: stop it, or set BENCH_PORT`);
   const api = run("apps/api/src/main.ts", [], childEnv);
   const procs = workers.map((queues) => run("apps/worker/src/main.ts", queues ? ["--queues", queues] : [], childEnv));
-  // Children are killed with this process, so an interrupted run leaves none behind.
-  const orphans = () => [api, ...procs].forEach((p) => p.exitCode === null && p.kill("SIGKILL"));
-  process.once("exit", orphans);
+  // Children are killed with this process (spawnEntry), so an interrupted run leaves none behind.
   await waitReady(baseUrl, [api, ...procs]).catch(async (err: Error) => {
-    await Promise.all([api, ...procs].map(stop));
+    await Promise.all([api, ...procs].map((p) => stopChild(p)));
     throw err;
   });
   return {
@@ -75,8 +72,8 @@ export async function startCluster({ env, workers }: ClusterOptions): Promise<Cl
     api,
     workers: procs,
     async close() {
-      await Promise.all([api, ...procs].map(stop));
-      const redis = new IORedis(base.REDIS_URL);
+      await Promise.all([api, ...procs].map((p) => stopChild(p)));
+      const redis = createRedisConnection(base.REDIS_URL);
       await removeQueuePrefix(redis, prefix);
       redis.disconnect();
       await adminQuery(base.DATABASE_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
@@ -86,7 +83,7 @@ export async function startCluster({ env, workers }: ClusterOptions): Promise<Cl
 
 /** node itself (not a tsx wrapper process), so the pid is the process whose memory is read. */
 function run(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+  const { child } = spawnEntry(entry, args, env, { keepOutput: 0 });
   child.stderr?.on("data", (d: Buffer) => process.stderr.write(`[${path.basename(path.dirname(path.dirname(entry)))}] ${d}`));
   return child;
 }
@@ -103,15 +100,6 @@ async function waitReady(baseUrl: string, procs: ChildProcess[]): Promise<void> 
     if (Date.now() > deadline) throw new Error("Recall did not become ready in 120 s");
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Resident set size of a process, in MiB. */

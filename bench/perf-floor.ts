@@ -7,7 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
 import { Queue, QueueEvents, Worker } from "bullmq";
-import IORedis from "ioredis";
+import { createWorkerConnection } from "@recall/queues";
 import pg from "pg";
 
 const STAGES = 4;
@@ -29,7 +29,7 @@ export async function turnFloor(databaseUrl: string, redisUrl: string, turns: nu
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
   await floorTable(pool);
   const prefix = `{rfloor-${randomBytes(4).toString("hex")}}`;
-  const connection = new IORedis(redisUrl, { maxRetriesPerRequest: null });
+  const connection = createWorkerConnection(redisUrl);
   const names = Array.from({ length: STAGES }, (_, i) => `floor-${i + 1}`);
   const queues = names.map((name) => new Queue(name, { connection, prefix }));
   const workers = names.map(
@@ -42,10 +42,10 @@ export async function turnFloor(databaseUrl: string, redisUrl: string, turns: nu
           if (i + 1 < STAGES)
             await queues[i + 1]!.add(names[i + 1]!, job.data, { jobId: `${job.data.n}-${i + 2}`, removeOnComplete: true });
         },
-        { connection: new IORedis(redisUrl, { maxRetriesPerRequest: null }), prefix, concurrency: 4 },
+        { connection: createWorkerConnection(redisUrl), prefix, concurrency: 4 },
       ),
   );
-  const events = new QueueEvents(names[STAGES - 1]!, { connection: new IORedis(redisUrl, { maxRetriesPerRequest: null }), prefix });
+  const events = new QueueEvents(names[STAGES - 1]!, { connection: createWorkerConnection(redisUrl), prefix });
   await events.waitUntilReady();
   const waiting = new Map<string, () => void>();
   events.on("completed", ({ jobId }) => waiting.get(jobId)?.());

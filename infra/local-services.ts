@@ -2,11 +2,19 @@
 // Uses DATABASE_URL / REDIS_URL when set, else the default local ports; when nothing
 // answers there but the server binaries are installed, starts private instances with
 // their data under .data/; otherwise stops with a message naming what to install.
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
-import net from "node:net";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
+import { parseRedisUrl } from "@recall/config";
+import {
+  findBinary,
+  initPostgres,
+  portAnswers,
+  redisServerArgs,
+  startPostgres,
+  waitForPort,
+} from "@recall/test-support/src/private-servers";
 
 const repoRoot = path.resolve(__dirname, "..");
 const dataDir = path.join(repoRoot, ".data");
@@ -20,35 +28,17 @@ export interface Services {
 
 export class MissingServiceError extends Error {}
 
-function answers(host: string, port: number, timeoutMs = 1_500): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
 function hostPort(url: string, defaultPort: number): [string, number] {
   const u = new URL(url);
   return [u.hostname || "127.0.0.1", Number(u.port || defaultPort)];
 }
 
-function findBinary(name: string): string | undefined {
-  const which = spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" });
-  if (which.status === 0 && which.stdout.trim()) return which.stdout.trim();
-  const pgRoot = "/usr/lib/postgresql";
-  if (existsSync(pgRoot)) {
-    for (const version of readdirSync(pgRoot).sort().reverse()) {
-      const candidate = path.join(pgRoot, version, "bin", name);
-      if (existsSync(candidate)) return candidate;
-    }
-  }
-  return undefined;
+/** One server, or any of a cluster's seed nodes (it finds the others). */
+async function redisAnswers(redisUrl: string): Promise<boolean> {
+  const target = parseRedisUrl(redisUrl);
+  if (target.mode !== "cluster") return portAnswers(...hostPort(redisUrl, 6379));
+  const answering = await Promise.all(target.nodes.map((n) => portAnswers(n.host, n.port)));
+  return answering.some(Boolean);
 }
 
 async function startPrivatePostgres(): Promise<string> {
@@ -68,12 +58,9 @@ async function startPrivatePostgres(): Promise<string> {
   const pgData = path.join(dataDir, "postgres");
   if (!existsSync(path.join(pgData, "PG_VERSION"))) {
     mkdirSync(pgData, { recursive: true });
-    execFileSync(initdb, ["-D", pgData, "-U", "postgres", "--auth=trust", "-E", "UTF8"], { stdio: "inherit" });
+    initPostgres(pgData);
   }
-  if (!(await answers("127.0.0.1", PRIVATE_PG_PORT))) {
-    const opts = `-p ${PRIVATE_PG_PORT} -c listen_addresses=127.0.0.1 -k ${pgData}`;
-    execFileSync(pgCtl, ["-D", pgData, "-o", opts, "-l", path.join(dataDir, "postgres.log"), "-w", "start"], { stdio: "inherit" });
-  }
+  if (!(await portAnswers("127.0.0.1", PRIVATE_PG_PORT))) startPostgres(pgData, PRIVATE_PG_PORT, path.join(dataDir, "postgres.log"));
   return `postgresql://postgres@127.0.0.1:${PRIVATE_PG_PORT}/recall`;
 }
 
@@ -86,26 +73,19 @@ async function startPrivateRedis(): Promise<string> {
     );
   }
   mkdirSync(dataDir, { recursive: true });
-  if (!(await answers("127.0.0.1", PRIVATE_REDIS_PORT))) {
+  if (!(await portAnswers("127.0.0.1", PRIVATE_REDIS_PORT))) {
     execFileSync(
       redisServer,
       [
         "--daemonize",
         "yes",
-        "--bind",
-        "127.0.0.1",
-        "--port",
-        String(PRIVATE_REDIS_PORT),
-        "--dir",
-        dataDir,
         "--logfile",
         path.join(dataDir, "redis.log"),
-        "--appendonly",
-        "yes",
+        ...redisServerArgs(PRIVATE_REDIS_PORT, dataDir, { persist: true }),
       ],
       { stdio: "inherit" },
     );
-    for (let i = 0; i < 50 && !(await answers("127.0.0.1", PRIVATE_REDIS_PORT)); i++) await new Promise((r) => setTimeout(r, 100));
+    await waitForPort(PRIVATE_REDIS_PORT, true, 5_000);
   }
   return `redis://127.0.0.1:${PRIVATE_REDIS_PORT}`;
 }
@@ -128,13 +108,13 @@ async function ensureDatabaseExists(databaseUrl: string): Promise<void> {
 export async function ensureServices(env: { DATABASE_URL?: string; REDIS_URL?: string }): Promise<Services> {
   let databaseUrl = env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/recall";
   let redisUrl = env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  if (!(await answers(...hostPort(databaseUrl, 5432)))) {
+  if (!(await portAnswers(...hostPort(databaseUrl, 5432)))) {
     if (env.DATABASE_URL)
       throw new MissingServiceError(`Postgres does not answer at DATABASE_URL (${hostPort(databaseUrl, 5432).join(":")})`);
     databaseUrl = await startPrivatePostgres();
   }
-  if (!(await answers(...hostPort(redisUrl, 6379)))) {
-    if (env.REDIS_URL) throw new MissingServiceError(`Redis does not answer at REDIS_URL (${hostPort(redisUrl, 6379).join(":")})`);
+  if (!(await redisAnswers(redisUrl))) {
+    if (env.REDIS_URL) throw new MissingServiceError(`Redis does not answer at REDIS_URL (${redisUrl})`);
     redisUrl = await startPrivateRedis();
   }
   await ensureDatabaseExists(databaseUrl);

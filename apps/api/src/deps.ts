@@ -1,16 +1,15 @@
 import type { Config } from "@recall/config";
 import type { Db } from "@recall/db";
 import type { VectorRetriever } from "@recall/memory";
-import type { QueueSet, WorkItemService } from "@recall/queues";
+import type { QueueSet, RedisConnection, WorkItemService } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
-import type { Redis } from "ioredis";
 import type { TurnCompletion } from "./services/turn-completion";
 
 export interface ApiDeps {
   config: Config;
   db: Db;
   queues: QueueSet;
-  redis: Redis;
+  redis: RedisConnection;
   logger: Logger;
   /** Wakes requests waiting on a turn when its work commits (Postgres NOTIFY). */
   turns: TurnCompletion;

@@ -4,9 +4,8 @@ import { configSecrets, extractorOptions, providerOptions, type Config } from "@
 import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
-import { RedisRateGate, createProducerConnection, createQueues, createWorkerConnection } from "@recall/queues";
+import { RedisRateGate, createProducerConnection, createQueues, createWorkerConnection, type RedisConnection } from "@recall/queues";
 import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
-import type { Redis } from "ioredis";
 import type { WorkerDeps } from "./deps";
 import { skillCatalog } from "./services/skill-catalog";
 
@@ -14,7 +13,7 @@ export const DEFAULT_SKILLS_DIR = path.resolve(__dirname, "../../../skills");
 
 export interface WorkerProcess {
   deps: WorkerDeps;
-  connection: Redis;
+  connection: RedisConnection;
   close(): Promise<void>;
 }
 

@@ -1,8 +1,7 @@
 // Starts the processors for the chosen queues, plus the outbox relay, in this process.
 import type { Worker } from "bullmq";
-import type { Redis } from "ioredis";
 import { CHANNELS, NotificationListener } from "@recall/db";
-import { OutboxRelay, createStageWorker, type QueueName, type StageProcessor } from "@recall/queues";
+import { OutboxRelay, createStageWorker, type QueueName, type RedisConnection, type StageProcessor } from "@recall/queues";
 import type { WorkerDeps } from "./deps";
 import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";
 import { extractAssertionsProcessor } from "./processors/extract-assertions.processor";
@@ -17,7 +16,7 @@ export interface WorkerRuntime {
   close(): Promise<void>;
 }
 
-export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readonly QueueName[]): WorkerRuntime {
+export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queues: readonly QueueName[]): WorkerRuntime {
   const listener = new NotificationListener({
     databaseUrl: deps.config.DATABASE_URL,
     channels: [CHANNELS.outbox],
@@ -31,6 +30,8 @@ export function startWorkers(deps: WorkerDeps, connection: Redis, queues: readon
     logger: deps.logger,
     pollMs: deps.config.OUTBOX_POLL_MS,
     runningLeaseMs: deps.config.RECALL_RUNNING_LEASE_SECONDS * 1_000,
+    sweepAfterMs: deps.config.RECALL_SWEEP_AFTER_MS,
+    sweepIntervalMs: deps.config.RECALL_SWEEP_INTERVAL_MS,
   });
   const processors: Record<QueueName, StageProcessor> = {
     extract_assertions: windowAwareExtract(deps, extractAssertionsProcessor(deps)),

@@ -31,10 +31,20 @@ export const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/recall"),
-  REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+  /** `redis://host:port` (one server), or `redis-cluster://h1:p1,h2:p2,h3:p3` (a Redis Cluster, seed nodes). */
+  REDIS_URL: z
+    .string()
+    .default("redis://127.0.0.1:6379")
+    .superRefine((v, ctx) => {
+      const target = parseRedisUrl(v);
+      if (!target.mode) ctx.addIssue({ code: "custom", message: target.error });
+    }),
   ADMIN_API_KEY: optionalString,
-  /** Queue name prefix; the braces are a Redis Cluster hash tag keeping each queue's keys in one slot. */
-  QUEUE_PREFIX: z.string().default("{recall}"),
+  /**
+   * Queue name prefix; the braces are a Redis Cluster hash tag keeping each queue's keys in one slot
+   * (required with a redis-cluster:// REDIS_URL).
+   */
+  QUEUE_PREFIX: z.string().min(1).default("{recall}"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   TURN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
@@ -73,6 +83,10 @@ export const EnvSchema = z.object({
    * back as abandoned (its process died). Longer than any attempt may run: RECALL_MAX_WALL_MS.
    */
   RECALL_RUNNING_LEASE_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** How often each worker process's sweeper looks for work Redis lost (queued or retry-waiting items with no live job). */
+  RECALL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  /** A queued or retry-waiting item younger than this is left to whoever just queued it. */
+  RECALL_SWEEP_AFTER_MS: z.coerce.number().int().min(0).default(30_000),
   RECALL_HEURISTIC_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.75),
   /** Unset: POST /query is full-text only and nothing is embedded. */
   RECALL_EMBEDDING_MODEL: embeddingModelRef,
@@ -124,7 +138,49 @@ export type Config = z.infer<typeof EnvSchema>;
 const ConfigSchema = EnvSchema.refine((env) => env.RECALL_RUNNING_LEASE_SECONDS * 1_000 > env.RECALL_MAX_WALL_MS, {
   path: ["RECALL_RUNNING_LEASE_SECONDS"],
   message: "must be longer than RECALL_MAX_WALL_MS, or the sweeper takes back work that is still running",
+}).refine((env) => parseRedisUrl(env.REDIS_URL).mode !== "cluster" || HASH_TAG.test(env.QUEUE_PREFIX), {
+  path: ["QUEUE_PREFIX"],
+  message:
+    "must carry a Redis Cluster hash tag such as {recall} when REDIS_URL is a redis-cluster:// URL: BullMQ keeps each queue's keys in one slot only through it",
 });
+
+/** A non-empty `{…}` somewhere in the prefix: Redis Cluster hashes only that part of every key. */
+const HASH_TAG = /\{[^{}]+\}/;
+
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/** Where Redis is: one server (its URL, as ioredis takes it) or a cluster's seed nodes. */
+export type RedisTarget = { mode: "single"; url: string } | { mode: "cluster"; nodes: RedisNode[]; username?: string; password?: string };
+
+/**
+ * Reads REDIS_URL: `redis://` or `rediss://` is one server; `redis-cluster://[user:password@]h1:p1,h2:p2`
+ * lists a cluster's seed nodes (any reachable one finds the rest).
+ */
+export function parseRedisUrl(value: string): RedisTarget | { mode?: undefined; error: string } {
+  const cluster = /^redis-cluster:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#]+)\/?$/.exec(value);
+  if (cluster) {
+    const nodes: RedisNode[] = [];
+    for (const address of cluster[3]!.split(",")) {
+      const m = /^([^:,\s]+):(\d{1,5})$/.exec(address.trim());
+      if (!m || Number(m[2]) > 65_535)
+        return { error: `redis-cluster:// takes host:port pairs separated by commas; "${address}" is not one` };
+      nodes.push({ host: m[1]!, port: Number(m[2]) });
+    }
+    const username = cluster[1] ? decodeURIComponent(cluster[1]) : undefined;
+    const password = cluster[2] ? decodeURIComponent(cluster[2]) : undefined;
+    return { mode: "cluster", nodes, ...(username ? { username } : {}), ...(password ? { password } : {}) };
+  }
+  try {
+    const url = new URL(value);
+    if (url.protocol === "redis:" || url.protocol === "rediss:") return { mode: "single", url: value };
+  } catch {
+    // named below
+  }
+  return { error: "must be a redis://host:port URL or redis-cluster://host1:port1,host2:port2,…" };
+}
 
 /** Values no log line or error body may contain. */
 export function configSecrets(config: Config): (string | undefined)[] {

@@ -1,6 +1,7 @@
 // One Prisma module: client factory, transaction helper, error predicates.
 // The client talks to Postgres through the pg driver adapter (no native engine).
 import { PrismaPg } from "@prisma/adapter-pg";
+import { Pool, type PoolClient } from "pg";
 import { Prisma, PrismaClient } from "./generated/client";
 
 export * from "./generated/client";
@@ -18,8 +19,43 @@ export interface DbOptions {
 }
 
 export function createDb({ databaseUrl, poolMax = 10 }: DbOptions): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: poolMax });
+  const pool = new Pool({ connectionString: databaseUrl, max: poolMax });
+  releaseLostTransactionClients(pool);
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   return new PrismaClient({ adapter });
+}
+
+/**
+ * The pg driver adapter holds a pooled client for each interactive transaction and releases it on
+ * COMMIT or ROLLBACK; when the connection dies mid-transaction (Postgres restarted, a network cut)
+ * the ROLLBACK fails and the client is never released. Each outage would leak one for good, until
+ * the pool is exhausted and every query waits forever (and disconnecting waits too). So a client
+ * checked out by `connect()` is released, and destroyed, the moment its connection errors or ends;
+ * the adapter's own release afterwards is a no-op.
+ */
+function releaseLostTransactionClients(pool: Pool): void {
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<PoolClient> | undefined;
+  // The callback form is pg-pool's own (pool.query), which releases on every error itself.
+  const patched = (callback?: unknown) => (callback ? connect(callback) : connect()!.then(releaseOnLoss));
+  pool.connect = patched as Pool["connect"];
+}
+
+function releaseOnLoss(client: PoolClient): PoolClient {
+  const release = client.release;
+  let released = false;
+  const releaseOnce = (err?: Error | boolean) => {
+    if (released) return;
+    released = true;
+    client.removeListener("error", lost);
+    client.removeListener("end", ended);
+    release(err);
+  };
+  const lost = (err: Error) => releaseOnce(err);
+  const ended = () => releaseOnce(new Error("connection ended"));
+  client.on("error", lost);
+  client.on("end", ended);
+  client.release = releaseOnce;
+  return client;
 }
 
 /**
@@ -70,4 +106,46 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, options
       await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt + Math.random() * 20));
     }
   }
+}
+
+/** Prisma's codes for a server it cannot reach, that timed out, closed the connection, or a pool with no connection to give. */
+const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1017", "P2024"]);
+/** What the pg driver adapter reports when the connection itself failed. */
+const UNAVAILABLE_ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+/** SQLSTATE class 08 (connection exception), 57P01-57P03 (the server shutting down, crashed, or starting), 53300. */
+const UNAVAILABLE_SQLSTATE = /^(08\d{3}|57P0[1-3]|53300)$/;
+const UNAVAILABLE_SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EPIPE"]);
+/** The pg driver's own messages for a connection that went away, which carry no code. */
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|Can't reach database server|connection error and is not queryable|server closed the connection/i;
+
+/**
+ * Postgres is down, restarting or out of connections: the request or job did nothing wrong and
+ * will work once it is back (the API answers 503, a worker delays the job without spending an attempt).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (typeof e !== "object") return false;
+    const { code, message, meta } = e as {
+      code?: unknown;
+      message?: unknown;
+      meta?: { driverAdapterError?: { cause?: { kind?: string; code?: string } } };
+    };
+    if (e instanceof Prisma.PrismaClientInitializationError) return true;
+    if (
+      typeof code === "string" &&
+      (UNAVAILABLE_PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET_CODES.has(code))
+    ) {
+      return true;
+    }
+    const adapter = meta?.driverAdapterError?.cause;
+    if (
+      adapter?.kind &&
+      (UNAVAILABLE_ADAPTER_KINDS.has(adapter.kind) || (adapter.kind === "postgres" && UNAVAILABLE_SQLSTATE.test(adapter.code ?? "")))
+    ) {
+      return true;
+    }
+    if (typeof message === "string" && UNAVAILABLE_MESSAGES.test(message)) return true;
+  }
+  return false;
 }

@@ -7,6 +7,7 @@ export * from "./worker-factory";
 export * from "./outbox-relay";
 export * from "./retry";
 export * from "./stale-running";
+export * from "./lost-jobs";
 export * from "./extraction-mode";
 export * from "./rate-gate";
 export * from "./work-item-service";

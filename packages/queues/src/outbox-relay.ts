@@ -9,6 +9,7 @@ import type { Logger } from "@recall/telemetry";
 import { carrierForTraceId } from "@recall/telemetry";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { SubjectType, type QueueName } from "./registry";
+import { requeueLostJobs } from "./lost-jobs";
 import { recoverStaleRunning } from "./stale-running";
 import { ensureWorkItem } from "./work-items";
 
@@ -18,8 +19,10 @@ export interface RelayOptions {
   logger: Logger;
   pollMs: number;
   batchSize?: number;
-  /** A queued work item older than this with no job is enqueued again. */
+  /** A queued (or retry-waiting) work item older than this whose job Redis lost is enqueued again. */
   sweepAfterMs?: number;
+  /** How often the sweep runs (the drain runs on every wake-up and poll). */
+  sweepIntervalMs?: number;
   /** A running work item whose attempt is older than this and has no live job is taken back. */
   runningLeaseMs: number;
   /**
@@ -81,18 +84,15 @@ export class OutboxRelay {
   }
 
   /**
-   * Enqueues work items that are still `queued` after sweepAfterMs (deterministic job ids make
-   * this safe), and takes back abandoned `running` ones; returns how many items it handled.
+   * Enqueues work items whose job Redis lost (`queued`, or `failed` awaiting a retry, past
+   * sweepAfterMs; deterministic job ids make this safe), and takes back abandoned `running` ones;
+   * returns how many items it handled.
    */
   async sweep(): Promise<number> {
     const { db, queues, logger, sweepAfterMs = 30_000, runningLeaseMs } = this.options;
-    const stale = await db.workItem.findMany({
-      where: { status: "queued", createdAt: { lt: new Date(Date.now() - sweepAfterMs) } },
-      take: 500,
-    });
-    for (const item of stale) await enqueueWorkItem(queues, item, carrierForTraceId(item.traceId));
+    const lost = await requeueLostJobs({ db, queues, logger, olderThanMs: sweepAfterMs });
     const recovered = await recoverStaleRunning({ db, queues, logger, leaseMs: runningLeaseMs });
-    return stale.length + recovered.length;
+    return lost.length + recovered.length;
   }
 
   start(): void {
@@ -132,7 +132,7 @@ export class OutboxRelay {
   private async tick(): Promise<void> {
     try {
       await this.drain();
-      if (Date.now() - this.lastSweep > 10_000) {
+      if (Date.now() - this.lastSweep > (this.options.sweepIntervalMs ?? 10_000)) {
         this.lastSweep = Date.now();
         await this.sweep();
       }

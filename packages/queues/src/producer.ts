@@ -1,11 +1,11 @@
 // The producer side: one BullMQ Queue per registry entry, and enqueue by work item.
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
-import { SpanKind, injectTraceContext, withSpan, withTraceContext, type TraceCarrier } from "@recall/telemetry";
+import type { RedisConnection } from "./connection";
+import { SpanKind, injectTraceContext, withSpan, withTraceContext, type Logger, type TraceCarrier } from "@recall/telemetry";
 import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from "./registry";
 
 export interface QueueSetOptions {
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
 }
 
@@ -83,4 +83,39 @@ export async function promoteWorkItem(queues: QueueSet, item: Pick<EnqueueTarget
 export async function redelayWorkItem(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue">, delayMs: number): Promise<void> {
   const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
   if (job && (await job.isDelayed())) await job.changeDelay(delayMs).catch(() => undefined);
+}
+
+/** What enqueueing after a commit needs: the queues, and where to say that Redis did not take a job. */
+export interface Producer {
+  queues: QueueSet;
+  logger: Logger;
+}
+
+/** How long ingest waits for Redis to take a job before leaving it to the sweeper. */
+const ENQUEUE_WAIT_MS = 3_000;
+
+/**
+ * Enqueues a work item already stored in Postgres; answers false when Redis did not take it in
+ * time (down, or a cluster without a majority). The item stays `queued` and the workers' sweeper
+ * (requeueLostJobs) enqueues it later: accepted work is never lost, and a late add that still
+ * lands is harmless, the job id being the work item's.
+ */
+export async function enqueueOrLeaveForSweeper(
+  deps: Producer,
+  item: EnqueueTarget,
+  { trace, delayMs = 0 }: { trace?: TraceCarrier; delayMs?: number } = {},
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not take the job within ${ENQUEUE_WAIT_MS} ms`)), ENQUEUE_WAIT_MS);
+  });
+  try {
+    await Promise.race([enqueueWorkItem(deps.queues, item, trace, delayMs), timeout]);
+    return true;
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message, workItemId: item.id, queue: item.queue }, "enqueue failed; the sweeper will queue it");
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }

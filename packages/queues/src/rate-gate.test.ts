@@ -1,12 +1,12 @@
 // The RPM gate on real Redis: two gates (two processes) share one window; the limit+1st
 // request within the minute is held back.
-import IORedis from "ioredis";
 import { loadConfig } from "@recall/config";
 import { testQueuePrefix } from "@recall/test-support";
+import { createRedisConnection } from "./connection";
 import { RedisRateGate } from "./rate-gate";
 
 test("requests beyond the per-minute limit wait, across every gate on the same key", async () => {
-  const redis = new IORedis(loadConfig().REDIS_URL);
+  const redis = createRedisConnection(loadConfig().REDIS_URL);
   const key = `${testQueuePrefix()}:model-rpm`;
   try {
     const [a, b] = [new RedisRateGate(redis, key, 3), new RedisRateGate(redis, key, 3)];

@@ -6,7 +6,7 @@
 // WINDOW_MARGIN_MS longer than a minute, for the time a let-through request takes to reach the
 // provider; a refused caller sleeps until the oldest entry leaves the window.
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection";
 
 const WINDOW_MS = 60_000;
 const WINDOW_MARGIN_MS = 1_000;
@@ -27,7 +27,7 @@ return tonumber(oldest[2]) + window - now + 1
 
 export class RedisRateGate {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly key: string,
     readonly perMinute: number,
   ) {}

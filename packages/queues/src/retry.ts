@@ -1,6 +1,7 @@
 // Operator retry: the input was kept, so a failed, dead or cancelled work item starts again from it.
 import type { Db, WorkItem, WorkStatus } from "@recall/db";
 import { carrierForTraceId, type TraceCarrier } from "@recall/telemetry";
+import { isRedisUnavailable } from "./connection";
 import { enqueueWorkItem, type EnqueueTarget, type QueueSet } from "./producer";
 import { isQueueName, jobIdFor, type QueueName } from "./registry";
 
@@ -32,7 +33,12 @@ export async function retryWorkItem(
   });
   if (claimed.count === 0) throw new NotRetryableError("work item changed while being retried; read it again");
   const updated = await db.workItem.findUniqueOrThrow({ where: { id: item.id } });
-  await requeueWorkItem(queues, updated, carrierForTraceId(item.traceId));
+  try {
+    await requeueWorkItem(queues, updated, carrierForTraceId(item.traceId));
+  } catch (err) {
+    // It is queued in Postgres: the sweeper puts it on its queue once Redis answers again.
+    if (!isRedisUnavailable(err)) throw err;
+  }
   return updated;
 }
 

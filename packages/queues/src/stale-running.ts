@@ -8,6 +8,7 @@
 import type { Db, WorkItem } from "@recall/db";
 import { carrierForTraceId, jobsTotal, workItemsFinished, type Logger } from "@recall/telemetry";
 import { AbandonedAttemptError } from "./errors";
+import { LIVE_JOB_STATES } from "./lost-jobs";
 import type { QueueSet } from "./producer";
 import { isQueueName, jobIdFor } from "./registry";
 import { requeueWorkItem } from "./retry";
@@ -26,12 +27,6 @@ export interface RecoveredItem {
   workItemId: string;
   status: "queued" | "dead";
 }
-
-/**
- * A job in one of these states will still run (or is running) and record its own outcome; a
- * stalled active job is BullMQ's to move back to waiting, or to failed, which is not live.
- */
-const LIVE_JOB_STATES: ReadonlySet<string> = new Set(["active", "waiting", "delayed", "prioritized", "waiting-children"]);
 
 /** Takes back every abandoned running item it finds; returns what it did with each. */
 export async function recoverStaleRunning(options: StaleRunningOptions): Promise<RecoveredItem[]> {

@@ -4,6 +4,7 @@
 // on purpose), cancel.
 import type { Db, ErrorClass, Prisma, WorkAttempt, WorkItem, WorkStatus } from "@recall/db";
 import { withSpan, workItemsFinished, type Logger } from "@recall/telemetry";
+import { isRedisUnavailable } from "./connection";
 import type { QueueSet } from "./producer";
 import { isQueueName, jobIdFor, type QueueName } from "./registry";
 import { NotRetryableError, RETRYABLE_STATUSES, retryWorkItem } from "./retry";
@@ -171,8 +172,11 @@ export class WorkItemService {
 
   private async removeJob(item: WorkItem): Promise<void> {
     if (!isQueueName(item.queue)) return;
-    const job = await this.deps.queues[item.queue as QueueName].getJob(jobIdFor(item.id));
-    // An active job cannot be removed; its worker finds the item cancelled and skips it.
+    // With Redis down the job stays, like an active one, which cannot be removed: a worker that picks it up finds the item cancelled and skips it.
+    const job = await this.deps.queues[item.queue as QueueName].getJob(jobIdFor(item.id)).catch((err: Error) => {
+      if (isRedisUnavailable(err)) return undefined;
+      throw err;
+    });
     await job?.remove().catch(() => undefined);
   }
 

@@ -31,13 +31,16 @@ export async function markRunning(
   traceId?: string,
 ): Promise<{ attemptId: string } | undefined> {
   const now = new Date();
+  // Never a succeeded item: a duplicate delivery that read it before another run finished must not reopen it.
   const claimed = await db.workItem.updateMany({
-    where: { id: workItemId, status: { not: "cancelled" } },
+    where: { id: workItemId, status: { notIn: ["cancelled", "succeeded"] } },
     data: { status: "running", attempts: attempt, startedAt: now, finishedAt: null },
   });
   if (claimed.count === 0) return undefined;
   // BullMQ runs a stalled job (its worker died) again: the attempt that worker left open is over.
-  const interrupted = new AbandonedAttemptError(`attempt ${attempt} started while this one was open (its worker stopped)`);
+  const interrupted = new AbandonedAttemptError(
+    `attempt ${attempt} started while this one was open (its worker stopped, or lost the database mid-attempt)`,
+  );
   await closeOpenAttempts(db, { workItemId, attempt: { lt: attempt } }, "failed", interrupted, now);
   const record = await db.workAttempt.upsert({
     where: { workItemId_attempt: { workItemId, attempt } },
@@ -55,7 +58,12 @@ export interface Outcome {
   wallMs: number;
 }
 
-export async function recordOutcome(db: DbOrTx, workItemId: string, attemptId: string, outcome: Outcome): Promise<void> {
+/**
+ * Closes the attempt and records the outcome on the item; false when another run of the same item
+ * (a duplicate delivery) already succeeded: a success is never overwritten, by a late failure or by
+ * a second success (whose caller must then not chain the next stage again).
+ */
+export async function recordOutcome(db: DbOrTx, workItemId: string, attemptId: string, outcome: Outcome): Promise<boolean> {
   const finishedAt = new Date();
   const tokens = outcome.tokensUsed ?? 0;
   await db.workAttempt.update({
@@ -69,8 +77,8 @@ export async function recordOutcome(db: DbOrTx, workItemId: string, attemptId: s
       finishedAt,
     },
   });
-  await db.workItem.update({
-    where: { id: workItemId },
+  const recorded = await db.workItem.updateMany({
+    where: { id: workItemId, status: { not: "succeeded" } },
     data: {
       status: outcome.status,
       errorClass: outcome.errorClass ?? null,
@@ -80,6 +88,14 @@ export async function recordOutcome(db: DbOrTx, workItemId: string, attemptId: s
       finishedAt,
     },
   });
+  if (recorded.count === 0) {
+    // Still count what this run spent: the tokens were paid for.
+    await db.workItem.update({
+      where: { id: workItemId },
+      data: { tokensUsed: { increment: tokens }, wallMsUsed: { increment: outcome.wallMs } },
+    });
+  }
+  return recorded.count > 0;
 }
 
 /**

@@ -2,8 +2,8 @@
 // its attempt records, enforces the wall-time budget, classifies failures, chains
 // the next stage. BullMQ owns retries; inputs that can never succeed end as `dead`.
 import { Worker, UnrecoverableError, type Job } from "bullmq";
-import type { Redis } from "ioredis";
-import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
+import type { RedisConnection } from "./connection";
+import { isDatabaseUnavailable, transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
   SpanKind,
   currentTraceId,
@@ -15,8 +15,9 @@ import {
   workItemsFinished,
   type Logger,
 } from "@recall/telemetry";
+import { OutageBackoff, runThroughOutages } from "./database-outage";
 import { WorkTimeoutError, classifyError, tokensSpent } from "./errors";
-import { enqueueWorkItem, type QueueSet } from "./producer";
+import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
 import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
 import { ensureWorkItem, markRunning, recordOutcome } from "./work-items";
@@ -47,7 +48,7 @@ export interface StageWorkerOptions {
   process: StageProcessor;
   db: Db;
   queues: QueueSet;
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   logger: Logger;
   concurrency?: number;
@@ -57,12 +58,17 @@ export interface StageWorkerOptions {
 
 export function createStageWorker(options: StageWorkerOptions): Worker<StagePayload> {
   const { queue, connection, prefix, concurrency = 4 } = options;
-  return new Worker<StagePayload>(queue, (job) => runJob(options, job), {
-    connection,
-    prefix,
-    concurrency,
-    settings: { backoffStrategy: (attemptsMade, _type, err) => backoffDelay(queue, attemptsMade, err) },
-  });
+  const outage = new OutageBackoff();
+  return new Worker<StagePayload>(
+    queue,
+    (job, token) => runThroughOutages({ job, token, outage, logger: options.logger }, () => runJob(options, job)),
+    {
+      connection,
+      prefix,
+      concurrency,
+      settings: { backoffStrategy: (attemptsMade, _type, err) => backoffDelay(queue, attemptsMade, err) },
+    },
+  );
 }
 
 async function runJob(options: StageWorkerOptions, job: Job<StagePayload>): Promise<StageResult> {
@@ -109,19 +115,28 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
     // The next stage's work item is created in the same transaction that marks this one
     // succeeded: a crash in between can never leave a finished stage with no successor.
     const next = await transaction(db, async (tx) => {
-      await recordOutcome(tx, item.id, attemptId, { status: "succeeded", tokensUsed: result.tokensUsed, wallMs: elapsed(started) });
+      const first = await recordOutcome(tx, item.id, attemptId, {
+        status: "succeeded",
+        tokensUsed: result.tokensUsed,
+        wallMs: elapsed(started),
+      });
+      // Another run of this item succeeded first and chained the next stage already.
+      if (!first) return undefined;
       return result.next === false ? undefined : ensureNext(tx, queue, item);
     });
     jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
     workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
     stopTimer({ outcome: "succeeded" });
-    if (next?.rerun) await requeueWorkItem(options.queues, next.item);
-    else if (next) await enqueueWorkItem(options.queues, next.item);
+    // The success is committed: a Redis that does not take the next job leaves it `queued` for the sweeper.
+    if (next) await chainNext(options, next, logger);
     options.onCompleted?.(item);
     return result;
   } catch (err) {
     stopTimer({ outcome: "failed" });
-    throw await failAttempt(options, { item, attemptId, lastTry, started, logger }, err);
+    const failure = await failAttempt(options, { item, attemptId, lastTry, started, logger }, err);
+    // Another run of this item succeeded meanwhile: this late failure changes nothing and is not retried.
+    if (!failure) return { status: "skipped" };
+    throw failure;
   }
 }
 
@@ -133,25 +148,45 @@ interface FailureContext {
   logger: Logger;
 }
 
-/** Records the failed attempt and returns the error to throw: the original one when BullMQ should retry. */
-async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err: unknown): Promise<Error> {
+/**
+ * Records the failed attempt and returns the error to throw: the original one when BullMQ should
+ * retry; undefined when the item had already succeeded in another run.
+ */
+async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err: unknown): Promise<Error | undefined> {
   const { errorClass, retryable, message: raw } = classifyError(err);
   // Stored and shown to API clients: a credential quoted by a failing dependency must not be.
   const message = scrubSecrets(raw);
-  const final = !retryable || ctx.lastTry;
+  // A database outage never makes a try the last: the job waits it out (runThroughOutages).
+  const final = !retryable || (ctx.lastTry && !isDatabaseUnavailable(err));
   const tokensUsed = tokensSpent(err);
-  await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {
+  const recorded = await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {
     status: final ? "dead" : "failed",
     errorClass,
     errorMessage: message,
     tokensUsed,
     wallMs: elapsed(ctx.started),
   });
+  if (!recorded) {
+    ctx.logger.warn({ errorClass, err: message }, "a duplicate run failed after the item succeeded; the success stands");
+    return undefined;
+  }
   jobsTotal.inc({ queue: options.queue, outcome: final ? "dead" : "failed", error_class: errorClass });
   if (final) workItemsFinished.inc({ queue: options.queue, status: "dead", error_class: errorClass });
   ctx.logger.warn({ errorClass, final, err: message }, "stage attempt failed");
   if (!retryable) return new UnrecoverableError(`${errorClass}: ${message}`);
   return err instanceof Error ? err : new Error(message);
+}
+
+async function chainNext(options: StageWorkerOptions, next: { item: WorkItem; rerun: boolean }, logger: Logger): Promise<void> {
+  if (!next.rerun) {
+    await enqueueOrLeaveForSweeper({ queues: options.queues, logger }, next.item);
+    return;
+  }
+  try {
+    await requeueWorkItem(options.queues, next.item);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message, workItemId: next.item.id }, "requeue failed; the sweeper will queue it");
+  }
 }
 
 /**

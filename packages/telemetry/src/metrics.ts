@@ -28,6 +28,13 @@ export const workItemsFinished = new Counter({
   registers: [registry],
 });
 
+export const lostJobsRequeued = new Counter({
+  name: "recall_lost_jobs_requeued_total",
+  help: "Work items the sweeper put back on their queue because Redis no longer held their job (flushed, restarted empty, or down at enqueue), by queue and the status it found",
+  labelNames: ["queue", "status"] as const,
+  registers: [registry],
+});
+
 export const httpDuration = new Histogram({
   name: "recall_http_request_duration_seconds",
   help: "HTTP request duration by route template and status",
@@ -108,6 +115,29 @@ export function observeOutbox(source: () => Promise<{ pending: number; oldestAge
   outboxSource = source;
 }
 
+const dependencyUp = new Gauge({
+  name: "recall_dependency_up",
+  help: "Whether the scrape-time read of a dependency worked (1) or failed (0): redis (queue depths), postgres (outbox backlog)",
+  labelNames: ["dependency"] as const,
+  registers: [registry],
+});
+
+/**
+ * Reads a scrape-time source; a failure (its dependency is down) leaves that series out and says so
+ * in recall_dependency_up, so /metrics still answers during an outage, when it is needed most.
+ */
+async function readSource<T>(dependency: "redis" | "postgres", source: (() => Promise<T>) | undefined): Promise<T | undefined> {
+  if (!source) return undefined;
+  try {
+    const value = await source();
+    dependencyUp.set({ dependency }, 1);
+    return value;
+  } catch {
+    dependencyUp.set({ dependency }, 0);
+    return undefined;
+  }
+}
+
 new Gauge({
   name: "recall_queue_jobs",
   help: "Jobs per queue and state (waiting, active, delayed, failed), read at scrape time",
@@ -115,7 +145,7 @@ new Gauge({
   registers: [registry],
   async collect() {
     this.reset();
-    for (const q of (await queueSource?.()) ?? []) {
+    for (const q of (await readSource("redis", queueSource)) ?? []) {
       for (const [state, n] of Object.entries(q.counts)) this.set({ queue: q.queue, state }, n);
     }
   },
@@ -128,7 +158,7 @@ new Gauge({
   registers: [registry],
   async collect() {
     this.reset();
-    for (const q of (await queueSource?.()) ?? []) this.set({ queue: q.queue }, q.oldestWaitingAgeSeconds);
+    for (const q of (await readSource("redis", queueSource)) ?? []) this.set({ queue: q.queue }, q.oldestWaitingAgeSeconds);
   },
 });
 
@@ -137,8 +167,9 @@ new Gauge({
   help: "Committed outbox events not yet relayed to truth maintenance",
   registers: [registry],
   async collect() {
-    const outbox = await outboxSource?.();
-    this.set(outbox?.pending ?? 0);
+    this.reset();
+    const outbox = await readSource("postgres", outboxSource);
+    if (outbox) this.set(outbox.pending);
   },
 });
 
@@ -147,7 +178,8 @@ new Gauge({
   help: "Age of the oldest outbox event not yet relayed (0 when none waits): how far truth maintenance trails commits",
   registers: [registry],
   async collect() {
-    const outbox = await outboxSource?.();
-    this.set(outbox?.oldestAgeSeconds ?? 0);
+    this.reset();
+    const outbox = await readSource("postgres", outboxSource);
+    if (outbox) this.set(outbox.oldestAgeSeconds);
   },
 });

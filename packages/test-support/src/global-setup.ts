@@ -1,9 +1,9 @@
 // Runs once per `jest` run: checks Postgres and Redis answer, then builds a migrated
 // template database that each test file clones (CREATE DATABASE … TEMPLATE is fast).
 import { Client } from "pg";
-import IORedis from "ioredis";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/src/migrator";
+import { createRedisConnection } from "@recall/queues/src/connection";
 import { adminUrl, newTestRunId, templateDb, withDatabase } from "./databases";
 
 export default async function globalSetup(): Promise<void> {
@@ -34,7 +34,12 @@ async function assertPostgres(url: string): Promise<void> {
 }
 
 async function assertRedis(url: string): Promise<void> {
-  const redis = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3_000, retryStrategy: () => null });
+  const redis = createRedisConnection(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3_000,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     await redis.ping();

@@ -5,3 +5,6 @@ export * from "./fake-llm-server";
 export * from "./fake-embeddings";
 export * from "./pdf-fixture";
 export * from "./prometheus-text";
+export * from "./private-servers";
+export * from "./exactly-once-audit";
+export * from "./processes";

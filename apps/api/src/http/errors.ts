@@ -3,6 +3,8 @@
 import { trace } from "@opentelemetry/api";
 import type { ErrorRequestHandler, Response } from "express";
 import { ZodError, z } from "zod";
+import { isDatabaseUnavailable } from "@recall/db";
+import { isRedisUnavailable } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 
 export interface FieldError {
@@ -26,9 +28,41 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly errors: FieldError[] = [],
+    /** Seconds a client should wait before trying again (the `Retry-After` header). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
+}
+
+/** How long a client is asked to wait while Postgres or Redis is not answering. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Postgres or Redis not answering is the service's outage, not the request's fault: 503 with
+ * Retry-After, whatever route it hit. Nothing half-done stays behind (ingest writes in one
+ * transaction, and work Postgres stored while Redis was down is queued by the sweeper).
+ */
+export function outageProblem(err: unknown): AppError | undefined {
+  if (isDatabaseUnavailable(err)) {
+    return new AppError(
+      503,
+      "database_unavailable",
+      "the database is not answering; retry after Retry-After seconds",
+      [],
+      OUTAGE_RETRY_AFTER_SECONDS,
+    );
+  }
+  if (isRedisUnavailable(err)) {
+    return new AppError(
+      503,
+      "queue_unavailable",
+      "the queue (Redis) is not answering; retry after Retry-After seconds",
+      [],
+      OUTAGE_RETRY_AFTER_SECONDS,
+    );
+  }
+  return undefined;
 }
 
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found`);
@@ -40,6 +74,7 @@ export function fromZod(err: ZodError, where: "body" | "query" | "path"): AppErr
 }
 
 export function sendProblem(res: Response, err: AppError): void {
+  if (err.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(err.retryAfterSeconds));
   res
     .status(err.status)
     .type("application/problem+json")
@@ -62,6 +97,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         res,
         new AppError(400, "invalid_json", "request body is not valid JSON", [{ field: "body", message: "not valid JSON" }]),
       );
+    }
+    const outage = outageProblem(err);
+    if (outage) {
+      logger.warn({ err: (err as Error).message, path: req.path }, "dependency unavailable");
+      return sendProblem(res, outage);
     }
     const parserProblem = bodyParserProblem(err as BodyParserError);
     if (parserProblem) return sendProblem(res, parserProblem);

@@ -139,6 +139,13 @@ function problemResponses(group: RouteGroup, route: RouteDefinition, path: strin
       : {}),
     ...(route.body ? { 413: problem("The body is larger than REQUEST_BODY_LIMIT_BYTES.") } : {}),
     500: problem("Internal error; details are in the server log under the trace id."),
+    ...(group.auth !== "none"
+      ? {
+          503: problem(
+            "Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds.",
+          ),
+        }
+      : {}),
   };
 }
 

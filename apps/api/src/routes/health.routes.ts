@@ -59,11 +59,20 @@ function metrics(): RouteDefinition {
   });
 }
 
+/** A dependency that does not answer within this is not ready (a Redis Cluster client queues commands until it can). */
+const CHECK_TIMEOUT_MS = 3_000;
+
 async function check(name: string, fn: () => Promise<unknown>): Promise<z.infer<typeof Check>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
   try {
-    await fn();
+    await Promise.race([fn(), timeout]);
     return { name, ok: true };
   } catch (err) {
     return { name, ok: false, error: (err as Error).message };
+  } finally {
+    clearTimeout(timer);
   }
 }

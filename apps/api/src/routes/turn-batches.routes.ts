@@ -4,7 +4,7 @@ import type { Turn, WorkItem } from "@recall/db";
 import type { ApiDeps } from "../deps";
 import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
-import { enqueueOrLeaveForSweeper } from "../services/enqueue";
+import { enqueueOrLeaveForSweeper } from "@recall/queues";
 import { storeTurnBatch } from "../services/turn-batch-store";
 import { TurnService } from "../services/turn.service";
 import { diffView, extractionView, turnState } from "../views/turn-result";
@@ -71,8 +71,11 @@ function postBatch(deps: ApiDeps): RouteDefinition {
         params.sessionId,
       );
       const stored = await storeTurnBatch(deps.db, params.contextId, params.sessionId, body.turns);
+      // Once Redis refuses one, the rest are left to the sweeper too rather than each waiting on it.
       for (let i = 0; i < stored.items.length; i += ENQUEUE_CONCURRENCY) {
-        await Promise.all(stored.items.slice(i, i + ENQUEUE_CONCURRENCY).map((item) => enqueueOrLeaveForSweeper(deps, item)));
+        const slice = stored.items.slice(i, i + ENQUEUE_CONCURRENCY);
+        const taken = await Promise.all(slice.map((item) => enqueueOrLeaveForSweeper(deps, item)));
+        if (taken.includes(false)) break;
       }
       const status_url = `/api/v1/${params.contextId}/sessions/${params.sessionId}/turn-batches/${stored.batchId}`;
       return { status: 202, body: { batch_id: stored.batchId, turn_ids: stored.turnIds, status_url, trace_id: stored.traceId } };

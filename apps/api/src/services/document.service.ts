@@ -5,8 +5,7 @@
 import { toJson, transaction, type Document, type Tx, type WorkItem } from "@recall/db";
 import type { DocumentFormat } from "@recall/extraction";
 import { normaliseScope, sha256, storeOriginal } from "@recall/memory";
-import { ensureWorkItem } from "@recall/queues";
-import { enqueueOrLeaveForSweeper } from "./enqueue";
+import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/queues";
 import type { ServiceDeps } from "./service-deps";
 
 export interface SourceInput {

@@ -3,7 +3,7 @@
 import { writeFacts } from "@recall/memory";
 import { currentTraceId } from "@recall/telemetry";
 import { newTraceId } from "../http/trace";
-import { enqueueOrLeaveForSweeper } from "./enqueue";
+import { enqueueOrLeaveForSweeper } from "@recall/queues";
 import type { ServiceDeps } from "./service-deps";
 
 export interface FactWriteServiceOptions {

@@ -3,13 +3,12 @@
 import type { z } from "zod";
 import { isUniqueConstraintError, toJson, transaction } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
-import { createTurnExtraction } from "@recall/queues";
+import { createTurnExtraction, enqueueOrLeaveForSweeper } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
 import { AppError, notFound } from "../http/errors";
 import type { CreateTurnBody } from "../routes/sessions.schemas";
 import { newTraceId } from "../http/trace";
 import { diffView, extractionView, waitForTurn } from "../views/turn-result";
-import { enqueueOrLeaveForSweeper } from "./enqueue";
 import type { ServiceDeps } from "./service-deps";
 import type { TurnCompletion } from "./turn-completion";
 

@@ -2,10 +2,9 @@
 // template), its own queue prefix, the real workers and the real HTTP app.
 import type { Express } from "express";
 import type { LoggerOptions } from "@recall/telemetry";
-import IORedis from "ioredis";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type TestDatabase } from "@recall/test-support";
-import { QUEUE_NAMES, type QueueName } from "@recall/queues";
+import { QUEUE_NAMES, createRedisConnection, type QueueName } from "@recall/queues";
 import { bootstrapWorker, type WorkerProcess } from "@recall/worker/src/bootstrap";
 import { startWorkers, type WorkerRuntime } from "@recall/worker/src/worker-runtime";
 import { createApp } from "../app";
@@ -28,10 +27,11 @@ export async function startHarness(
   /** Where the API's and workers' log lines go (a test that reads them); nowhere unless LOG_LEVEL is set. */
   logDestination?: LoggerOptions["destination"],
 ): Promise<Harness> {
-  const database: TestDatabase = await createTestDatabase();
+  // A DATABASE_URL override is a database the test made itself (on a private server): kept as it is.
+  const database: TestDatabase | undefined = overrides.DATABASE_URL ? undefined : await createTestDatabase();
   const base = loadConfig();
   const config = configWith({
-    DATABASE_URL: database.url,
+    DATABASE_URL: database?.url ?? "",
     REDIS_URL: base.REDIS_URL,
     QUEUE_PREFIX: testQueuePrefix(),
     ADMIN_API_KEY: ADMIN_KEY,
@@ -53,10 +53,10 @@ export async function startHarness(
       await runtime.close();
       await worker.close();
       await api.close();
-      const redis = new IORedis(config.REDIS_URL);
+      const redis = createRedisConnection(config.REDIS_URL);
       await removeQueuePrefix(redis, config.QUEUE_PREFIX);
       redis.disconnect();
-      await database.drop();
+      await database?.drop();
     },
   };
 }

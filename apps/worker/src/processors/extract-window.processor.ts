@@ -102,7 +102,7 @@ async function readWindow(deps: WorkerDeps, ctx: StageContext, { windowId, turns
   const stray = strayTurns(result.value, turns.length);
   if (stray.length > 0) throw new StrayTurnsError(`answer names turns ${stray.join(", ")} of a ${turns.length}-turn window`);
   const reason = `window of ${turns.length} turns${result.attempts === 2 ? " (after one repair)" : ""}`;
-  await finishTurns(deps.db, deps.queues, turns, splitWindowDiff(result.value, turns.length), {
+  await finishTurns(deps.db, deps, turns, splitWindowDiff(result.value, turns.length), {
     windowId,
     model: `${client.provider}:${result.model}`,
     reason,
@@ -115,7 +115,7 @@ async function split(deps: WorkerDeps, ctx: StageContext, turns: Turn[], why: st
   if (turns.length === 1) return handToInteractive(deps.db, deps.queues, turns[0]!.id, why);
   await splitWindow(
     deps.db,
-    deps.queues,
+    deps,
     ctx.payload.subjectId,
     turns.map((t) => t.id),
     ctx.item.traceId,

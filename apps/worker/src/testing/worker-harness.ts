@@ -1,12 +1,11 @@
 // Test harness: the real worker process (every queue's processor, the outbox relay)
 // on its own database cloned from the migrated template and its own queue prefix.
 // Inputs are stored and enqueued the way the API's ingest does.
-import IORedis from "ioredis";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import type { Db, Prisma, Session, WorkItem } from "@recall/db";
 import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import { chunkText } from "@recall/extraction";
-import { QUEUE_NAMES, enqueueWorkItem, ensureWorkItem, type QueueName, type SubjectType } from "@recall/queues";
+import { QUEUE_NAMES, createRedisConnection, enqueueWorkItem, ensureWorkItem, type QueueName, type SubjectType } from "@recall/queues";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "../bootstrap";
 import { startWorkers, type WorkerRuntime } from "../worker-runtime";
@@ -42,7 +41,7 @@ export async function startWorkerHarness(overrides: Partial<Record<keyof Config,
     async close() {
       await runtime.close();
       await worker.close();
-      const redis = new IORedis(config.REDIS_URL);
+      const redis = createRedisConnection(config.REDIS_URL);
       await removeQueuePrefix(redis, config.QUEUE_PREFIX);
       redis.disconnect();
       await database.drop();

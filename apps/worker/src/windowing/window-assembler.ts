@@ -6,7 +6,7 @@
 // is in exactly one window and a window's job never sees a turn that has not been handed over.
 import type { Config } from "@recall/config";
 import { transaction, type Tx, type WorkItem } from "@recall/db";
-import { ensureWorkItem, enqueueWorkItem, promoteWorkItem, redelayWorkItem, type QueueSet } from "@recall/queues";
+import { enqueueOrLeaveForSweeper, ensureWorkItem, promoteWorkItem, redelayWorkItem, type Producer } from "@recall/queues";
 
 export interface WindowLimits {
   maxTurns: number;
@@ -38,10 +38,15 @@ export async function lockSession(tx: Tx, sessionId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`window:${sessionId}`}))`;
 }
 
-/** Hands the turn's extract item to a window and starts or releases that window's job. */
+/**
+ * Hands the turn's extract item to a window and starts or releases that window's job. Nothing
+ * after the commit may fail the turn's attempt (it is `waiting` now, and a retry would put it in a
+ * second window): a window job Redis does not take is left to the sweeper, and a promotion or
+ * re-delay that fails only changes when the window runs.
+ */
 export async function joinWindow(
   db: Parameters<typeof transaction>[0],
-  queues: QueueSet,
+  producer: Producer,
   limits: WindowLimits,
   turn: ParkedTurn,
   item: WorkItem,
@@ -72,11 +77,14 @@ export async function joinWindow(
     return release;
   });
   const full = release.open && release.promote.some((w) => w.id === release.open!.id);
-  if (release.open) await enqueueWorkItem(queues, release.open, undefined, full ? 0 : limits.lingerMs);
-  for (const w of release.promote) if (w.id !== release.open?.id) await promoteWorkItem(queues, w);
+  if (release.open) await enqueueOrLeaveForSweeper(producer, release.open, { delayMs: full ? 0 : limits.lingerMs });
+  const { queues, logger } = producer;
+  const bestEffort = (what: string, run: Promise<void>) =>
+    run.catch((err: Error) => logger.warn({ err: err.message }, `${what} failed; the window runs when its delay ends`));
+  for (const w of release.promote) if (w.id !== release.open?.id) await bestEffort("window promotion", promoteWorkItem(queues, w));
   // Linger counts from the latest turn, so turns arriving steadily (an import being extracted) fill the window.
   if (release.joined && !release.promote.some((w) => w.id === release.joined!.id))
-    await redelayWorkItem(queues, release.joined, limits.lingerMs);
+    await bestEffort("window re-delay", redelayWorkItem(queues, release.joined, limits.lingerMs));
 }
 
 async function hasRoom(tx: Tx, turnIds: string[], content: string, limits: WindowLimits): Promise<boolean> {
@@ -128,7 +136,7 @@ export async function closeWindow(db: Parameters<typeof transaction>[0], windowI
  */
 export async function splitWindow(
   db: Parameters<typeof transaction>[0],
-  queues: QueueSet,
+  producer: Producer,
   windowId: string,
   turnIds: string[],
   traceId: string,
@@ -156,6 +164,6 @@ export async function splitWindow(
     }
     return created;
   });
-  for (const item of items) await enqueueWorkItem(queues, item);
+  for (const item of items) await enqueueOrLeaveForSweeper(producer, item);
   return items;
 }

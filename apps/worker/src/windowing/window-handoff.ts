@@ -5,7 +5,7 @@
 // read is handed back to the interactive one-turn path (escalation included).
 import { transaction, type Db, type ErrorClass, type Prisma, type Turn, type WorkItem } from "@recall/db";
 import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
-import { enqueueWorkItem, ensureWorkItem, requeueWorkItem, type QueueSet } from "@recall/queues";
+import { enqueueOrLeaveForSweeper, ensureWorkItem, requeueWorkItem, type Producer, type QueueSet } from "@recall/queues";
 
 export interface WindowReading {
   windowId: string;
@@ -22,7 +22,13 @@ function turnItem(db: Db | Prisma.TransactionClient, turnId: string) {
 }
 
 /** Stages each turn's diff on its own item and queues its validation; turns no longer waiting (retried meanwhile) are left alone. */
-export async function finishTurns(db: Db, queues: QueueSet, turns: Turn[], diffs: ExtractionDiff[], reading: WindowReading): Promise<void> {
+export async function finishTurns(
+  db: Db,
+  producer: Producer,
+  turns: Turn[],
+  diffs: ExtractionDiff[],
+  reading: WindowReading,
+): Promise<void> {
   const next = await transaction(db, async (tx) => {
     const queued: WorkItem[] = [];
     for (const [i, turn] of turns.entries()) {
@@ -60,7 +66,7 @@ export async function finishTurns(db: Db, queues: QueueSet, turns: Turn[], diffs
     }
     return queued;
   });
-  for (const item of next) await enqueueWorkItem(queues, item);
+  for (const item of next) await enqueueOrLeaveForSweeper(producer, item);
 }
 
 function candidateRows(item: WorkItem, turn: Turn, diff: ExtractionDiff, model: string): Prisma.KnowledgeCandidateCreateManyInput[] {

@@ -31,7 +31,7 @@ export function windowAwareExtract(deps: WorkerDeps, oneTurn: StageProcessor): S
     const ambiguous = ambiguousReference(input);
     if ((heuristic.finished && !(ambiguous && !isEmptyDiff(heuristic.diff))) || ambiguous) return oneTurn(ctx);
     const turn = await deps.db.turn.findUniqueOrThrow({ where: { id: subject.id } });
-    await joinWindow(deps.db, deps.queues, windowLimits(deps.config), turn, item);
+    await joinWindow(deps.db, deps, windowLimits(deps.config), turn, item);
     return { status: "waiting" };
   };
 }

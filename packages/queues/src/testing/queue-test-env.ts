@@ -3,12 +3,11 @@
 // useQueueTestEnv() once at the top of a test file; the bindings below are live.
 import { randomUUID } from "node:crypto";
 import type { Worker } from "bullmq";
-import type { Redis } from "ioredis";
 import { loadConfig } from "@recall/config";
 import { createDb, type Db, type WorkItem } from "@recall/db";
 import { createLogger } from "@recall/telemetry";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
-import { createProducerConnection, createWorkerConnection } from "../connection";
+import { createProducerConnection, createWorkerConnection, type RedisConnection } from "../connection";
 import { createQueues, type QueueSet } from "../producer";
 import type { QueueName } from "../registry";
 import { ensureWorkItem } from "../work-items";
@@ -17,12 +16,12 @@ import { createStageWorker, type StageProcessor } from "../worker-factory";
 export const logger = createLogger("silent", "test");
 export let db: Db;
 export let queues: QueueSet;
-export let connection: Redis;
+export let connection: RedisConnection;
 export let prefix: string;
 /** This test file's database, for a second connection (as another process would open). */
 export let databaseUrl: string;
 let database: TestDatabase;
-let producer: Redis;
+let producer: RedisConnection;
 const workers: Worker[] = [];
 
 export function useQueueTestEnv(): void {

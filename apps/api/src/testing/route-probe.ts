@@ -1,0 +1,48 @@
+// Calls every route Express serves once, with its path filled in and the right credentials, and
+// reports what each answered: for tests of what the whole API does in a given state (an outage).
+import { randomUUID } from "node:crypto";
+import type { Express } from "express";
+import request from "supertest";
+import { registeredRoutes } from "../http/route-inventory";
+import { ADMIN_KEY } from "./harness";
+
+export interface ProbeAnswer {
+  route: string;
+  status: number;
+  retryAfter?: string;
+  contentType?: string;
+  body: unknown;
+}
+
+export interface ProbeTarget {
+  contextId: string;
+  apiKey: string;
+  /** Values for path parameters by name (sessionId, documentId, …); others get a fresh uuid. */
+  ids?: Record<string, string>;
+  /** Bodies for routes that refuse `{}` before they reach the database, by `METHOD path`. */
+  bodies?: Record<string, object>;
+}
+
+export async function probeEveryRoute(app: Express, target: ProbeTarget): Promise<ProbeAnswer[]> {
+  const answers: ProbeAnswer[] = [];
+  for (const { method, path } of registeredRoutes(app)) {
+    const route = `${method.toUpperCase()} ${path}`;
+    const url = path.replace(/\{(\w+)\}/g, (_, name: string) =>
+      name === "contextId" ? target.contextId : (target.ids?.[name] ?? randomUUID()),
+    );
+    let req = (request(app) as unknown as Record<string, (url: string) => request.Test>)[method]!(url);
+    req = /^\/api\/v1\/(contexts|admin)(\/|$)/.test(path)
+      ? req.set("Authorization", `Bearer ${ADMIN_KEY}`)
+      : req.set("API-KEY", target.apiKey);
+    if (method !== "get") req = req.send(target.bodies?.[route] ?? {});
+    const res = await req;
+    answers.push({
+      route,
+      status: res.status,
+      retryAfter: res.headers["retry-after"],
+      contentType: res.headers["content-type"],
+      body: res.body,
+    });
+  }
+  return answers;
+}
