@@ -4,6 +4,7 @@ import type { VectorRetriever } from "@recall/memory";
 import type { QueueSet, WorkItemService } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 import type { Redis } from "ioredis";
+import type { Drain } from "./http/drain";
 import type { TurnCompletion } from "./services/turn-completion";
 
 export interface ApiDeps {
@@ -18,4 +19,6 @@ export interface ApiDeps {
   workItems: WorkItemService;
   /** Semantic search for POST /query; absent unless RECALL_EMBEDDING_MODEL is set (see vector-search.ts). */
   vector?: VectorRetriever;
+  /** Graceful shutdown: requests in flight, and whether new ones are still taken (see http/drain.ts). */
+  drain: Drain;
 }

@@ -20,6 +20,8 @@ export interface RelayOptions {
   batchSize?: number;
   /** A queued work item older than this with no job is enqueued again. */
   sweepAfterMs?: number;
+  /** How often the sweep runs (the drain runs on every wake-up and poll). */
+  sweepIntervalMs?: number;
   /** A running work item whose attempt is older than this and has no live job is taken back. */
   runningLeaseMs: number;
   /**
@@ -132,7 +134,7 @@ export class OutboxRelay {
   private async tick(): Promise<void> {
     try {
       await this.drain();
-      if (Date.now() - this.lastSweep > 10_000) {
+      if (Date.now() - this.lastSweep > (this.options.sweepIntervalMs ?? 10_000)) {
         this.lastSweep = Date.now();
         await this.sweep();
       }

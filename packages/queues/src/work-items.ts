@@ -101,6 +101,24 @@ export async function abandonRunning(db: Db, item: WorkItem, status: "queued" | 
   });
 }
 
+/**
+ * A shutting-down worker gives the item back (see HandBackError): its attempt ends as abandoned and the item is
+ * `queued` again for whichever worker takes the job next. Only while it is still running.
+ */
+export async function handBack(db: Db, workItemId: string, attemptId: string, err: AbandonedAttemptError, wallMs: number): Promise<void> {
+  const finishedAt = new Date();
+  await transaction(db, async (tx) => {
+    await tx.workAttempt.update({
+      where: { id: attemptId },
+      data: { status: "failed", errorClass: err.errorClass, errorMessage: err.message, wallMs, finishedAt },
+    });
+    await tx.workItem.updateMany({
+      where: { id: workItemId, status: "running" },
+      data: { status: "queued", errorClass: err.errorClass, errorMessage: err.message, wallMsUsed: { increment: wallMs } },
+    });
+  });
+}
+
 async function closeOpenAttempts(
   db: DbOrTx,
   where: Prisma.WorkAttemptWhereInput,

@@ -1,7 +1,8 @@
 // One worker factory for every queue: parses the payload, keeps the work item and
 // its attempt records, enforces the wall-time budget, classifies failures, chains
 // the next stage. BullMQ owns retries; inputs that can never succeed end as `dead`.
-import { Worker, UnrecoverableError, type Job } from "bullmq";
+import { hostname } from "node:os";
+import { Worker, UnrecoverableError, WaitingError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
@@ -15,11 +16,11 @@ import {
   workItemsFinished,
   type Logger,
 } from "@recall/telemetry";
-import { WorkTimeoutError, classifyError, tokensSpent } from "./errors";
+import { HandBackError, WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
-import { ensureWorkItem, markRunning, recordOutcome } from "./work-items";
+import { ensureWorkItem, handBack, markRunning, recordOutcome } from "./work-items";
 
 export interface StageContext {
   item: WorkItem;
@@ -53,19 +54,48 @@ export interface StageWorkerOptions {
   concurrency?: number;
   wallBudgetMs: number;
   onCompleted?: (item: WorkItem) => void;
+  /** BullMQ's lock: renewed every half of it; a job whose lock runs out is stalled and runs again elsewhere. */
+  lockDurationMs?: number;
+  /** Stored on each job it takes (`processedBy`), so the dashboard and tests see which process runs it. Default: `workerName()`. */
+  name?: string;
+  /** Awaited between a stage's work and its outcome, and between the outcome and the next stage's enqueue (fault tests). */
+  faultPoint?: () => Promise<void>;
+}
+
+/**
+ * The reason a shutting-down worker cancels its jobs with (`worker.cancelAllJobs(HAND_BACK)`): each
+ * running stage stops, its attempt is closed as abandoned and its job goes back to waiting.
+ */
+export const HAND_BACK = "recall:hand-back";
+
+/** This process as BullMQ records it on the jobs it runs: host and pid. */
+export function workerName(pid = process.pid): string {
+  return `${hostname()}:${pid}`;
 }
 
 export function createStageWorker(options: StageWorkerOptions): Worker<StagePayload> {
-  const { queue, connection, prefix, concurrency = 4 } = options;
-  return new Worker<StagePayload>(queue, (job) => runJob(options, job), {
+  const { queue, connection, prefix, concurrency = 4, lockDurationMs = 30_000, name = workerName() } = options;
+  // Three parameters: BullMQ passes the signal that cancelAllJobs aborts only to a processor that declares it.
+  return new Worker<StagePayload>(queue, (job, token, signal) => runJob(options, { job, token, signal }), {
     connection,
     prefix,
     concurrency,
+    name,
+    lockDuration: lockDurationMs,
+    stalledInterval: lockDurationMs,
     settings: { backoffStrategy: (attemptsMade, _type, err) => backoffDelay(queue, attemptsMade, err) },
   });
 }
 
-async function runJob(options: StageWorkerOptions, job: Job<StagePayload>): Promise<StageResult> {
+/** A job as BullMQ hands it to the processor: its lock token, and the signal a shutdown aborts. */
+interface Delivery {
+  job: Job<StagePayload>;
+  token: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
+async function runJob(options: StageWorkerOptions, delivery: Delivery): Promise<StageResult> {
+  const { job } = delivery;
   const parsed = QUEUES[options.queue].payload.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`invalid payload: ${parsed.error.message}`);
   const payload = parsed.data;
@@ -81,14 +111,15 @@ async function runJob(options: StageWorkerOptions, job: Job<StagePayload>): Prom
         "recall.queue": options.queue,
         "recall.attempt": job.attemptsMade + 1,
       },
-      () => runStage(options, job, payload),
+      () => runStage(options, delivery, payload),
       SpanKind.CONSUMER,
     ),
   );
 }
 
-async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, payload: StagePayload): Promise<StageResult> {
-  const { db, queue } = options;
+async function runStage(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload): Promise<StageResult> {
+  const { db, queue, faultPoint = () => Promise.resolve() } = options;
+  const { job } = delivery;
   const item = await db.workItem.findUnique({ where: { id: payload.workItemId } });
   if (!item) throw new UnrecoverableError(`work item ${payload.workItemId} does not exist`);
   // Done already (a repeated delivery), or stopped by an operator: nothing to run.
@@ -104,8 +135,13 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
   const started = performance.now();
   const stopTimer = stageDuration.startTimer({ queue });
   try {
-    const result = await withWallBudget(options.wallBudgetMs, (signal) => options.process({ item, payload, attempt, signal, logger }));
+    const result = await withWallBudget(
+      options.wallBudgetMs,
+      (signal) => options.process({ item, payload, attempt, signal, logger }),
+      delivery.signal,
+    );
     if (result.status === "waiting") return result;
+    await faultPoint();
     // The next stage's work item is created in the same transaction that marks this one
     // succeeded: a crash in between can never leave a finished stage with no successor.
     const next = await transaction(db, async (tx) => {
@@ -115,14 +151,29 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
     jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
     workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
     stopTimer({ outcome: "succeeded" });
+    await faultPoint();
     if (next?.rerun) await requeueWorkItem(options.queues, next.item);
     else if (next) await enqueueWorkItem(options.queues, next.item);
     options.onCompleted?.(item);
     return result;
   } catch (err) {
     stopTimer({ outcome: "failed" });
+    if (err instanceof HandBackError) throw await handJobBack(options, delivery, { item, attemptId, lastTry, started, logger }, err);
     throw await failAttempt(options, { item, attemptId, lastTry, started, logger }, err);
   }
+}
+
+/**
+ * The worker is shutting down and this stage did not finish in time: its attempt is closed as abandoned, the
+ * item is queued again and the job goes back to waiting, without spending one of BullMQ's attempts. Whatever
+ * the stage was writing rolls back with its transaction (or, committed already, is found by the next run).
+ */
+async function handJobBack(options: StageWorkerOptions, delivery: Delivery, ctx: FailureContext, err: HandBackError): Promise<Error> {
+  await handBack(options.db, ctx.item.id, ctx.attemptId, err, elapsed(ctx.started));
+  jobsTotal.inc({ queue: options.queue, outcome: "failed", error_class: err.errorClass });
+  ctx.logger.warn({ err: err.message }, "stage handed back at shutdown");
+  await delivery.job.moveToWait(delivery.token);
+  return new WaitingError(err.message);
 }
 
 interface FailureContext {
@@ -177,20 +228,30 @@ async function ensureNext(tx: Tx, queue: QueueName, item: WorkItem): Promise<{ i
   return { item: reset, rerun: true };
 }
 
-async function withWallBudget<T>(limitMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Runs the stage against its wall-time budget and the worker's shutdown (`outer` aborted with HAND_BACK):
+ * whichever comes first rejects at once and aborts the stage's own signal.
+ */
+async function withWallBudget<T>(limitMs: number, fn: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
     // Reject before aborting: a processor that settles on abort must not win the race.
-    timer = setTimeout(() => {
-      reject(new WorkTimeoutError(limitMs));
+    const fail = (err: Error) => {
+      reject(err);
       controller.abort();
-    }, limitMs);
+    };
+    timer = setTimeout(() => fail(new WorkTimeoutError(limitMs)), limitMs);
+    onAbort = () => fail(new HandBackError(String(outer?.reason ?? "worker shutting down")));
+    if (outer?.aborted) onAbort();
+    else outer?.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    return await Promise.race([fn(controller.signal), timeout]);
+    return await Promise.race([fn(controller.signal), stop]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) outer?.removeEventListener("abort", onAbort);
   }
 }
 

@@ -106,8 +106,10 @@ async function handOver(tx: Tx, item: WorkItem, windowId: string): Promise<void>
 /** Stops the window taking turns (its call is starting); returns its turns in session order. */
 export async function closeWindow(db: Parameters<typeof transaction>[0], windowId: string) {
   return transaction(db, async (tx) => {
+    const { sessionId } = await tx.extractionWindow.findUniqueOrThrow({ where: { id: windowId }, select: { sessionId: true } });
+    await lockSession(tx, sessionId);
+    // Read again under the lock: a turn that joined while this waited for it is this window's too.
     const window = await tx.extractionWindow.findUniqueOrThrow({ where: { id: windowId } });
-    await lockSession(tx, window.sessionId);
     const turns = await tx.turn.findMany({ where: { id: { in: window.turnIds } }, orderBy: { seq: "asc" } });
     // Turns join in the order their extraction reached the window; the row keeps session order.
     const turnIds = turns.map((t) => t.id);
