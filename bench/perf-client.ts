@@ -1,5 +1,6 @@
 // The HTTP side of the performance report: a context, sessions, turns posted as a user would,
 // and the percentiles they are summarised by.
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -28,12 +29,22 @@ export async function call(
   route: string,
   body?: object,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${api.baseUrl}/api/v1/${api.contextId}${route}`, {
-    method,
-    headers: { "api-key": api.apiKey, "content-type": "application/json" },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  // A kept-alive connection the server closes just as it is reused fails the request before it is sent
+  // or after: resent under one Idempotency-Key, it runs once either way.
+  const headers = { "api-key": api.apiKey, "content-type": "application/json", "idempotency-key": randomUUID() };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(`${api.baseUrl}/api/v1/${api.contextId}${route}`, {
+        method,
+        headers,
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    } catch (err) {
+      const code = ((err as Error).cause as { code?: string } | undefined)?.code;
+      if (attempt >= 3 || (code !== "UND_ERR_SOCKET" && code !== "ECONNRESET")) throw err;
+    }
+  }
 }
 
 export async function newSession(api: Api): Promise<string> {

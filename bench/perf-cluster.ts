@@ -46,12 +46,28 @@ export async function startCluster({ env, workers }: ClusterOptions): Promise<Cl
     LOG_LEVEL: "silent",
     NODE_ENV: "production",
     PORT: port,
+    // Several worker processes on one host: none serves /metrics (each would want the same port).
+    WORKER_METRICS_PORT: "0",
     ...env,
   };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // A Recall left over from an interrupted run would answer in place of this one (with another database).
+  if (
+    await fetch(`${baseUrl}/healthz`).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new Error(`something already answers on port ${port}: stop it, or set BENCH_PORT`);
   const api = run("apps/api/src/main.ts", [], childEnv);
   const procs = workers.map((queues) => run("apps/worker/src/main.ts", queues ? ["--queues", queues] : [], childEnv));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitReady(baseUrl, [api, ...procs]);
+  // Children are killed with this process, so an interrupted run leaves none behind.
+  const orphans = () => [api, ...procs].forEach((p) => p.exitCode === null && p.kill("SIGKILL"));
+  process.once("exit", orphans);
+  await waitReady(baseUrl, [api, ...procs]).catch(async (err: Error) => {
+    await Promise.all([api, ...procs].map(stop));
+    throw err;
+  });
   return {
     baseUrl,
     databaseUrl,

@@ -103,11 +103,16 @@ export async function modelBoundSection(processes: number[]): Promise<void> {
       const clients = procs * concurrency * 2;
       const sessions = await Promise.all(Array.from({ length: clients }, () => newSession(api)));
       const started = performance.now();
-      await concurrently(cycle(modelTurns, n), clients, async (t, i) => void (await postTurn(api, sessions[i % clients]!, t)));
+      const outcomes = new Map<string, number>();
+      await concurrently(cycle(modelTurns, n), clients, async (t, i) => {
+        const { status } = await postTurn(api, sessions[i % clients]!, t);
+        outcomes.set(status, (outcomes.get(status) ?? 0) + 1);
+      });
       const rate = n / ((performance.now() - started) / 1000);
       const ideal = (procs * concurrency) / (delay / 1000);
+      const answered = [...outcomes].map(([k, v]) => `${v} ${k}`).join(", ");
       console.log(
-        `  ${procs} extract process(es): ${fmt(rate, 2)} turns/s | ideal ${fmt(ideal, 2)} | ${fmt(rate / ideal, 2)}x (${server.counts.chatCalls} model calls)`,
+        `  ${procs} extract process(es): ${fmt(rate, 2)} turns/s | ideal ${fmt(ideal, 2)} | ${fmt(rate / ideal, 2)}x (${server.counts.chatCalls} model calls; ${answered})`,
       );
     });
   }
@@ -171,6 +176,13 @@ async function stageReport(databaseUrl: string): Promise<void> {
     );
     const worst = [...sorted].sort((a, b) => b.wait_ms + b.run_ms - (a.wait_ms + a.run_ms))[0];
     if (worst) console.log(`  slowest stage: ${worst.queue}`);
+    // What bounds throughput from below the write floor: every committed Postgres transaction of the run, per turn.
+    const { rows: stats } = await pool.query(
+      `SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())::float AS commits,
+              (SELECT count(*) FROM turns)::float AS turns`,
+    );
+    const { commits, turns } = stats[0] as { commits: number; turns: number };
+    if (turns > 0) console.log(`  Postgres transactions committed per turn (whole run, reads included): ${fmt(commits / turns, 1)}`);
   } finally {
     await pool.end();
   }

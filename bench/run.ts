@@ -77,6 +77,9 @@ async function run(service: BenchService, dir: string, samples: number): Promise
   const probes = [profileProbe(service.baseUrl, ctx, files), queryProbe(service.baseUrl, ctx, files, questions)];
   const pool = new pg.Pool({ connectionString: service.config.DATABASE_URL, max: 1 });
   try {
+    // A running service's tables carry planner statistics (autovacuum analyses within a minute of a bulk load);
+    // measuring before that would time plans made blind.
+    await pool.query("ANALYZE");
     console.log(`the context holds ${await sizeOf(pool, ctx.contextId)}`);
     const prefix = ctx.apiKey.split("_")[1]!;
     for (const probe of probes) {

@@ -57,6 +57,8 @@ function serveMetrics(port: number, logger: Logger): Server | undefined {
       (err: Error) => res.writeHead(500).end(err.message),
     );
   });
+  // A taken port (two workers on one host with the same WORKER_METRICS_PORT) costs the metrics, never the worker.
+  server.on("error", (err: Error) => logger.error({ port, err: err.message }, "worker metrics not served; set WORKER_METRICS_PORT"));
   server.listen(port, () => logger.info({ port }, "worker metrics on /metrics"));
   return server;
 }

@@ -74,8 +74,16 @@ export function validityIn(phrases: TemporalPhrase[], aspect: FactAspect): Valid
   return phrases.reduce<Validity>((acc, p) => ({ ...validityFor(p, aspect), ...acc }), {});
 }
 
+/** A month's name alone; also a given name (June, April, May, Jun), so it needs a word before it that makes it a time. */
+const BARE_MONTH =
+  /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?$/i;
+const MONTH_MODIFIER = /\b(?:last|next|this|early|late|mid|end of|beginning of|start of|of)\s+$/i;
+
 function fromChrono(text: string, result: chrono.ParsedResult, reference: Date): TemporalPhrase | undefined {
-  const prep = PREPOSITION.exec(text.slice(Math.max(0, result.index - 16), result.index))?.[1]?.toLowerCase();
+  const before = text.slice(Math.max(0, result.index - 16), result.index);
+  const prep = PREPOSITION.exec(before)?.[1]?.toLowerCase();
+  // "Thanks Jun, I started at Acme" names a person: a bare month counts only after a preposition or a modifier.
+  if (BARE_MONTH.test(result.text.trim()) && prep === undefined && !MONTH_MODIFIER.test(before)) return undefined;
   const relation = relationOf(prep, Boolean(result.end));
   const forward = relation === "until" || relation === "through" ? forwardResult(result, reference) : result;
   const period = periodOf(forward.start);

@@ -92,6 +92,27 @@ describe("a turn posted twice with one Idempotency-Key", () => {
     expect(llm.requests.filter((r) => JSON.stringify(r.body).includes("payments gateway"))).toHaveLength(1);
   });
 
+  test("a stored turn whose wait fails answers 202 with its status URL, and the retry replays that, not a second turn", async () => {
+    const sessionId = await contextClient(h.app, ctx).session();
+    const key = newKey();
+    // The turn is stored and queued; then the connection the request waits on is lost.
+    const lost = jest.spyOn(h.api.turns, "next").mockImplementationOnce(() => {
+      throw new Error("Connection terminated unexpectedly");
+    });
+    const first = await post(ctx, `/sessions/${sessionId}/turns`, HEURISTIC_TURN, key);
+    lost.mockRestore();
+    const retry = await post(ctx, `/sessions/${sessionId}/turns`, HEURISTIC_TURN, key);
+
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ extraction: { status: "pending" }, status_url: expect.stringContaining(first.body.turn_id) });
+    expect(retry.status).toBe(202);
+    expect(retry.headers[REPLAYED_HEADER.toLowerCase()]).toBe("true");
+    expect(retry.body.turn_id).toBe(first.body.turn_id);
+    expect(await turnsOf(sessionId)).toBe(1);
+    const status = await request(h.app).get(first.body.status_url).set("API-KEY", ctx.apiKey);
+    expect(status.body.extraction.status).toMatch(/pending|committed/);
+  });
+
   test("concurrent duplicates store one turn, and every one of them answers it", async () => {
     const sessionId = await contextClient(h.app, ctx).session();
     const key = newKey();
@@ -117,6 +138,38 @@ describe("Idempotency-Key on the other writes", () => {
     expect(await h.api.db.document.count({ where: { contextId: ctx.contextId, text: body.text } })).toBe(1);
     expect(elsewhere.status).toBe(202);
     expect(elsewhere.body.document_id).not.toBe(answers[0]!.body.document_id);
+  });
+
+  test("uploads are compared by their content: the same file in a new multipart framing replays, another file is 422", async () => {
+    const c = await createContext(h.app, "uploads");
+    const key = newKey();
+    const upload = (text: string) =>
+      request(h.app)
+        .post(`/api/v1/${c.contextId}/documents`)
+        .set("API-KEY", c.apiKey)
+        .set(IDEMPOTENCY_HEADER, key)
+        .field("source", "runbook")
+        .attach("file", Buffer.from(`# Runbook\n\n${text}\n`), "runbook.md");
+    const first = await upload("Restart the gateway with make restart.");
+    const retry = await upload("Restart the gateway with make restart.");
+    const other = await upload("Restart the gateway with make reload.");
+    const raw = await request(h.app)
+      .post(`/api/v1/${c.contextId}/documents?source_id=runbook`)
+      .set("API-KEY", c.apiKey)
+      .set(IDEMPOTENCY_HEADER, newKey())
+      .set("Content-Type", "text/markdown")
+      .send("# Runbook\n\nRestart the gateway with make restart.\n");
+
+    expect(first.status).toBe(202);
+    expect(retry.status).toBe(202);
+    expect(retry.headers[REPLAYED_HEADER.toLowerCase()]).toBe("true");
+    expect(retry.body.document_id).toBe(first.body.document_id);
+    expect(other.status).toBe(422);
+    expect(other.body.errors[0].field).toBe(`header.${IDEMPOTENCY_HEADER}`);
+    // A raw body under a new key is read as usual (the same bytes in the same scope: the stored document).
+    expect(raw.status).toBe(200);
+    expect(raw.body).toMatchObject({ duplicate: true, document_id: first.body.document_id });
+    expect(await h.api.db.document.count({ where: { contextId: c.contextId } })).toBe(1);
   });
 
   test("contexts: the retry returns the same context and key; the table keeps neither the key nor the answer readable", async () => {

@@ -46,6 +46,12 @@ interface RouteMeta {
   /** A write that honours the Idempotency-Key header (idempotency/idempotency-guard.ts). */
   idempotent?: boolean;
   /**
+   * For an idempotent route that reads its own body (see requestBody): reads it before the key is
+   * claimed and returns what identifies the request (a file's hash, its fields), so a retry is
+   * compared by content rather than by bytes a client may frame differently (multipart boundaries).
+   */
+  idempotencyMaterial?(req: Request, res: Response): Promise<unknown>;
+  /**
    * For a route that reads its body itself (uploads in several media types): what each media
    * type carries, for the OpenAPI document. A zod schema or a JSON Schema object.
    */

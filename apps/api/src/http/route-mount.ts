@@ -48,7 +48,7 @@ function routeTemplate(template: string): RequestHandler {
 function handlerFor(group: RouteGroup, route: RouteDefinition, options: MountOptions): RequestHandler {
   const handler: RequestHandler = async (req, res) => {
     const reply = route.idempotent
-      ? await options.idempotency.run(req, res, idempotencyScope(group, req), () => route.run(req, res))
+      ? await options.idempotency.run(req, res, idempotencyScope(group, req), () => route.run(req, res), route.idempotencyMaterial)
       : await route.run(req, res);
     if (options.checkResponses) assertDeclared(route, reply);
     send(res, reply);

@@ -1,5 +1,5 @@
 // Client retries made safe. A write that carries an Idempotency-Key runs once per key: a retry of the
-// same request (method, path and body) gets the first answer again, status and body, and stores
+// same request (method, path and body; for an upload, the file's hash and its fields) gets the first answer again, status and body, and stores
 // nothing; the same key on another request is refused (422); a retry that arrives while the first
 // is still running waits for its answer (up to waitMs, then 409 with Retry-After). Routes opt in
 // with `idempotent: true` in their definition; route-mount.ts applies this guard to those.
@@ -37,12 +37,21 @@ export class IdempotencyGuard {
     private readonly options: IdempotencyOptions,
   ) {}
 
-  /** Runs handle once per (scope, key); without the header it just runs it. */
-  async run(req: Request, res: Response, scope: string, handle: () => Promise<Reply>): Promise<Reply> {
+  /**
+   * Runs handle once per (scope, key); without the header it just runs it. `material`, for a route
+   * that reads its own body, says what identifies the request in place of the parsed JSON body.
+   */
+  async run(
+    req: Request,
+    res: Response,
+    scope: string,
+    handle: () => Promise<Reply>,
+    material?: (req: Request, res: Response) => Promise<unknown>,
+  ): Promise<Reply> {
     const key = keyOf(req);
     if (key === undefined) return handle();
     const digest = keyDigest(scope, key);
-    const fingerprint = fingerprintOf(req);
+    const fingerprint = fingerprintOf(req, material ? await material(req, res) : req.body);
     const { leaseMs, retentionMs, waitMs } = this.options;
     const deadline = Date.now() + waitMs;
     for (;;) {
@@ -101,9 +110,9 @@ function keyOf(req: Request): string | undefined {
   return key;
 }
 
-/** Method, path and body, with object keys sorted so a re-serialised body still matches. */
-function fingerprintOf(req: Request): string {
-  const canonical = JSON.stringify([req.method, req.originalUrl, req.body ?? null], (_k, v: unknown) =>
+/** Method, path and body (or the route's material), with object keys sorted so a re-serialised body still matches. */
+function fingerprintOf(req: Request, body: unknown): string {
+  const canonical = JSON.stringify([req.method, req.originalUrl, body ?? null], (_k, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,

@@ -41,8 +41,10 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
     ({ session_id, ...turn }) =>
       asTool(async () => {
         const sessionId = session_id ?? (await turns.createSession(contextId));
-        const { turn: stored, diff, extraction } = await turns.addTurn(contextId, sessionId, CreateTurnBody.parse(turn));
-        return json({ session_id: sessionId, turn_id: stored.id, diff, extraction, trace_id: stored.traceId });
+        const added = await turns.addTurn(contextId, sessionId, CreateTurnBody.parse(turn));
+        const { id: turn_id, traceId: trace_id } = added.turn;
+        if (!added.waited) return json({ session_id: sessionId, turn_id, extraction: { status: "pending" }, trace_id });
+        return json({ session_id: sessionId, turn_id, diff: added.diff, extraction: added.extraction, trace_id });
       }),
   );
   server.registerTool(

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { readDocumentVersions } from "@recall/memory";
 import { currentTraceId } from "@recall/telemetry";
@@ -5,7 +6,7 @@ import type { ApiDeps } from "../deps";
 import { Problem, notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { newTraceId } from "../http/trace";
-import { DocumentService } from "../services/document.service";
+import { DocumentService, type DocumentInput } from "../services/document.service";
 import { documentStatus } from "../views/pipeline-status";
 import { readDocumentInput } from "./document-upload";
 import { CreateDocumentBody, DocumentAccepted, DocumentQuery, DocumentStatus, DocumentVersions, UPLOAD_BODIES } from "./documents.schemas";
@@ -15,6 +16,9 @@ const DocumentParams = z.object({ contextId: z.string(), documentId: z.uuid("mus
 export function documentRoutes(deps: ApiDeps): RouteDefinition[] {
   return [postDocument(deps), documentStatusRoute(deps), documentVersionsRoute(deps)];
 }
+
+/** Where the body read for the idempotency check is kept for the handler (a stream is read once). */
+const READ_INPUT = "recall.documentInput";
 
 function postDocument(deps: ApiDeps): RouteDefinition {
   const documents = new DocumentService(deps, { blobDir: deps.config.RECALL_BLOB_DIR });
@@ -40,8 +44,19 @@ function postDocument(deps: ApiDeps): RouteDefinition {
         contentType: "application/problem+json",
       },
     },
+    // An upload is compared by what it carries: the same file and fields in another multipart framing is the same request.
+    idempotencyMaterial: async (req, res) => {
+      const query = DocumentQuery.safeParse(req.query);
+      if (!query.success) return undefined; // the route answers 400 naming the parameter
+      const input = await readDocumentInput(req, res, query.data, deps.config.RECALL_DOCUMENT_MAX_BYTES);
+      res.locals[READ_INPUT] = input;
+      const { bytes, ...described } = input;
+      return { ...described, sha256: createHash("sha256").update(bytes).digest("hex") };
+    },
     handle: async ({ params, query, req, res }) => {
-      const input = await readDocumentInput(req, res, query, deps.config.RECALL_DOCUMENT_MAX_BYTES);
+      const input =
+        (res.locals[READ_INPUT] as DocumentInput | undefined) ??
+        (await readDocumentInput(req, res, query, deps.config.RECALL_DOCUMENT_MAX_BYTES));
       const { document, queued, duplicate } = await documents.ingest(params.contextId, input, currentTraceId() ?? newTraceId());
       const body = {
         document_id: document.id,

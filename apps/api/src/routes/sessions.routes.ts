@@ -51,7 +51,9 @@ function postTurn(turns: TurnService): RouteDefinition {
     },
     handle: async ({ params, body }) => {
       if (!body.wait) return { status: 202, body: turnAccepted(params, await turns.acceptTurn(params.contextId, params.sessionId, body)) };
-      const { turn, diff, extraction } = await turns.addTurn(params.contextId, params.sessionId, body);
+      const added = await turns.addTurn(params.contextId, params.sessionId, body);
+      if (!added.waited) return { status: 202, body: turnAccepted(params, added.turn) };
+      const { turn, diff, extraction } = added;
       const status = extraction.status === "pending" ? 202 : 200;
       return { status, body: { turn_id: turn.id, diff, extraction, trace_id: turn.traceId } };
     },

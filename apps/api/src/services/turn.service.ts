@@ -43,17 +43,28 @@ export class TurnService {
     if (!session) throw notFound("session");
   }
 
-  /** Stores, queues and waits for the turn; the answer carries its committed diff (or where it stopped). */
+  /**
+   * Stores, queues and waits for the turn; the answer carries its committed diff (or where it
+   * stopped). Once the turn is stored the answer is never an error: if waiting fails (the
+   * database went away meanwhile), it is `waited: false` and the caller answers 202 with the
+   * status URL. An error answer would give the Idempotency-Key back, and the client's retry
+   * would store the turn twice.
+   */
   async addTurn(contextId: string, sessionId: string, input: TurnInput) {
     await this.requireSession(contextId, sessionId);
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
     await enqueueOrLeaveForSweeper(this.deps, workItem);
-    const extraction = extractionView(await waitForTurn(this.deps.db, this.options.completion, turn.id, this.options.turnTimeoutMs));
-    const candidates = await this.deps.db.knowledgeCandidate.findMany({
-      where: { turnId: turn.id, contextId },
-      orderBy: { ordinal: "asc" },
-    });
-    return { turn, extraction, diff: diffView(candidates) };
+    try {
+      const extraction = extractionView(await waitForTurn(this.deps.db, this.options.completion, turn.id, this.options.turnTimeoutMs));
+      const candidates = await this.deps.db.knowledgeCandidate.findMany({
+        where: { turnId: turn.id, contextId },
+        orderBy: { ordinal: "asc" },
+      });
+      return { waited: true as const, turn, extraction, diff: diffView(candidates) };
+    } catch (err) {
+      this.deps.logger.warn({ turnId: turn.id, err: (err as Error).message }, "turn stored; waiting for its extraction failed");
+      return { waited: false as const, turn };
+    }
   }
 
   /** wait: false — stores and queues the turn for windowed extraction and answers at once. */

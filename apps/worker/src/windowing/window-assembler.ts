@@ -106,9 +106,10 @@ async function handOver(tx: Tx, item: WorkItem, windowId: string): Promise<void>
 /** Stops the window taking turns (its call is starting); returns its turns in session order. */
 export async function closeWindow(db: Parameters<typeof transaction>[0], windowId: string) {
   return transaction(db, async (tx) => {
+    // The row is read again under the session's lock: a turn that joined while this call waited
+    // for the lock is in the window, and writing back a list read before it would drop that turn.
     const { sessionId } = await tx.extractionWindow.findUniqueOrThrow({ where: { id: windowId }, select: { sessionId: true } });
     await lockSession(tx, sessionId);
-    // Read again under the lock: a turn that joined while this waited for it is this window's too.
     const window = await tx.extractionWindow.findUniqueOrThrow({ where: { id: windowId } });
     const turns = await tx.turn.findMany({ where: { id: { in: window.turnIds } }, orderBy: { seq: "asc" } });
     // Turns join in the order their extraction reached the window; the row keeps session order.

@@ -7,14 +7,24 @@ import { visibleTo } from "./sql-fragments";
 /** Bounds a reply; a context with more standing directives than this has a different problem. */
 const MAX_DIRECTIVES = 500;
 
-/** Active instructions; with `at`, those given before it and not revoked by then. */
+/**
+ * Active instructions; with `at`, those given before it and not revoked by then. A directive
+ * given again (the same description, in the same or a narrower scope the reader sees) is one
+ * directive to a reader, shown as its latest statement; revoking it ends every statement (revocation.ts).
+ */
 export async function activeInstructions(db: DbOrTx, reader: ReaderScope, at?: Date): Promise<InstructionView[]> {
-  const active = at
-    ? Prisma.sql`f.created_at <= ${at} AND (f.revoked_at IS NULL OR f.revoked_at > ${at}) AND (f.retracted_at IS NULL OR f.retracted_at > ${at})`
-    : Prisma.sql`f.active AND f.retracted_at IS NULL`;
+  const active = (i: string) => {
+    const a = Prisma.raw(i);
+    return at
+      ? Prisma.sql`${a}.created_at <= ${at} AND (${a}.revoked_at IS NULL OR ${a}.revoked_at > ${at}) AND (${a}.retracted_at IS NULL OR ${a}.retracted_at > ${at})`
+      : Prisma.sql`${a}.active AND ${a}.retracted_at IS NULL`;
+  };
   return db.$queryRaw<InstructionView[]>(Prisma.sql`
     SELECT f.id, f.label, f.description, f.scope, f.created_at FROM instructions f
-    WHERE f.context_id = ${reader.contextId}::uuid AND ${visibleTo("f", reader.scope)} AND ${active}
+    WHERE f.context_id = ${reader.contextId}::uuid AND ${visibleTo("f", reader.scope)} AND ${active("f")}
+      AND NOT EXISTS (SELECT 1 FROM instructions g WHERE g.context_id = f.context_id AND g.id <> f.id
+        AND lower(btrim(g.description)) = lower(btrim(f.description)) AND g.scope @> f.scope
+        AND ${visibleTo("g", reader.scope)} AND ${active("g")} AND (g.created_at, g.id) > (f.created_at, f.id))
     ORDER BY f.created_at, f.id LIMIT ${MAX_DIRECTIVES}`);
 }
 

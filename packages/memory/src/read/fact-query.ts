@@ -33,10 +33,17 @@ interface FactRow extends FactCommon {
   object_type: string | null;
 }
 
-/** Column names of each fact table; `value` and `object` are expressions over `f`. */
+/** Column names of each fact table; `value` and `object` are expressions over `f`; `same` is the column a restatement repeats. */
 const TABLES = {
-  attribute: { table: "attributes", subject: "entity_id", predicate: "key", value: "f.value", object: "NULL::uuid" },
-  relation: { table: "relations", subject: "subject_id", predicate: "predicate", value: "NULL::text", object: "f.object_id" },
+  attribute: { table: "attributes", subject: "entity_id", predicate: "key", value: "f.value", object: "NULL::uuid", same: "value" },
+  relation: {
+    table: "relations",
+    subject: "subject_id",
+    predicate: "predicate",
+    value: "NULL::text",
+    object: "f.object_id",
+    same: "object_id",
+  },
 } as const;
 
 export async function readFacts(db: DbOrTx, filter: FactFilter): Promise<FactView[]> {
@@ -60,7 +67,7 @@ function branch(kind: keyof typeof TABLES, filter: FactFilter): Prisma.Sql {
   const where = [Prisma.sql`f.context_id = ${filter.contextId}::uuid`, visibleTo("f", filter.scope)];
   if (!filter.includeRetracted) where.push(knownAt("f", filter.recordedAsOf));
   if (filter.validAt)
-    where.push(validAt("f", filter.validAt, validTo), notShadowed(kind, filter.scope, filter.validAt, filter.recordedAsOf));
+    where.push(validAt("f", filter.validAt, validTo), shownToReader(kind, filter.scope, filter.validAt, filter.recordedAsOf));
   if (filter.subjectIds) where.push(Prisma.sql`f.${Prisma.raw(t.subject)} = ANY(${filter.subjectIds}::uuid[])`);
   return Prisma.sql`
     SELECT ${kind}::text AS kind, f.id, f.${Prisma.raw(t.subject)} AS subject_id, f.${Prisma.raw(t.predicate)} AS predicate,
@@ -95,24 +102,32 @@ function asRecordedThen(table: string, at: Date, alias = "f") {
 }
 
 /**
- * Scope precedence for single-valued facts. Truth maintenance closes an older value only
- * within its own scope (scope.ts), so when Alice corrects in {org, user=alice} a title the
- * org stated in {org}, both stay current: the org's value for everyone else, hers for her.
- * A reader who sees both gets the narrower one: a value of fact `f` is hidden when a newer
- * value of the same entity and single-valued key, written in a strictly narrower scope the
- * reader also sees, holds at `at` (as the store knew it at `recordedAsOf`, if given). A
- * broader value stated after the narrower one does not hide it: both stay, as before.
+ * What a reader is shown of the facts current at `at` (as the store knew them at
+ * `recordedAsOf`, if given). Two rules hide a fact `f` behind a newer one `g` of the same
+ * entity and key (or predicate) that the reader also sees and that holds at `at`:
+ * - scope precedence, single-valued keys only: truth maintenance closes an older value only
+ *   within its own scope (scope.ts), so when Alice corrects in {org, user=alice} a title the
+ *   org stated in {org}, both stay current: the org's value for everyone else, hers for her.
+ *   A reader who sees both gets the narrower one. A broader value stated after the narrower
+ *   one does not hide it: both stay, as before.
+ * - restatement, every key: the same value (or object) said again, in the same or a narrower
+ *   scope, is one fact to a reader, shown as its latest statement. Each statement keeps its
+ *   own row (and provenance), so retracting one source leaves the fact backed by the other.
  */
-export function notShadowed(kind: keyof typeof TABLES, scope: Scope, at: Date, recordedAsOf?: Date): Prisma.Sql {
+export function shownToReader(kind: keyof typeof TABLES, scope: Scope, at: Date, recordedAsOf?: Date): Prisma.Sql {
   const c = TABLES[kind];
-  const [subject, predicate] = [Prisma.raw(c.subject), Prisma.raw(c.predicate)];
+  const [subject, predicate, same] = [Prisma.raw(c.subject), Prisma.raw(c.predicate), Prisma.raw(c.same)];
   const travel = recordedAsOf ? asRecordedThen(c.table, recordedAsOf, "g") : undefined;
-  return Prisma.sql`NOT (f.${predicate} = ANY(${[...DEFAULT_SINGLE_VALUED]}::text[]) AND EXISTS (
+  const newer = (condition: Prisma.Sql) => Prisma.sql`EXISTS (
     SELECT 1 FROM ${Prisma.raw(c.table)} g ${travel?.joins ?? Prisma.empty}
     WHERE g.context_id = f.context_id AND g.${subject} = f.${subject} AND g.${predicate} = f.${predicate} AND g.id <> f.id
-      AND g.scope @> f.scope AND NOT (f.scope @> g.scope) AND ${visibleTo("g", scope)}
+      AND ${condition} AND ${visibleTo("g", scope)}
       AND ${knownAt("g", recordedAsOf)} AND ${validAt("g", at, travel?.validTo)}
-      AND (g.valid_from, g.recorded_at) > (f.valid_from, f.recorded_at)))`;
+      AND (g.valid_from, g.recorded_at) > (f.valid_from, f.recorded_at))`;
+  const shadowed = Prisma.sql`f.${predicate} = ANY(${[...DEFAULT_SINGLE_VALUED]}::text[])
+    AND ${newer(Prisma.sql`g.scope @> f.scope AND NOT (f.scope @> g.scope)`)}`;
+  const restated = newer(Prisma.sql`g.${same} = f.${same} AND g.scope @> f.scope`);
+  return Prisma.sql`NOT (${shadowed}) AND NOT ${restated}`;
 }
 
 function toFactView(r: FactRow): FactView {

@@ -5,7 +5,7 @@
 // touched come first.
 import { Prisma, type DbOrTx } from "@recall/db";
 import { activeInstructions } from "./directive-reader";
-import { notShadowed } from "./fact-query";
+import { shownToReader } from "./fact-query";
 import type { EntitySummary, InstructionView, ListPosition, ReaderScope } from "./read-types";
 import { afterPosition, knownAt, pageOf, validAt, visibleTo } from "./sql-fragments";
 
@@ -52,10 +52,10 @@ export async function readProfile(db: DbOrTx, input: ProfileInput): Promise<Prof
   return { entities: page.items.map(toProfileEntity), instructions, next: page.next };
 }
 
-/** Current, visible, not retracted, not shadowed by a narrower scope's value: the facts a profile shows. */
+/** Current, visible, not retracted, not shadowed by a narrower scope's value nor restated: the facts a profile shows. */
 const current = (input: ProfileInput, now: Date, kind: "attribute" | "relation") =>
   Prisma.sql`f.context_id = ${input.contextId}::uuid AND ${visibleTo("f", input.scope)} AND ${knownAt("f", undefined)} AND ${validAt("f", now)}
-    AND ${notShadowed(kind, input.scope, now)}`;
+    AND ${shownToReader(kind, input.scope, now)}`;
 
 /**
  * Entities the reader can see: written in its scope, or the subject of a current fact it

@@ -56,7 +56,9 @@ function periodBoost(at: Prisma.Sql, intent: SearchIntent): Prisma.Sql {
 /** The speakers' bonus is computed once per distinct speaker among the matches, not per turn. */
 function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prisma.Sql {
   const r = TEXT_SOURCES.turn;
-  const time = intent.asksWhen ? boost(Prisma.sql`m.tsv @@ to_tsquery('english', ${STATES_TIME})`, TURN_WEIGHTS.statesTime) : Prisma.sql`1`;
+  // The time words' tsquery is a scalar subquery so that it is built once (an InitPlan), not per candidate row.
+  const statesTime = Prisma.sql`m.tsv @@ (SELECT to_tsquery('english', ${STATES_TIME}))`;
+  const time = intent.asksWhen ? boost(statesTime, TURN_WEIGHTS.statesTime) : Prisma.sql`1`;
   return Prisma.sql`WITH ${queryTerms("turn", input.contextId, intent, tsQuery(input, intent))},
     m AS (SELECT f.id, f.session_id, f.seq, f.speaker, COALESCE(f.occurred_at, f.created_at) AS said, f.content_tsv AS tsv
       FROM turns f, q WHERE ${visibleRows("turn", input, now)} AND f.content_tsv @@ q.tsq),
@@ -68,7 +70,8 @@ function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prism
     spread AS (SELECT id, s FROM cand
       UNION ALL
       SELECT f.id, ${TURN_WEIGHTS.neighbour}::float8 * c.s FROM (SELECT * FROM cand ORDER BY s DESC, id LIMIT ${SPREADING}) c
-        JOIN turns f ON f.session_id = c.session_id AND f.seq IN (c.seq - 1, c.seq + 1)
+        CROSS JOIN LATERAL (VALUES (c.seq - 1), (c.seq + 1)) AS nb(seq)
+        JOIN turns f ON f.session_id = c.session_id AND f.seq = nb.seq
         WHERE ${visibleRows("turn", input, now)}),
     best AS (SELECT id, sum(s) AS s FROM spread GROUP BY id ORDER BY s DESC, id LIMIT ${input.limit})
     SELECT 'turn'::text AS kind, f.id, ${r.text} AS text, best.s::float8 AS raw_score, ${r.link} AS link
@@ -87,8 +90,16 @@ function rankedOther(kind: SearchKind, input: SearchInput, intent: SearchIntent,
     FROM m CROSS JOIN q ${bm25Lateral(kind === "document_node")} ORDER BY raw_score DESC, m.id LIMIT ${input.limit}`;
 }
 
-/** One statement per kind, so the kinds run in parallel on separate connections and the slowest bounds the latency. */
+/**
+ * Two statements, run side by side on separate connections: the turns (the most work) and
+ * every other kind as one UNION ALL of parenthesised statements (each keeps its own CTEs),
+ * which spares a round trip and a plan-and-execute cycle per kind.
+ */
 export function searchStatements(input: SearchInput, now: Date): Prisma.Sql[] {
   const intent = searchIntent(input.query, now);
-  return input.kinds.map((kind) => (kind === "turn" ? rankedTurns(input, intent, now) : rankedOther(kind, input, intent, now)));
+  const others = input.kinds.filter((kind) => kind !== "turn").map((kind) => Prisma.sql`(${rankedOther(kind, input, intent, now)})`);
+  return [
+    ...(input.kinds.includes("turn") ? [rankedTurns(input, intent, now)] : []),
+    ...(others.length > 0 ? [Prisma.join(others, " UNION ALL ")] : []),
+  ];
 }

@@ -11,7 +11,7 @@
 // TEXT_SOURCES and visibleRows are shared with vector search (vector-sql.ts) and the
 // embedding writer, so every retriever shows the same text under the same rules.
 import { Prisma } from "@recall/db";
-import { notShadowed } from "./fact-query";
+import { shownToReader } from "./fact-query";
 import { normaliseScope } from "../scope";
 import type { ReaderScope } from "./read-types";
 import { knownAt, validAt } from "./sql-fragments";
@@ -94,7 +94,7 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
 export function visibleRows(kind: SearchKind, reader: ReaderScope, now: Date): Prisma.Sql {
   const source = TEXT_SOURCES[kind];
   const inScope = Prisma.sql`${source.context} = ${reader.contextId}::uuid AND ${source.scope} <@ ${normaliseScope(reader.scope)}::text[]`;
-  const shadowing = kind === "attribute" || kind === "relation" ? Prisma.sql` AND ${notShadowed(kind, reader.scope, now)}` : Prisma.empty;
+  const shadowing = kind === "attribute" || kind === "relation" ? Prisma.sql` AND ${shownToReader(kind, reader.scope, now)}` : Prisma.empty;
   return Prisma.sql`${inScope} AND ${searchableAt(kind, now)}${shadowing}`;
 }
 

@@ -12,10 +12,14 @@ export interface Revoker {
   turnId?: string;
 }
 
-/** Deactivates the instruction the revocation names; returns its id, or undefined when none visible matches. */
-export async function revokeInstruction(tx: Tx, candidateId: string, revoker: Revoker): Promise<string | undefined> {
+/**
+ * Deactivates the instruction the revocation names, and every visible restatement of it (the
+ * same directive given again: readers show those as one, so one revocation ends them all);
+ * returns their ids, none when nothing visible matches.
+ */
+export async function revokeInstruction(tx: Tx, candidateId: string, revoker: Revoker): Promise<string[]> {
   const candidate = await tx.knowledgeCandidate.findUnique({ where: { id: candidateId } });
-  if (!candidate) return undefined;
+  if (!candidate) return [];
   const payload = candidatePayload("revocation", candidate.payload);
   const active = await tx.instruction.findMany({
     where: { contextId: candidate.contextId, active: true, retractedAt: null },
@@ -23,12 +27,18 @@ export async function revokeInstruction(tx: Tx, candidateId: string, revoker: Re
   });
   const visible = active.filter((i) => scopeVisible(i.scope, revoker.scope));
   const target = visible.find((i) => i.id === payload.instruction_id) ?? bestMatch(visible, payload.matches);
-  if (!target) return undefined;
-  await tx.instruction.update({
-    where: { id: target.id },
+  if (!target) return [];
+  const ids = visible.filter((i) => sameDirective(i, target)).map((i) => i.id);
+  await tx.instruction.updateMany({
+    where: { id: { in: ids } },
     data: { active: false, revokedAt: new Date(), revokedByTurnId: revoker.turnId ?? candidate.turnId ?? null },
   });
-  return target.id;
+  return ids;
+}
+
+/** The same directive: equal descriptions, ignoring case and surrounding space (directive-reader.ts shows them as one). */
+export function sameDirective(a: Pick<Instruction, "description">, b: Pick<Instruction, "description">): boolean {
+  return a.description.trim().toLowerCase() === b.description.trim().toLowerCase();
 }
 
 function words(text: string): Set<string> {

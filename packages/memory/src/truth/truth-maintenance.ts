@@ -62,8 +62,7 @@ export async function applyTruthMaintenance(
     const report = await maintainFacts(tx, facts, singleValued);
     const revoker = { scope: refs.scope ?? [], turnId: options.turnId ?? refs.turnId };
     for (const id of refs.revocationCandidateIds ?? []) {
-      const revoked = await revokeInstruction(tx, id, revoker);
-      if (revoked) report.revokedInstructionIds.push(revoked);
+      report.revokedInstructionIds.push(...(await revokeInstruction(tx, id, revoker)));
     }
     await options.onApplied?.(tx);
     return report;
