@@ -5,4 +5,4 @@ export * from "./fake-llm-server";
 export * from "./fake-embeddings";
 export * from "./pdf-fixture";
 export * from "./prometheus-text";
-export * from "./exactly-once-audit";
+export * from "./effects-audit";

@@ -10,12 +10,12 @@ import { loadConfig } from "@recall/config";
 import { PIPELINE, QUEUES, type QueueName } from "@recall/queues";
 import {
   adminUrl,
-  auditExactlyOnce,
+  auditEffects,
   createTestDatabase,
-  describeAudit,
+  describeEffects,
   testQueuePrefix,
   waitFor,
-  type AuditReport,
+  type EffectsReport,
   type TestDatabase,
 } from "@recall/test-support";
 import { StageKiller } from "@recall/worker/src/testing/stage-killer";
@@ -67,7 +67,7 @@ test(`${KILLS} kill -9s across every stage: every accepted input committed exact
   );
   const settled = Date.now();
   const cpu = { test: process.cpuUsage(), workers: service.fleet.cpuSeconds };
-  const report = await auditExactlyOnce({ databaseUrl: database.url, accepted: load.accepted, jobState: service.jobState });
+  const report = await auditEffects({ databaseUrl: database.url, accepted: load.accepted, jobState: service.jobState });
   const killed = await killedAttempts(killer);
   console.log(summary(load, killer, report, killed, { fed: fed - started, settled: settled - fed }));
   console.log(
@@ -124,7 +124,7 @@ async function killedAttempts(killer: StageKiller): Promise<KilledAttempt[]> {
   return found;
 }
 
-function summary(load: FaultLoad, killer: StageKiller, report: AuditReport, killed: KilledAttempt[], ms: { fed: number; settled: number }): string {
+function summary(load: FaultLoad, killer: StageKiller, report: EffectsReport, killed: KilledAttempt[], ms: { fed: number; settled: number }): string {
   const latencies = load.stats.interactive.map((l) => l.ms);
   return [
     `worker crash run: ${killer.kills.length} kills in ${Math.round(ms.fed / 1000)} s of load, settled ${Math.round(ms.settled / 1000)} s later`,
@@ -134,7 +134,7 @@ function summary(load: FaultLoad, killer: StageKiller, report: AuditReport, kill
     `  accepted: ${JSON.stringify(load.stats.accepted)} = ${load.accepted.length}; refused ${load.stats.refused}; client retries ${JSON.stringify(load.stats.retries)}`,
     `  interactive turns: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, 202 pending ${load.stats.interactive.filter((l) => l.status === 202).length}`,
     `  attempts by queue: ${report.attemptsByQueue.map((q) => `${q.queue} ${q.items} items, max ${q.maxUsed}/${q.maxAttempts}`).join("; ")}`,
-    `  audit: ${describeAudit(report)}`,
+    `  audit: ${describeEffects(report)}`,
   ].join("\n");
 }
 

@@ -1,4 +1,4 @@
-// The exactly-once audit, in SQL over a Recall database after a fault run has settled: every accepted
+// The exactly-once audit of effects, in SQL over a Recall database after a fault run has settled: every accepted
 // input committed once (one outbox row, truth maintained, its expected facts present once), nothing
 // written twice (each kind of row by its natural key: same source, same span, same content), no work
 // left running or queued without a live job, and what the faults left behind in the attempt records.
@@ -33,7 +33,7 @@ export interface OpenItem {
   job?: string;
 }
 
-export interface AuditReport {
+export interface EffectsReport {
   inputs: number;
   committed: number;
   missing: { type: string; id: string; why: string }[];
@@ -48,7 +48,7 @@ export interface AuditReport {
   attemptsByQueue: { queue: string; maxUsed: number; maxAttempts: number; items: number }[];
 }
 
-export interface AuditOptions {
+export interface EffectsAuditOptions {
   databaseUrl: string;
   accepted: AcceptedInput[];
   /** The state of work item `id`'s job (BullMQ: waiting, active, delayed, …, or unknown). */
@@ -58,7 +58,7 @@ export interface AuditOptions {
 /** Live BullMQ states: the job will still run, or is running. */
 const LIVE = new Set(["active", "waiting", "delayed", "prioritized", "waiting-children"]);
 
-export async function auditExactlyOnce(options: AuditOptions): Promise<AuditReport> {
+export async function auditEffects(options: EffectsAuditOptions): Promise<EffectsReport> {
   const client = new Client({ connectionString: options.databaseUrl });
   await client.connect();
   try {
@@ -68,7 +68,7 @@ export async function auditExactlyOnce(options: AuditOptions): Promise<AuditRepo
       `SELECT id, queue, status::text AS status FROM work_items WHERE status NOT IN ('succeeded', 'dead', 'failed', 'cancelled') ORDER BY created_at`,
     );
     for (const item of open) item.job = options.jobState ? await options.jobState(item.queue, item.id) : undefined;
-    const failed = await q<AuditReport["failed"][number]>(
+    const failed = await q<EffectsReport["failed"][number]>(
       `SELECT id, queue, status::text AS status, error_class::text AS "errorClass", error_message AS message FROM work_items WHERE status IN ('dead', 'failed')`,
     );
     const [attempts] = await q<{ abandoned: number; open: number }>(
@@ -76,7 +76,7 @@ export async function auditExactlyOnce(options: AuditOptions): Promise<AuditRepo
               (SELECT count(*)::int FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id
                 WHERE a.status = 'running' AND w.status <> 'running') AS open`,
     );
-    const attemptsByQueue = await q<AuditReport["attemptsByQueue"][number]>(
+    const attemptsByQueue = await q<EffectsReport["attemptsByQueue"][number]>(
       `SELECT queue, max(attempts)::int AS "maxUsed", min(max_attempts)::int AS "maxAttempts", count(*)::int AS items FROM work_items GROUP BY queue ORDER BY queue`,
     );
     return {
@@ -99,7 +99,7 @@ export async function auditExactlyOnce(options: AuditOptions): Promise<AuditRepo
 type Query = <T extends object>(sql: string, values?: unknown[]) => Promise<T[]>;
 
 /** Inputs not committed exactly once: no (or several) outbox rows, truth maintenance not done, an expected fact missing or doubled. */
-async function missingInputs(q: Query, accepted: AcceptedInput[]): Promise<AuditReport["missing"]> {
+async function missingInputs(q: Query, accepted: AcceptedInput[]): Promise<EffectsReport["missing"]> {
   const ids = accepted.map((a) => a.id);
   const progress = await q<{ id: string; outbox: number; tm: string | null }>(
     `SELECT s.id::text AS id,
@@ -124,7 +124,7 @@ async function missingInputs(q: Query, accepted: AcceptedInput[]): Promise<Audit
   const factCount = new Map(facts.map((f) => [`${f.source}|${f.subject}|${f.predicate}|${f.object}`, f.n]));
   const instructionCount = new Map(instructions.map((i) => [`${i.source}|${i.label}`, i.n]));
   const byId = new Map(progress.map((p) => [p.id, p]));
-  const missing: AuditReport["missing"] = [];
+  const missing: EffectsReport["missing"] = [];
   for (const input of accepted) {
     const p = byId.get(input.id);
     const miss = (why: string) => missing.push({ type: input.type, id: input.id, why });
@@ -180,7 +180,7 @@ async function duplicates(q: Query): Promise<Duplicate[]> {
 }
 
 /** One line per finding, for a test's failure message or the soak's report. */
-export function describeAudit(report: AuditReport): string {
+export function describeEffects(report: EffectsReport): string {
   const lines = [
     `inputs ${report.inputs}, committed exactly once ${report.committed}, missing ${new Set(report.missing.map((m) => m.id)).size}, ` +
       `duplicates ${report.duplicates.length}, open ${report.open.length} (stuck ${report.stuck.length}), failed/dead ${report.failed.length}, ` +
