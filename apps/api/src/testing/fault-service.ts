@@ -35,6 +35,8 @@ export interface FaultServiceOptions {
 export interface FaultService {
   url: string;
   config: Config;
+  /** The environment the worker processes run with (a test may start more with changes to it). */
+  env: Record<string, string>;
   llm: FakeLlmServer;
   fleet: WorkerFleet;
   /** A connection of the run's own, for polling work items and the audit. */
@@ -102,6 +104,7 @@ export async function startFaultService(options: FaultServiceOptions): Promise<F
   const service: FaultService = {
     url: server.url,
     config,
+    env: settings as Record<string, string>,
     llm,
     fleet,
     pg,
