@@ -22,7 +22,8 @@ export async function ensureWorkItem(db: DbOrTx, item: NewWorkItem): Promise<Wor
 
 /**
  * Starts attempt `attempt` of the item; undefined when an operator cancelled it meanwhile (a
- * worker that picked up its job before the job was removed then runs nothing).
+ * worker that picked up its job before the job was removed then runs nothing), or when it was
+ * handed to an extraction window meanwhile (a second run would put the turn in a second window).
  */
 export async function markRunning(
   db: DbOrTx,
@@ -32,7 +33,7 @@ export async function markRunning(
 ): Promise<{ attemptId: string } | undefined> {
   const now = new Date();
   const claimed = await db.workItem.updateMany({
-    where: { id: workItemId, status: { not: "cancelled" } },
+    where: { id: workItemId, status: { notIn: ["cancelled", "waiting"] } },
     data: { status: "running", attempts: attempt, startedAt: now, finishedAt: null },
   });
   if (claimed.count === 0) return undefined;

@@ -122,8 +122,9 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
   const { job } = delivery;
   const item = await db.workItem.findUnique({ where: { id: payload.workItemId } });
   if (!item) throw new UnrecoverableError(`work item ${payload.workItemId} does not exist`);
-  // Done already (a repeated delivery), or stopped by an operator: nothing to run.
-  if (item.status === "succeeded" || item.status === "cancelled") return { status: "skipped" };
+  // Done already (a repeated delivery), handed to a window that finishes it (a turn's extraction whose worker
+  // died after the hand-over), or stopped by an operator: nothing to run.
+  if (item.status === "succeeded" || item.status === "waiting" || item.status === "cancelled") return { status: "skipped" };
   // Attempt records count across operator retries (which restart BullMQ's own count),
   // so the history of every try is kept; `lastTry` is whether BullMQ will give up after this one.
   const attempt = item.attempts + 1;

@@ -70,7 +70,8 @@ const FAULT_DEFAULTS: Partial<Record<keyof Config, string>> = {
   RECALL_RUNNING_LEASE_SECONDS: "46",
   OUTBOX_POLL_MS: "500",
   RECALL_WINDOW_LINGER_MS: "200",
-  TURN_TIMEOUT_MS: "30000",
+  // A turn answers 202 (pending) past this; its client moves on, so the load keeps flowing while workers restart.
+  TURN_TIMEOUT_MS: "10000",
   SHUTDOWN_TIMEOUT_MS: "5000",
 };
 

@@ -56,11 +56,16 @@ export class StageKiller {
 
   constructor(private readonly options: StageKillerOptions) {}
 
-  /** Kills until `target` kills landed on running work, or `stop()`. */
+  /**
+   * Kills until `target` kills landed on running work, or `stop()`. The stages take turns; every other turn
+   * goes to the stage with the fewest kills so far, so one that is seldom running (a window) gets its share.
+   */
   async run(target: number, stop: () => boolean = () => false): Promise<Kill[]> {
     const { stages } = this.options;
     for (let i = 0; this.kills.length < target && !stop(); i++) {
-      const stage = stages[i % stages.length]!;
+      const counts = this.perStage();
+      const behind = [...stages].sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0))[0]!;
+      const stage = i % 2 === 0 ? behind : stages[(i >> 1) % stages.length]!;
       const kill = await this.killDuring(stage, stop);
       if (!kill) this.idle[stage] = (this.idle[stage] ?? 0) + 1;
     }
