@@ -26,26 +26,29 @@ export async function ensureWorkItem(db: DbOrTx, item: NewWorkItem): Promise<Wor
  * handed to an extraction window meanwhile (a second run would put the turn in a second window).
  */
 export async function markRunning(
-  db: DbOrTx,
+  db: Db,
   workItemId: string,
   attempt: number,
   traceId?: string,
 ): Promise<{ attemptId: string } | undefined> {
   const now = new Date();
-  const claimed = await db.workItem.updateMany({
-    where: { id: workItemId, status: { notIn: ["cancelled", "waiting"] } },
-    data: { status: "running", attempts: attempt, startedAt: now, finishedAt: null },
+  // One transaction: a worker killed right after claiming the item must still leave its attempt on record.
+  return transaction(db, async (tx) => {
+    const claimed = await tx.workItem.updateMany({
+      where: { id: workItemId, status: { notIn: ["cancelled", "waiting"] } },
+      data: { status: "running", attempts: attempt, startedAt: now, finishedAt: null },
+    });
+    if (claimed.count === 0) return undefined;
+    // BullMQ runs a stalled job (its worker died) again: the attempt that worker left open is over.
+    const interrupted = new AbandonedAttemptError(`attempt ${attempt} started while this one was open (its worker stopped)`);
+    await closeOpenAttempts(tx, { workItemId, attempt: { lt: attempt } }, "failed", interrupted, now);
+    const record = await tx.workAttempt.upsert({
+      where: { workItemId_attempt: { workItemId, attempt } },
+      create: { workItemId, attempt, status: "running", startedAt: now, traceId },
+      update: { status: "running", startedAt: now, finishedAt: null, errorClass: null, errorMessage: null, traceId },
+    });
+    return { attemptId: record.id };
   });
-  if (claimed.count === 0) return undefined;
-  // BullMQ runs a stalled job (its worker died) again: the attempt that worker left open is over.
-  const interrupted = new AbandonedAttemptError(`attempt ${attempt} started while this one was open (its worker stopped)`);
-  await closeOpenAttempts(db, { workItemId, attempt: { lt: attempt } }, "failed", interrupted, now);
-  const record = await db.workAttempt.upsert({
-    where: { workItemId_attempt: { workItemId, attempt } },
-    create: { workItemId, attempt, status: "running", startedAt: now, traceId },
-    update: { status: "running", startedAt: now, finishedAt: null, errorClass: null, errorMessage: null, traceId },
-  });
-  return { attemptId: record.id };
 }
 
 export interface Outcome {

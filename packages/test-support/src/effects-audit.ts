@@ -197,6 +197,7 @@ export function describeEffects(report: EffectsReport): string {
 /** Open work items counted by queue, status and job state. */
 function openSummary(open: OpenItem[]): string[] {
   const counts = new Map<string, number>();
-  for (const i of open) counts.set(`${i.queue} ${i.status} job=${i.job ?? "?"}`, (counts.get(`${i.queue} ${i.status} job=${i.job ?? "?"}`) ?? 0) + 1);
+  for (const i of open)
+    counts.set(`${i.queue} ${i.status} job=${i.job ?? "?"}`, (counts.get(`${i.queue} ${i.status} job=${i.job ?? "?"}`) ?? 0) + 1);
   return [...counts].map(([key, n]) => `  open ${key}: ${n}`);
 }

@@ -87,7 +87,10 @@ test("API: SIGTERM refuses new work, answers the turns in flight (committed, or 
   expect(json(fastAnswer!)).toMatchObject({ extraction: { status: "committed" } });
   expect(fastAnswer!.status).toBe(200);
   expect(readiness!.status).toBe(503);
-  expect(json(readiness!)).toMatchObject({ status: "not_ready", checks: expect.arrayContaining([expect.objectContaining({ name: "accepting", ok: false })]) });
+  expect(json(readiness!)).toMatchObject({
+    status: "not_ready",
+    checks: expect.arrayContaining([expect.objectContaining({ name: "accepting", ok: false })]),
+  });
   expect(refused!.status).toBe(503);
   expect(refused!.headers["retry-after"]).toBe("1");
   expect(json(refused!)).toMatchObject({ type: expect.stringMatching(/shutting_down$/) });
@@ -135,7 +138,10 @@ test("worker: SIGTERM lets a stage that finishes in time finish, hands back one 
   // The next worker runs the handed-back stage once more and the rest of both pipelines.
   service.llm.respondWith((request) => ({ json: markerAnswer(promptText(request)), delayMs: 200 }));
   service.fleet.start("w0");
-  await waitFor(async () => (await truthMaintained(quickDoc)) && (await truthMaintained(stuckDoc)), { what: "both documents", timeoutMs: 90_000 });
+  await waitFor(async () => (await truthMaintained(quickDoc)) && (await truthMaintained(stuckDoc)), {
+    what: "both documents",
+    timeoutMs: 90_000,
+  });
   expect(await attempts("extract_assertions", stuckDoc)).toEqual([
     [1, "failed", "abandoned"],
     [2, "succeeded", null],
@@ -164,7 +170,10 @@ test("worker: handed back mid-commit, nothing is half-committed, and the next wo
 
   // All or nothing: the outbox row and the assertions are written in one transaction.
   const written = await counts(doc);
-  expect([{ outbox: 0, assertions: 0 }, { outbox: 1, assertions: facts.length }]).toContainEqual(written);
+  expect([
+    { outbox: 0, assertions: 0 },
+    { outbox: 1, assertions: facts.length },
+  ]).toContainEqual(written);
   const commit = await workItem("commit_artifacts", doc);
   expect(["queued", "succeeded"]).toContain(commit.status);
 
@@ -193,7 +202,11 @@ function input(type: AcceptedInput["type"], id: string, facts: Marker[]): Accept
 }
 
 async function post(base: string, path: string, body: object, headers: Record<string, string>) {
-  const res = await fetch(`${base}${path}`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -225,15 +238,18 @@ async function turnCount(sessionId: string): Promise<number> {
 }
 
 async function running(queue: QueueName, subjects: string[]): Promise<string[]> {
-  const found = await rows<{ subject_id: string }>(`SELECT subject_id FROM work_items WHERE queue = $1 AND status = 'running' AND subject_id = ANY($2::uuid[])`, [
-    queue,
-    subjects,
-  ]);
+  const found = await rows<{ subject_id: string }>(
+    `SELECT subject_id FROM work_items WHERE queue = $1 AND status = 'running' AND subject_id = ANY($2::uuid[])`,
+    [queue, subjects],
+  );
   return found.map((r) => r.subject_id);
 }
 
 async function truthMaintained(subjectId: string): Promise<boolean> {
-  const [row] = await rows<{ status: string }>(`SELECT status::text AS status FROM work_items WHERE queue = 'truth_maintenance' AND subject_id = $1`, [subjectId]);
+  const [row] = await rows<{ status: string }>(
+    `SELECT status::text AS status FROM work_items WHERE queue = 'truth_maintenance' AND subject_id = $1`,
+    [subjectId],
+  );
   return row?.status === "succeeded";
 }
 

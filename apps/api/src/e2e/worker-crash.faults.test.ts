@@ -44,7 +44,7 @@ afterAll(async () => {
 
 test(`${KILLS} kill -9s across every stage: every accepted input committed exactly once`, async () => {
   const started = Date.now();
-  const load = new FaultLoad({ baseUrl: service.url, adminKey: FAULT_ADMIN_KEY, lanes: 3 });
+  const load = new FaultLoad({ baseUrl: service.url, adminKey: FAULT_ADMIN_KEY, lanes: 2 });
   await load.setup("crash");
   const killer = new StageKiller({
     fleet: service.fleet,
@@ -61,7 +61,10 @@ test(`${KILLS} kill -9s across every stage: every accepted input committed exact
   const fed = Date.now();
 
   // Not settling is itself a finding: the audit below says what is left and why.
-  const settledInTime = await waitFor(async () => (await service.pending()) === 0, { what: "every work item to finish", timeoutMs: 180_000 }).then(
+  const settledInTime = await waitFor(async () => (await service.pending()) === 0, {
+    what: "every work item to finish",
+    timeoutMs: 180_000,
+  }).then(
     () => true,
     () => false,
   );
@@ -118,18 +121,36 @@ async function killedAttempts(killer: StageKiller): Promise<KilledAttempt[]> {
       const row = rows[0];
       const abandoned = row?.error_class === "abandoned";
       // Succeeded: the stage finished just before the signal landed, or (a turn handed to its window) its window finished it.
-      found.push({ workItemId: item.workItemId, attempt: item.attempt, status: row?.status ?? "missing", abandoned, closed: abandoned || row?.status === "succeeded" });
+      found.push({
+        workItemId: item.workItemId,
+        attempt: item.attempt,
+        status: row?.status ?? "missing",
+        abandoned,
+        closed: abandoned || row?.status === "succeeded",
+      });
     }
   }
   return found;
 }
 
-function summary(load: FaultLoad, killer: StageKiller, report: EffectsReport, killed: KilledAttempt[], ms: { fed: number; settled: number }): string {
+function summary(
+  load: FaultLoad,
+  killer: StageKiller,
+  report: EffectsReport,
+  killed: KilledAttempt[],
+  ms: { fed: number; settled: number },
+): string {
   const latencies = load.stats.interactive.map((l) => l.ms);
   return [
     `worker crash run: ${killer.kills.length} kills in ${Math.round(ms.fed / 1000)} s of load, settled ${Math.round(ms.settled / 1000)} s later`,
     `  kills per stage: ${JSON.stringify(killer.perStage())} (stages idle when their turn came: ${JSON.stringify(killer.idle)}); ` +
-      `wait for a target p50 ${percentile(killer.kills.map((k) => k.waitedMs), 50)} ms, max ${percentile(killer.kills.map((k) => k.waitedMs), 100)} ms`,
+      `wait for a target p50 ${percentile(
+        killer.kills.map((k) => k.waitedMs),
+        50,
+      )} ms, max ${percentile(
+        killer.kills.map((k) => k.waitedMs),
+        100,
+      )} ms`,
     `  attempts interrupted: ${killed.length} (abandoned ${killed.filter((a) => a.abandoned).length}, finished just before the kill ${killed.filter((a) => !a.abandoned && a.closed).length}); most kills of one item ${Math.max(...killer.killsPerItem.values())}`,
     `  accepted: ${JSON.stringify(load.stats.accepted)} = ${load.accepted.length}; refused ${load.stats.refused}; client retries ${JSON.stringify(load.stats.retries)}`,
     `  interactive turns: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, 202 pending ${load.stats.interactive.filter((l) => l.status === 202).length}`,

@@ -129,7 +129,9 @@ function parseResponse(buffer: Buffer): { response: RawResponse; length: number 
   const end = buffer.indexOf("\r\n\r\n");
   if (end < 0) return undefined;
   const [statusLine, ...headerLines] = buffer.subarray(0, end).toString("latin1").split("\r\n");
-  const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+  const headers = Object.fromEntries(
+    headerLines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]),
+  );
   const length = Number(headers["content-length"] ?? 0);
   if (buffer.length < end + 4 + length) return undefined;
   const body = buffer.subarray(end + 4, end + 4 + length).toString("utf8");

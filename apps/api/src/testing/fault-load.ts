@@ -60,8 +60,9 @@ export class FaultLoad {
 
   constructor(private readonly options: LoadOptions) {}
 
-  get contextId(): string {
-    return this.context.id;
+  /** The context the load writes to, and its API key (for readers alongside). */
+  get credentials(): { contextId: string; apiKey: string } {
+    return { contextId: this.context.id, apiKey: this.context.key };
   }
 
   private get context() {
@@ -110,14 +111,24 @@ export class FaultLoad {
     // Every fourth interactive turn also gives a standing instruction (only user turns may).
     const ticket = this.#next % 4 === lane % 4 ? `T-${String(this.#next).padStart(4, "0")}` : undefined;
     const started = Date.now();
-    const res = await this.contextPost(`/sessions/${sessionId}/turns`, { role: "user", content: markerText(markers, ticket), scope: SCOPE });
-    if (res.status === 200 || res.status === 202) this.stats.interactive.push({ at: started, ms: Date.now() - started, status: res.status });
+    const res = await this.contextPost(`/sessions/${sessionId}/turns`, {
+      role: "user",
+      content: markerText(markers, ticket),
+      scope: SCOPE,
+    });
+    if (res.status === 200 || res.status === 202)
+      this.stats.interactive.push({ at: started, ms: Date.now() - started, status: res.status });
     this.record("interactive", "turn", res, "turn_id", markers, ticket ? [`Mention ${ticket}`] : []);
   }
 
   private async asyncTurn(sessionId: string): Promise<void> {
     const markers = this.nextMarkers();
-    const res = await this.contextPost(`/sessions/${sessionId}/turns`, { role: "user", content: markerText(markers), scope: SCOPE, wait: false });
+    const res = await this.contextPost(`/sessions/${sessionId}/turns`, {
+      role: "user",
+      content: markerText(markers),
+      scope: SCOPE,
+      wait: false,
+    });
     this.record("async", "turn", res, "turn_id", markers);
   }
 
@@ -137,7 +148,14 @@ export class FaultLoad {
     this.record("document", "document", res, "document_id", paragraphs.flat());
   }
 
-  private record(kind: InputKind, type: AcceptedInput["type"], res: Posted, idField: string, markers: Marker[], instructions: string[] = []) {
+  private record(
+    kind: InputKind,
+    type: AcceptedInput["type"],
+    res: Posted,
+    idField: string,
+    markers: Marker[],
+    instructions: string[] = [],
+  ) {
     const id = res.body[idField];
     if (res.status >= 300 || typeof id !== "string") return void (this.stats.refused += 1);
     this.accept(kind, { type, id, facts: facts(markers), instructions });
@@ -175,7 +193,9 @@ export class FaultLoad {
 
 /** Worth the same request again: the server was unreachable or failed, asked to slow down, or is still answering it. */
 function retryable(status: number, body: Record<string, unknown>): boolean {
-  return status === 0 || status >= 500 || status === 429 || (status === 409 && String(body["type"]).endsWith("idempotency_key_in_progress"));
+  return (
+    status === 0 || status >= 500 || status === 429 || (status === 409 && String(body["type"]).endsWith("idempotency_key_in_progress"))
+  );
 }
 
 function facts(markers: Marker[]): AcceptedInput["facts"] {

@@ -66,8 +66,8 @@ const FAULT_DEFAULTS: Partial<Record<keyof Config, string>> = {
   WORKER_LOCK_DURATION_MS: "4000",
   RECALL_SWEEP_INTERVAL_MS: "2000",
   RECALL_SWEEP_AFTER_MS: "5000",
-  RECALL_MAX_WALL_MS: "45000",
-  RECALL_RUNNING_LEASE_SECONDS: "46",
+  RECALL_MAX_WALL_MS: "30000",
+  RECALL_RUNNING_LEASE_SECONDS: "31",
   OUTBOX_POLL_MS: "500",
   RECALL_WINDOW_LINGER_MS: "200",
   // A turn answers 202 (pending) past this; its client moves on, so the load keeps flowing while workers restart.

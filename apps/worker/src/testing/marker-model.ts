@@ -55,14 +55,29 @@ const RELATION = { memory_category: "knowledge", confidence: 0.9, significance: 
 
 /** The diff a careful model gives for the prompt's markers; a window's items name their turn. */
 export function markerAnswer(prompt: string): Record<string, unknown[]> {
-  const answer: Record<string, unknown[]> = { entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] };
+  const answer: Record<string, unknown[]> = {
+    entities: [],
+    attributes: [],
+    relations: [],
+    instructions: [],
+    revocations: [],
+    uncertainties: [],
+  };
   for (const block of promptBlocks(prompt)) {
     const own = block.turn === undefined ? {} : { turn: block.turn };
     for (const m of block.text.matchAll(FEEDS)) {
       answer.relations!.push({ ...own, subject: m[1], verb: "feeds", object: m[2], evidence: m[0], ...RELATION });
     }
     for (const m of block.text.matchAll(WORKS_AT)) {
-      answer.relations!.push({ ...own, subject: m[1], verb: "works_at", object: m[2], evidence: m[0], ...RELATION, memory_category: "identity" });
+      answer.relations!.push({
+        ...own,
+        subject: m[1],
+        verb: "works_at",
+        object: m[2],
+        evidence: m[0],
+        ...RELATION,
+        memory_category: "identity",
+      });
     }
     for (const m of block.text.matchAll(ALWAYS)) {
       answer.instructions!.push({ ...own, label: `Mention ${m[1]}`, description: `Always mention ticket ${m[1]}`, evidence: m[0] });

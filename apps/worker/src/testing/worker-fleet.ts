@@ -123,7 +123,12 @@ export class WorkerFleet {
   /** The group whose live process BullMQ names `processedBy` (see workerName), if it is one of ours and alive. */
   groupOfWorker(processedBy: string | undefined): string | undefined {
     for (const entry of this.#children.values()) {
-      if (entry.child.pid !== undefined && workerName(entry.child.pid) === processedBy && entry.child.exitCode === null && entry.child.signalCode === null)
+      if (
+        entry.child.pid !== undefined &&
+        workerName(entry.child.pid) === processedBy &&
+        entry.child.exitCode === null &&
+        entry.child.signalCode === null
+      )
         return entry.group;
     }
     return undefined;
@@ -137,7 +142,8 @@ export class WorkerFleet {
       for (;;) {
         const workers = await queues[entry.queues[0]!].getWorkers();
         if (workers.some((w) => String(w["rawname"] ?? "").endsWith(name))) break;
-        if (entry.child.exitCode !== null) throw new Error(`worker ${entry.group} exited while starting: ${this.stderrOf(entry.group).join("\n")}`);
+        if (entry.child.exitCode !== null)
+          throw new Error(`worker ${entry.group} exited while starting: ${this.stderrOf(entry.group).join("\n")}`);
         if (Date.now() > deadline) throw new Error(`worker ${entry.group} did not connect within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
