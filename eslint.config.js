@@ -17,7 +17,8 @@ module.exports = tseslint.config(
   },
   {
     files: ["apps/*/src/**/*.ts", "packages/*/src/**/*.ts"],
-    ignores: ["packages/config/src/**", "**/*.test.ts", "packages/test-support/src/**"],
+    // Test helpers (apps/*/src/testing) start child processes with the parent's environment.
+    ignores: ["packages/config/src/**", "**/*.test.ts", "packages/test-support/src/**", "apps/*/src/testing/**"],
     rules: {
       "no-restricted-properties": [
         "error",

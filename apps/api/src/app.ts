@@ -62,6 +62,7 @@ const DOCUMENTS_PATH = /^\/api\/v1\/[^/]+\/documents\/?$/;
 export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const app = express();
   app.disable("x-powered-by");
+  app.use(deps.drain.guard);
   // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
   app.set("query parser", "extended");
   // Every body is held to REQUEST_BODY_LIMIT_BYTES but a document's: its JSON text may be as large as

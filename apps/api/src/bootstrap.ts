@@ -4,6 +4,7 @@ import { WorkItemService, createProducerConnection, createQueues, observePipelin
 import { configSecrets } from "@recall/config";
 import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
+import { Drain } from "./http/drain";
 import { createTurnCompletion } from "./services/turn-completion";
 import { vectorRetriever } from "./services/vector-search";
 
@@ -27,6 +28,7 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
     turns,
     vector,
     workItems: new WorkItemService({ db, queues, logger }),
+    drain: new Drain(),
     async close() {
       await turns.listener.close();
       await queues.close();

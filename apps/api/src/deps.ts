@@ -3,6 +3,7 @@ import type { Db } from "@recall/db";
 import type { VectorRetriever } from "@recall/memory";
 import type { QueueSet, RedisConnection, WorkItemService } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
+import type { Drain } from "./http/drain";
 import type { TurnCompletion } from "./services/turn-completion";
 
 export interface ApiDeps {
@@ -17,4 +18,6 @@ export interface ApiDeps {
   workItems: WorkItemService;
   /** Semantic search for POST /query; absent unless RECALL_EMBEDDING_MODEL is set (see vector-search.ts). */
   vector?: VectorRetriever;
+  /** Graceful shutdown: requests in flight, and whether new ones are still taken (see http/drain.ts). */
+  drain: Drain;
 }

@@ -1,6 +1,6 @@
 // Builds a worker process's dependencies from its config.
 import path from "node:path";
-import { configSecrets, extractorOptions, providerOptions, type Config } from "@recall/config";
+import { configSecrets, extractorOptions, faultPoint, providerOptions, type Config } from "@recall/config";
 import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
@@ -35,6 +35,7 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
     skillList: skills,
     extractorFor: createStagedExtractorFactory(extractorOptions(config)),
     embedder: lazyEmbedder(config),
+    faultPoint: faultPoint(config),
   };
   return {
     deps,

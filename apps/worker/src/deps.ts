@@ -30,4 +30,6 @@ export interface WorkerDeps {
    * NoProviderError while its credentials are missing, so the work item says what to set.
    */
   embedder: () => Embedder | undefined;
+  /** Awaited inside each stage's writing transaction; a pause only in fault tests (RECALL_FAULT_DELAY_MS). */
+  faultPoint: () => Promise<void>;
 }

@@ -3,7 +3,7 @@
 import "./tracing-preload";
 import { loadConfig } from "@recall/config";
 import { QUEUE_NAMES, isQueueName, type QueueName } from "@recall/queues";
-import { registry, type Logger } from "@recall/telemetry";
+import { SHUTDOWN_GRACE_MS, exitAfter, registry, type Logger } from "@recall/telemetry";
 import { createServer, type Server } from "node:http";
 import { bootstrapWorker } from "./bootstrap";
 import { startWorkers } from "./worker-runtime";
@@ -32,10 +32,15 @@ async function main(): Promise<void> {
   const runtime = startWorkers(worker.deps, worker.connection, queues);
   worker.deps.logger.info({ queues }, "workers started");
   const metrics = serveMetrics(config.WORKER_METRICS_PORT, worker.deps.logger);
-  const shutdown = async () => {
+  // SIGTERM: take no more jobs, let running ones finish within SHUTDOWN_TIMEOUT_MS, hand the rest back, exit.
+  const shutdown = async (signal: string) => {
+    const logger = worker.deps.logger;
+    logger.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutting down: no new jobs");
+    exitAfter(config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_GRACE_MS, logger);
     metrics?.close();
-    await runtime.close();
+    const { drained } = await runtime.close(config.SHUTDOWN_TIMEOUT_MS);
     await worker.close();
+    logger.info({ drained }, "workers stopped");
     process.exit(0);
   };
   process.once("SIGINT", shutdown);

@@ -1,7 +1,8 @@
 // Starts the processors for the chosen queues, plus the outbox relay, in this process.
 import type { Worker } from "bullmq";
 import { CHANNELS, NotificationListener } from "@recall/db";
-import { OutboxRelay, createStageWorker, type QueueName, type RedisConnection, type StageProcessor } from "@recall/queues";
+import { HAND_BACK, OutboxRelay, createStageWorker, type QueueName, type RedisConnection, type StageProcessor } from "@recall/queues";
+import { settlesWithin } from "@recall/telemetry";
 import type { WorkerDeps } from "./deps";
 import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";
 import { extractAssertionsProcessor } from "./processors/extract-assertions.processor";
@@ -13,7 +14,11 @@ import { validateArtifactsProcessor } from "./processors/validate-artifacts.proc
 export interface WorkerRuntime {
   workers: Worker[];
   relay: OutboxRelay;
-  close(): Promise<void>;
+  /**
+   * Stops taking jobs and waits for the running ones; those not finished within `timeoutMs` are handed back
+   * to their queues (attempt abandoned, no retry spent). Answers whether everything finished in time.
+   */
+  close(timeoutMs?: number): Promise<{ drained: boolean }>;
 }
 
 export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queues: readonly QueueName[]): WorkerRuntime {
@@ -51,6 +56,8 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
       logger: deps.logger,
       concurrency: deps.config.WORKER_CONCURRENCY,
       wallBudgetMs: deps.config.RECALL_MAX_WALL_MS,
+      lockDurationMs: deps.config.WORKER_LOCK_DURATION_MS,
+      faultPoint: deps.faultPoint,
     }),
   );
   for (const worker of workers) worker.on("error", (err) => deps.logger.error({ err: err.message }, "worker error"));
@@ -58,10 +65,15 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
   return {
     workers,
     relay,
-    async close() {
+    async close(timeoutMs = deps.config.SHUTDOWN_TIMEOUT_MS) {
+      const closing = Promise.all(workers.map((w) => w.close()));
       await relay.stop();
       await listener.close();
-      await Promise.all(workers.map((w) => w.close()));
+      if (await settlesWithin(closing, timeoutMs)) return { drained: true };
+      deps.logger.warn({ timeoutMs }, "jobs still running at the shutdown bound; handing them back");
+      for (const w of workers) w.cancelAllJobs(HAND_BACK);
+      await closing;
+      return { drained: false };
     },
   };
 }

@@ -87,6 +87,24 @@ export const EnvSchema = z.object({
   RECALL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   /** A queued or retry-waiting item younger than this is left to whoever just queued it. */
   RECALL_SWEEP_AFTER_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * BullMQ's job lock: a worker renews it every half of this while it runs a job; a job whose lock ran out
+   * (its worker died) is stalled and runs again on another worker. Also how often stalled jobs are looked for.
+   */
+  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).default(30_000),
+  /**
+   * SIGTERM: the API stops accepting, answers what is in flight and exits; a worker stops taking jobs and lets
+   * running ones finish. Past this bound the API closes its connections and a worker hands its unfinished jobs
+   * back to the queue (their attempt closed as abandoned, no retry spent). Keep it under the orchestrator's kill
+   * grace (Kubernetes: 30 s).
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  /**
+   * Test only (ignored unless NODE_ENV=test): each stage waits this long at its fault points (inside its
+   * writing transaction, and between its work and recording the outcome), so a fault test can kill a
+   * worker there. 0: no wait.
+   */
+  RECALL_FAULT_DELAY_MS: z.coerce.number().int().min(0).default(0),
   RECALL_HEURISTIC_CONFIDENCE: z.coerce.number().min(0).max(1).default(0.75),
   /** Unset: POST /query is full-text only and nothing is embedded. */
   RECALL_EMBEDDING_MODEL: embeddingModelRef,
@@ -224,4 +242,14 @@ export function providerOptions(config: Config) {
 /** The staged extractor's options (packages/extraction createStagedExtractorFactory). */
 export function extractorOptions(config: Config) {
   return { providers: providerOptions(config), heuristicThreshold: config.RECALL_HEURISTIC_CONFIDENCE };
+}
+
+/**
+ * A stage's fault point: resolves after RECALL_FAULT_DELAY_MS under NODE_ENV=test, at once otherwise. Fault
+ * tests widen the windows in which a killed worker leaves work half done (see the Guarantees section).
+ */
+export function faultPoint(config: Config): () => Promise<void> {
+  const ms = config.NODE_ENV === "test" ? config.RECALL_FAULT_DELAY_MS : 0;
+  if (ms === 0) return () => Promise.resolve();
+  return () => new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -38,6 +38,17 @@ export class AbandonedAttemptError extends WorkError {
   }
 }
 
+/**
+ * A stage stopped by its worker's shutdown (SIGTERM) before it finished: its attempt is closed as
+ * abandoned and its job handed back to the queue, without spending a retry.
+ */
+export class HandBackError extends AbandonedAttemptError {
+  override name = "HandBackError";
+  constructor(reason: string) {
+    super(`handed back at shutdown (${reason}): the worker stopped before this attempt finished`);
+  }
+}
+
 export interface Classified {
   errorClass: ErrorClass;
   retryable: boolean;

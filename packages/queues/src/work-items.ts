@@ -22,32 +22,37 @@ export async function ensureWorkItem(db: DbOrTx, item: NewWorkItem): Promise<Wor
 
 /**
  * Starts attempt `attempt` of the item; undefined when an operator cancelled it meanwhile (a
- * worker that picked up its job before the job was removed then runs nothing).
+ * worker that picked up its job before the job was removed then runs nothing), or when it was
+ * handed to an extraction window meanwhile (a second run would put the turn in a second window).
  */
 export async function markRunning(
-  db: DbOrTx,
+  db: Db,
   workItemId: string,
   attempt: number,
   traceId?: string,
 ): Promise<{ attemptId: string } | undefined> {
   const now = new Date();
-  // Never a succeeded item: a duplicate delivery that read it before another run finished must not reopen it.
-  const claimed = await db.workItem.updateMany({
-    where: { id: workItemId, status: { notIn: ["cancelled", "succeeded"] } },
-    data: { status: "running", attempts: attempt, startedAt: now, finishedAt: null },
+  // One transaction: a worker killed right after claiming the item must still leave its attempt on record.
+  return transaction(db, async (tx) => {
+    // Never a succeeded item (a duplicate delivery that read it before another run finished must not reopen
+    // it), nor one handed to a window (its window finishes it).
+    const claimed = await tx.workItem.updateMany({
+      where: { id: workItemId, status: { notIn: ["cancelled", "succeeded", "waiting"] } },
+      data: { status: "running", attempts: attempt, startedAt: now, finishedAt: null },
+    });
+    if (claimed.count === 0) return undefined;
+    // BullMQ runs a stalled job (its worker died) again: the attempt that worker left open is over.
+    const interrupted = new AbandonedAttemptError(
+      `attempt ${attempt} started while this one was open (its worker stopped, or lost the database mid-attempt)`,
+    );
+    await closeOpenAttempts(tx, { workItemId, attempt: { lt: attempt } }, "failed", interrupted, now);
+    const record = await tx.workAttempt.upsert({
+      where: { workItemId_attempt: { workItemId, attempt } },
+      create: { workItemId, attempt, status: "running", startedAt: now, traceId },
+      update: { status: "running", startedAt: now, finishedAt: null, errorClass: null, errorMessage: null, traceId },
+    });
+    return { attemptId: record.id };
   });
-  if (claimed.count === 0) return undefined;
-  // BullMQ runs a stalled job (its worker died) again: the attempt that worker left open is over.
-  const interrupted = new AbandonedAttemptError(
-    `attempt ${attempt} started while this one was open (its worker stopped, or lost the database mid-attempt)`,
-  );
-  await closeOpenAttempts(db, { workItemId, attempt: { lt: attempt } }, "failed", interrupted, now);
-  const record = await db.workAttempt.upsert({
-    where: { workItemId_attempt: { workItemId, attempt } },
-    create: { workItemId, attempt, status: "running", startedAt: now, traceId },
-    update: { status: "running", startedAt: now, finishedAt: null, errorClass: null, errorMessage: null, traceId },
-  });
-  return { attemptId: record.id };
 }
 
 export interface Outcome {
@@ -114,6 +119,24 @@ export async function abandonRunning(db: Db, item: WorkItem, status: "queued" | 
     if (claimed.count === 0) return false;
     await closeOpenAttempts(tx, { workItemId: item.id }, status === "dead" ? "dead" : "failed", err, finishedAt);
     return true;
+  });
+}
+
+/**
+ * A shutting-down worker gives the item back (see HandBackError): its attempt ends as abandoned and the item is
+ * `queued` again for whichever worker takes the job next. Only while it is still running.
+ */
+export async function handBack(db: Db, workItemId: string, attemptId: string, err: AbandonedAttemptError, wallMs: number): Promise<void> {
+  const finishedAt = new Date();
+  await transaction(db, async (tx) => {
+    await tx.workAttempt.update({
+      where: { id: attemptId },
+      data: { status: "failed", errorClass: err.errorClass, errorMessage: err.message, wallMs, finishedAt },
+    });
+    await tx.workItem.updateMany({
+      where: { id: workItemId, status: "running" },
+      data: { status: "queued", errorClass: err.errorClass, errorMessage: err.message, wallMsUsed: { increment: wallMs } },
+    });
   });
 }
 

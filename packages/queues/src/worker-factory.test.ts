@@ -6,6 +6,7 @@ import { OutboxRelay } from "./outbox-relay";
 import { NotRetryableError, retryWorkItem } from "./retry";
 import { enqueueWorkItem } from "./producer";
 import { jobIdFor } from "./registry";
+import { HAND_BACK } from "./worker-factory";
 import { attemptsOf, db, logger, newItem, queues, settled, startWorker, useQueueTestEnv } from "./testing/queue-test-env";
 
 useQueueTestEnv();
@@ -140,4 +141,53 @@ test("an operator retry of a dead item runs it again from its kept input", async
     ["dead", "no_provider"],
     ["succeeded", null],
   ]);
+});
+
+test("a job delivered again after its turn was handed to a window runs nothing (the window finishes the turn)", async () => {
+  let runs = 0;
+  startWorker("extract_assertions", async () => {
+    runs += 1;
+    return { status: "succeeded" };
+  });
+  const item = await newItem("extract_assertions");
+  await db.workItem.update({ where: { id: item.id }, data: { status: "waiting", attempts: 1 } });
+  await db.workAttempt.create({ data: { workItemId: item.id, attempt: 1, status: "waiting", startedAt: new Date() } });
+  await enqueueWorkItem(queues, item);
+  await waitFor(async () => (await queues.extract_assertions.getJobState(jobIdFor(item.id))) === "completed", {
+    what: "the job to complete",
+  });
+  expect(runs).toBe(0);
+  expect(await db.workItem.findUniqueOrThrow({ where: { id: item.id } })).toMatchObject({ status: "waiting", attempts: 1 });
+  expect((await attemptsOf(item.id)).map((a) => [a.attempt, a.status])).toEqual([[1, "waiting"]]);
+});
+
+test("shutting down, a stage still running is handed back: attempt abandoned, item queued, job waiting with no retry spent", async () => {
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const worker = startWorker("commit_artifacts", (ctx) => {
+    started();
+    return new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve({ status: "succeeded" })));
+  });
+  const item = await newItem("commit_artifacts");
+  await enqueueWorkItem(queues, item);
+  await running;
+  const closing = worker.close();
+  worker.cancelAllJobs(HAND_BACK);
+  await closing;
+
+  expect(await db.workItem.findUniqueOrThrow({ where: { id: item.id } })).toMatchObject({
+    status: "queued",
+    attempts: 1,
+    errorClass: "abandoned",
+  });
+  const [attempt] = await attemptsOf(item.id);
+  expect(attempt).toMatchObject({ attempt: 1, status: "failed", errorClass: "abandoned" });
+  expect(attempt!.errorMessage).toMatch(/^abandoned: handed back at shutdown/);
+  const job = await queues.commit_artifacts.getJob(jobIdFor(item.id));
+  expect(await job!.getState()).toBe("waiting");
+  expect(job!.attemptsMade).toBe(0);
+
+  // The next worker runs it; the item keeps every attempt record.
+  startWorker("commit_artifacts", async () => ({ status: "succeeded" }));
+  expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 2 });
 });

@@ -1,7 +1,8 @@
 // One worker factory for every queue: parses the payload, keeps the work item and
 // its attempt records, enforces the wall-time budget, classifies failures, chains
 // the next stage. BullMQ owns retries; inputs that can never succeed end as `dead`.
-import { Worker, UnrecoverableError, type Job } from "bullmq";
+import { hostname } from "node:os";
+import { Worker, UnrecoverableError, WaitingError, type Job } from "bullmq";
 import type { RedisConnection } from "./connection";
 import { isDatabaseUnavailable, transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
@@ -16,11 +17,11 @@ import {
   type Logger,
 } from "@recall/telemetry";
 import { OutageBackoff, runThroughOutages } from "./database-outage";
-import { WorkTimeoutError, classifyError, tokensSpent } from "./errors";
+import { HandBackError, WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
 import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
-import { ensureWorkItem, markRunning, recordOutcome } from "./work-items";
+import { ensureWorkItem, handBack, markRunning, recordOutcome } from "./work-items";
 
 export interface StageContext {
   item: WorkItem;
@@ -54,24 +55,54 @@ export interface StageWorkerOptions {
   concurrency?: number;
   wallBudgetMs: number;
   onCompleted?: (item: WorkItem) => void;
+  /** BullMQ's lock: renewed every half of it; a job whose lock runs out is stalled and runs again elsewhere. */
+  lockDurationMs?: number;
+  /** Stored on each job it takes (`processedBy`), so the dashboard and tests see which process runs it. Default: `workerName()`. */
+  name?: string;
+  /** Awaited between a stage's work and its outcome, and between the outcome and the next stage's enqueue (fault tests). */
+  faultPoint?: () => Promise<void>;
+}
+
+/**
+ * The reason a shutting-down worker cancels its jobs with (`worker.cancelAllJobs(HAND_BACK)`): each
+ * running stage stops, its attempt is closed as abandoned and its job goes back to waiting.
+ */
+export const HAND_BACK = "recall:hand-back";
+
+/** This process as BullMQ records it on the jobs it runs: host and pid. */
+export function workerName(pid = process.pid): string {
+  return `${hostname()}:${pid}`;
 }
 
 export function createStageWorker(options: StageWorkerOptions): Worker<StagePayload> {
-  const { queue, connection, prefix, concurrency = 4 } = options;
+  const { queue, connection, prefix, concurrency = 4, lockDurationMs = 30_000, name = workerName() } = options;
   const outage = new OutageBackoff();
+  // Three parameters: BullMQ passes the signal that cancelAllJobs aborts only to a processor that declares it.
   return new Worker<StagePayload>(
     queue,
-    (job, token) => runThroughOutages({ job, token, outage, logger: options.logger }, () => runJob(options, job)),
+    (job, token, signal) =>
+      runThroughOutages({ job, token, outage, logger: options.logger }, () => runJob(options, { job, token, signal })),
     {
       connection,
       prefix,
       concurrency,
+      name,
+      lockDuration: lockDurationMs,
+      stalledInterval: lockDurationMs,
       settings: { backoffStrategy: (attemptsMade, _type, err) => backoffDelay(queue, attemptsMade, err) },
     },
   );
 }
 
-async function runJob(options: StageWorkerOptions, job: Job<StagePayload>): Promise<StageResult> {
+/** A job as BullMQ hands it to the processor: its lock token, and the signal a shutdown aborts. */
+interface Delivery {
+  job: Job<StagePayload>;
+  token: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
+async function runJob(options: StageWorkerOptions, delivery: Delivery): Promise<StageResult> {
+  const { job } = delivery;
   const parsed = QUEUES[options.queue].payload.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`invalid payload: ${parsed.error.message}`);
   const payload = parsed.data;
@@ -87,18 +118,20 @@ async function runJob(options: StageWorkerOptions, job: Job<StagePayload>): Prom
         "recall.queue": options.queue,
         "recall.attempt": job.attemptsMade + 1,
       },
-      () => runStage(options, job, payload),
+      () => runStage(options, delivery, payload),
       SpanKind.CONSUMER,
     ),
   );
 }
 
-async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, payload: StagePayload): Promise<StageResult> {
-  const { db, queue } = options;
+async function runStage(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload): Promise<StageResult> {
+  const { db, queue, faultPoint = () => Promise.resolve() } = options;
+  const { job } = delivery;
   const item = await db.workItem.findUnique({ where: { id: payload.workItemId } });
   if (!item) throw new UnrecoverableError(`work item ${payload.workItemId} does not exist`);
-  // Done already (a repeated delivery), or stopped by an operator: nothing to run.
-  if (item.status === "succeeded" || item.status === "cancelled") return { status: "skipped" };
+  // Done already (a repeated delivery), handed to a window that finishes it (a turn's extraction whose worker
+  // died after the hand-over), or stopped by an operator: nothing to run.
+  if (item.status === "succeeded" || item.status === "waiting" || item.status === "cancelled") return { status: "skipped" };
   // Attempt records count across operator retries (which restart BullMQ's own count),
   // so the history of every try is kept; `lastTry` is whether BullMQ will give up after this one.
   const attempt = item.attempts + 1;
@@ -110,8 +143,13 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
   const started = performance.now();
   const stopTimer = stageDuration.startTimer({ queue });
   try {
-    const result = await withWallBudget(options.wallBudgetMs, (signal) => options.process({ item, payload, attempt, signal, logger }));
+    const result = await withWallBudget(
+      options.wallBudgetMs,
+      (signal) => options.process({ item, payload, attempt, signal, logger }),
+      delivery.signal,
+    );
     if (result.status === "waiting") return result;
+    await faultPoint();
     // The next stage's work item is created in the same transaction that marks this one
     // succeeded: a crash in between can never leave a finished stage with no successor.
     const next = await transaction(db, async (tx) => {
@@ -127,17 +165,32 @@ async function runStage(options: StageWorkerOptions, job: Job<StagePayload>, pay
     jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
     workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
     stopTimer({ outcome: "succeeded" });
+    await faultPoint();
     // The success is committed: a Redis that does not take the next job leaves it `queued` for the sweeper.
     if (next) await chainNext(options, next, logger);
     options.onCompleted?.(item);
     return result;
   } catch (err) {
     stopTimer({ outcome: "failed" });
+    if (err instanceof HandBackError) throw await handJobBack(options, delivery, { item, attemptId, lastTry, started, logger }, err);
     const failure = await failAttempt(options, { item, attemptId, lastTry, started, logger }, err);
     // Another run of this item succeeded meanwhile: this late failure changes nothing and is not retried.
     if (!failure) return { status: "skipped" };
     throw failure;
   }
+}
+
+/**
+ * The worker is shutting down and this stage did not finish in time: its attempt is closed as abandoned, the
+ * item is queued again and the job goes back to waiting, without spending one of BullMQ's attempts. Whatever
+ * the stage was writing rolls back with its transaction (or, committed already, is found by the next run).
+ */
+async function handJobBack(options: StageWorkerOptions, delivery: Delivery, ctx: FailureContext, err: HandBackError): Promise<Error> {
+  await handBack(options.db, ctx.item.id, ctx.attemptId, err, elapsed(ctx.started));
+  jobsTotal.inc({ queue: options.queue, outcome: "failed", error_class: err.errorClass });
+  ctx.logger.warn({ err: err.message }, "stage handed back at shutdown");
+  await delivery.job.moveToWait(delivery.token);
+  return new WaitingError(err.message);
 }
 
 interface FailureContext {
@@ -212,20 +265,30 @@ async function ensureNext(tx: Tx, queue: QueueName, item: WorkItem): Promise<{ i
   return { item: reset, rerun: true };
 }
 
-async function withWallBudget<T>(limitMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Runs the stage against its wall-time budget and the worker's shutdown (`outer` aborted with HAND_BACK):
+ * whichever comes first rejects at once and aborts the stage's own signal.
+ */
+async function withWallBudget<T>(limitMs: number, fn: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
     // Reject before aborting: a processor that settles on abort must not win the race.
-    timer = setTimeout(() => {
-      reject(new WorkTimeoutError(limitMs));
+    const fail = (err: Error) => {
+      reject(err);
       controller.abort();
-    }, limitMs);
+    };
+    timer = setTimeout(() => fail(new WorkTimeoutError(limitMs)), limitMs);
+    onAbort = () => fail(new HandBackError(String(outer?.reason ?? "worker shutting down")));
+    if (outer?.aborted) onAbort();
+    else outer?.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    return await Promise.race([fn(controller.signal), timeout]);
+    return await Promise.race([fn(controller.signal), stop]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) outer?.removeEventListener("abort", onAbort);
   }
 }
 

@@ -20,9 +20,11 @@ export interface TracingOptions {
   /** More span processors, e.g. a test's in-memory exporter. */
   spanProcessors?: SpanProcessor[];
   /**
-   * Patch http, express, pg and ioredis with their OpenTelemetry instrumentations (default true).
-   * They hook `require`, so call initTracing before those modules are first loaded (see the
-   * tracing-preload files of apps/api and apps/worker).
+   * Patch http, express, pg and ioredis with their OpenTelemetry instrumentations (default: when spans
+   * are exported, i.e. an OTLP endpoint is set). They hook `require`, so call initTracing before those
+   * modules are first loaded (see the tracing-preload files of apps/api and apps/worker). Without an
+   * exporter their spans go nowhere, and the hook costs every process about two seconds of CPU at
+   * start-up (measured on a worker), which a restarted worker should not pay.
    */
   instrument?: boolean;
 }
@@ -35,7 +37,7 @@ export function initTracing(serviceName: string, otlpEndpoint?: string, options:
   }
   provider = new NodeTracerProvider({ resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }), spanProcessors });
   provider.register();
-  if (options.instrument !== false)
+  if (options.instrument ?? otlpEndpoint !== undefined)
     unregister = registerInstrumentations({ tracerProvider: provider, instrumentations: instrumentations() });
 }
 

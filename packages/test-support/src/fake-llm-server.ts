@@ -3,8 +3,10 @@
 // error mapping, timeouts) instead of a test double standing in for them.
 //
 // One shared FIFO queue serves both chat routes: each request takes the next scripted answer,
-// whichever provider it was sent to. With the queue empty the server answers 418 with a
-// message saying so, which a test sees as a failed call rather than a hang. Embeddings are
+// whichever provider it was sent to. With the queue empty, a responder set with respondWith()
+// answers (a function of the request: long-running tests that cannot script every call);
+// without one the server answers 418 with a message saying so, which a test sees as a failed
+// call rather than a hang. Embeddings are
 // answered by fake-embeddings.ts, with a script of their own.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -42,6 +44,9 @@ export interface FakeRecordedRequest {
   body: Record<string, unknown>;
 }
 
+/** Answers a chat request the script did not cover; undefined falls through to the 418. */
+export type FakeResponder = (request: FakeRecordedRequest) => FakeLlmResponse | undefined;
+
 export interface FakeLlmServer {
   url: string;
   /** Pass as the Anthropic SDK baseURL; the SDK appends /v1/messages. */
@@ -49,6 +54,8 @@ export interface FakeLlmServer {
   /** Pass as the OpenAI SDK baseURL; the SDK appends /chat/completions (or /embeddings). */
   openaiBaseUrl: string;
   script(...responses: FakeLlmResponse[]): void;
+  /** What answers once the script is used up (undefined: the 418). */
+  respondWith(responder: FakeResponder | undefined): void;
   /** POST /v1/embeddings: pinned vectors and one-shot scripted answers. */
   embeddings: FakeEmbeddings;
   /** Every request received, in order, including ones answered with an error. */
@@ -73,8 +80,9 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const queue: FakeLlmResponse[] = [];
   const requests: FakeRecordedRequest[] = [];
   const embeddings = embeddingsState();
+  const state: ServerState = { queue, requests, embeddings, responder: undefined };
   const server = http.createServer((req, res) => {
-    void handle(req, res, { queue, requests, embeddings });
+    void handle(req, res, state);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -83,6 +91,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     anthropicBaseUrl: url,
     openaiBaseUrl: `${url}/v1`,
     script: (...responses) => void queue.push(...responses),
+    respondWith: (responder) => void (state.responder = responder),
     embeddings: { pin: embeddings.pin, script: embeddings.script },
     requests,
     close: () => closeServer(server),
@@ -93,23 +102,26 @@ interface ServerState {
   queue: FakeLlmResponse[];
   requests: FakeRecordedRequest[];
   embeddings: EmbeddingsState;
+  responder: FakeResponder | undefined;
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, { queue, requests, embeddings }: ServerState): Promise<void> {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, state: ServerState): Promise<void> {
+  const { queue, requests, embeddings } = state;
   const path = (req.url ?? "").split("?")[0] ?? "";
   const route = ROUTES[path];
   const body = await readJsonBody(req);
   if (req.method !== "POST" || route === undefined) {
     return send(res, { status: 404, headers: {}, body: { error: { message: `no route ${req.method} ${path}` } } });
   }
-  requests.push({ route, path, headers: req.headers, body: body ?? {} });
+  const recorded: FakeRecordedRequest = { route, path, headers: req.headers, body: body ?? {} };
+  requests.push(recorded);
   if (route === "embeddings") return handleEmbeddings(res, embeddings, body);
   const missing = missingFields(route, body);
   // A request the real API would reject is answered like it would be, without using up the script.
   if (body === undefined || missing.length > 0) {
     return send(res, errorReply(route, { status: 400, message: `missing or invalid: ${missing.join(", ")}` }));
   }
-  const scripted = withEchoedCredentials(queue.shift(), req.headers);
+  const scripted = withEchoedCredentials(queue.shift() ?? state.responder?.(recorded), req.headers);
   const reply = scripted === undefined ? emptyQueueReply(route) : replyFor(route, scripted, body);
   if (scripted?.delayMs) await delayUnlessClosed(res, scripted.delayMs);
   send(res, reply);
@@ -278,4 +290,19 @@ function closeServer(server: http.Server): Promise<void> {
   // Keep-alive sockets from the SDKs' fetch would otherwise hold close() open.
   server.closeAllConnections();
   return new Promise((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+}
+
+/** The text of a chat request's messages (system prompt excluded), whichever provider it was sent to. */
+export function promptText(request: FakeRecordedRequest): string {
+  const messages = Array.isArray(request.body["messages"]) ? (request.body["messages"] as { role?: string; content?: unknown }[]) : [];
+  return messages
+    .filter((m) => m.role !== "system")
+    .map((m) => contentText(m.content))
+    .join("\n");
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((block: { text?: unknown }) => (typeof block.text === "string" ? block.text : "")).join("\n");
 }

@@ -5,6 +5,7 @@ export * from "./fake-llm-server";
 export * from "./fake-embeddings";
 export * from "./pdf-fixture";
 export * from "./prometheus-text";
+export * from "./effects-audit";
 export * from "./private-servers";
 export * from "./exactly-once-audit";
 export * from "./processes";

@@ -19,6 +19,7 @@ export function offlineOpenApiDocument(): Record<string, unknown> {
     logger: refuse("logger"),
     turns: refuse("turns"),
     workItems: refuse("workItems"),
+    drain: refuse("drain"),
   };
   return buildOpenApiDocument(routeGroups(deps), API_VERSION);
 }

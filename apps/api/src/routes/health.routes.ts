@@ -27,11 +27,14 @@ function readiness(deps: ApiDeps): RouteDefinition {
   return defineRoute({
     method: "get",
     path: "/readyz",
-    summary: "Postgres, Redis and migrations are ready",
+    summary: "Taking requests (not shutting down), and Postgres, Redis and migrations are ready",
     tags: ["health"],
     responses: { 200: { description: "Ready", schema: Readiness }, 503: { description: "Not ready; see checks", schema: Readiness } },
     handle: async () => {
       const checks = await Promise.all([
+        check("accepting", async () => {
+          if (deps.drain.draining) throw new Error("shutting down: finishing requests in flight, taking no new ones");
+        }),
         check("postgres", () => deps.db.$queryRaw`SELECT 1`),
         check("redis", () => deps.redis.ping()),
         check("migrations", async () => {

@@ -7,6 +7,7 @@ import type { Logger } from "@recall/telemetry";
 
 export class TurnCompletion {
   readonly #waiters = new Map<string, Set<() => void>>();
+  #released = false;
 
   constructor(
     readonly listener: NotificationListener,
@@ -32,6 +33,19 @@ export class TurnCompletion {
       wake();
     };
     return { woken, cancel };
+  }
+
+  /**
+   * Shutting down: every request waiting on a turn answers now with the turn's current state, and none
+   * waits from here on.
+   */
+  release(): void {
+    this.#released = true;
+    for (const set of this.#waiters.values()) for (const wake of set) wake();
+  }
+
+  get released(): boolean {
+    return this.#released;
   }
 
   /** Requests waiting right now (the bench and tests read it). */

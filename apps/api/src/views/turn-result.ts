@@ -28,7 +28,7 @@ export async function waitForTurn(db: Db, completion: TurnCompletion, turnId: st
       const items = await db.workItem.findMany({ where: { subjectType: "turn", subjectId: turnId } });
       const state = turnState(items);
       const left = deadline - Date.now();
-      if (state === "committed" || state === "failed" || state === "cancelled" || left <= 0) return items;
+      if (state === "committed" || state === "failed" || state === "cancelled" || left <= 0 || completion.released) return items;
       await Promise.race([wait.woken, sleep(Math.min(left, completion.fallbackPollMs))]);
     } finally {
       wait.cancel();

@@ -33,7 +33,10 @@ async function maintain(deps: WorkerDeps, item: WorkItem, payload: StagePayload,
   await applyTruthMaintenance(deps.db, refs, {
     turnId: payload.subjectType === "turn" ? payload.subjectId : undefined,
     singleValued: await singleValuedPredicates(deps, payload.subjectType, payload.subjectId),
-    onApplied: (tx) => markTruthMaintained(tx, item.id),
+    onApplied: async (tx) => {
+      await markTruthMaintained(tx, item.id);
+      await deps.faultPoint();
+    },
   });
 }
 

@@ -44,7 +44,7 @@ export class ExtractionService {
         throw new StageFailure(err, extractor.tokensUsed);
       }
     }
-    await stageCandidates(deps.db, item, run.rows, run.outcomes);
+    await stageCandidates(deps, item, run.rows, run.outcomes);
     // Counted once staged, so a failed attempt's finished units are not counted twice.
     for (const outcome of run.outcomes) extractionInputs.inc({ stage: outcome.stage });
     return extractor.tokensUsed;
@@ -117,16 +117,17 @@ function toCandidates(
 
 /** Replaces whatever an earlier attempt staged, so a retry never doubles candidates. */
 async function stageCandidates(
-  db: Db,
+  deps: Pick<WorkerDeps, "db" | "faultPoint">,
   item: WorkItem,
   rows: Prisma.KnowledgeCandidateCreateManyInput[],
   outcomes: UnitOutcome[],
 ): Promise<void> {
-  await transaction(db, async (tx) => {
+  await transaction(deps.db, async (tx) => {
     const result: ExtractResult = { outcomes };
     await tx.workItem.update({ where: { id: item.id }, data: { payload: toJson(result) } });
     await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
     if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
+    await deps.faultPoint();
   });
 }
 

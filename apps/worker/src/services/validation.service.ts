@@ -33,6 +33,7 @@ export class ValidationService {
     });
     await transaction(db, async (tx) => {
       for (const { id, data } of verdicts) await tx.knowledgeCandidate.update({ where: { id }, data });
+      await this.deps.faultPoint();
     });
   }
 }

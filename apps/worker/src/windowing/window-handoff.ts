@@ -33,10 +33,7 @@ export async function finishTurns(
     const queued: WorkItem[] = [];
     for (const [i, turn] of turns.entries()) {
       const item = await turnItem(tx, turn.id);
-      if (!item || item.status !== "waiting") continue;
-      await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
-      const rows = candidateRows(item, turn, diffs[i]!, reading.model);
-      if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
+      if (!item) continue;
       const outcome = {
         node_id: null,
         stage: "fast",
@@ -46,10 +43,17 @@ export async function finishTurns(
         window_tokens: reading.windowTokens,
       };
       const payload = { ...(item.payload as object), outcomes: [outcome] } as Prisma.InputJsonValue;
-      await tx.workItem.update({
-        where: { id: item.id },
+      // Claimed by a conditional update, which locks the row until this transaction ends: of two windows
+      // holding the same turn, only one finishes it, and the other cannot replace the candidates the first
+      // staged (and validation may already have checked) with unvalidated ones.
+      const claimed = await tx.workItem.updateMany({
+        where: { id: item.id, status: "waiting" },
         data: { status: "succeeded", finishedAt: new Date(), errorClass: null, errorMessage: null, payload },
       });
+      if (claimed.count === 0) continue;
+      await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
+      const rows = candidateRows(item, turn, diffs[i]!, reading.model);
+      if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
       await tx.workAttempt.updateMany({
         where: { workItemId: item.id, status: "waiting" },
         data: { status: "succeeded", finishedAt: new Date() },
@@ -111,11 +115,17 @@ export async function handToInteractive(db: Db, queues: QueueSet, turnId: string
   if (!item || item.status !== "waiting") return;
   const payload = { ...(item.payload as object), mode: "interactive", window_failure: why } as Prisma.InputJsonValue;
   const updated = await transaction(db, async (tx) => {
+    // Only while still waiting: another window may have finished the turn meanwhile.
+    const claimed = await tx.workItem.updateMany({
+      where: { id: item.id, status: "waiting" },
+      data: { status: "queued", payload, finishedAt: null },
+    });
+    if (claimed.count === 0) return undefined;
     await tx.workAttempt.updateMany({
       where: { workItemId: item.id, status: "waiting" },
       data: { status: "failed", errorMessage: `window: ${why}`, finishedAt: new Date() },
     });
-    return tx.workItem.update({ where: { id: item.id }, data: { status: "queued", payload, finishedAt: null } });
+    return tx.workItem.findUniqueOrThrow({ where: { id: item.id } });
   });
-  await requeueWorkItem(queues, updated);
+  if (updated) await requeueWorkItem(queues, updated);
 }

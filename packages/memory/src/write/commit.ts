@@ -47,6 +47,8 @@ export interface CommitOptions {
    * caller dies before running it the sweeper still enqueues it.
    */
   inlineTruthMaintenance?: boolean;
+  /** Awaited inside the transaction once everything is written, just before it commits (a fault test's pause). */
+  faultPoint?: () => Promise<void>;
 }
 
 export interface CommitSummary {
@@ -101,6 +103,7 @@ async function commitInTransaction(
   for (const candidate of candidates) await writer.write(candidate);
   await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
   await writeOutbox(tx, source, summary, options);
+  await options.faultPoint?.();
   return summary;
 }
 

@@ -1,0 +1,142 @@
+// kill -9 at chosen points: the target stage goes round-robin; the killer waits until a live worker
+// process holds an active job of that stage (BullMQ records the process on the job: processedBy),
+// lets a random part of the stage pass (with RECALL_FAULT_DELAY_MS the stage is then inside its
+// writing transaction, or between its work and its outcome, or between its outcome and the next
+// stage's enqueue), SIGKILLs that process and starts a new one. Every job the killed process held
+// is recorded with its work item's attempt, so a test can check each attempt was closed as abandoned
+// and that no item came near its attempts budget.
+import type { Client } from "pg";
+import { QUEUE_NAMES, type QueueName, type QueueSet, type StagePayload } from "@recall/queues";
+import type { WorkerFleet } from "./worker-fleet";
+
+export interface KilledItem {
+  workItemId: string;
+  queue: QueueName;
+  /** The work item's status and attempt count when the kill landed. */
+  status: string;
+  attempt: number;
+}
+
+export interface Kill {
+  stage: QueueName;
+  group: string;
+  /** Just before the signal was sent. */
+  at: Date;
+  /** How long the killer waited for the stage to be running somewhere. */
+  waitedMs: number;
+  items: KilledItem[];
+}
+
+export interface StageKillerOptions {
+  fleet: WorkerFleet;
+  queues: QueueSet;
+  db: Client;
+  /** The stages to aim at, in turn. */
+  stages: readonly QueueName[];
+  /** The kill lands this long (uniformly at random, up to the bound) after the job was seen active. */
+  maxJitterMs: number;
+  /** Aim only at items killed fewer times than this. */
+  maxTargetKills?: number;
+  /**
+   * Never kill a process holding an item killed this often already: each kill costs the items it interrupts an
+   * attempt, and the run must not exhaust any item's budget (default 2; every queue allows at least 3).
+   */
+  maxKillsPerItem?: number;
+  /** How long to wait for the stage to have something running before moving on to the next stage. */
+  waitMs?: number;
+}
+
+const POLL_MS = 50;
+
+export class StageKiller {
+  readonly kills: Kill[] = [];
+  readonly killsPerItem = new Map<string, number>();
+  /** Stages that had nothing running when their turn came. */
+  readonly idle: Partial<Record<QueueName, number>> = {};
+
+  constructor(private readonly options: StageKillerOptions) {}
+
+  /**
+   * Kills until `target` kills landed on running work, or `stop()`. The stages take turns; every other turn
+   * goes to the stage with the fewest kills so far, so one that is seldom running (a window) gets its share.
+   */
+  async run(target: number, stop: () => boolean = () => false): Promise<Kill[]> {
+    const { stages } = this.options;
+    for (let i = 0; this.kills.length < target && !stop(); i++) {
+      const counts = this.perStage();
+      const behind = [...stages].sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0))[0]!;
+      const stage = i % 2 === 0 ? behind : stages[(i >> 1) % stages.length]!;
+      const kill = await this.killDuring(stage, stop);
+      if (!kill) this.idle[stage] = (this.idle[stage] ?? 0) + 1;
+    }
+    return this.kills;
+  }
+
+  /** One kill -9 of the process running a job of `stage`; undefined when none ran within waitMs. */
+  async killDuring(stage: QueueName, stop: () => boolean = () => false): Promise<Kill | undefined> {
+    const { fleet, maxJitterMs, waitMs = 5_000, maxTargetKills = 1, maxKillsPerItem = 2 } = this.options;
+    const began = Date.now();
+    const deadline = began + waitMs;
+    while (Date.now() < deadline && !stop()) {
+      const target = (await this.active([stage])).find(
+        (job) => job.group !== undefined && (this.killsPerItem.get(job.workItemId) ?? 0) < maxTargetKills,
+      );
+      if (!target) {
+        await sleep(POLL_MS);
+        continue;
+      }
+      await sleep(Math.random() * maxJitterMs);
+      const held = (await this.active(QUEUE_NAMES)).filter((job) => job.group === target.group);
+      if (!held.some((job) => job.queue === stage)) continue;
+      if (held.some((job) => (this.killsPerItem.get(job.workItemId) ?? 0) >= maxKillsPerItem)) {
+        await sleep(POLL_MS);
+        continue;
+      }
+      const items = await this.itemStates(held);
+      const at = new Date();
+      await fleet.crash(target.group!);
+      for (const item of items) this.killsPerItem.set(item.workItemId, (this.killsPerItem.get(item.workItemId) ?? 0) + 1);
+      const kill = { stage, group: target.group!, at, items, waitedMs: at.getTime() - began };
+      this.kills.push(kill);
+      return kill;
+    }
+    return undefined;
+  }
+
+  /** Active jobs of the queues, with the fleet group of the live process holding each (undefined: a dead one's). */
+  private async active(queues: readonly QueueName[]): Promise<{ queue: QueueName; workItemId: string; group?: string }[]> {
+    const jobs = [];
+    for (const queue of queues) {
+      for (const job of await this.options.queues[queue].getActive()) {
+        const data = job.data as StagePayload;
+        jobs.push({ queue, workItemId: data.workItemId, group: this.options.fleet.groupOfWorker(job.processedBy) });
+      }
+    }
+    return jobs;
+  }
+
+  private async itemStates(jobs: { queue: QueueName; workItemId: string }[]): Promise<KilledItem[]> {
+    const { rows } = await this.options.db.query<{ id: string; status: string; attempts: number }>(
+      `SELECT id, status::text AS status, attempts FROM work_items WHERE id = ANY($1::uuid[])`,
+      [jobs.map((j) => j.workItemId)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return jobs.map((j) => ({
+      workItemId: j.workItemId,
+      queue: j.queue,
+      status: byId.get(j.workItemId)?.status ?? "unknown",
+      attempt: byId.get(j.workItemId)?.attempts ?? 0,
+    }));
+  }
+
+  /** Kills per stage, for the summary. */
+  perStage(): Partial<Record<QueueName, number>> {
+    const counts: Partial<Record<QueueName, number>> = {};
+    for (const kill of this.kills) counts[kill.stage] = (counts[kill.stage] ?? 0) + 1;
+    return counts;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
