@@ -16,7 +16,10 @@ async function main(): Promise<void> {
     const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
     deps.logger.info({ signal, timeoutMs }, "shutting down");
     exitAfter(timeoutMs + SHUTDOWN_GRACE_MS, deps.logger);
-    const drained = await drainServer({ server, drain: deps.drain, releaseWaiting: () => deps.turns.release(), logger: deps.logger }, timeoutMs);
+    const drained = await drainServer(
+      { server, drain: deps.drain, releaseWaiting: () => deps.turns.release(), logger: deps.logger },
+      timeoutMs,
+    );
     await deps.close();
     deps.logger.info({ drained }, "api stopped");
     process.exit(0);

@@ -16,7 +16,10 @@ export function commitArtifactsProcessor(deps: WorkerDeps, onCommitted: () => vo
       orderBy: { ordinal: "asc" },
     });
     const disambiguator = strong && modelDisambiguator(strong, commitBudget(deps.config, subject.contextConfig));
-    const summary = await commitCandidates(deps.db, commitSource(item, subject), candidates, { disambiguator, faultPoint: deps.faultPoint });
+    const summary = await commitCandidates(deps.db, commitSource(item, subject), candidates, {
+      disambiguator,
+      faultPoint: deps.faultPoint,
+    });
     for (const failure of summary.disambiguationFailures) logger.warn(failure, "entity disambiguation failed; a new entity was created");
     onCommitted();
     return { status: summary.skipped ? "skipped" : "succeeded", tokensUsed: summary.tokensUsed };
