@@ -15,11 +15,10 @@
 // (must be 0). Runs on its own database (created and dropped) and queue prefix, against DATABASE_URL/REDIS_URL.
 import { randomBytes } from "node:crypto";
 import IORedis from "ioredis";
-import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/src/migrator";
 import { QUEUE_NAMES } from "@recall/queues";
-import { adminUrl, auditEffects, describeEffects, removeQueuePrefix, withDatabase, type EffectsReport } from "@recall/test-support";
+import { adminQuery, auditEffects, describeEffects, removeQueuePrefix, withDatabase, type EffectsReport } from "@recall/test-support";
 import { markerAnswer } from "../apps/worker/src/testing/marker-model";
 import { StageKiller } from "../apps/worker/src/testing/stage-killer";
 import { FaultLoad, percentile, type TurnLatency } from "../apps/api/src/testing/fault-load";
@@ -200,16 +199,6 @@ function printSummary({ load, injected, report, outcome, reads, faultsEnd, settl
       describeEffects(report),
     ].join("\n"),
   );
-}
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const admin = new Client({ connectionString: adminUrl(url) });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -253,3 +253,8 @@ export function faultPoint(config: Config): () => Promise<void> {
   if (ms === 0) return () => Promise.resolve();
   return () => new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** This process's environment, as a child process started with settings of its own inherits it (PATH, HOME, …). */
+export function inheritedEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+}

@@ -50,7 +50,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-async function adminQuery(base: string, sql: string): Promise<void> {
+/** Runs one statement (CREATE/DROP DATABASE, …) on the server's maintenance database. */
+export async function adminQuery(base: string, sql: string): Promise<void> {
   const admin = new Client({ connectionString: adminUrl(base) });
   await admin.connect();
   try {

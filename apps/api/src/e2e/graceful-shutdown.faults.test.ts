@@ -18,14 +18,14 @@ import {
   type AcceptedInput,
   type TestDatabase,
 } from "@recall/test-support";
-import { markerAnswer, markerText, type Marker } from "@recall/worker/src/testing/marker-model";
+import { markerAnswer, markerText, promptInput, type Marker } from "@recall/worker/src/testing/marker-model";
 import { WorkerFleet } from "@recall/worker/src/testing/worker-fleet";
 import { connects, pipelined, rawRequest, startApiProcess, type RawResponse } from "../testing/api-process";
 import { FAULT_ADMIN_KEY, startFaultService, type FaultService } from "../testing/fault-service";
 
 /** The bound the workers of this file get; the API's is set per process. */
 const WORKER_SHUTDOWN_MS = 4_000;
-const SLOW_MS = 20_000;
+const SLOW_MS = 12_000;
 const FAST_MS = 1_000;
 
 let database: TestDatabase;
@@ -45,10 +45,15 @@ beforeAll(async () => {
   // Inputs naming a Sloth take longer than any bound here; the rest answer quickly.
   service.llm.respondWith((request) => {
     const prompt = promptText(request);
-    return { json: markerAnswer(prompt), delayMs: /Sloth-\d{4}/.test(prompt) ? SLOW_MS : FAST_MS };
+    return { json: markerAnswer(prompt), delayMs: /Sloth-\d{4}/.test(promptInput(prompt)) ? SLOW_MS : FAST_MS };
   });
   const res = await post(service.url, "/api/v1/contexts", { name: "shutdown" }, { Authorization: `Bearer ${FAULT_ADMIN_KEY}` });
   ctx = { id: String(res.body["context_id"]), key: String(res.body["api_key"]) };
+  // A first document warms the worker up (parsers load on first use), so "finishes in time" below is about the stage.
+  const warmUp = markers("Kestrel", 9);
+  const doc = await document(warmUp);
+  await waitFor(() => truthMaintained(doc), { what: "the warm-up document", timeoutMs: 90_000 });
+  accepted.push(input("document", doc, warmUp));
 });
 
 afterAll(async () => {
@@ -57,32 +62,38 @@ afterAll(async () => {
 });
 
 test("API: SIGTERM refuses new work, answers the turns in flight (committed, or 202 at the bound) and exits in time", async () => {
-  const bound = 8_000;
+  const bound = 6_000;
   const api = await startApiProcess({ ...service.env, SHUTDOWN_TIMEOUT_MS: String(bound) });
   const headers = { "API-KEY": ctx.key };
   const session = String((await post(api.url, `/api/v1/${ctx.id}/sessions`, {}, headers)).body["session_id"]);
   const fast = markers("Kestrel", 1);
   const slow = markers("Sloth", 2);
   const turnPath = `/api/v1/${ctx.id}/sessions/${session}/turns`;
-  const slowTurn = post(api.url, turnPath, { role: "user", content: markerText(slow) }, headers);
   let exit: Promise<{ ms: number; code: number | null }> | undefined;
-
-  const [fastAnswer, readiness, refused] = await pipelined(
-    api.port,
-    [
-      rawRequest("POST", turnPath, headers, { role: "user", content: markerText(fast) }),
-      rawRequest("GET", "/readyz"),
-      rawRequest("POST", `/api/v1/${ctx.id}/sessions`, headers, {}),
-    ],
-    async () => {
-      await waitFor(async () => (await turnCount(session)) === 2, { what: "both turns to be stored" });
-      exit = api.terminate();
-      // The listener is closed first: from here on nobody can open a connection.
-      await waitFor(async () => !(await connects(api.port)), { what: "the API to stop accepting connections", timeoutMs: 10_000 });
-    },
-  );
+  // Two kept-alive connections, each busy with a turn when SIGTERM arrives; each then sends one more request
+  // (an answer while draining closes its connection, so one each).
+  const draining = (async () => {
+    await waitFor(async () => (await turnCount(session)) === 2, { what: "both turns to be stored" });
+    exit = api.terminate();
+    // The listener is closed first: from here on nobody can open a connection.
+    await waitFor(async () => !(await connects(api.port)), { what: "the API to stop accepting connections", timeoutMs: 10_000 });
+  })();
+  const [[fastAnswer, readiness], [slowAnswer, refused]] = await Promise.all([
+    pipelined(
+      api.port,
+      [rawRequest("POST", turnPath, headers, { role: "user", content: markerText(fast) }), rawRequest("GET", "/readyz")],
+      () => draining,
+    ),
+    pipelined(
+      api.port,
+      [
+        rawRequest("POST", turnPath, headers, { role: "user", content: markerText(slow) }),
+        rawRequest("POST", `/api/v1/${ctx.id}/sessions`, headers, {}),
+      ],
+      () => draining,
+    ),
+  ]);
   const { ms, code } = await exit!;
-  const slowAnswer = await slowTurn;
 
   expect(json(fastAnswer!)).toMatchObject({ extraction: { status: "committed" } });
   expect(fastAnswer!.status).toBe(200);
@@ -95,15 +106,15 @@ test("API: SIGTERM refuses new work, answers the turns in flight (committed, or 
   expect(refused!.headers["retry-after"]).toBe("1");
   expect(json(refused!)).toMatchObject({ type: expect.stringMatching(/shutting_down$/) });
   // The slow turn could not finish within the bound: it is answered as pending, not dropped.
-  expect(slowAnswer.status).toBe(202);
-  expect(slowAnswer.body).toMatchObject({ extraction: { status: "pending" } });
+  expect(slowAnswer!.status).toBe(202);
+  expect(json(slowAnswer!)).toMatchObject({ extraction: { status: "pending" } });
   expect(code).toBe(0);
   expect(ms).toBeGreaterThanOrEqual(bound - 500);
   expect(ms).toBeLessThan(bound + 5_000);
   console.log(`API exited ${ms} ms after SIGTERM (bound ${bound} ms)`);
 
   // Stored means kept: the workers commit the turn the API answered as pending.
-  const slowId = String(slowAnswer.body["turn_id"]);
+  const slowId = String(json(slowAnswer!)["turn_id"]);
   await waitFor(() => truthMaintained(slowId), { what: "the pending turn to be committed", timeoutMs: 90_000 });
   accepted.push(input("turn", String(json(fastAnswer!)["turn_id"]), fast), input("turn", slowId, slow));
 });
@@ -152,7 +163,7 @@ test("worker: SIGTERM lets a stage that finishes in time finish, hands back one 
 test("worker: handed back mid-commit, nothing is half-committed, and the next worker commits exactly once", async () => {
   // A worker whose commit transaction pauses before it ends, longer than its shutdown bound.
   const pausing = new WorkerFleet({
-    env: { ...service.env, RECALL_FAULT_DELAY_MS: "2500", SHUTDOWN_TIMEOUT_MS: "1000" },
+    env: { ...service.env, RECALL_FAULT_DELAY_MS: "1500", SHUTDOWN_TIMEOUT_MS: "500" },
     groups: { pausing: QUEUE_NAMES },
   });
   await service.fleet.terminate("w0");

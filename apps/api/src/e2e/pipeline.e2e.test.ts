@@ -184,7 +184,12 @@ test("health and readiness answer", async () => {
   expect((await request(h.app).get("/healthz")).body).toEqual({ status: "ok" });
   const ready = await request(h.app).get("/readyz");
   expect(ready.status).toBe(200);
-  expect(ready.body.checks.map((c: { name: string; ok: boolean }) => c.ok)).toEqual([true, true, true]);
+  expect(ready.body.checks.map((c: { name: string; ok: boolean }) => [c.name, c.ok])).toEqual([
+    ["accepting", true],
+    ["postgres", true],
+    ["redis", true],
+    ["migrations", true],
+  ]);
 });
 
 test("a turn with the speaker's name and its time resolves I/my to the speaker and dates the event", async () => {

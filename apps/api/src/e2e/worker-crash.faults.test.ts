@@ -5,11 +5,10 @@
 // mid-truth-maintenance: inside the stage's writing transaction or between its work and its outcome
 // (RECALL_FAULT_DELAY_MS widens those windows) — and starts it again. Once everything settled, the
 // exactly-once audit must find every accepted input committed once and nothing written twice.
-import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { PIPELINE, QUEUES, type QueueName } from "@recall/queues";
 import {
-  adminUrl,
+  adminQuery,
   auditEffects,
   createTestDatabase,
   describeEffects,
@@ -160,10 +159,8 @@ function summary(
 }
 
 async function copyDatabase(from: string, to: string): Promise<void> {
-  const admin = new Client({ connectionString: adminUrl(loadConfig().DATABASE_URL) });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${to}"`);
-  await admin.query(`CREATE DATABASE "${to}" TEMPLATE "${from}"`);
-  await admin.end();
+  const base = loadConfig().DATABASE_URL;
+  await adminQuery(base, `DROP DATABASE IF EXISTS "${to}"`);
+  await adminQuery(base, `CREATE DATABASE "${to}" TEMPLATE "${from}"`);
   console.log(`kept a copy of the database as ${to}`);
 }

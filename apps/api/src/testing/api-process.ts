@@ -1,6 +1,7 @@
 // The API as its own process (`node --import tsx apps/api/src/main.ts`, what `pnpm start` runs), for
 // tests that signal it: SIGTERM and the time until it exits.
 import { spawn, type ChildProcess } from "node:child_process";
+import { inheritedEnv } from "@recall/config";
 import net from "node:net";
 import path from "node:path";
 
@@ -20,7 +21,7 @@ export interface ApiProcess {
 export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
-    env: { ...process.env, ...env, PORT: String(port) },
+    env: { ...inheritedEnv(), ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];

@@ -41,6 +41,13 @@ export function markerText(markers: Marker[], instruction?: string): string {
   return `${facts} That was in the nightly notes.${instruction ? ` Always mention ticket ${instruction}.` : ""}`;
 }
 
+/** The input text of a prompt (its `<<< … >>>` blocks), without what it says is already known. */
+export function promptInput(prompt: string): string {
+  return promptBlocks(prompt)
+    .map((b) => b.text)
+    .join("\n");
+}
+
 /** Numbered text blocks of a prompt: one for a single input, one per turn (with its index) for a window. */
 function promptBlocks(prompt: string): { turn?: number; text: string }[] {
   const blocks: { turn?: number; text: string }[] = [];

@@ -2,6 +2,7 @@
 // (`node --import tsx apps/worker/src/main.ts --queues …`, exactly what an operator runs), so a test can
 // `kill -9` the process running a given stage, start it again, or send it SIGTERM and time its exit.
 import { spawn, type ChildProcess } from "node:child_process";
+import { inheritedEnv } from "@recall/config";
 import fs from "node:fs";
 import path from "node:path";
 import { workerName, type QueueName, type QueueSet } from "@recall/queues";
@@ -66,7 +67,7 @@ export class WorkerFleet {
     const queues = this.options.groups[group];
     if (!queues) throw new Error(`unknown worker group ${group}`);
     const child = spawn(process.execPath, ["--import", "tsx", MAIN, "--queues", queues.join(",")], {
-      env: { ...process.env, ...this.options.env },
+      env: { ...inheritedEnv(), ...this.options.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const log = this.options.logDir ? fs.createWriteStream(path.join(this.options.logDir, `${group}.log`), { flags: "a" }) : undefined;

@@ -630,7 +630,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Postgres, Redis and migrations are ready */
+    /** Taking requests (not shutting down), and Postgres, Redis and migrations are ready */
     get: operations["get_readyz"];
     put?: never;
     post?: never;
