@@ -7,18 +7,34 @@
 //   kill       kill -9 of a worker process while it runs a stage (any of them), then a new one
 //   provider   the model answers the next calls with a 500, a 429 with retry-after, a hang past LLM_TIMEOUT_MS,
 //              a cut-off answer
-//   redis      every Redis key of this run's queue prefix deleted (jobs, queues' state): the sweeper re-enqueues
+//   redis      Redis flushed (every job and queue state gone): the sweeper re-enqueues
+//   redis-restart   Redis stopped for a few seconds and started again empty (no persistence)
+//   postgres   Postgres stopped for a few seconds (a clean shutdown or a crash, in turn) and started again: the API
+//              answers 503 with Retry-After meanwhile (the clients retry), the workers wait it out
+// The last two need servers the run may stop: it starts a private Postgres and Redis of its own (infra's
+// private-servers, under /tmp on free ports; Postgres runs as user postgres). Where it cannot (no binaries, not
+// root), or with SOAK_SHARED=1, it runs against DATABASE_URL/REDIS_URL and says that those two faults are left out
+// (a Redis flush there deletes only the run's own queue prefix).
 // Then the faults stop and the load goes on for SOAK_AFTER_S (default a fifth of the run, at least 30 s), to
 // measure latency after them; then it stops, and the run waits (at most SOAK_SETTLE_S, default 300) until no work
 // is queued or running before counting. Counted per accepted input: committed exactly once, failed and retryable
 // (a stage dead: listed for an operator's retry), lost (neither: must be 0); duplicated rows by the effects audit
-// (must be 0). Runs on its own database (created and dropped) and queue prefix, against DATABASE_URL/REDIS_URL.
+// (must be 0). Runs on its own database (created and dropped) and queue prefix.
 import { randomBytes } from "node:crypto";
 import IORedis from "ioredis";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/src/migrator";
 import { QUEUE_NAMES } from "@recall/queues";
-import { adminQuery, auditEffects, describeEffects, removeQueuePrefix, withDatabase, type EffectsReport } from "@recall/test-support";
+import {
+  PrivatePostgres,
+  PrivateRedis,
+  adminQuery,
+  auditEffects,
+  describeEffects,
+  removeQueuePrefix,
+  withDatabase,
+  type EffectsReport,
+} from "@recall/test-support";
 import { markerAnswer } from "../apps/worker/src/testing/marker-model";
 import { StageKiller } from "../apps/worker/src/testing/stage-killer";
 import { FaultLoad, percentile, type TurnLatency } from "../apps/api/src/testing/fault-load";
@@ -30,32 +46,72 @@ const AFTER_S = Number(process.env.SOAK_AFTER_S ?? Math.max(30, (MINUTES * 60) /
 const SETTLE_S = Number(process.env.SOAK_SETTLE_S ?? 300);
 const LLM_TIMEOUT_MS = 5_000;
 
-type Fault = "kill" | "provider" | "redis";
-const FAULTS: Fault[] = ["kill", "kill", "provider", "redis"];
+type Fault = "kill" | "provider" | "redis" | "redis-restart" | "postgres";
+const SHARED_FAULTS: Fault[] = ["kill", "kill", "provider", "redis"];
+const PRIVATE_FAULTS: Fault[] = ["kill", "kill", "provider", "redis", "redis-restart", "postgres"];
+
+/** The servers the run uses: private ones it may stop, or the shared ones (then only the faults that spare them). */
+interface Servers {
+  databaseUrl: string;
+  redisUrl: string;
+  postgres?: PrivatePostgres;
+  redis?: PrivateRedis;
+  close(): Promise<void>;
+}
+
+async function startServers(base: { DATABASE_URL: string; REDIS_URL: string }, database: string): Promise<Servers> {
+  if (process.env.SOAK_SHARED !== "1") {
+    let postgres: PrivatePostgres | undefined;
+    try {
+      postgres = await PrivatePostgres.start();
+      const redis = await PrivateRedis.start();
+      await adminQuery(postgres.url(), `CREATE DATABASE "${database}"`);
+      const pg = postgres;
+      return {
+        databaseUrl: pg.url(database),
+        redisUrl: redis.url,
+        postgres: pg,
+        redis,
+        async close() {
+          await redis.close();
+          await pg.close();
+        },
+      };
+    } catch (err) {
+      await postgres?.close().catch(() => undefined);
+      console.log(`# no private Postgres and Redis (${(err as Error).message}): Postgres and Redis restarts are left out`);
+    }
+  }
+  await adminQuery(base.DATABASE_URL, `CREATE DATABASE "${database}"`);
+  return {
+    databaseUrl: withDatabase(base.DATABASE_URL, database),
+    redisUrl: base.REDIS_URL,
+    close: () => adminQuery(base.DATABASE_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).then(() => undefined),
+  };
+}
 
 async function main(): Promise<number> {
   const base = loadConfig();
-  const database = `recall_soak_${randomBytes(4).toString("hex")}`;
-  await adminQuery(base.DATABASE_URL, `CREATE DATABASE "${database}"`);
-  const databaseUrl = withDatabase(base.DATABASE_URL, database);
+  const servers = await startServers(base, `recall_soak_${randomBytes(4).toString("hex")}`);
   let service: FaultService | undefined;
   try {
-    await migrate(databaseUrl);
+    await migrate(servers.databaseUrl);
     service = await startFaultService({
-      databaseUrl,
-      redisUrl: base.REDIS_URL,
+      databaseUrl: servers.databaseUrl,
+      redisUrl: servers.redisUrl,
       queuePrefix: `{rsoak-${randomBytes(4).toString("hex")}}`,
       overrides: { RECALL_FAULT_DELAY_MS: "0", LLM_TIMEOUT_MS: String(LLM_TIMEOUT_MS), LOG_LEVEL: "error" },
     });
-    console.log(`# pnpm soak: ${MINUTES} min of faults, then ${AFTER_S} s without; worker logs in ${service.logDir}`);
-    return await soak(service, databaseUrl);
+    const where = servers.postgres ? "private Postgres and Redis" : "the shared Postgres and Redis";
+    console.log(`# pnpm soak: ${MINUTES} min of faults, then ${AFTER_S} s without, on ${where}; worker logs in ${service.logDir}`);
+    return await soak(service, servers);
   } finally {
     await service?.close();
-    await adminQuery(base.DATABASE_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await servers.close();
   }
 }
 
-async function soak(service: FaultService, databaseUrl: string): Promise<number> {
+async function soak(service: FaultService, servers: Servers): Promise<number> {
   const load = new FaultLoad({ baseUrl: service.url, adminKey: FAULT_ADMIN_KEY, lanes: 4, retryForMs: 120_000 });
   await load.setup("soak");
   const started = Date.now();
@@ -63,19 +119,23 @@ async function soak(service: FaultService, databaseUrl: string): Promise<number>
   const loadEnd = faultsEnd + AFTER_S * 1_000;
   const reads: number[] = [];
   const feeding = Promise.all([load.run(() => Date.now() > loadEnd), readLoop(service, load, () => Date.now() > loadEnd, reads)]);
-  const injected = await injectFaults(service, () => Date.now() > faultsEnd);
+  const injected = await injectFaults(service, servers, () => Date.now() > faultsEnd);
   await feeding;
   const fed = Date.now();
   const settled = await settle(service);
-  const report = await auditEffects({ databaseUrl, accepted: load.accepted, jobState: service.jobState });
+  const report = await auditEffects({ databaseUrl: servers.databaseUrl, accepted: load.accepted, jobState: service.jobState });
   const outcome = await classify(service, load, report);
   printSummary({ load, injected, report, outcome, reads, faultsEnd, settled, minutes: (fed - started) / 60_000 });
-  return outcome.lost === 0 && report.duplicates.length === 0 ? 0 : 1;
+  const exits = service.fleet.unexpectedExits;
+  if (exits.length > 0)
+    console.log(`worker processes that exited on their own: ${exits.map((e) => `${e.group} (${e.code ?? e.signal})`).join(", ")}`);
+  return outcome.lost === 0 && report.duplicates.length === 0 && exits.length === 0 ? 0 : 1;
 }
 
 /** One fault every FAULT_EVERY_S (±50%) until `stop()`; answers how many of each were injected. */
-async function injectFaults(service: FaultService, stop: () => boolean): Promise<Record<Fault, number>> {
-  const injected: Record<Fault, number> = { kill: 0, provider: 0, redis: 0 };
+async function injectFaults(service: FaultService, servers: Servers, stop: () => boolean): Promise<Record<Fault, number>> {
+  const injected: Record<Fault, number> = { kill: 0, provider: 0, redis: 0, "redis-restart": 0, postgres: 0 };
+  const faults = servers.postgres ? PRIVATE_FAULTS : SHARED_FAULTS;
   const killer = new StageKiller({
     fleet: service.fleet,
     queues: service.queues,
@@ -84,21 +144,39 @@ async function injectFaults(service: FaultService, stop: () => boolean): Promise
     maxJitterMs: 500,
     waitMs: 3_000,
   });
+  let crash = false;
   while (!stop()) {
     await sleep(FAULT_EVERY_S * 1_000 * (0.5 + Math.random()));
     if (stop()) break;
-    const fault = FAULTS[Math.floor(Math.random() * FAULTS.length)]!;
-    if (fault === "kill") {
-      const stage = QUEUE_NAMES[Math.floor(Math.random() * QUEUE_NAMES.length)]!;
-      if (!(await killer.killDuring(stage, stop))) continue;
-    } else if (fault === "provider") {
-      scriptProviderFaults(service);
-    } else {
-      const redis = new IORedis(service.config.REDIS_URL);
-      await removeQueuePrefix(redis, service.config.QUEUE_PREFIX);
-      redis.disconnect();
+    const fault = faults[Math.floor(Math.random() * faults.length)]!;
+    try {
+      if (fault === "kill") {
+        const stage = QUEUE_NAMES[Math.floor(Math.random() * QUEUE_NAMES.length)]!;
+        if (!(await killer.killDuring(stage, stop))) continue;
+      } else if (fault === "provider") {
+        scriptProviderFaults(service);
+      } else if (fault === "redis") {
+        if (servers.redis) servers.redis.flushAll();
+        else {
+          const redis = new IORedis(service.config.REDIS_URL);
+          await removeQueuePrefix(redis, service.config.QUEUE_PREFIX);
+          redis.disconnect();
+        }
+      } else if (fault === "redis-restart") {
+        await servers.redis!.stop();
+        await sleep(2_000 + Math.random() * 4_000);
+        await servers.redis!.start();
+      } else {
+        // A clean shutdown and a crash (recovery at the next start) in turn.
+        crash = !crash;
+        await servers.postgres!.stop(crash ? "immediate" : "fast");
+        await sleep(2_000 + Math.random() * 4_000);
+        await servers.postgres!.start();
+      }
+      injected[fault] += 1;
+    } catch (err) {
+      console.log(`fault ${fault} could not be injected: ${(err as Error).message}`);
     }
-    injected[fault] += 1;
   }
   return injected;
 }

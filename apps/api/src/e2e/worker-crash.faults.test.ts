@@ -108,11 +108,19 @@ interface KilledAttempt {
   closed: boolean;
 }
 
-/** The attempt each kill interrupted, as it ended: abandoned, or finished just before the signal landed. */
+/**
+ * The attempt each kill interrupted, as it ended: abandoned, or finished just before the signal landed. One attempt
+ * can be seen by two kills: a stalled job taken up again by a new process shows the item still `running` at the
+ * attempt the earlier kill interrupted until the new run records its own, and the killer may land in between.
+ */
 async function killedAttempts(killer: StageKiller): Promise<KilledAttempt[]> {
   const found: KilledAttempt[] = [];
+  const seen = new Set<string>();
   for (const kill of killer.kills) {
     for (const item of kill.items.filter((i) => i.status === "running")) {
+      const key = `${item.workItemId}#${item.attempt}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
       const { rows } = await service.pg.query<{ status: string; error_class: string | null }>(
         `SELECT status::text AS status, error_class::text AS error_class FROM work_attempts WHERE work_item_id = $1 AND attempt = $2`,
         [item.workItemId, item.attempt],

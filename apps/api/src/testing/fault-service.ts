@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import IORedis from "ioredis";
-import { Client } from "pg";
+import { Pool } from "pg";
 import { configWith, type Config } from "@recall/config";
 import { QUEUE_NAMES, createProducerConnection, createQueues, isQueueName, jobIdFor, type QueueName, type QueueSet } from "@recall/queues";
 import { removeQueuePrefix, startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
@@ -39,8 +39,8 @@ export interface FaultService {
   env: Record<string, string>;
   llm: FakeLlmServer;
   fleet: WorkerFleet;
-  /** A connection of the run's own, for polling work items and the audit. */
-  pg: Client;
+  /** Connections of the run's own, for polling work items and the audit (a pool: it outlives a Postgres restart). */
+  pg: Pool;
   queues: QueueSet;
   logDir: string;
   api: ReturnType<typeof bootstrapApi>;
@@ -98,8 +98,9 @@ export async function startFaultService(options: FaultServiceOptions): Promise<F
   fleet.startAll();
   const api = bootstrapApi(config);
   const server: Listening = await listen(createServerApp(api));
-  const pg = new Client({ connectionString: config.DATABASE_URL });
-  await pg.connect();
+  const pg = new Pool({ connectionString: config.DATABASE_URL, max: 2 });
+  // An idle connection cut by a Postgres restart (the soak's fault) is dropped; the next query opens a new one.
+  pg.on("error", () => undefined);
   const redis = createProducerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
   const service: FaultService = {

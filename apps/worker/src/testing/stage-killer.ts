@@ -5,7 +5,7 @@
 // stage's enqueue), SIGKILLs that process and starts a new one. Every job the killed process held
 // is recorded with its work item's attempt, so a test can check each attempt was closed as abandoned
 // and that no item came near its attempts budget.
-import type { Client } from "pg";
+import type { Pool } from "pg";
 import { QUEUE_NAMES, type QueueName, type QueueSet, type StagePayload } from "@recall/queues";
 import type { WorkerFleet } from "./worker-fleet";
 
@@ -30,7 +30,7 @@ export interface Kill {
 export interface StageKillerOptions {
   fleet: WorkerFleet;
   queues: QueueSet;
-  db: Client;
+  db: Pick<Pool, "query">;
   /** The stages to aim at, in turn. */
   stages: readonly QueueName[];
   /** The kill lands this long (uniformly at random, up to the bound) after the job was seen active. */
