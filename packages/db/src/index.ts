@@ -20,6 +20,11 @@ export interface DbOptions {
 
 export function createDb({ databaseUrl, poolMax = 10 }: DbOptions): Db {
   const pool = new Pool({ connectionString: databaseUrl, max: poolMax });
+  // Whoever holds a pooled connection listens for its errors only while it holds it; an error that lands on a
+  // connection between holders (Postgres shutting down sends every backend a FATAL) would be an unhandled 'error'
+  // event and end the process (the soak's Postgres restarts did that to a worker). The connection marks itself
+  // unusable either way, the pool drops it, and whoever uses it next gets the error; so here it only needs a listener.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   releaseLostTransactionClients(pool);
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   return new PrismaClient({ adapter });
