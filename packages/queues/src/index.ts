@@ -9,6 +9,7 @@ export * from "./retry";
 export * from "./stale-running";
 export * from "./lost-jobs";
 export * from "./extraction-mode";
+export * from "./priority";
 export * from "./rate-gate";
 export * from "./work-item-service";
 export * from "./queue-metrics";

@@ -29,7 +29,7 @@ afterEach(() => db.workItem.deleteMany());
 const sweep = () => requeueLostJobs({ db, queues, logger, olderThanMs: 0 });
 const nextItemOf = (subjectId: string) =>
   db.workItem.findUnique({
-    where: { queue_subjectType_subjectId: { queue: "validate_artifacts", subjectType: "document", subjectId } },
+    where: { queue_subjectType_subjectId: { queue: "validate_artifacts", subjectType: "turn", subjectId } },
   });
 
 test("a failed item waiting for its retry whose delayed job vanished is queued again and completes", async () => {

@@ -38,6 +38,8 @@ interface ClaimedRow {
   trace_id: string;
   subject_type: string;
   subject_id: string;
+  /** The committing work item was background work (priority.ts); so is its truth maintenance. */
+  background: boolean;
 }
 
 export class OutboxRelay {
@@ -57,9 +59,11 @@ export class OutboxRelay {
     for (;;) {
       const items = await transaction(db, async (tx) => {
         const rows = await tx.$queryRaw<ClaimedRow[]>`
-          SELECT id, context_id, trace_id, payload->>'subjectType' AS subject_type, payload->>'subjectId' AS subject_id
-          FROM outbox_events WHERE processed_at IS NULL
-          ORDER BY created_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
+          SELECT o.id, o.context_id, o.trace_id, o.payload->>'subjectType' AS subject_type, o.payload->>'subjectId' AS subject_id,
+            coalesce(w.payload->>'background' = 'true', false) AS background
+          FROM outbox_events o LEFT JOIN work_items w ON w.id = o.work_item_id
+          WHERE o.processed_at IS NULL
+          ORDER BY o.created_at LIMIT ${batchSize} FOR UPDATE OF o SKIP LOCKED`;
         const created = [];
         for (const row of rows) {
           created.push(
@@ -69,6 +73,7 @@ export class OutboxRelay {
               subjectType: SubjectType.parse(row.subject_type),
               subjectId: row.subject_id,
               traceId: row.trace_id,
+              background: row.background || SubjectType.parse(row.subject_type) === "document",
             }),
           );
         }

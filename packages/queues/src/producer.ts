@@ -2,6 +2,7 @@
 import { Queue } from "bullmq";
 import type { RedisConnection } from "./connection";
 import { SpanKind, injectTraceContext, withSpan, withTraceContext, type Logger, type TraceCarrier } from "@recall/telemetry";
+import { jobPriority } from "./priority";
 import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from "./registry";
 
 export interface QueueSetOptions {
@@ -27,6 +28,8 @@ export interface EnqueueTarget {
   contextId: string;
   subjectType: string;
   subjectId: string;
+  /** The work item's payload: background work (priority.ts) says so there. */
+  payload?: unknown;
 }
 
 /**
@@ -34,7 +37,8 @@ export interface EnqueueTarget {
  * carries, so the stage's CONSUMER span is its child. `trace` places the span in a known trace
  * (the sweeper and retries join the input's own); by default it is the active one. The job id
  * derives from the work item id, so a repeat is a no-op. `delayMs` holds it back (a window
- * lingering for more turns; promoteWorkItem releases it early).
+ * lingering for more turns; promoteWorkItem releases it early). Background work goes behind
+ * interactive work (priority.ts).
  */
 export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, trace?: TraceCarrier, delayMs = 0): Promise<void> {
   const queue = item.queue as QueueName;
@@ -62,6 +66,7 @@ export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, tra
         await queues[queue].add(queue, payload, {
           jobId,
           ...(delayMs > 0 ? { delay: delayMs } : {}),
+          ...jobPriority(item),
           attempts: def.attempts,
           backoff: { type: "recall" },
           removeOnComplete: { age: 3_600, count: 10_000 },

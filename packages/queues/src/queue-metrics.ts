@@ -9,13 +9,16 @@ export async function queueDepths(queues: QueueSet, now = Date.now()): Promise<Q
   return Promise.all(
     QUEUE_NAMES.map(async (name) => {
       const queue = queues[name];
-      const counts = await queue.getJobCounts("waiting", "active", "delayed", "failed");
-      // asc: the oldest first; one job is enough.
-      const [oldest] = await queue.getJobs(["waiting"], 0, 0, true);
+      // Background work waits in BullMQ's prioritized set (priority.ts): it counts as waiting too.
+      const counts = await queue.getJobCounts("waiting", "prioritized", "active", "delayed", "failed");
+      // asc: the oldest first; one job of each list is enough.
+      const firsts = await Promise.all([queue.getJobs(["waiting"], 0, 0, true), queue.getJobs(["prioritized"], 0, 0, true)]);
+      const oldest = Math.min(...firsts.flat().map((job) => job.timestamp));
+      const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
       return {
         queue: name,
-        counts: { waiting: counts.waiting ?? 0, active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0 },
-        oldestWaitingAgeSeconds: oldest ? Math.max(0, (now - oldest.timestamp) / 1_000) : 0,
+        counts: { waiting, active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0 },
+        oldestWaitingAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (now - oldest) / 1_000) : 0,
       };
     }),
   );

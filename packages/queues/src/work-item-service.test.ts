@@ -15,7 +15,7 @@ useQueueTestEnv();
 
 const service = () => new WorkItemService({ db, queues, logger });
 const stageOf = (subjectId: string, queue: string) =>
-  db.workItem.findUniqueOrThrow({ where: { queue_subjectType_subjectId: { queue, subjectType: "document", subjectId } } });
+  db.workItem.findUniqueOrThrow({ where: { queue_subjectType_subjectId: { queue, subjectType: "turn", subjectId } } });
 
 /** extract → validate → commit, where validate fails (for good) while `validateFails` says so. */
 function startChain(state: { validateFails: boolean; runs: string[] }) {

@@ -9,13 +9,16 @@ export interface NewWorkItem {
   subjectType: SubjectType;
   subjectId: string;
   traceId: string;
+  /** Work nobody waits for (priority.ts): its jobs go behind interactive ones, at every stage. */
+  background?: boolean;
 }
 
 /** Creates the stage's work item, or returns the existing one (a subject has one per stage). */
 export async function ensureWorkItem(db: DbOrTx, item: NewWorkItem): Promise<WorkItem> {
+  const { background, ...fields } = item;
   return db.workItem.upsert({
     where: { queue_subjectType_subjectId: { queue: item.queue, subjectType: item.subjectType, subjectId: item.subjectId } },
-    create: { ...item, maxAttempts: QUEUES[item.queue].attempts },
+    create: { ...fields, maxAttempts: QUEUES[item.queue].attempts, ...(background ? { payload: { background: true } } : {}) },
     update: {},
   });
 }

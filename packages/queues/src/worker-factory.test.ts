@@ -22,7 +22,7 @@ test("success marks the item succeeded, records the attempt and chains the next 
   expect(done).toMatchObject({ status: "succeeded", attempts: 1, tokensUsed: 42, errorClass: null });
   expect((await attemptsOf(item.id)).map((a) => a.status)).toEqual(["succeeded"]);
   const next = await db.workItem.findUniqueOrThrow({
-    where: { queue_subjectType_subjectId: { queue: "validate_artifacts", subjectType: "document", subjectId: item.subjectId } },
+    where: { queue_subjectType_subjectId: { queue: "validate_artifacts", subjectType: "turn", subjectId: item.subjectId } },
   });
   expect(await queues.validate_artifacts.getJob(jobIdFor(next.id))).toBeDefined();
 });

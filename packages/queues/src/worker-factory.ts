@@ -19,6 +19,7 @@ import {
 import { OutageBackoff, runThroughOutages } from "./database-outage";
 import { HandBackError, WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
+import { isBackground } from "./priority";
 import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
 import { ensureWorkItem, handBack, markRunning, recordOutcome } from "./work-items";
@@ -256,6 +257,7 @@ async function ensureNext(tx: Tx, queue: QueueName, item: WorkItem): Promise<{ i
     subjectType: item.subjectType as StagePayload["subjectType"],
     subjectId: item.subjectId,
     traceId: item.traceId,
+    background: isBackground(item),
   });
   if (nextItem.status === "queued" || nextItem.status === "running") return { item: nextItem, rerun: false };
   const reset = await tx.workItem.update({

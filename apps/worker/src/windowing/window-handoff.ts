@@ -65,6 +65,7 @@ export async function finishTurns(
           subjectType: "turn",
           subjectId: turn.id,
           traceId: item.traceId,
+          background: true,
         }),
       );
     }

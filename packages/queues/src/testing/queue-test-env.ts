@@ -60,8 +60,9 @@ export function startWorker(queue: QueueName, process: StageProcessor, wallBudge
   return worker;
 }
 
+/** An interactive turn's work item (background work queues behind it: priority.ts). */
 export async function newItem(queue: QueueName): Promise<WorkItem> {
-  return ensureWorkItem(db, { contextId: randomUUID(), queue, subjectType: "document", subjectId: randomUUID(), traceId: "a".repeat(32) });
+  return ensureWorkItem(db, { contextId: randomUUID(), queue, subjectType: "turn", subjectId: randomUUID(), traceId: "a".repeat(32) });
 }
 
 /** Waits until the work item is succeeded or dead. */
