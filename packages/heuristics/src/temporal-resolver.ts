@@ -86,9 +86,16 @@ function fromChrono(text: string, result: chrono.ParsedResult, reference: Date):
   if (BARE_MONTH.test(result.text.trim()) && prep === undefined && !MONTH_MODIFIER.test(before)) return undefined;
   const relation = relationOf(prep, Boolean(result.end));
   const forward = relation === "until" || relation === "through" ? forwardResult(result, reference) : result;
-  const period = periodOf(forward.start);
-  if (period === undefined) return undefined;
-  const start = prep !== undefined && relation !== "at" ? result.index - prepLength(text, result.index) : result.index;
+  const parsed = periodOf(forward.start);
+  if (parsed === undefined) return undefined;
+  const modifier = MONTH_DIRECTION.exec(before);
+  const period = monthInDirection(parsed, forward, reference, modifier ? (modifier[1]!.toLowerCase() as "last" | "next") : relation);
+  const start =
+    prep !== undefined && relation !== "at"
+      ? result.index - prepLength(text, result.index)
+      : modifier
+        ? result.index - modifier[0].length
+        : result.index;
   const rangeEnd = forward.end ? periodOf(forward.end) : undefined;
   return {
     text: text.slice(start, result.index + result.text.length),
@@ -107,6 +114,35 @@ function relationOf(prep: string | undefined, isRange: boolean): TemporalRelatio
   if (["until", "till", "til", "before", "by"].includes(prep)) return "until";
   if (prep === "through" || prep === "thru") return "through";
   return "at";
+}
+
+/** "last June", "next March": the month's name with a direction (its year is the one the direction names). */
+const MONTH_DIRECTION = /\b(last|next)\s+$/i;
+
+/**
+ * A month named without its year, read in the direction the words give it: "last June" and "since June" said in
+ * May are last year's June (the most recent one that has begun: "since" dates a beginning, which cannot lie ahead);
+ * "next March" said in May is next year's. chrono takes the nearest such month, either side of the reference.
+ */
+function monthInDirection(
+  period: Period,
+  result: chrono.ParsedResult,
+  reference: Date,
+  direction: TemporalRelation | "last" | "next",
+): Period {
+  const start = result.start;
+  if (start.isCertain("year") || !start.isCertain("month") || start.isCertain("day")) return period;
+  const thisMonth = Date.UTC(reference.getUTCFullYear(), reference.getUTCMonth(), 1);
+  const begins = period.start.getTime();
+  if (direction === "last" && begins >= thisMonth) return shiftYears(period, -1);
+  if (direction === "since" && begins > thisMonth) return shiftYears(period, -1);
+  if (direction === "next" && begins <= thisMonth) return shiftYears(period, 1);
+  return period;
+}
+
+function shiftYears(period: Period, years: number): Period {
+  const shift = (d: Date) => new Date(Date.UTC(d.getUTCFullYear() + years, d.getUTCMonth(), d.getUTCDate()));
+  return { start: shift(period.start), end: shift(period.end) };
 }
 
 /** "until December" said in May means the coming December, not the last one. */
