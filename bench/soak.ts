@@ -11,10 +11,10 @@
 //   redis-restart   Redis stopped for a few seconds and started again empty (no persistence)
 //   postgres   Postgres stopped for a few seconds (a clean shutdown or a crash, in turn) and started again: the API
 //              answers 503 with Retry-After meanwhile (the clients retry), the workers wait it out
-// The last two need servers the run may stop: it starts a private Postgres and Redis of its own (infra's
-// private-servers, under /tmp on free ports; Postgres runs as user postgres). Where it cannot (no binaries, not
-// root), or with SOAK_SHARED=1, it runs against DATABASE_URL/REDIS_URL and says that those two faults are left out
-// (a Redis flush there deletes only the run's own queue prefix).
+// The last two need servers the run may stop: it starts a private Postgres and Redis of its own
+// (packages/test-support/src/private-servers.ts: under /tmp on free ports; Postgres runs as user postgres). Where
+// it cannot (no binaries, not root), or with SOAK_SHARED=1, it runs against DATABASE_URL/REDIS_URL and says that
+// those two faults are left out (a Redis flush there deletes only the run's own queue prefix).
 // Then the faults stop and the load goes on for SOAK_AFTER_S (default a fifth of the run, at least 30 s), to
 // measure latency after them; then it stops, and the run waits (at most SOAK_SETTLE_S, default 300) until no work
 // is queued or running before counting. Counted per accepted input: committed exactly once, failed and retryable
@@ -62,22 +62,24 @@ interface Servers {
 async function startServers(base: { DATABASE_URL: string; REDIS_URL: string }, database: string): Promise<Servers> {
   if (process.env.SOAK_SHARED !== "1") {
     let postgres: PrivatePostgres | undefined;
+    let redis: PrivateRedis | undefined;
     try {
       postgres = await PrivatePostgres.start();
-      const redis = await PrivateRedis.start();
+      redis = await PrivateRedis.start();
       await adminQuery(postgres.url(), `CREATE DATABASE "${database}"`);
-      const pg = postgres;
+      const [pg, cache] = [postgres, redis];
       return {
         databaseUrl: pg.url(database),
-        redisUrl: redis.url,
+        redisUrl: cache.url,
         postgres: pg,
-        redis,
+        redis: cache,
         async close() {
-          await redis.close();
+          await cache.close();
           await pg.close();
         },
       };
     } catch (err) {
+      await redis?.close().catch(() => undefined);
       await postgres?.close().catch(() => undefined);
       console.log(`# no private Postgres and Redis (${(err as Error).message}): Postgres and Redis restarts are left out`);
     }
