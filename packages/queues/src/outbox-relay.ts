@@ -73,7 +73,7 @@ export class OutboxRelay {
               subjectType: SubjectType.parse(row.subject_type),
               subjectId: row.subject_id,
               traceId: row.trace_id,
-              background: row.background || SubjectType.parse(row.subject_type) === "document",
+              background: row.background,
             }),
           );
         }

@@ -4,6 +4,7 @@
 // has one (BullMQ keeps prioritized jobs in their own set and serves the wait list first). Within each class the
 // order stays first in, first out. Whether an item is background travels on its work item's payload from stage
 // to stage (`background: true`), so a retry or the sweeper re-enqueues it the same way.
+import type { Prisma } from "@recall/db";
 import { extractionMode } from "./extraction-mode";
 
 /** BullMQ priority of background jobs (1 is the highest a prioritized job can have; interactive ones have none). */
@@ -11,13 +12,13 @@ export const BACKGROUND_PRIORITY = 16;
 
 export interface PriorityItem {
   subjectType: string;
-  payload?: unknown;
+  payload?: Prisma.JsonValue;
 }
 
 export function isBackground(item: PriorityItem): boolean {
   if (item.subjectType === "document" || item.subjectType === "window") return true;
-  const payload = item.payload as Record<string, unknown> | null | undefined;
-  return payload?.["background"] === true || extractionMode({ payload: (payload ?? null) as never }) === "windowed";
+  const payload = item.payload ?? null;
+  return (payload as Record<string, unknown> | null)?.["background"] === true || extractionMode({ payload }) === "windowed";
 }
 
 /** The job option for the item: a priority for background work, none for interactive work. */

@@ -2,7 +2,7 @@
 import { Queue } from "bullmq";
 import type { RedisConnection } from "./connection";
 import { SpanKind, injectTraceContext, withSpan, withTraceContext, type Logger, type TraceCarrier } from "@recall/telemetry";
-import { jobPriority } from "./priority";
+import { jobPriority, type PriorityItem } from "./priority";
 import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from "./registry";
 
 export interface QueueSetOptions {
@@ -29,7 +29,7 @@ export interface EnqueueTarget {
   subjectType: string;
   subjectId: string;
   /** The work item's payload: background work (priority.ts) says so there. */
-  payload?: unknown;
+  payload?: PriorityItem["payload"];
 }
 
 /**

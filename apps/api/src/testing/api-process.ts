@@ -1,9 +1,10 @@
 // The API as its own process (`node --import tsx apps/api/src/main.ts`, what `pnpm start` runs), for
 // tests that signal it: SIGTERM and the time until it exits.
 import { spawn, type ChildProcess } from "node:child_process";
-import { inheritedEnv } from "@recall/config";
 import net from "node:net";
 import path from "node:path";
+import { inheritedEnv } from "@recall/config";
+import { freePort, portAnswers } from "@recall/test-support";
 
 const MAIN = path.resolve(__dirname, "..", "main.ts");
 
@@ -62,25 +63,7 @@ async function waitUntilListening(port: number, exited: Promise<unknown>, output
 
 /** Whether a TCP connection to the port is accepted now. */
 export function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  return portAnswers("127.0.0.1", port);
 }
 
 export interface RawResponse {
