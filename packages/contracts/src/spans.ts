@@ -12,6 +12,29 @@ export function byteSpanOf(text: string, charStart: number, charEnd: number): By
   return { start_byte: start, end_byte: start + Buffer.byteLength(text.slice(charStart, charEnd), "utf8") };
 }
 
+/**
+ * Byte offsets of ever-later character offsets into one text, counted in one pass: byteSpanOf
+ * counts from the start each time, which over a document's thousands of nodes is quadratic.
+ */
+export class ByteOffsets {
+  #char = 0;
+  #byte = 0;
+
+  constructor(private readonly text: string) {}
+
+  at(char: number): number {
+    if (char < this.#char) [this.#char, this.#byte] = [0, 0];
+    this.#byte += Buffer.byteLength(this.text.slice(this.#char, char), "utf8");
+    this.#char = char;
+    return this.#byte;
+  }
+
+  span(charStart: number, charEnd: number): ByteSpan {
+    const start = this.at(charStart);
+    return { start_byte: start, end_byte: this.at(charEnd) };
+  }
+}
+
 /** The text a byte span covers, or undefined when the span lies outside the text. */
 export function sliceBytes(text: string, span: ByteSpan): string | undefined {
   const bytes = Buffer.from(text, "utf8");

@@ -1,6 +1,6 @@
 // Splits a document into nodes at paragraph boundaries, keeping byte offsets into the
 // original text so every node (and every span inside it) maps back to the source.
-import { byteSpanOf } from "@recall/contracts";
+import { ByteOffsets } from "@recall/contracts";
 
 export interface Chunk {
   ordinal: number;
@@ -11,6 +11,7 @@ export interface Chunk {
 
 export function chunkText(text: string, maxChars = 4_000): Chunk[] {
   const chunks: Chunk[] = [];
+  const bytes = new ByteOffsets(text);
   let start = 0;
   while (start < text.length) {
     const end = chunkEnd(text, start, maxChars);
@@ -19,7 +20,7 @@ export function chunkText(text: string, maxChars = 4_000): Chunk[] {
     const body = raw.trim();
     if (body.length > 0) {
       const charStart = start + lead;
-      chunks.push({ ordinal: chunks.length, text: body, ...byteSpanOf(text, charStart, charStart + body.length) });
+      chunks.push({ ordinal: chunks.length, text: body, ...bytes.span(charStart, charStart + body.length) });
     }
     start = end;
   }

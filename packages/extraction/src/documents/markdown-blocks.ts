@@ -1,10 +1,17 @@
 // Markdown's top-level blocks (headings, paragraphs, lists, quotes, fenced code, tables)
 // with their character offsets, read with markdown-it (CommonMark plus GFM tables). Its
 // tokens carry source line ranges; those are turned into offsets into the same string.
+// Only the block structure is parsed: inline markup is read for headings' titles alone, from a
+// bounded slice, so a megabyte paragraph costs one linear pass.
 import MarkdownIt from "markdown-it";
 import type { Block, BlockKind } from "./document-types";
 
 const parser = new MarkdownIt("default", { html: true });
+parser.core.ruler.disable(["inline", "linkify", "replacements", "smartquotes", "text_join"]);
+const titleParser = new MarkdownIt("default", { html: true });
+
+/** A heading's title is read from at most this much of its line. */
+const MAX_TITLE_SOURCE = 1_000;
 
 type Token = MarkdownIt.Token;
 
@@ -36,7 +43,9 @@ export function markdownBlocks(text: string): Block[] {
 }
 
 function headingTitle(inline: Token | undefined): string {
-  return (inline?.children ?? [])
+  const source = (inline?.content ?? "").slice(0, MAX_TITLE_SOURCE);
+  const [paragraph] = titleParser.parseInline(source, {});
+  return (paragraph?.children ?? [])
     .filter((t) => t.type === "text" || t.type === "code_inline")
     .map((t) => t.content)
     .join("")

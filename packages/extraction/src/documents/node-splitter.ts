@@ -1,9 +1,11 @@
 // Packs structural blocks into nodes: a heading starts a new node and extends the heading
 // path, a page break (PDF) ends one, and blocks of one section share a node while it stays
 // under the size limit. Code blocks and tables are kept whole; a paragraph too long for
-// one node is cut at sentence boundaries (compromise), so no sentence is split in two.
+// one node is cut at sentence boundaries (compromise, given bounded slices), so no sentence is
+// split in two.
 import nlp from "compromise";
-import { byteSpanOf } from "@recall/contracts";
+import { ByteOffsets } from "@recall/contracts";
+import { boundedSlices } from "./bounded-slices";
 import type { Block, DocumentNodeDraft } from "./document-types";
 
 /** A code block or table is split (at line ends) only past this many times the node size. */
@@ -49,16 +51,17 @@ export function splitBlocks(text: string, blocks: readonly Block[], maxChars = 4
     }
   }
   flush();
-  return pieces.flatMap((p) => toDraft(text, p)).map((node, ordinal) => ({ ...node, ordinal }));
+  const bytes = new ByteOffsets(text);
+  return pieces.flatMap((p) => toDraft(text, bytes, p)).map((node, ordinal) => ({ ...node, ordinal }));
 }
 
-function toDraft(text: string, section: Section): Omit<DocumentNodeDraft, "ordinal">[] {
+function toDraft(text: string, bytes: ByteOffsets, section: Section): Omit<DocumentNodeDraft, "ordinal">[] {
   const raw = text.slice(section.start, section.end);
   const lead = raw.length - raw.trimStart().length;
   const body = raw.trim();
   if (body === "") return [];
   const start = section.start + lead;
-  return [{ text: body, ...byteSpanOf(text, start, start + body.length), heading_path: section.path, page: section.page }];
+  return [{ text: body, ...bytes.span(start, start + body.length), heading_path: section.path, page: section.page }];
 }
 
 /** The block as one part, or cut into parts no longer than maxChars where its kind allows. */
@@ -87,24 +90,23 @@ function pack(text: string, block: Block, cuts: number[], maxChars: number): { s
   return parts.flatMap((p) => (p.end - p.start > maxChars ? cutAtSpaces(text, p, maxChars) : [p]));
 }
 
-/** The last resort for a sentence or line longer than a node: the last space inside each window. */
+/** The last resort for a sentence or line longer than a node: the last whitespace inside each window. */
 function cutAtSpaces(text: string, part: { start: number; end: number }, maxChars: number): { start: number; end: number }[] {
-  const parts: { start: number; end: number }[] = [];
-  let start = part.start;
-  while (part.end - start > maxChars) {
-    const space = text.lastIndexOf(" ", start + maxChars);
-    const end = space > start ? space + 1 : start + maxChars;
-    parts.push({ start, end });
-    start = end;
-  }
-  parts.push({ start, end: part.end });
-  return parts;
+  return boundedSlices(text, part.start, part.end, maxChars);
 }
 
+/**
+ * Sentence ends inside the block, read by compromise one bounded slice at a time (each slice
+ * ends at a sentence end or whitespace, so a slice boundary is a fair cut point too).
+ */
 function sentenceEnds(text: string, block: Block): number[] {
-  const slice = text.slice(block.start, block.end);
-  const sentences = nlp(slice).json({ offset: true }) as { offset: { start: number; length: number } }[];
-  return sentences.map((s) => block.start + s.offset.start + s.offset.length).filter((end) => end < block.end);
+  return boundedSlices(text, block.start, block.end)
+    .flatMap((span) => {
+      const sentences = nlp(text.slice(span.start, span.end)).json({ offset: true }) as { offset: { start: number; length: number } }[];
+      const ends = sentences.map((s) => span.start + s.offset.start + s.offset.length);
+      return [...ends.filter((end) => end < span.end), span.end];
+    })
+    .filter((end) => end < block.end);
 }
 
 function lineEnds(text: string, block: Block): number[] {

@@ -1,0 +1,61 @@
+// A document's parse cost grows linearly with its size, whatever its shape: the hostile
+// inputs (megabytes with no paragraph break, no full stop, or no whitespace at all) are
+// timed at 1, 2 and 4 MB in the same run, and 4 MB may take at most 5× the 1 MB time.
+import { parseDocument, type ParseInput } from "./document-parser";
+
+const MB = 1024 * 1024;
+const WORDS = ["alpha", "river", "stone", "cloud", "garden", "blue", "north", "paper"];
+
+function words(bytes: number): string {
+  const parts: string[] = [];
+  for (let size = 0, i = 0; size < bytes; i++) {
+    const word = WORDS[i % WORDS.length]!;
+    parts.push(word);
+    size += word.length + 1;
+  }
+  return parts.join(" ");
+}
+
+const SHAPES: Record<string, (bytes: number) => ParseInput> = {
+  "Markdown, one paragraph, no full stop": (bytes) => ({ format: "markdown", text: words(bytes) }),
+  "plain text, one line": (bytes) => ({ format: "text", text: words(bytes) }),
+  "Markdown without whitespace": (bytes) => ({ format: "markdown", text: "x".repeat(bytes) }),
+};
+
+/** The best of `runs` runs: on a shared machine one slow run of a cheap input is noise (a GC, another process), not cost. */
+async function timed(input: ParseInput, runs: number): Promise<{ ms: number; nodes: number }> {
+  let ms = Infinity;
+  let nodes = 0;
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now();
+    nodes = (await parseDocument(input, { pdf: { timeoutMs: 60_000 } })).nodes.length;
+    ms = Math.min(ms, performance.now() - started);
+  }
+  return { ms, nodes };
+}
+
+describe.each(Object.entries(SHAPES))("%s", (_shape, make) => {
+  it("costs linear time in its size (4 MB ≤ 5× the 1 MB time) and is cut into bounded nodes", async () => {
+    // A first, untimed run warms the code up and tells how many runs the timing needs.
+    const warm = await timed(make(MB), 1);
+    const runs = warm.ms < 500 ? 5 : 1;
+    const [one, two, four] = [await timed(make(MB), runs), await timed(make(2 * MB), runs), await timed(make(4 * MB), runs)];
+    expect(four.ms).toBeLessThanOrEqual(5 * Math.max(one.ms, 5));
+    expect(two.ms).toBeLessThanOrEqual(3 * Math.max(one.ms, 5));
+    // Every node stays within the node size, so the number of nodes grows with the input too.
+    expect(four.nodes).toBeGreaterThanOrEqual(3.8 * one.nodes);
+    expect(four.nodes).toBeLessThanOrEqual(4.2 * one.nodes);
+  }, 120_000);
+});
+
+it("cuts a long node at sentence ends found in bounded slices, never inside a sentence", async () => {
+  const sentence = "Maria moved to Lisbon in spring and opened a bakery near the river. ";
+  const text = sentence.repeat(2_000);
+  const parsed = await parseDocument({ format: "markdown", text }, { pdf: { timeoutMs: 60_000 } });
+  expect(parsed.nodes.length).toBeGreaterThan(30);
+  for (const node of parsed.nodes) {
+    expect(node.text.length).toBeLessThanOrEqual(4_000);
+    expect(node.text.endsWith("river.")).toBe(true);
+    expect(Buffer.from(text).subarray(node.start_byte, node.end_byte).toString()).toBe(node.text);
+  }
+});
