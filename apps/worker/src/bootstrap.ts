@@ -1,8 +1,8 @@
 // Builds a worker process's dependencies from its config.
 import path from "node:path";
-import { configSecrets, extractorOptions, faultPoint, providerOptions, type Config } from "@recall/config";
+import { configSecrets, cpuPoolOptions, extractorOptions, faultPoint, providerOptions, type Config } from "@recall/config";
 import { createDb } from "@recall/db";
-import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
+import { CpuPool, createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
 import { RedisRateGate, createProducerConnection, createQueues, createWorkerConnection, type RedisConnection } from "@recall/queues";
 import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
@@ -14,6 +14,8 @@ export const DEFAULT_SKILLS_DIR = path.resolve(__dirname, "../../../skills");
 export interface WorkerProcess {
   deps: WorkerDeps;
   connection: RedisConnection;
+  /** Starts the CPU pool's threads now rather than on the first job (a process that serves traffic calls it). */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
   const queues = createQueues({ connection: producer, prefix: config.QUEUE_PREFIX });
   if (config.RECALL_MODEL_RPM) installRequestGate(new RedisRateGate(producer, `${config.QUEUE_PREFIX}:model-rpm`, config.RECALL_MODEL_RPM));
   const skills = await loadSkills(config.PIPELINE_SKILLS_DIR ?? DEFAULT_SKILLS_DIR);
+  const cpu = new CpuPool(cpuPoolOptions(config));
   const deps: WorkerDeps = {
     config,
     db,
@@ -33,15 +36,18 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
     logger,
     skills: skillCatalog(skills),
     skillList: skills,
-    extractorFor: createStagedExtractorFactory(extractorOptions(config)),
+    extractorFor: createStagedExtractorFactory({ ...extractorOptions(config), cpu }),
+    cpu,
     embedder: lazyEmbedder(config),
     faultPoint: faultPoint(config),
   };
   return {
     deps,
     connection,
+    warm: () => cpu.warm(),
     async close() {
       await queues.close();
+      await cpu.close();
       producer.disconnect();
       connection.disconnect();
       await db.$disconnect();

@@ -1,6 +1,6 @@
 import type { Config } from "@recall/config";
 import type { Db } from "@recall/db";
-import type { ExtractorFactory, Skill } from "@recall/extraction";
+import type { CpuRunner, ExtractorFactory, Skill } from "@recall/extraction";
 import type { Embedder } from "@recall/memory";
 import type { QueueSet } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
@@ -23,6 +23,8 @@ export interface WorkerDeps {
   queues: QueueSet;
   logger: Logger;
   extractorFor: ExtractorFactory;
+  /** Where CPU-bound steps run: the process's CPU pool (worker threads with time and heap limits). */
+  cpu: CpuRunner;
   skills: SkillCatalog;
   skillList: readonly Skill[];
   /**

@@ -119,6 +119,14 @@ export const EnvSchema = z.object({
     .default(10 * 1024 * 1024),
   /** Where uploaded originals (HTML, PDF) are kept, one file per sha256; unset: in Postgres (documents.original). */
   RECALL_BLOB_DIR: optionalString,
+  /** Threads of a worker process's CPU pool that only interactive work uses (the rules, parsing). */
+  RECALL_CPU_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** Threads background work (imports, documents, asynchronous turns) may use: its share of the CPU pool. */
+  RECALL_CPU_BACKGROUND_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** Longest one CPU task (reading a turn with the rules, parsing a document) may run before its work item fails with class budget. */
+  RECALL_CPU_TASK_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Heap limit of a CPU pool thread; a task that needs more fails with class budget. */
+  RECALL_CPU_TASK_MAX_HEAP_MB: z.coerce.number().int().min(32).default(1_024),
   /** How long the extract stage may spend reading one PDF's text before the document fails. */
   RECALL_PDF_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
 
@@ -236,6 +244,16 @@ export function providerOptions(config: Config) {
     openaiApiKey: config.OPENAI_API_KEY,
     openaiBaseUrl: config.OPENAI_BASE_URL,
     timeoutMs: config.LLM_TIMEOUT_MS,
+  };
+}
+
+/** A worker process's CPU pool (packages/extraction CpuPool). */
+export function cpuPoolOptions(config: Config) {
+  return {
+    interactiveThreads: config.RECALL_CPU_THREADS,
+    backgroundThreads: config.RECALL_CPU_BACKGROUND_THREADS,
+    taskTimeoutMs: config.RECALL_CPU_TASK_TIMEOUT_MS,
+    maxHeapMb: config.RECALL_CPU_TASK_MAX_HEAP_MB,
   };
 }
 

@@ -1,5 +1,6 @@
 // The contract between the extract_assertions worker and the staged extractor.
 import type { ExtractionDiff, ExtractionGuidance, ExtractionInput, Stage } from "@recall/contracts";
+import type { CpuLane } from "./cpu/cpu-pool";
 
 export type { ExtractionGuidance };
 
@@ -19,8 +20,8 @@ export interface BudgetLimits {
   maxWallMs: number;
 }
 
-/** One extractor per work item: its budget spans every input of that item. */
-export type ExtractorFactory = (limits: BudgetLimits) => Extractor;
+/** One extractor per work item: its budget spans every input of that item; `lane` is the CPU pool lane its rules run in. */
+export type ExtractorFactory = (limits: BudgetLimits, lane?: CpuLane) => Extractor;
 
 export interface Extractor {
   extract(input: ExtractionInput, guidance: ExtractionGuidance, signal?: AbortSignal): Promise<StageOutcome>;

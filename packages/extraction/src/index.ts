@@ -7,3 +7,5 @@ export * from "./documents";
 export * from "./model-prompt";
 export * from "./window-output";
 export * from "./window-prompt";
+export { CpuBudgetError, CpuPool, inlineCpu, type CpuLane, type CpuPoolOptions, type CpuRunner } from "./cpu/cpu-pool";
+export { ambiguousReference, readWithRules, type RuleReading } from "./cpu/rule-reading";

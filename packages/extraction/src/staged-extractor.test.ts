@@ -6,7 +6,8 @@ import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import type { ExtractionInput, KnownEntity } from "@recall/contracts";
 import type { BudgetLimits, Extractor } from "./extractor";
 import type { ModelDiff } from "./model-output";
-import { ambiguousReference, createStagedExtractorFactory, selfContradiction } from "./staged-extractor";
+import { ambiguousReference } from "./cpu/rule-reading";
+import { createStagedExtractorFactory, selfContradiction } from "./staged-extractor";
 
 const FAST = "anthropic:claude-fast";
 const STRONG = "openai:gpt-strong";

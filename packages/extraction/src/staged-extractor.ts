@@ -20,7 +20,8 @@ import {
   type Stage,
   type StageAttempt,
 } from "@recall/contracts";
-import { HeuristicStage } from "@recall/heuristics";
+import { inlineCpu, type CpuLane, type CpuRunner } from "./cpu/cpu-pool";
+import type { RuleReading } from "./cpu/rule-reading";
 import type { BudgetLimits, ExtractionGuidance, Extractor, ExtractorFactory, StageOutcome } from "./extractor";
 import { ModelStage, UnavailableModelStage } from "./model-stage";
 
@@ -34,6 +35,10 @@ export interface StagedExtractorOptions {
   unavailable?: Partial<Record<ModelTier, NoProviderError>>;
   threshold: number;
   limits: BudgetLimits;
+  /** Where the rules run (a CPU pool's thread in a worker process); default: in this thread. */
+  cpu?: CpuRunner;
+  /** The CPU pool's lane for this extractor's inputs. Default: interactive. */
+  lane?: CpuLane;
 }
 
 /** Tokens are counted per input by extract(), across every stage the input went through. */
@@ -44,12 +49,13 @@ type Handoff = Escalation & { to?: Stage };
 
 export class StagedExtractor implements Extractor {
   readonly budget: Budget;
+  /** The model stages, in order; the rules read every input first. */
   readonly stages: readonly ExtractionStage[];
   #stageReached: Stage | undefined;
 
-  constructor(options: StagedExtractorOptions) {
+  constructor(private readonly options: StagedExtractorOptions) {
     this.budget = new Budget({ maxTokens: options.limits.maxTokens, maxWallMs: options.limits.maxWallMs });
-    this.stages = [new HeuristicStage({ threshold: options.threshold }), ...modelStages(options, this.budget)];
+    this.stages = modelStages(options, this.budget);
   }
 
   get tokensUsed(): number {
@@ -68,9 +74,30 @@ export class StagedExtractor implements Extractor {
   }
 
   private async run(input: ExtractionInput, guidance: ExtractionGuidance, signal: AbortSignal | undefined): Promise<Outcome> {
-    const ambiguous = ambiguousReference(input);
-    let escalation: Handoff | undefined;
-    for (let i = 0; i < this.stages.length;) {
+    this.#stageReached = "heuristic";
+    const reading = await this.readRules(input, signal);
+    const handoff = this.handOn("heuristic", reading.attempt, reading.ambiguous);
+    if (!handoff) return outcome("heuristic", reading.attempt);
+    const first = handoff.to ? this.stages.findIndex((s) => s.name === handoff.to) : 0;
+    if (first < 0 || first >= this.stages.length) return this.lastWord("heuristic", reading.attempt, handoff);
+    return this.runModels(input, guidance, signal, first, handoff);
+  }
+
+  private readRules(input: ExtractionInput, signal: AbortSignal | undefined): Promise<RuleReading> {
+    const { cpu = inlineCpu, lane = "interactive", threshold } = this.options;
+    return cpu.run("rules", input, { threshold }, { lane, signal });
+  }
+
+  /** The model stages from `first` on, each handing on to the next (or the one the handoff names). */
+  private async runModels(
+    input: ExtractionInput,
+    guidance: ExtractionGuidance,
+    signal: AbortSignal | undefined,
+    first: number,
+    handoff: Handoff,
+  ): Promise<Outcome> {
+    let escalation: Handoff | undefined = handoff;
+    for (let i = first; i < this.stages.length;) {
       const stage = this.stages[i]!;
       this.#stageReached = stage.name;
       let attempt: StageAttempt;
@@ -82,11 +109,11 @@ export class StagedExtractor implements Extractor {
         i = this.nextIndex(i, escalation);
         continue;
       }
-      const handoff = this.handOn(stage.name, attempt, ambiguous);
-      if (!handoff) return outcome(stage.name, attempt);
-      const next = this.nextIndex(i, handoff);
-      if (next >= this.stages.length) return this.lastWord(stage.name, attempt, handoff);
-      [escalation, i] = [handoff, next];
+      const next = this.handOn(stage.name, attempt, undefined);
+      if (!next) return outcome(stage.name, attempt);
+      const after = this.nextIndex(i, next);
+      if (after >= this.stages.length) return this.lastWord(stage.name, attempt, next);
+      [escalation, i] = [next, after];
     }
     throw new Error("unreachable: the strong stage always answers or throws");
   }
@@ -169,42 +196,6 @@ function clip(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/**
- * A name in the text that fits two or more known entities ("Jordan" when Jordan Lee and
- * Jordan Smith are both known) and that no fuller name in the same text settles.
- */
-export function ambiguousReference(input: ExtractionInput): string | undefined {
-  for (const [form, entities] of referenceForms(input)) {
-    if (entities.size < 2 || !mentions(input.text, form)) continue;
-    const settled = [...entities.values()].some((name) => name.toLowerCase() !== form.toLowerCase() && mentions(input.text, name));
-    if (!settled) return form;
-  }
-  return undefined;
-}
-
-/** Each way a known entity may be referred to (name, first name, aliases) → the entities it fits, by key → full name. */
-function referenceForms(input: ExtractionInput): Map<string, Map<string, string>> {
-  const forms = new Map<string, Map<string, string>>();
-  for (const entity of input.knownEntities) {
-    // Entities found earlier in the same document carry no id yet; name and type identify them.
-    const key = entity.id || `${entity.name.toLowerCase()}|${entity.type.toLowerCase()}`;
-    const names = [entity.name, entity.name.split(/\s+/)[0] ?? "", ...entity.aliases].map((n) => n.trim()).filter((n) => n.length > 1);
-    for (const form of new Set(names)) {
-      if (!forms.has(form)) forms.set(form, new Map());
-      forms.get(form)!.set(key, entity.name);
-    }
-  }
-  return forms;
-}
-
-/** Word-bounded and case-aware like the known-entity matcher: "Will" the person is not "will" the verb. */
-function mentions(text: string, name: string): boolean {
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const flags = name === name.toLowerCase() ? "iu" : "u";
-  const bounded = (n: string) => new RegExp(`(?<![\\p{L}\\p{N}_])${n}(?![\\p{L}\\p{N}_])`, flags);
-  return bounded(escaped).test(text) || (flags === "u" && bounded(escaped.toUpperCase()).test(text));
-}
-
 /** Two different values for the same entity and attribute key within one answer. */
 export function selfContradiction(diff: ExtractionDiff): string | undefined {
   const seen = new Map<string, string>();
@@ -222,11 +213,14 @@ export interface StagedExtractorFactoryOptions {
   providers: ProviderOptions;
   /** Heuristic decisions below this confidence go to a model. */
   heuristicThreshold: number;
+  /** Where the rules run; default: in this thread (tests, benches). */
+  cpu?: CpuRunner;
 }
 
 /** One extractor per work item, so the budget spans all of that item's inputs. */
 export function createStagedExtractorFactory(options: StagedExtractorFactoryOptions): ExtractorFactory {
-  return (limits) => new StagedExtractor({ ...modelClients(options.providers), threshold: options.heuristicThreshold, limits });
+  const { cpu, heuristicThreshold: threshold } = options;
+  return (limits, lane) => new StagedExtractor({ ...modelClients(options.providers), threshold, limits, cpu, lane });
 }
 
 function modelClients(providers: ProviderOptions): Pick<StagedExtractorOptions, "fast" | "strong" | "unavailable"> {

@@ -3,24 +3,26 @@
 // transaction that writes the extracted text and every node; a retry finds them and moves on.
 // A document that cannot be read as its format fails for good (class validation).
 import { transaction, type Prisma } from "@recall/db";
-import { DOCUMENT_FORMATS, DocumentParseError, parseDocument, type DocumentFormat } from "@recall/extraction";
+import { DOCUMENT_FORMATS, type DocumentFormat } from "@recall/extraction";
 import { readOriginal } from "@recall/memory";
 import { WorkError } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 
-export async function ensureDocumentNodes(deps: WorkerDeps, documentId: string): Promise<void> {
+/** Parsing runs on the CPU pool's background lane (documents are background work), bounded in time and heap. */
+export async function ensureDocumentNodes(deps: WorkerDeps, documentId: string, signal?: AbortSignal): Promise<void> {
   const doc = await deps.db.document.findUnique({ where: { id: documentId }, include: { _count: { select: { nodes: true } } } });
   // Documents split before this stage did it (or by a test harness) already have their nodes.
   if (!doc || doc.parsedAt || doc._count.nodes > 0) return;
   const format = formatOf(doc.format);
   const bytes = await readOriginal(deps.config.RECALL_BLOB_DIR, doc);
-  const parsed = await parseDocument(
+  const result = await deps.cpu.run(
+    "parse_document",
     { format, text: bytes ? undefined : doc.text, bytes },
     { pdf: { timeoutMs: deps.config.RECALL_PDF_TIMEOUT_MS } },
-  ).catch((err: unknown) => {
-    if (err instanceof DocumentParseError) throw new WorkError("validation", `document ${documentId}: ${err.message}`, false);
-    throw err;
-  });
+    { lane: "background", signal },
+  );
+  if ("unreadable" in result) throw new WorkError("validation", `document ${documentId}: ${result.unreadable}`, false);
+  const { parsed } = result;
   await transaction(deps.db, async (tx) => {
     // Concurrent attempts wait here; the second finds the nodes the first wrote.
     await tx.$queryRaw`SELECT id FROM documents WHERE id = ${documentId}::uuid FOR UPDATE`;

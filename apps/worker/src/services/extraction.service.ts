@@ -5,7 +5,7 @@
 import { toJson, transaction, type Db, type ExtractionStage, type Prisma, type WorkItem } from "@recall/db";
 import { DIFF_KINDS, StageFailure, type ExtractResult, type ExtractionDiff, type UnitOutcome } from "@recall/contracts";
 import type { ExtractionGuidance, Extractor, StageOutcome } from "@recall/extraction";
-import type { StagePayload } from "@recall/queues";
+import { isBackground, type StagePayload } from "@recall/queues";
 import { extractionInputs, type Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 import { ensureDocumentNodes } from "./document-nodes";
@@ -28,13 +28,14 @@ export class ExtractionService {
   /** Extracts and stages the subject of one work item; answers the model tokens it spent. */
   async run(item: WorkItem, payload: StagePayload, signal: AbortSignal, logger: Logger): Promise<number> {
     const { deps } = this;
-    if (payload.subjectType === "document") await ensureDocumentNodes(deps, payload.subjectId);
+    const lane = isBackground(item) ? "background" : "interactive";
+    if (payload.subjectType === "document") await ensureDocumentNodes(deps, payload.subjectId, signal);
     const subject = await loadSubject(deps.db, payload);
     const guidance = await ensurePlan(deps, subject);
     const known = await loadKnownMemory(deps.db, subject.contextId);
     // The token budget spans every attempt of the work item: retries spend what is left, not a fresh budget.
     const limits = budgetLimits(deps.config, subject.contextConfig);
-    const extractor = deps.extractorFor({ ...limits, maxTokens: Math.max(0, limits.maxTokens - item.tokensUsed) });
+    const extractor = deps.extractorFor({ ...limits, maxTokens: Math.max(0, limits.maxTokens - item.tokensUsed) }, lane);
     const run: Run = { subject, guidance, known, extractor, outcomes: [], rows: [] };
     for (const unit of subject.units) {
       try {

@@ -3,8 +3,6 @@
 // the strong model); otherwise the turn waits for a window of its session. Interactive turns,
 // documents and windowed turns that were handed back go straight to the one-turn processor.
 import { isEmptyDiff, type ExtractionInput } from "@recall/contracts";
-import { ambiguousReference } from "@recall/extraction";
-import { runHeuristics } from "@recall/heuristics";
 import { extractionMode, type StageProcessor } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory } from "../services/known-memory";
@@ -27,9 +25,9 @@ export function windowAwareExtract(deps: WorkerDeps, oneTurn: StageProcessor): S
       referenceTime: subject.occurredAt,
       ...known,
     };
-    const heuristic = runHeuristics(input, { threshold: deps.config.RECALL_HEURISTIC_CONFIDENCE });
-    const ambiguous = ambiguousReference(input);
-    if ((heuristic.finished && !(ambiguous && !isEmptyDiff(heuristic.diff))) || ambiguous) return oneTurn(ctx);
+    const threshold = deps.config.RECALL_HEURISTIC_CONFIDENCE;
+    const { attempt, ambiguous } = await deps.cpu.run("rules", input, { threshold }, { lane: "background", signal: ctx.signal });
+    if ((attempt.finished && !(ambiguous && !isEmptyDiff(attempt.diff))) || ambiguous) return oneTurn(ctx);
     const turn = await deps.db.turn.findUniqueOrThrow({ where: { id: subject.id } });
     await joinWindow(deps.db, deps, windowLimits(deps.config), turn, item);
     return { status: "waiting" };
