@@ -31,6 +31,8 @@ async function main(): Promise<void> {
   const worker = await bootstrapWorker(config);
   const runtime = startWorkers(worker.deps, worker.connection, queues);
   worker.deps.logger.info({ queues }, "workers started");
+  // The CPU pool's threads start now, not on the first job (a thread takes a second or two to load the rules).
+  worker.warm().catch((err: Error) => worker.deps.logger.warn({ err: err.message }, "CPU pool did not warm up"));
   const metrics = serveMetrics(config.WORKER_METRICS_PORT, worker.deps.logger);
   // SIGTERM: take no more jobs, let running ones finish within SHUTDOWN_TIMEOUT_MS, hand the rest back, exit.
   const shutdown = async (signal: string) => {

@@ -1,7 +1,16 @@
 // Starts the processors for the chosen queues, plus the outbox relay, in this process.
 import type { Worker } from "bullmq";
 import { CHANNELS, NotificationListener } from "@recall/db";
-import { HAND_BACK, OutboxRelay, createStageWorker, type QueueName, type RedisConnection, type StageProcessor } from "@recall/queues";
+import {
+  HAND_BACK,
+  OutboxRelay,
+  createStageWorker,
+  startHeartbeat,
+  workerName,
+  type QueueName,
+  type RedisConnection,
+  type StageProcessor,
+} from "@recall/queues";
 import { settlesWithin } from "@recall/telemetry";
 import type { WorkerDeps } from "./deps";
 import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";
@@ -62,10 +71,12 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
   );
   for (const worker of workers) worker.on("error", (err) => deps.logger.error({ err: err.message }, "worker error"));
   relay.start();
+  const heartbeat = startHeartbeat(connection, deps.config.QUEUE_PREFIX, { name: workerName(), queues: [...queues] });
   return {
     workers,
     relay,
     async close(timeoutMs = deps.config.SHUTDOWN_TIMEOUT_MS) {
+      await heartbeat.stop();
       const closing = Promise.all(workers.map((w) => w.close()));
       await relay.stop();
       await listener.close();

@@ -47,6 +47,13 @@ export const EnvSchema = z.object({
   QUEUE_PREFIX: z.string().min(1).default("{recall}"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  /**
+   * What `npm start` runs, each as a supervised child process: the API and the workers (`all`), or one
+   * role alone for a deployment that scales them apart.
+   */
+  RECALL_ROLE: z.enum(["all", "api", "worker"]).default("all"),
+  /** Worker processes `npm start` runs (each runs every queue). */
+  RECALL_WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   TURN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Only a safety net: the relay is woken by NOTIFY when a commit writes outbox rows. */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(2_000),

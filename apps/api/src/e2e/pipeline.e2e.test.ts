@@ -2,6 +2,8 @@
 // extraction goes through the real OpenAI SDK against a local wire-protocol server,
 // and an interactive turn finished by the heuristic stage.
 import request from "supertest";
+import { QUEUE_NAMES } from "@recall/queues";
+import { startWorkers } from "@recall/worker/src/worker-runtime";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 
@@ -189,7 +191,10 @@ test("health and readiness answer", async () => {
     ["postgres", true],
     ["redis", true],
     ["migrations", true],
+    ["workers", true],
   ]);
+  // The workers check names the live worker processes (their heartbeats in Redis).
+  expect(ready.body.checks.at(-1).detail).toMatch(/^1 worker process alive: /);
 });
 
 test("a turn with the speaker's name and its time resolves I/my to the speaker and dates the event", async () => {
@@ -227,4 +232,22 @@ test("retrying work that succeeded is refused with 409; an unknown work item is 
     .post(`/api/v1/${contextId}/work-items/00000000-0000-4000-8000-000000000000/retry`)
     .set("API-KEY", apiKey);
   expect(missing.status).toBe(404);
+});
+
+// Last in the file: it stops the harness's workers.
+test("readiness fails naming the queues no live worker runs, and recovers when one starts", async () => {
+  await h.runtime.close();
+  const ready = await request(h.app).get("/readyz");
+  expect(ready.status).toBe(503);
+  const workers = ready.body.checks.find((c: { name: string }) => c.name === "workers");
+  expect(workers).toMatchObject({ ok: false, error: expect.stringContaining("no live worker for extract_assertions") });
+  const some = startWorkers(h.worker.deps, h.worker.connection, ["extract_assertions"]);
+  try {
+    const partly = await request(h.app).get("/readyz");
+    expect(partly.body.checks.find((c: { name: string }) => c.name === "workers").error).toMatch(
+      /^no live worker for validate_artifacts, commit_artifacts, truth_maintenance, extract_window \(1 alive, none runs them\)/,
+    );
+  } finally {
+    await some.close();
+  }
 });
