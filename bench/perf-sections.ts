@@ -29,7 +29,7 @@ const modelEnv = (server: EconomyServer, extra: Record<string, string> = {}) => 
   ...extra,
 });
 
-async function withCluster<T>(
+export async function withCluster<T>(
   delayMs: number,
   workers: string[],
   extra: Record<string, string>,
