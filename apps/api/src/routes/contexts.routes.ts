@@ -1,6 +1,6 @@
 // Admin API (Authorization: Bearer ADMIN_API_KEY): contexts (tenants). Their keys: keys.routes.ts.
 import { z } from "zod";
-import { issueApiKey } from "../http/api-keys";
+import { issueApiKey } from "../services/api-key-secrets";
 import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 
