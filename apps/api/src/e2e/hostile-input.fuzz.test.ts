@@ -12,7 +12,16 @@ import { answerClientErrors } from "../http/http-client-errors";
 import { openApiPath } from "../http/route-definition";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextHandle } from "../testing/api-client";
-import { arbitraryRequest, type FuzzIds, type FuzzRequest, type FuzzTarget } from "../testing/hostile-requests";
+import {
+  FORGED_CURSORS,
+  SAMPLES,
+  arbitraryRequest,
+  replaceAt,
+  stringPaths,
+  type FuzzIds,
+  type FuzzRequest,
+  type FuzzTarget,
+} from "../testing/hostile-requests";
 
 const RUNS = 10_000;
 const PARALLEL = 12;
@@ -217,5 +226,75 @@ describe("each kind of hostile input, by name", () => {
     expect(unknown.body.detail).toMatch(/occured_at/);
     const plain = await post("/facts").set("Content-Type", "text/plain").send('{"scope":[]}');
     expect(problemOf(plain)).toEqual({ status: 415, type: "application/problem+json", fields: ["header.Content-Type"] });
+  });
+
+  /** A route template with the seeded ids filled in, sent with the credentials its prefix needs. */
+  const authed = (method: string, template: string, body?: object) => {
+    const path = template.replace(/\{(\w+)\}/g, (_m, name: string) =>
+      name === "contextId" ? ids.contextId : (ids.byParam[name] ?? crypto.randomUUID()),
+    );
+    const req = request(h.app)[method.toLowerCase() as "get" | "post"](path);
+    const admin = path.startsWith("/api/v1/contexts") || path.startsWith("/api/v1/admin");
+    const withAuth = admin ? req.set("Authorization", `Bearer ${ADMIN_KEY}`) : req.set("API-KEY", ids.apiKey);
+    return body === undefined ? withAuth : withAuth.send(body);
+  };
+  const stored = async () => {
+    const db = h.api.db;
+    const [contexts, sessions, turns, documents, factWrites] = await Promise.all([
+      db.context.count(),
+      db.session.count(),
+      db.turn.count(),
+      db.document.count(),
+      db.factWrite.count(),
+    ]);
+    return { contexts, sessions, turns, documents, factWrites };
+  };
+
+  test("a lone surrogate in any string field of any body is 400 naming that field, and stores nothing", async () => {
+    const before = await stored();
+    const routes: [string, object][] = [...Object.entries(SAMPLES), ["POST /api/v1/{contextId}/turns/{turnId}/retract", { reason: "x" }]];
+    const wrong: string[] = [];
+    for (const [route, sample] of routes) {
+      const [method, template] = route.split(" ") as [string, string];
+      for (const path of stringPaths(sample)) {
+        const res = await authed(method, template, replaceAt(sample, path, "caf\ud800"));
+        const field = `body.${path.join(".")}`;
+        // The MCP endpoint answers in JSON-RPC, not problem+json: its status is what is checked there.
+        const named = template.endsWith("/mcp") || res.body.errors?.[0]?.field === field;
+        if (res.status !== 400 || !named) wrong.push(`${route} ${field}: ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(await stored()).toEqual(before);
+  });
+
+  test("a forged cursor on every paged route is 400 'not a cursor this API issued', never a database error", async () => {
+    const paged: [method: string, template: string, where: "query" | "body"][] = [
+      ["GET", "/api/v1/{contextId}/profile", "query"],
+      ["POST", "/api/v1/{contextId}/state", "body"],
+      ["GET", "/api/v1/{contextId}/instructions", "query"],
+      ["GET", "/api/v1/{contextId}/sessions/{sessionId}/turns", "query"],
+      ["GET", "/api/v1/{contextId}/work-items", "query"],
+      ["GET", "/api/v1/admin/work-items", "query"],
+      ["GET", "/api/v1/contexts/{contextId}/keys", "query"],
+      ["GET", "/api/v1/{contextId}/entities/{entityId}/history", "query"],
+    ];
+    const wrong: string[] = [];
+    // The first, {k: 5}, is a position a list ordered by sequence number could issue: the turns list takes it.
+    for (const [method, template, where] of paged) {
+      for (const cursor of FORGED_CURSORS.filter((c) => !(template.endsWith("/turns") && c === FORGED_CURSORS[0]))) {
+        const res =
+          where === "query" ? await authed(method, `${template}?cursor=${cursor}`) : await authed(method, template, { scope: [], cursor });
+        const ok = res.status === 400 && res.body.errors?.[0]?.field === `${where}.cursor` && /not a cursor this API issued/.test(res.text);
+        if (!ok)
+          wrong.push(`${method} ${template} ${Buffer.from(cursor, "base64url").toString()}: ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    // A list ordered by sequence number refuses a timestamp position, though it is one the API could issue elsewhere.
+    const timeCursor = Buffer.from(JSON.stringify({ k: new Date().toISOString(), id: crypto.randomUUID() })).toString("base64url");
+    const turns = await authed("GET", `/api/v1/{contextId}/sessions/{sessionId}/turns?cursor=${timeCursor}`);
+    expect(turns.status).toBe(400);
+    expect((await authed("GET", `/api/v1/{contextId}/profile?cursor=${timeCursor}`)).status).toBe(200);
   });
 });

@@ -93,4 +93,10 @@ test("one revocation ends every statement of a directive", async () => {
   expect((await profile(api)).instructions).toEqual([]);
   const history = await api.get(`/instructions?${ALICE_Q}&include_revoked=true`);
   expect(history.body.instructions.map((i: { active: boolean }) => i.active)).toEqual([false, false]);
+  // Paged like every list: limit=1 gives them one at a time, oldest first, then a null cursor.
+  const first = await api.get(`/instructions?${ALICE_Q}&include_revoked=true&limit=1`);
+  const second = await api.get(`/instructions?${ALICE_Q}&include_revoked=true&limit=1&cursor=${first.body.next_cursor}`);
+  const paged = [...first.body.instructions, ...second.body.instructions].map((i: { id: string }) => i.id);
+  expect(paged).toEqual(history.body.instructions.map((i: { id: string }) => i.id));
+  expect(second.body.next_cursor).toBeNull();
 });

@@ -12,9 +12,11 @@ import type { ListPosition } from "@recall/memory";
 export type CursorKey = "time" | "seq";
 
 const PG_INT4_MAX = 2_147_483_647;
-/** Postgres timestamps start in 4713 BC; JavaScript dates reach further back. */
-const PG_MIN_YEAR = -4712;
-const ISSUED_TIME = /^([+-]\d{6}|\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/**
+ * Years 1 to 9999 only: toISOString writes others as `+275760-…` or `-000001-…`, which Postgres
+ * does not read as a timestamp, and year 0 does not exist for it.
+ */
+const ISSUED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const KEYS: Record<CursorKey, z.ZodType<string | number>> = {
   time: z.string().refine(isIssuedTime),
@@ -24,7 +26,7 @@ const KEYS: Record<CursorKey, z.ZodType<string | number>> = {
 function isIssuedTime(text: string): boolean {
   if (!ISSUED_TIME.test(text)) return false;
   const at = new Date(text);
-  return !Number.isNaN(at.getTime()) && at.toISOString() === text && at.getUTCFullYear() >= PG_MIN_YEAR;
+  return !Number.isNaN(at.getTime()) && at.toISOString() === text && at.getUTCFullYear() >= 1;
 }
 
 /** The `cursor` parameter of a list ordered by `key`. */

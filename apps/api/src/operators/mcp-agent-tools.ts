@@ -87,12 +87,12 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
       inputSchema: { scope: scopeArg, include_revoked: z.boolean().optional() },
     },
     async ({ scope, include_revoked }) => {
-      const rows = await readInstructionHistory(
+      const page = await readInstructionHistory(
         deps.db,
         { contextId, scope: normaliseScope(scope) },
-        { includeRevoked: include_revoked ?? false },
+        { includeRevoked: include_revoked ?? false, limit: 500 },
       );
-      return json({ instructions: rows.map(instructionView) });
+      return json({ instructions: page.items.map(instructionView), next_cursor: encodeCursor(page.next) });
     },
   );
 }
