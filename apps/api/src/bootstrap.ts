@@ -6,6 +6,7 @@ import { createLogger, setModelPrices, type LoggerOptions } from "@recall/teleme
 import type { ApiDeps } from "./deps";
 import { Drain } from "./http/drain";
 import { createTurnCompletion } from "./services/turn-completion";
+import { TurnService } from "./services/turn.service";
 import { vectorRetriever } from "./services/vector-search";
 
 export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): ApiDeps & { close(): Promise<void> } {
@@ -19,6 +20,10 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
   const turns = createTurnCompletion(config.DATABASE_URL, config.TURN_FALLBACK_POLL_MS, logger);
   observePipeline(db, queues);
   setModelPrices(config.RECALL_MODEL_PRICES_JSON);
+  const turnService = new TurnService(
+    { db, queues, logger },
+    { turnTimeoutMs: config.TURN_TIMEOUT_MS, completion: turns, sessionWaitMs: config.RECALL_SESSION_WAIT_MS },
+  );
   return {
     config,
     db,
@@ -26,6 +31,7 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
     redis,
     logger,
     turns,
+    turnService,
     vector,
     workItems: new WorkItemService({ db, queues, logger }),
     drain: new Drain(),

@@ -61,7 +61,7 @@ export const EnvSchema = z.object({
    * may carry; more answers 400 naming the section. A write commits in one transaction, so this
    * bounds how long it holds its locks and a pooled connection.
    */
-  RECALL_FACT_WRITE_MAX_ITEMS: z.coerce.number().int().min(1).max(10_000).default(200),
+  RECALL_FACT_WRITE_MAX_ITEMS: z.coerce.number().int().min(1).max(10_000).default(100),
   /**
    * Direct writes one API process runs at once; later ones wait their turn (up to
    * FACT_WRITE_WAIT_MS in apps/api, then 503 with Retry-After), so writes never take every pooled

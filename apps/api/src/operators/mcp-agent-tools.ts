@@ -12,7 +12,6 @@ import { instructionView } from "../routes/instructions.routes";
 import { view as retractionView } from "../routes/retractions.routes";
 import { CreateTurnBody } from "../routes/sessions.schemas";
 import { RetractionService } from "../services/retraction.service";
-import { TurnService } from "../services/turn.service";
 
 export const json = (value: unknown): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(value) }] });
 export const toolError = (message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: message }] });
@@ -30,7 +29,7 @@ export async function asTool(fn: () => Promise<CallToolResult>): Promise<CallToo
 }
 
 export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: string): void {
-  const turns = new TurnService(deps, { turnTimeoutMs: deps.config.TURN_TIMEOUT_MS, completion: deps.turns });
+  const turns = deps.turnService;
   const retractions = new RetractionService(deps);
   server.registerTool(
     "remember",

@@ -15,6 +15,8 @@ export interface WaitLineOptions {
   maxWaiting: number;
   /** Names what is busy in the refusal: "this session", "direct writes". */
   what: string;
+  /** The refusal, when the caller words it itself (the same one its database wait gives). */
+  refusal?: (why: string) => DomainError;
 }
 
 interface Waiter {
@@ -36,6 +38,11 @@ export class WaitLine {
     } finally {
       this.leave();
     }
+  }
+
+  /** How many wait for a slot. */
+  get queued(): number {
+    return this.waiting.length;
   }
 
   /** Nobody holds or waits: a keyed line may be dropped. */
@@ -71,6 +78,7 @@ export class WaitLine {
   }
 
   private busy(why: string): DomainError {
+    if (this.options.refusal) return this.options.refusal(why);
     const retryAfterSeconds = Math.max(1, Math.ceil(this.options.maxWaitMs / 4_000));
     return new DomainError("busy", `${this.options.what} is busy (${why}); retry after Retry-After seconds`, { retryAfterSeconds });
   }
@@ -81,6 +89,10 @@ export class KeyedWaitLines {
   private readonly lines = new Map<string, WaitLine>();
 
   constructor(private readonly options: Omit<WaitLineOptions, "slots">) {}
+
+  waiting(key: string): number {
+    return this.lines.get(key)?.queued ?? 0;
+  }
 
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     let line = this.lines.get(key);

@@ -118,7 +118,7 @@ export interface paths {
     put?: never;
     /**
      * Write facts directly; validated, committed and truth-maintained like extracted ones
-     * @description At most RECALL_FACT_WRITE_MAX_ITEMS items (default 200) across all sections; more is a 400 naming the section. All or nothing: 201 once committed (truth_maintenance.status `pending` if it was left to a worker), 202 if the commit itself was left to a worker; never an error once stored, so an Idempotency-Key retry replays the answer instead of writing twice.
+     * @description At most RECALL_FACT_WRITE_MAX_ITEMS items (default 100) across all sections; more is a 400 naming the section. All or nothing: 201 once committed (truth_maintenance.status `pending` if it was left to a worker), 202 if the commit itself was left to a worker; never an error once stored, so an Idempotency-Key retry replays the answer instead of writing twice.
      */
     post: operations["post_facts"];
     delete?: never;
