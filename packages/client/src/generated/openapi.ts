@@ -903,6 +903,8 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far) */
+            pending: boolean;
             reopened: {
               facts: number;
               instructions: number;
@@ -1391,6 +1393,8 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far) */
+            pending: boolean;
             reopened: {
               facts: number;
               instructions: number;
@@ -3317,6 +3321,8 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far) */
+            pending: boolean;
             reopened: {
               facts: number;
               instructions: number;
