@@ -1,6 +1,6 @@
 import type { Config } from "@recall/config";
 import { createDb } from "@recall/db";
-import { WorkItemService, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
+import { WorkItemService, claimQueuePrefixFor, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
 import { configSecrets } from "@recall/config";
 import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
@@ -42,4 +42,13 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
       await db.$disconnect();
     },
   };
+}
+
+/**
+ * Before the API takes a request: its QUEUE_PREFIX is claimed in Redis for its database, or the
+ * process refuses to start (another deployment's database holds it; see @recall/queues prefix-claim.ts).
+ */
+export async function claimDeployment(deps: Pick<ApiDeps, "db" | "redis" | "config" | "logger">): Promise<void> {
+  const claim = await claimQueuePrefixFor({ db: deps.db, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
+  deps.logger.info({ queuePrefix: deps.config.QUEUE_PREFIX, database: claim.database, created: claim.created }, "queue prefix claimed");
 }

@@ -4,7 +4,14 @@ import { configSecrets, extractorOptions, faultPoint, providerOptions, type Conf
 import { createDb } from "@recall/db";
 import { createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
-import { RedisRateGate, createProducerConnection, createQueues, createWorkerConnection, type RedisConnection } from "@recall/queues";
+import {
+  RedisRateGate,
+  claimQueuePrefixFor,
+  createProducerConnection,
+  createQueues,
+  createWorkerConnection,
+  type RedisConnection,
+} from "@recall/queues";
 import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { WorkerDeps } from "./deps";
 import { skillCatalog } from "./services/skill-catalog";
@@ -24,6 +31,20 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
   const producer = createProducerConnection(config.REDIS_URL);
   const connection = createWorkerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: producer, prefix: config.QUEUE_PREFIX });
+  const close = async () => {
+    await queues.close();
+    producer.disconnect();
+    connection.disconnect();
+    await db.$disconnect();
+  };
+  // Before any job is taken: this prefix is this database's, or the process refuses to start (prefix-claim.ts).
+  await claimQueuePrefixFor({ db, redis: connection, prefix: config.QUEUE_PREFIX }).then(
+    (claim) => logger.info({ queuePrefix: config.QUEUE_PREFIX, database: claim.database, created: claim.created }, "queue prefix claimed"),
+    async (err: Error) => {
+      await close();
+      throw err;
+    },
+  );
   if (config.RECALL_MODEL_RPM) installRequestGate(new RedisRateGate(producer, `${config.QUEUE_PREFIX}:model-rpm`, config.RECALL_MODEL_RPM));
   const skills = await loadSkills(config.PIPELINE_SKILLS_DIR ?? DEFAULT_SKILLS_DIR);
   const deps: WorkerDeps = {
@@ -37,16 +58,7 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
     embedder: lazyEmbedder(config),
     faultPoint: faultPoint(config),
   };
-  return {
-    deps,
-    connection,
-    async close() {
-      await queues.close();
-      producer.disconnect();
-      connection.disconnect();
-      await db.$disconnect();
-    },
-  };
+  return { deps, connection, close };
 }
 
 /** Built on first use, so a missing key fails the work that needs it rather than the whole process. */

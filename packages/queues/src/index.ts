@@ -13,3 +13,4 @@ export * from "./priority";
 export * from "./rate-gate";
 export * from "./work-item-service";
 export * from "./queue-metrics";
+export * from "./prefix-claim";
