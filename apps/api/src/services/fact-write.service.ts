@@ -11,6 +11,7 @@ import { currentTraceId } from "@recall/telemetry";
 import { newTraceId } from "../http/trace";
 import { DomainError, invalidField } from "./domain-error";
 import type { ServiceDeps } from "./service-deps";
+import { checkScope, storedConfigOf } from "./scope-rule";
 import { WaitLine } from "./wait-line";
 
 export interface FactWriteServiceOptions {
@@ -42,6 +43,7 @@ export class FactWriteService {
   /** `diff` is the items as sent: the memory package applies a direct write's own defaults (high significance). */
   async write(contextId: string, scope: string[], diff: Record<string, unknown>): Promise<StoredFactWrite> {
     this.checkCap(diff);
+    checkScope(await storedConfigOf(this.deps.db, contextId), scope, "body.scope");
     return this.line.run(async () => {
       const result = await writeFacts(this.deps.db, { contextId, scope, diff, traceId: currentTraceId() ?? newTraceId() });
       if (!result.ok) throw invalidWrite(result.errors);

@@ -11,7 +11,8 @@ import type { CreateTurnBody, TurnBatchBody } from "../routes/sessions.schemas";
 import { newTraceId } from "../http/trace";
 import { diffView, extractionView, waitForTurn } from "../views/turn-result";
 import { notFoundError } from "./domain-error";
-import { claimSessionSeq, sessionBusy } from "./session-sequence";
+import { checkScope } from "./scope-rule";
+import { claimSessionSeq, sessionBusy, type ClaimedSeq } from "./session-sequence";
 import type { ServiceDeps } from "./service-deps";
 import { storeTurnBatch, type StoredBatch } from "./turn-batch-store";
 import type { TurnCompletion } from "./turn-completion";
@@ -94,7 +95,10 @@ export class TurnService {
   async addBatch(contextId: string, sessionId: string, turns: BatchTurn[]): Promise<StoredBatch> {
     const traceId = currentTraceId() ?? newTraceId();
     const place = { contextId, sessionId };
-    const stored = await this.inSessionOrder(place, (tx, firstSeq) => storeTurnBatch(tx, { ...place, firstSeq, traceId }, turns));
+    const stored = await this.inSessionOrder(place, (tx, { seq, contextConfig }) => {
+      turns.forEach((t, i) => checkScope(contextConfig, t.scope, `body.turns.${i}.scope`));
+      return storeTurnBatch(tx, { ...place, firstSeq: seq, traceId }, turns);
+    });
     for (let i = 0; i < stored.items.length; i += ENQUEUE_CONCURRENCY) {
       const slice = stored.items.slice(i, i + ENQUEUE_CONCURRENCY);
       const taken = await Promise.all(slice.map((item) => enqueueOrLeaveForSweeper(this.deps, item)));
@@ -107,7 +111,8 @@ export class TurnService {
   private async storeTurn(contextId: string, sessionId: string, input: TurnInput) {
     const traceId = currentTraceId() ?? newTraceId();
     const scope = normaliseScope(input.scope);
-    return this.inSessionOrder({ contextId, sessionId }, async (tx, seq) => {
+    return this.inSessionOrder({ contextId, sessionId }, async (tx, { seq, contextConfig }) => {
+      checkScope(contextConfig, scope, "body.scope");
       const turn = await tx.turn.create({
         data: {
           contextId,
@@ -139,7 +144,7 @@ export class TurnService {
    */
   private inSessionOrder<T>(
     session: { contextId: string; sessionId: string },
-    store: (tx: Tx, firstSeq: number) => Promise<T>,
+    store: (tx: Tx, claimed: ClaimedSeq) => Promise<T>,
   ): Promise<T> {
     const waitMs = this.options.sessionWaitMs;
     const stored = () => transaction(this.deps.db, async (tx) => store(tx, await claimSessionSeq(tx, session, waitMs)));

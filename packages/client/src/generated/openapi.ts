@@ -4671,7 +4671,19 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description the context's rules and defaults (docs/scope.md for require_scope) */
           config?: {
+            /** @description model tokens one work item may spend (at most RECALL_MAX_TOKENS) */
+            max_tokens?: number;
+            /** @description wall time one work item may take (at most RECALL_MAX_WALL_MS) */
+            max_wall_ms?: number;
+            /** @description what this memory is for, told to the model */
+            purpose?: string;
+            /** @description true: every write (turn, batch, document, direct write) must carry a scope; one without answers 400 */
+            require_scope?: boolean;
+            /** @description the skill that extracts this context's inputs */
+            skill?: string;
+          } & {
             [key: string]: unknown;
           };
           name: string;
