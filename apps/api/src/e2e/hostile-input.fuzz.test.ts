@@ -10,6 +10,7 @@ import { createServerApp } from "../server-app";
 import { routeGroups } from "../app";
 import { answerClientErrors } from "../http/http-client-errors";
 import { openApiPath } from "../http/route-definition";
+import { auditExactlyOnce } from "@recall/test-support";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextHandle } from "../testing/api-client";
 import {
@@ -148,6 +149,7 @@ test(`${RUNS.toLocaleString("en")} malformed requests across every route: no 5xx
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       const wrong = fault(req, answer);
       if (wrong && faults.length < 20) faults.push(`${req.method} ${req.path.slice(0, 200)} [${req.label}]: ${wrong}`);
+      if (answer.status >= 200 && answer.status < 300) noteAccepted(answer.text);
     });
   }
   expect({ seed, faults }).toEqual({ seed, faults: [] });
@@ -156,6 +158,57 @@ test(`${RUNS.toLocaleString("en")} malformed requests across every route: no 5xx
   expect([...statuses.keys()].filter((s) => s < 300).length).toBeGreaterThan(0);
   // About a minute on two idle cores; the bound leaves room for a machine shared with other work.
 }, 900_000);
+
+/** Ids of what the run's 2xx answers say was stored, checked against Postgres afterwards. */
+const accepted = {
+  turn_id: new Set<string>(),
+  document_id: new Set<string>(),
+  fact_write_id: new Set<string>(),
+  session_id: new Set<string>(),
+};
+
+function noteAccepted(text: string): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (!body || typeof body !== "object") return;
+  for (const [field, ids] of Object.entries(accepted)) {
+    const id = (body as Record<string, unknown>)[field];
+    if (typeof id === "string") ids.add(id);
+  }
+}
+
+test("after the run, Postgres holds every accepted input once, no orphaned candidate and nothing stuck running", async () => {
+  const db = h.api.db;
+  const found = async (ids: Set<string>, count: (ids: string[]) => Promise<number>) => [ids.size, await count([...ids])];
+  expect({
+    turns: await found(accepted.turn_id, (ids) => db.turn.count({ where: { id: { in: ids } } })),
+    documents: await found(accepted.document_id, (ids) => db.document.count({ where: { id: { in: ids } } })),
+    factWrites: await found(accepted.fact_write_id, (ids) => db.factWrite.count({ where: { id: { in: ids } } })),
+    sessions: await found(accepted.session_id, (ids) => db.session.count({ where: { id: { in: ids } } })),
+  }).toEqual({
+    turns: [accepted.turn_id.size, accepted.turn_id.size],
+    documents: [accepted.document_id.size, accepted.document_id.size],
+    factWrites: [accepted.fact_write_id.size, accepted.fact_write_id.size],
+    sessions: [accepted.session_id.size, accepted.session_id.size],
+  });
+  const audit = await auditExactlyOnce(db, ids.contextId);
+  expect({ assertions: audit.duplicateAssertions, outbox: audit.duplicateOutbox, twice: audit.itemsSucceededTwice }).toEqual({
+    assertions: [],
+    outbox: [],
+    twice: [],
+  });
+  // No workers run here: extraction waits in its queue; direct writes commit in the request.
+  expect(await db.workItem.count({ where: { status: "running" } })).toBe(0);
+  const orphaned = await db.$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM knowledge_candidates c
+    JOIN work_items w ON w.subject_id = c.subject_id AND w.queue = 'commit_artifacts' AND w.status = 'succeeded'
+    WHERE c.status = 'valid' AND NOT EXISTS (SELECT 1 FROM retractions r WHERE r.source_id = c.subject_id)`;
+  expect(Number(orphaned[0]!.n)).toBe(0);
+});
 
 describe("each kind of hostile input, by name", () => {
   const post = (path: string) => request(h.app).post(`/api/v1/${ids.contextId}${path}`).set("API-KEY", ids.apiKey);
@@ -218,6 +271,20 @@ describe("each kind of hostile input, by name", () => {
     expect(problemOf(list)).toEqual({ status: 400, type: "application/problem+json", fields: ["body.scope"] });
     expect(problemOf(object)).toEqual({ status: 400, type: "application/problem+json", fields: ["body.scope"] });
     expect(problemOf(query)).toEqual({ status: 400, type: "application/problem+json", fields: ["query.scope"] });
+  });
+
+  test("a direct write over RECALL_FACT_WRITE_MAX_ITEMS is 400 naming the section, and stores nothing", async () => {
+    const writes = () => h.api.db.factWrite.count({ where: { contextId: ids.contextId } });
+    const before = await writes();
+    const attributes = Array.from({ length: h.config.RECALL_FACT_WRITE_MAX_ITEMS + 1 }, (_, i) => ({
+      entity: `E${i}`,
+      key: "k",
+      value: "v",
+      memory_category: "knowledge",
+    }));
+    const res = await post("/facts").send({ scope: [], attributes });
+    expect(problemOf(res)).toEqual({ status: 400, type: "application/problem+json", fields: ["body.attributes"] });
+    expect(await writes()).toBe(before);
   });
 
   test("unknown fields are 400 naming them; a body that is not JSON is 415", async () => {
