@@ -17,6 +17,7 @@ const api = [
   "provider-faults",
   "metrics",
   "client-retries",
+  "deployments",
 ];
 const worker = ["memory-pipeline", "memory-documents", "abandoned-fact-write"];
 

@@ -48,7 +48,7 @@ async function loadConversation(db: Db, contextId: string, conversation: GateCon
   let failed = 0;
   for (const diff of bySession.values()) {
     const result = await writeFacts(db, { contextId, scope, diff: forDirectWrite(diff), traceId: randomBytes(16).toString("hex") });
-    if (result.ok) committed++;
+    if (result.ok && result.outcome === "applied") committed++;
     else failed++;
   }
   return { turns: conversation.turns.length, committed, failed, seconds: 0 };

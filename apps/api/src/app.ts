@@ -5,7 +5,7 @@ import { httpTelemetry } from "./http/http-telemetry";
 import type { RouteGroup } from "./http/route-definition";
 import { mountGroup } from "./http/route-mount";
 import { idempotencyGuard } from "./idempotency/idempotency-options";
-import { jsonBody, rejectNul } from "./http/request-guards";
+import { jsonBody, rejectUnstorableText } from "./http/request-guards";
 import { contextRoutes } from "./routes/contexts.routes";
 import { documentRoutes } from "./routes/documents.routes";
 import { entityRoutes } from "./routes/entities.routes";
@@ -71,7 +71,7 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const documentBody = jsonBody(documentLimit);
   const otherBody = jsonBody(deps.config.REQUEST_BODY_LIMIT_BYTES);
   app.use((req, res, next) => (DOCUMENTS_PATH.test(req.path) ? documentBody : otherBody)(req, res, next));
-  app.use(rejectNul);
+  app.use(rejectUnstorableText);
   // One span per request, active for the handlers, so stored rows carry its trace id.
   app.use(httpTelemetry());
   const mount = { checkResponses: deps.config.NODE_ENV === "test", idempotency: idempotencyGuard(deps) };

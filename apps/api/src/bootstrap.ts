@@ -1,11 +1,12 @@
 import type { Config } from "@recall/config";
 import { createDb } from "@recall/db";
-import { WorkItemService, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
+import { WorkItemService, claimQueuePrefixFor, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
 import { configSecrets } from "@recall/config";
 import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { Drain } from "./http/drain";
 import { createTurnCompletion } from "./services/turn-completion";
+import { TurnService } from "./services/turn.service";
 import { vectorRetriever } from "./services/vector-search";
 
 export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): ApiDeps & { close(): Promise<void> } {
@@ -19,6 +20,10 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
   const turns = createTurnCompletion(config.DATABASE_URL, config.TURN_FALLBACK_POLL_MS, logger);
   observePipeline(db, queues);
   setModelPrices(config.RECALL_MODEL_PRICES_JSON);
+  const turnService = new TurnService(
+    { db, queues, logger },
+    { turnTimeoutMs: config.TURN_TIMEOUT_MS, completion: turns, sessionWaitMs: config.RECALL_SESSION_WAIT_MS },
+  );
   return {
     config,
     db,
@@ -26,6 +31,7 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
     redis,
     logger,
     turns,
+    turnService,
     vector,
     workItems: new WorkItemService({ db, queues, logger }),
     drain: new Drain(),
@@ -36,4 +42,13 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
       await db.$disconnect();
     },
   };
+}
+
+/**
+ * Before the API takes a request: its QUEUE_PREFIX is claimed in Redis for its database, or the
+ * process refuses to start (another deployment's database holds it; see @recall/queues prefix-claim.ts).
+ */
+export async function claimDeployment(deps: Pick<ApiDeps, "db" | "redis" | "config" | "logger">): Promise<void> {
+  const claim = await claimQueuePrefixFor({ db: deps.db, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });
+  deps.logger.info({ queuePrefix: deps.config.QUEUE_PREFIX, database: claim.database, created: claim.created }, "queue prefix claimed");
 }

@@ -5,6 +5,7 @@ import type { QueueSet, RedisConnection, WorkItemService } from "@recall/queues"
 import type { Logger } from "@recall/telemetry";
 import type { Drain } from "./http/drain";
 import type { TurnCompletion } from "./services/turn-completion";
+import type { TurnService } from "./services/turn.service";
 
 export interface ApiDeps {
   config: Config;
@@ -14,6 +15,8 @@ export interface ApiDeps {
   logger: Logger;
   /** Wakes requests waiting on a turn when its work commits (Postgres NOTIFY). */
   turns: TurnCompletion;
+  /** Sessions and turns; one per process, since it keeps each session's turns in order of arrival. */
+  turnService: TurnService;
   /** Listing, retrying and cancelling work items: the rules the CLI and MCP follow too. */
   workItems: WorkItemService;
   /** Semantic search for POST /query; absent unless RECALL_EMBEDDING_MODEL is set (see vector-search.ts). */

@@ -1,7 +1,7 @@
 import "./tracing-preload";
 import { loadConfig } from "@recall/config";
 import { createServerApp } from "./server-app";
-import { bootstrapApi } from "./bootstrap";
+import { bootstrapApi, claimDeployment } from "./bootstrap";
 import { answerClientErrors } from "./http/http-client-errors";
 import { drainServer } from "./http/drain";
 import { SHUTDOWN_GRACE_MS, exitAfter } from "@recall/telemetry";
@@ -9,6 +9,10 @@ import { SHUTDOWN_GRACE_MS, exitAfter } from "@recall/telemetry";
 async function main(): Promise<void> {
   const config = loadConfig();
   const deps = bootstrapApi(config);
+  await claimDeployment(deps).catch(async (err: Error) => {
+    await deps.close();
+    throw err;
+  });
   const server = createServerApp(deps).listen(config.PORT, () => deps.logger.info({ port: config.PORT }, "api listening"));
   answerClientErrors(server);
   // SIGTERM: /readyz 503, no new connections, requests in flight answered within SHUTDOWN_TIMEOUT_MS (http/drain.ts).

@@ -4,7 +4,14 @@ import { configSecrets, cpuPoolOptions, extractorOptions, faultPoint, providerOp
 import { createDb } from "@recall/db";
 import { CpuPool, createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
-import { RedisRateGate, createProducerConnection, createQueues, createWorkerConnection, type RedisConnection } from "@recall/queues";
+import {
+  RedisRateGate,
+  claimQueuePrefixFor,
+  createProducerConnection,
+  createQueues,
+  createWorkerConnection,
+  type RedisConnection,
+} from "@recall/queues";
 import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { WorkerDeps } from "./deps";
 import { skillCatalog } from "./services/skill-catalog";
@@ -26,6 +33,20 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
   const producer = createProducerConnection(config.REDIS_URL);
   const connection = createWorkerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: producer, prefix: config.QUEUE_PREFIX });
+  const close = async () => {
+    await queues.close();
+    producer.disconnect();
+    connection.disconnect();
+    await db.$disconnect();
+  };
+  // Before any job is taken: this prefix is this database's, or the process refuses to start (prefix-claim.ts).
+  await claimQueuePrefixFor({ db, redis: connection, prefix: config.QUEUE_PREFIX }).then(
+    (claim) => logger.info({ queuePrefix: config.QUEUE_PREFIX, database: claim.database, created: claim.created }, "queue prefix claimed"),
+    async (err: Error) => {
+      await close();
+      throw err;
+    },
+  );
   if (config.RECALL_MODEL_RPM) installRequestGate(new RedisRateGate(producer, `${config.QUEUE_PREFIX}:model-rpm`, config.RECALL_MODEL_RPM));
   const skills = await loadSkills(config.PIPELINE_SKILLS_DIR ?? DEFAULT_SKILLS_DIR);
   const cpu = new CpuPool(cpuPoolOptions(config));
@@ -46,11 +67,8 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
     connection,
     warm: () => cpu.warm(),
     async close() {
-      await queues.close();
       await cpu.close();
-      producer.disconnect();
-      connection.disconnect();
-      await db.$disconnect();
+      await close();
     },
   };
 }

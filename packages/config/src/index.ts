@@ -63,6 +63,23 @@ export const EnvSchema = z.object({
     .int()
     .min(1_024)
     .default(6 * 1024 * 1024),
+  /**
+   * Items (entities, attributes, relations, instructions and uncertainties together) one POST /facts
+   * may carry; more answers 400 naming the section. A write commits in one transaction, so this
+   * bounds how long it holds its locks and a pooled connection.
+   */
+  RECALL_FACT_WRITE_MAX_ITEMS: z.coerce.number().int().min(1).max(10_000).default(100),
+  /**
+   * Direct writes one API process runs at once; later ones wait their turn (up to
+   * FACT_WRITE_WAIT_MS in apps/api, then 503 with Retry-After), so writes never take every pooled
+   * connection from the readers.
+   */
+  RECALL_FACT_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * Turns to one session are stored one at a time, in order of arrival; a turn waits this long for
+   * the ones before it, then answers 503 with Retry-After (which @recall/client retries).
+   */
+  RECALL_SESSION_WAIT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** How long a write's Idempotency-Key keeps its first answer for replay to retries. */
   IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
   /** How often a waiting turn re-reads its state in case a completion notification was lost. */

@@ -5,3 +5,4 @@ export * from "./stage-results";
 export * from "./queues";
 export * from "./errors";
 export * from "./extraction-stage";
+export * from "./context-config";

@@ -14,3 +14,4 @@ export * from "./rate-gate";
 export * from "./work-item-service";
 export * from "./queue-metrics";
 export * from "./worker-heartbeat";
+export * from "./prefix-claim";

@@ -191,3 +191,20 @@ test("shutting down, a stage still running is handed back: attempt abandoned, it
   startWorker("commit_artifacts", async () => ({ status: "succeeded" }));
   expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 2 });
 });
+
+test("a job whose work item is not in this database is left for its owner (delayed, no attempt spent), never failed", async () => {
+  startWorker("extract_assertions", async () => ({ status: "succeeded" }));
+  // Another deployment's item on a shared prefix: the job exists, the row does not (in this database).
+  const foreign = { ...(await newItem("extract_assertions")) };
+  await db.workItem.delete({ where: { id: foreign.id } });
+  await enqueueWorkItem(queues, foreign);
+  const job = await waitFor(
+    async () => {
+      const found = await queues.extract_assertions.getJob(jobIdFor(foreign.id));
+      return found && (await found.getState()) === "delayed" ? found : undefined;
+    },
+    { what: "the job to be put back delayed" },
+  );
+  expect(job.attemptsMade).toBe(0);
+  expect(job.failedReason ?? null).toBeNull();
+});

@@ -2,7 +2,7 @@
 // its attempt records, enforces the wall-time budget, classifies failures, chains
 // the next stage. BullMQ owns retries; inputs that can never succeed end as `dead`.
 import { hostname } from "node:os";
-import { Worker, UnrecoverableError, WaitingError, type Job } from "bullmq";
+import { DelayedError, Worker, UnrecoverableError, WaitingError, type Job } from "bullmq";
 import type { RedisConnection } from "./connection";
 import { isDatabaseUnavailable, transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
@@ -129,7 +129,7 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
   const { db, queue, faultPoint = () => Promise.resolve() } = options;
   const { job } = delivery;
   const item = await db.workItem.findUnique({ where: { id: payload.workItemId } });
-  if (!item) throw new UnrecoverableError(`work item ${payload.workItemId} does not exist`);
+  if (!item) throw await leaveForOwner(options, delivery, payload);
   // Done already (a repeated delivery), handed to a window that finishes it (a turn's extraction whose worker
   // died after the hand-over), or stopped by an operator: nothing to run.
   if (item.status === "succeeded" || item.status === "waiting" || item.status === "cancelled") return { status: "skipped" };
@@ -179,6 +179,29 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
     if (!failure) return { status: "skipped" };
     throw failure;
   }
+}
+
+/** How long a job for a work item this database does not hold waits before a worker looks again. */
+const NOT_OURS_DELAY_MS = 30_000;
+/** Older than this, nobody has taken it: its database was reset or dropped, and it fails as before. */
+const NOT_OURS_GIVE_UP_MS = 3_600_000;
+
+/**
+ * The job names a work item this database does not hold: another deployment's job on a shared
+ * queue prefix (the prefix claim, prefix-claim.ts, stops that at start-up; this is defence in
+ * depth), or a job left from a database that was reset. Failing it would drop the owner's work
+ * (until its sweeper found it), so it is put back delayed, without spending an attempt, for the
+ * worker whose database holds it; only a job nobody took for an hour fails.
+ */
+async function leaveForOwner(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload): Promise<Error> {
+  const { job, token } = delivery;
+  if (Date.now() - job.timestamp > NOT_OURS_GIVE_UP_MS) return new UnrecoverableError(`work item ${payload.workItemId} does not exist`);
+  options.logger.warn(
+    { queue: options.queue, workItemId: payload.workItemId, jobId: job.id },
+    "job for a work item not in this database; left for its owner",
+  );
+  await job.moveToDelayed(Date.now() + NOT_OURS_DELAY_MS, token);
+  return new DelayedError(`work item ${payload.workItemId} is not in this database; left for the deployment that holds it`);
 }
 
 /**

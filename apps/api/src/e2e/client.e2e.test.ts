@@ -94,6 +94,7 @@ test("direct writes, and delete by source for a write and a turn", async () => {
     scope: { org: "acme", user: "carol" },
     attributes: [{ entity: "Carol", entity_type: "person", key: "role", value: "CFO", memory_category: "identity" }],
   });
+  if (!("committed" in written)) throw new Error(`the write was left to a worker: ${JSON.stringify(written)}`);
   expect(written.committed.attribute_ids).toHaveLength(1);
   const undone = await recall.retractions.factWrite(written.fact_write_id, { reason: "entered by mistake" });
   expect(undone).toMatchObject({ source_type: "fact_write", retracted: { attributes: 1 } });

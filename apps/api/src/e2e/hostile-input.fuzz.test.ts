@@ -10,9 +10,19 @@ import { createServerApp } from "../server-app";
 import { routeGroups } from "../app";
 import { answerClientErrors } from "../http/http-client-errors";
 import { openApiPath } from "../http/route-definition";
+import { auditExactlyOnce } from "@recall/test-support";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextHandle } from "../testing/api-client";
-import { arbitraryRequest, type FuzzIds, type FuzzRequest, type FuzzTarget } from "../testing/hostile-requests";
+import {
+  FORGED_CURSORS,
+  SAMPLES,
+  arbitraryRequest,
+  replaceAt,
+  stringPaths,
+  type FuzzIds,
+  type FuzzRequest,
+  type FuzzTarget,
+} from "../testing/hostile-requests";
 
 const RUNS = 10_000;
 const PARALLEL = 12;
@@ -141,6 +151,7 @@ test(`${RUNS.toLocaleString("en")} malformed requests across every route: no 5xx
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       const wrong = fault(req, answer);
       if (wrong && faults.length < 20) faults.push(`${req.method} ${req.path.slice(0, 200)} [${req.label}]: ${wrong}`);
+      if (answer.status >= 200 && answer.status < 300) noteAccepted(answer.text);
     });
   }
   expect({ seed, faults }).toEqual({ seed, faults: [] });
@@ -149,6 +160,57 @@ test(`${RUNS.toLocaleString("en")} malformed requests across every route: no 5xx
   expect([...statuses.keys()].filter((s) => s < 300).length).toBeGreaterThan(0);
   // About a minute on two idle cores; the bound leaves room for a machine shared with other work.
 }, 900_000);
+
+/** Ids of what the run's 2xx answers say was stored, checked against Postgres afterwards. */
+const accepted = {
+  turn_id: new Set<string>(),
+  document_id: new Set<string>(),
+  fact_write_id: new Set<string>(),
+  session_id: new Set<string>(),
+};
+
+function noteAccepted(text: string): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (!body || typeof body !== "object") return;
+  for (const [field, ids] of Object.entries(accepted)) {
+    const id = (body as Record<string, unknown>)[field];
+    if (typeof id === "string") ids.add(id);
+  }
+}
+
+test("after the run, Postgres holds every accepted input once, no orphaned candidate and nothing stuck running", async () => {
+  const db = h.api.db;
+  const found = async (ids: Set<string>, count: (ids: string[]) => Promise<number>) => [ids.size, await count([...ids])];
+  expect({
+    turns: await found(accepted.turn_id, (ids) => db.turn.count({ where: { id: { in: ids } } })),
+    documents: await found(accepted.document_id, (ids) => db.document.count({ where: { id: { in: ids } } })),
+    factWrites: await found(accepted.fact_write_id, (ids) => db.factWrite.count({ where: { id: { in: ids } } })),
+    sessions: await found(accepted.session_id, (ids) => db.session.count({ where: { id: { in: ids } } })),
+  }).toEqual({
+    turns: [accepted.turn_id.size, accepted.turn_id.size],
+    documents: [accepted.document_id.size, accepted.document_id.size],
+    factWrites: [accepted.fact_write_id.size, accepted.fact_write_id.size],
+    sessions: [accepted.session_id.size, accepted.session_id.size],
+  });
+  const audit = await auditExactlyOnce(db, ids.contextId);
+  expect({ assertions: audit.duplicateAssertions, outbox: audit.duplicateOutbox, twice: audit.itemsSucceededTwice }).toEqual({
+    assertions: [],
+    outbox: [],
+    twice: [],
+  });
+  // No workers run here: extraction waits in its queue; direct writes commit in the request.
+  expect(await db.workItem.count({ where: { status: "running" } })).toBe(0);
+  const orphaned = await db.$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM knowledge_candidates c
+    JOIN work_items w ON w.subject_id = c.subject_id AND w.queue = 'commit_artifacts' AND w.status = 'succeeded'
+    WHERE c.status = 'valid' AND NOT EXISTS (SELECT 1 FROM retractions r WHERE r.source_id = c.subject_id)`;
+  expect(Number(orphaned[0]!.n)).toBe(0);
+});
 
 describe("each kind of hostile input, by name", () => {
   const post = (path: string) => request(h.app).post(`/api/v1/${ids.contextId}${path}`).set("API-KEY", ids.apiKey);
@@ -213,11 +275,95 @@ describe("each kind of hostile input, by name", () => {
     expect(problemOf(query)).toEqual({ status: 400, type: "application/problem+json", fields: ["query.scope"] });
   });
 
+  test("a direct write over RECALL_FACT_WRITE_MAX_ITEMS is 400 naming the section, and stores nothing", async () => {
+    const writes = () => h.api.db.factWrite.count({ where: { contextId: ids.contextId } });
+    const before = await writes();
+    const attributes = Array.from({ length: h.config.RECALL_FACT_WRITE_MAX_ITEMS + 1 }, (_, i) => ({
+      entity: `E${i}`,
+      key: "k",
+      value: "v",
+      memory_category: "knowledge",
+    }));
+    const res = await post("/facts").send({ scope: [], attributes });
+    expect(problemOf(res)).toEqual({ status: 400, type: "application/problem+json", fields: ["body.attributes"] });
+    expect(await writes()).toBe(before);
+  });
+
   test("unknown fields are 400 naming them; a body that is not JSON is 415", async () => {
     const unknown = await post("/facts").send({ scope: [], occured_at: "2025-01-01" });
     expect(problemOf(unknown)).toEqual({ status: 400, type: "application/problem+json", fields: ["body"] });
     expect(unknown.body.detail).toMatch(/occured_at/);
     const plain = await post("/facts").set("Content-Type", "text/plain").send('{"scope":[]}');
     expect(problemOf(plain)).toEqual({ status: 415, type: "application/problem+json", fields: ["header.Content-Type"] });
+  });
+
+  /** A route template with the seeded ids filled in, sent with the credentials its prefix needs. */
+  const authed = (method: string, template: string, body?: object) => {
+    const path = template.replace(/\{(\w+)\}/g, (_m, name: string) =>
+      name === "contextId" ? ids.contextId : (ids.byParam[name] ?? crypto.randomUUID()),
+    );
+    const req = request(h.app)[method.toLowerCase() as "get" | "post"](path);
+    const admin = path.startsWith("/api/v1/contexts") || path.startsWith("/api/v1/admin");
+    const withAuth = admin ? req.set("Authorization", `Bearer ${ADMIN_KEY}`) : req.set("API-KEY", ids.apiKey);
+    return body === undefined ? withAuth : withAuth.send(body);
+  };
+  const stored = async () => {
+    const db = h.api.db;
+    const [contexts, sessions, turns, documents, factWrites] = await Promise.all([
+      db.context.count(),
+      db.session.count(),
+      db.turn.count(),
+      db.document.count(),
+      db.factWrite.count(),
+    ]);
+    return { contexts, sessions, turns, documents, factWrites };
+  };
+
+  test("a lone surrogate in any string field of any body is 400 naming that field, and stores nothing", async () => {
+    const before = await stored();
+    const routes: [string, object][] = [...Object.entries(SAMPLES), ["POST /api/v1/{contextId}/turns/{turnId}/retract", { reason: "x" }]];
+    const wrong: string[] = [];
+    for (const [route, sample] of routes) {
+      const [method, template] = route.split(" ") as [string, string];
+      for (const path of stringPaths(sample)) {
+        const res = await authed(method, template, replaceAt(sample, path, "caf\ud800"));
+        const field = `body.${path.join(".")}`;
+        // The MCP endpoint answers in JSON-RPC, not problem+json: its status is what is checked there.
+        const named = template.endsWith("/mcp") || res.body.errors?.[0]?.field === field;
+        if (res.status !== 400 || !named) wrong.push(`${route} ${field}: ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(await stored()).toEqual(before);
+  });
+
+  test("a forged cursor on every paged route is 400 'not a cursor this API issued', never a database error", async () => {
+    const paged: [method: string, template: string, where: "query" | "body"][] = [
+      ["GET", "/api/v1/{contextId}/profile", "query"],
+      ["POST", "/api/v1/{contextId}/state", "body"],
+      ["GET", "/api/v1/{contextId}/instructions", "query"],
+      ["GET", "/api/v1/{contextId}/sessions/{sessionId}/turns", "query"],
+      ["GET", "/api/v1/{contextId}/work-items", "query"],
+      ["GET", "/api/v1/admin/work-items", "query"],
+      ["GET", "/api/v1/contexts/{contextId}/keys", "query"],
+      ["GET", "/api/v1/{contextId}/entities/{entityId}/history", "query"],
+    ];
+    const wrong: string[] = [];
+    // The first, {k: 5}, is a position a list ordered by sequence number could issue: the turns list takes it.
+    for (const [method, template, where] of paged) {
+      for (const cursor of FORGED_CURSORS.filter((c) => !(template.endsWith("/turns") && c === FORGED_CURSORS[0]))) {
+        const res =
+          where === "query" ? await authed(method, `${template}?cursor=${cursor}`) : await authed(method, template, { scope: [], cursor });
+        const ok = res.status === 400 && res.body.errors?.[0]?.field === `${where}.cursor` && /not a cursor this API issued/.test(res.text);
+        if (!ok)
+          wrong.push(`${method} ${template} ${Buffer.from(cursor, "base64url").toString()}: ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    // A list ordered by sequence number refuses a timestamp position, though it is one the API could issue elsewhere.
+    const timeCursor = Buffer.from(JSON.stringify({ k: new Date().toISOString(), id: crypto.randomUUID() })).toString("base64url");
+    const turns = await authed("GET", `/api/v1/{contextId}/sessions/{sessionId}/turns?cursor=${timeCursor}`);
+    expect(turns.status).toBe(400);
+    expect((await authed("GET", `/api/v1/{contextId}/profile?cursor=${timeCursor}`)).status).toBe(200);
   });
 });

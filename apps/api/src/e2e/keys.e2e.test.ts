@@ -56,6 +56,25 @@ test("rotation revokes the old key at once, or keeps it when asked", async () =>
   expect((await useKey(rotated.body.api_key)).status).toBe(200);
 });
 
+test("a revoked key cannot be rotated (409), with or without keep_old, and no key is issued", async () => {
+  const issued = await admin(request(h.app).post(keysUrl()));
+  await admin(request(h.app).delete(`${keysUrl()}/${issued.body.key_id}`));
+  const before = await h.api.db.apiKey.count({ where: { contextId: ctx.contextId } });
+  for (const body of [{}, { keep_old: true }]) {
+    const res = await admin(request(h.app).post(`${keysUrl()}/${issued.body.key_id}/rotate`).send(body));
+    expect({ status: res.status, type: res.type }).toEqual({ status: 409, type: "application/problem+json" });
+    expect(res.body.detail).toMatch(/revoked/);
+  }
+  expect(await h.api.db.apiKey.count({ where: { contextId: ctx.contextId } })).toBe(before);
+});
+
+test("two rotations of one key racing: one replaces it, the other is refused", async () => {
+  const issued = await admin(request(h.app).post(keysUrl()));
+  const rotate = () => admin(request(h.app).post(`${keysUrl()}/${issued.body.key_id}/rotate`).send({}));
+  const statuses = (await Promise.all([rotate(), rotate(), rotate()])).map((r) => r.status).sort();
+  expect(statuses).toEqual([201, 409, 409]);
+});
+
 test("revocation takes effect on the next request and is idempotent", async () => {
   const issued = await admin(request(h.app).post(keysUrl()));
   expect((await useKey(issued.body.api_key)).status).toBe(200);

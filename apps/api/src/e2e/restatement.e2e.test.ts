@@ -2,6 +2,12 @@
 // new session) is one fact and one directive to readers, while each statement keeps its own
 // row and provenance: retracting either source leaves the other's, and one revocation ends
 // every statement of a directive.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { createServerApp } from "../server-app";
 import { startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextClient } from "../testing/api-client";
 
@@ -93,4 +99,52 @@ test("one revocation ends every statement of a directive", async () => {
   expect((await profile(api)).instructions).toEqual([]);
   const history = await api.get(`/instructions?${ALICE_Q}&include_revoked=true`);
   expect(history.body.instructions.map((i: { active: boolean }) => i.active)).toEqual([false, false]);
+  // Paged like every list: limit=1 gives them one at a time, oldest first, then a null cursor.
+  const first = await api.get(`/instructions?${ALICE_Q}&include_revoked=true&limit=1`);
+  const second = await api.get(`/instructions?${ALICE_Q}&include_revoked=true&limit=1&cursor=${first.body.next_cursor}`);
+  const paged = [...first.body.instructions, ...second.body.instructions].map((i: { id: string }) => i.id);
+  expect(paged).toEqual(history.body.instructions.map((i: { id: string }) => i.id));
+  expect(second.body.next_cursor).toBeNull();
+});
+
+/** The README's agent loop (examples/agent-loop.ts) as a user runs it: its own process, a new session each run. */
+async function runAgentLoop(baseUrl: string, contextId: string, apiKey: string): Promise<string> {
+  const script = path.resolve(__dirname, "../../../../examples/agent-loop.ts");
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    env: { ...process.env, RECALL_URL: baseUrl, RECALL_CONTEXT: contextId, RECALL_API_KEY: apiKey },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  child.stdout!.on("data", (c: Buffer) => output.push(c.toString()));
+  child.stderr!.on("data", (c: Buffer) => output.push(c.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) throw new Error(`the agent loop exited ${code}:\n${output.join("")}`);
+  return output.join("");
+}
+
+test("the README's agent loop run twice in one context: one role=CTO and one bullet-point instruction, both statements behind them", async () => {
+  const server: Server = await new Promise((resolve) => {
+    const listening = createServerApp(h.api).listen(0, "127.0.0.1", () => resolve(listening));
+  });
+  try {
+    const ctx = await createContext(h.app, "agent-loop-twice");
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (let run = 0; run < 2; run++) expect(await runAgentLoop(baseUrl, ctx.contextId, ctx.apiKey)).toMatch(/5\. provenance:/);
+    const api = contextClient(h.app, ctx);
+    const body = await profile(api);
+    expect(alice(body).attributes.map((a) => `${a.key}=${a.value}`)).toEqual(["role=CTO"]);
+    expect(body.instructions.map((i) => i.description)).toEqual(["Always respond in bullet points"]);
+    const state = await api.post("/state", { scope: { org: "acme", user: "alice" } });
+    expect(state.body.facts.filter((f: Fact) => f.key === "role").map((f: Fact) => f.value)).toEqual(["CTO"]);
+    expect(state.body.instructions).toHaveLength(1);
+    // Restatements add provenance, not rows a reader sees: the history keeps both statements, from two sessions.
+    const history = await api.get(`/entities/${alice(body).id}/history?${ALICE_Q}`);
+    const roles = history.body.values.filter((v: Fact) => v.key === "role");
+    expect(roles).toHaveLength(2);
+    const sessions = await h.api.db.turn.findMany({ where: { contextId: ctx.contextId }, select: { sessionId: true } });
+    expect(new Set(sessions.map((t) => t.sessionId)).size).toBe(2);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

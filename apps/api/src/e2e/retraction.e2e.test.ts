@@ -1,5 +1,8 @@
-// Delete by source over HTTP: a turn's facts, entity and instruction are retracted, with an audit record.
+// Delete by source over HTTP: a turn's facts, entity and instruction are retracted, with an audit
+// record; a retraction sent before the source's extraction commits is recorded at once (pending)
+// and its commit writes nothing, however the two race.
 import request from "supertest";
+import { waitFor } from "@recall/test-support";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 
 let h: Harness;
@@ -45,7 +48,7 @@ test("retracting a turn removes what it taught from reads, keeps an audit row, a
   expect(await h.api.db.turn.count({ where: { id: turn.body.turn_id } })).toBe(1);
 
   const again = await request(h.app).post(path).set("API-KEY", key).send({ reason: "again" });
-  expect(again.body).toMatchObject({ retraction_id: null, retracted: { attributes: 0, relations: 0, instructions: 0 } });
+  expect(again.body).toMatchObject({ retraction_id: null, pending: false, retracted: { attributes: 0, relations: 0, instructions: 0 } });
 });
 
 test("an unknown source answers 404", async () => {
@@ -54,4 +57,67 @@ test("an unknown source answers 404", async () => {
     .set("API-KEY", key)
     .send({ reason: "x" });
   expect(res.status).toBe(404);
+});
+
+const INTRO = "I'm Alice, CTO at Acme. Always respond in bullet points.";
+
+/** Every work item of the context finished (nothing queued, running or waiting). */
+const settled = async () =>
+  (await h.api.db.workItem.count({ where: { contextId: ctx, status: { in: ["queued", "running", "waiting", "failed"] } } })) === 0;
+
+test("20 turns retracted at once after wait: false are never committed: each retraction is pending, and nothing shows", async () => {
+  const session = await request(h.app).post(`/api/v1/${ctx}/sessions`).set("API-KEY", key).send({});
+  const scope = ["org=racing"];
+  const raced = await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      const turn = await request(h.app)
+        .post(`/api/v1/${ctx}/sessions/${session.body.session_id}/turns`)
+        .set("API-KEY", key)
+        .send({ role: "user", content: INTRO, scope, wait: false });
+      expect(turn.status).toBe(202);
+      return request(h.app).post(`/api/v1/${ctx}/turns/${turn.body.turn_id}/retract`).set("API-KEY", key).send({ reason: "at once" });
+    }),
+  );
+  // Each retraction is recorded, whether it came before the commit (pending) or after it (counts).
+  for (const res of raced) {
+    expect(res.status).toBe(200);
+    expect(res.body.retraction_id).toEqual(expect.any(String));
+    if (!res.body.pending) expect(res.body.retracted.attributes).toBeGreaterThan(0);
+  }
+  expect(raced.some((r) => r.body.pending)).toBe(true);
+  await waitFor(settled, { what: "every turn's pipeline to finish", timeoutMs: 60_000 });
+  const profile = await request(h.app)
+    .get(`/api/v1/${ctx}/profile`)
+    .query({ scope: { org: "racing" } })
+    .set("API-KEY", key);
+  expect({ entities: profile.body.entities, instructions: profile.body.instructions }).toEqual({ entities: [], instructions: [] });
+  const pendingLeft = await h.api.db.retraction.count({ where: { contextId: ctx, pending: true } });
+  expect(pendingLeft).toBe(0);
+  const live = await h.api.db.assertion.count({
+    where: { contextId: ctx, turnId: { in: raced.map((r) => r.body.source_id) }, retractedAt: null },
+  });
+  expect(live).toBe(0);
+});
+
+test("a document retracted before its extraction commits: pending, and its commit writes nothing", async () => {
+  const doc = await request(h.app)
+    .post(`/api/v1/${ctx}/documents`)
+    .set("API-KEY", key)
+    .send({ text: "Bruno Diaz is the CFO of Initech.", scope: ["org=doc-race"] });
+  expect(doc.status).toBe(202);
+  const res = await request(h.app)
+    .post(`/api/v1/${ctx}/documents/${doc.body.document_id}/retract`)
+    .set("API-KEY", key)
+    .send({ reason: "wrong file" });
+  expect(res.body).toMatchObject({ pending: true, retraction_id: expect.any(String) });
+  // Asked twice while pending: the same record, not a second one.
+  const again = await request(h.app)
+    .post(`/api/v1/${ctx}/documents/${doc.body.document_id}/retract`)
+    .set("API-KEY", key)
+    .send({ reason: "again" });
+  expect(again.body).toMatchObject({ pending: true, retraction_id: res.body.retraction_id });
+  await waitFor(settled, { what: "the document's pipeline to finish", timeoutMs: 60_000 });
+  const row = await h.api.db.retraction.findUniqueOrThrow({ where: { id: res.body.retraction_id } });
+  expect({ pending: row.pending, applied: row.appliedAt !== null }).toEqual({ pending: false, applied: true });
+  expect(await h.api.db.assertion.count({ where: { documentId: doc.body.document_id } })).toBe(0);
 });

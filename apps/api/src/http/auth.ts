@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { ApiKey } from "@recall/db";
 import { AppError } from "./errors";
-import { prefixOf, secretsEqual, verifyKey } from "./api-keys";
+import { prefixOf, secretsEqual, verifyKey } from "../services/api-key-secrets";
 import type { ApiDeps } from "../deps";
 
 const unauthorized = (message: string) => new AppError(401, "unauthorized", message);

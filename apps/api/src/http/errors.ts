@@ -6,6 +6,7 @@ import { ZodError, z } from "zod";
 import { isDatabaseUnavailable } from "@recall/db";
 import { isRedisUnavailable } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
+import { DomainError, type DomainErrorCode } from "../services/domain-error";
 
 export interface FieldError {
   field: string;
@@ -65,6 +66,20 @@ export function outageProblem(err: unknown): AppError | undefined {
   return undefined;
 }
 
+/** The one place a service's reason becomes an HTTP status. */
+const DOMAIN_ANSWER: Record<DomainErrorCode, [status: number, problem: string]> = {
+  not_found: [404, "not_found"],
+  conflict: [409, "conflict"],
+  invalid: [400, "invalid_request"],
+  busy: [503, "busy"],
+};
+
+export function fromDomain(err: DomainError): AppError {
+  const { fields = [], retryAfterSeconds, problem } = err.details;
+  const [status, code] = DOMAIN_ANSWER[err.code];
+  return new AppError(status, problem ?? code, err.message, fields, retryAfterSeconds);
+}
+
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found`);
 
 export function fromZod(err: ZodError, where: "body" | "query" | "path"): AppError {
@@ -90,6 +105,7 @@ export function sendProblem(res: Response, err: AppError): void {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (err instanceof AppError) return sendProblem(res, err);
+    if (err instanceof DomainError) return sendProblem(res, fromDomain(err));
     if (err instanceof ZodError) return sendProblem(res, fromZod(err, "body"));
     const status = (err as { status?: number; type?: string }).status;
     if ((err as { type?: string }).type === "entity.parse.failed") {

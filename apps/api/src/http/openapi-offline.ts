@@ -18,6 +18,7 @@ export function offlineOpenApiDocument(): Record<string, unknown> {
     redis: refuse("redis"),
     logger: refuse("logger"),
     turns: refuse("turns"),
+    turnService: refuse("turnService"),
     workItems: refuse("workItems"),
     drain: refuse("drain"),
   };

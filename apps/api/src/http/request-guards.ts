@@ -1,8 +1,9 @@
 // What a request body and query must be before any route sees them. Each check here stops a
 // hostile or broken request that would otherwise reach Postgres or a recursive serialiser and
 // come back as a 500: bytes that are not UTF-8 (silently turned into U+FFFD by the JSON parser),
-// nesting deep enough to overflow JSON.stringify, and NUL characters, which Postgres refuses in
-// text and jsonb alike.
+// nesting deep enough to overflow JSON.stringify, NUL characters, which Postgres refuses in text
+// and jsonb alike, and lone UTF-16 surrogates (`"\ud800"` is valid JSON, but no UTF-8 text can hold
+// it: Postgres refuses it in jsonb, and text columns would store U+FFFD in its place).
 import { isUtf8 } from "node:buffer";
 import express, { type RequestHandler } from "express";
 import { AppError } from "./errors";
@@ -56,27 +57,40 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** NUL anywhere in the path, query or body is a 400 naming where, never a database error. */
-export const rejectNul: RequestHandler = (req, _res, next) => {
-  if (/%00/.test(req.path) || req.path.includes("\0")) throw nulIn("path");
-  const found = nulField(req.query, "query") ?? nulField(req.body, "body");
-  if (found) throw nulIn(found);
+/** NUL or a lone surrogate anywhere in the path, query or body is a 400 naming where, never a database error. */
+export const rejectUnstorableText: RequestHandler = (req, _res, next) => {
+  if (/%00/.test(req.path) || unstorable(req.path)) throw unstorableIn("path", unstorable(req.path) ?? NUL);
+  const found = unstorableField(req.query, "query") ?? unstorableField(req.body, "body");
+  if (found) throw unstorableIn(found.field, found.problem);
   next();
 };
 
-function nulIn(field: string): AppError {
-  const message = "must not contain NUL (\\u0000) characters";
+const NUL = "must not contain NUL (\\u0000) characters";
+const SURROGATE = "must not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair): it is not text";
+/** In `u` mode a surrogate pair is one code point, so this matches only the unpaired halves. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+function unstorable(text: string): string | undefined {
+  if (text.includes("\0")) return NUL;
+  return LONE_SURROGATE.test(text) ? SURROGATE : undefined;
+}
+
+function unstorableIn(field: string, message: string): AppError {
   return new AppError(400, "invalid_request", `${field}: ${message}`, [{ field, message }]);
 }
 
-/** The path of the first string (or key) holding a NUL; the depth check above bounds the recursion. */
-function nulField(value: unknown, path: string): string | undefined {
-  if (typeof value === "string") return value.includes("\0") ? path : undefined;
+/** The path of the first string (or key) that cannot be stored; the depth check above bounds the recursion. */
+function unstorableField(value: unknown, path: string): { field: string; problem: string } | undefined {
+  if (typeof value === "string") {
+    const problem = unstorable(value);
+    return problem ? { field: path, problem } : undefined;
+  }
   if (value === null || typeof value !== "object") return undefined;
   for (const [key, item] of Object.entries(value)) {
     const at = `${path}.${key}`;
-    if (key.includes("\0")) return at;
-    const found = nulField(item, at);
+    const problem = unstorable(key);
+    if (problem) return { field: at, problem };
+    const found = unstorableField(item, at);
     if (found) return found;
   }
   return undefined;

@@ -12,7 +12,6 @@ import { instructionView } from "../routes/instructions.routes";
 import { view as retractionView } from "../routes/retractions.routes";
 import { CreateTurnBody } from "../routes/sessions.schemas";
 import { RetractionService } from "../services/retraction.service";
-import { TurnService } from "../services/turn.service";
 
 export const json = (value: unknown): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(value) }] });
 export const toolError = (message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: message }] });
@@ -30,7 +29,7 @@ export async function asTool(fn: () => Promise<CallToolResult>): Promise<CallToo
 }
 
 export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: string): void {
-  const turns = new TurnService(deps, { turnTimeoutMs: deps.config.TURN_TIMEOUT_MS, completion: deps.turns });
+  const turns = deps.turnService;
   const retractions = new RetractionService(deps);
   server.registerTool(
     "remember",
@@ -87,12 +86,12 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
       inputSchema: { scope: scopeArg, include_revoked: z.boolean().optional() },
     },
     async ({ scope, include_revoked }) => {
-      const rows = await readInstructionHistory(
+      const page = await readInstructionHistory(
         deps.db,
         { contextId, scope: normaliseScope(scope) },
-        { includeRevoked: include_revoked ?? false },
+        { includeRevoked: include_revoked ?? false, limit: 500 },
       );
-      return json({ instructions: rows.map(instructionView) });
+      return json({ instructions: page.items.map(instructionView), next_cursor: encodeCursor(page.next) });
     },
   );
 }

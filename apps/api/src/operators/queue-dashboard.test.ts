@@ -30,3 +30,19 @@ test("the queue dashboard needs the admin key and lists the pipeline queues", as
     "validate_artifacts",
   ]);
 });
+
+test("the queue dashboard is read-only: its retry, clean and delete actions are refused", async () => {
+  const app = createApp(h.api, { extras: [[DASHBOARD_PATH, queueDashboard(h.api)]] });
+  const bearer = `Bearer ${ADMIN_KEY}`;
+  const actions = [
+    request(app).put(`${DASHBOARD_PATH}/api/queues/extract_assertions/retry/failed`).set("Authorization", bearer),
+    request(app).put(`${DASHBOARD_PATH}/api/queues/extract_assertions/clean/completed`).set("Authorization", bearer),
+    request(app).delete(`${DASHBOARD_PATH}/api/queues/extract_assertions/job-1`).set("Authorization", bearer),
+    request(app).post(`${DASHBOARD_PATH}/api/queues/extract_assertions/add`).set("Authorization", bearer).send({ name: "x" }),
+  ];
+  for (const res of await Promise.all(actions))
+    expect({ status: res.status, type: res.type }).toEqual({ status: 405, type: "application/problem+json" });
+  // Bull Board itself shows every queue read-only too.
+  const queues = await request(app).get(`${DASHBOARD_PATH}/api/queues`).set("Authorization", bearer);
+  expect(queues.body.queues.every((q: { readOnlyMode: boolean }) => q.readOnlyMode)).toBe(true);
+});

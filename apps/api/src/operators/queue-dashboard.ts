@@ -7,31 +7,30 @@ import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { QUEUE_NAMES } from "@recall/queues";
-import { secretsEqual } from "../http/api-keys";
 import type { ApiDeps } from "../deps";
+import { AppError, sendProblem } from "../http/errors";
+import { requireAdminSecret } from "./operator-guards";
 
 export const DASHBOARD_PATH = "/admin/queues";
+const READ_METHODS = new Set(["GET", "HEAD"]);
 
-export function adminSecret(req: Request): string | undefined {
-  const header = req.header("authorization") ?? "";
-  const bearer = /^Bearer (.+)$/.exec(header)?.[1];
-  if (bearer) return bearer;
-  const basic = /^Basic (.+)$/.exec(header)?.[1];
-  if (!basic) return undefined;
-  const decoded = Buffer.from(basic, "base64").toString("utf8");
-  return decoded.slice(decoded.indexOf(":") + 1);
-}
-
+/**
+ * Read-only: Bull Board's retry, clean, promote and delete act on jobs behind the work-item
+ * service's back (a job retried there runs without its work item being queued again, a job
+ * removed there leaves its item queued for the sweeper). Operators retry through Recall: the
+ * dashboard at /admin, the work-item API or the CLI. Anything but a read is refused before Bull
+ * Board sees it, as well.
+ */
 export function queueDashboard(deps: ApiDeps): Router {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
-  createBullBoard({ queues: QUEUE_NAMES.map((name) => new BullMQAdapter(deps.queues[name], { readOnlyMode: false })), serverAdapter });
+  createBullBoard({ queues: QUEUE_NAMES.map((name) => new BullMQAdapter(deps.queues[name], { readOnlyMode: true })), serverAdapter });
   const router = Router();
+  router.use(requireAdminSecret(deps, "recall queues"));
   router.use((req: Request, res: Response, next: NextFunction) => {
-    const admin = deps.config.ADMIN_API_KEY;
-    const given = adminSecret(req);
-    if (admin && given && secretsEqual(given, admin)) return next();
-    res.status(401).set("WWW-Authenticate", 'Basic realm="recall queues"').type("text/plain").send("ADMIN_API_KEY required");
+    if (READ_METHODS.has(req.method)) return next();
+    const message = "the queue dashboard is read-only; retry work with POST /api/v1/admin/work-items/{id}/retry or the /admin dashboard";
+    sendProblem(res, new AppError(405, "read_only", message, [{ field: "method", message }]));
   });
   router.use(serverAdapter.getRouter());
   return router;

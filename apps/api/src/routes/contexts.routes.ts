@@ -1,12 +1,13 @@
 // Admin API (Authorization: Bearer ADMIN_API_KEY): contexts (tenants). Their keys: keys.routes.ts.
 import { z } from "zod";
-import { issueApiKey } from "../http/api-keys";
+import { ContextConfig } from "@recall/contracts";
+import { issueApiKey } from "../services/api-key-secrets";
 import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 
 export const CreateContextBody = z.object({
   name: z.string().trim().min(1).max(200),
-  config: z.record(z.string(), z.unknown()).optional(),
+  config: ContextConfig.optional().describe("the context's rules and defaults (docs/scope.md for require_scope)"),
 });
 
 export function contextRoutes(deps: ApiDeps): RouteDefinition[] {

@@ -3,13 +3,13 @@ import { z } from "zod";
 import { readEntityHistory } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { notFound } from "../http/errors";
-import { Cursor, encodeCursor, limitParam } from "../http/pagination";
+import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import { History } from "./memory.schemas";
 
 const EntityParams = z.object({ contextId: z.string(), entityId: z.uuid("must be an entity id") });
-const HistoryQuery = z.object({ scope: ScopeQuery, limit: limitParam(200, 1_000), cursor: Cursor });
+const HistoryQuery = z.object({ scope: ScopeQuery, limit: limitParam(200, 1_000), cursor: cursorParam("time") });
 
 export function entityRoutes(deps: ApiDeps): RouteDefinition[] {
   return [

@@ -45,9 +45,20 @@ export const FactWriteResult = z.object({
     uncertainty_ids: z.array(z.uuid()),
   }),
   truth_maintenance: z.object({
+    status: z
+      .enum(["applied", "pending"])
+      .describe("pending: it failed in the request and a worker applies it (the lists below are then empty)"),
     superseded: z.array(z.uuid()).describe("facts this write closed"),
     revoked_instruction_ids: z.array(z.uuid()),
     conflict_uncertainty_ids: z.array(z.uuid()),
     resolved_uncertainty_ids: z.array(z.uuid()),
   }),
+});
+
+export const FactWriteAccepted = z.object({
+  fact_write_id: z.uuid(),
+  work_item_id: z.uuid().describe("the commit, left to a worker"),
+  trace_id: z.string(),
+  status: z.literal("pending"),
+  status_url: z.string().describe("the commit's work item"),
 });

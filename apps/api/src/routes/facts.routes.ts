@@ -2,20 +2,24 @@
 // as extracted facts. GET /facts/{id}/provenance: from any fact back to its source bytes.
 import { z } from "zod";
 import type { Assertion } from "@recall/db";
-import { readProvenance, type WriteFactsResult } from "@recall/memory";
+import { readProvenance } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { AppError, notFound } from "../http/errors";
+import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
-import { FactWriteService } from "../services/fact-write.service";
+import { FactWriteService, type StoredFactWrite } from "../services/fact-write.service";
 import { workItemView } from "../views/work-item-view";
-import { FactWriteBody, FactWriteResult } from "./fact-write.schemas";
+import { FactWriteAccepted, FactWriteBody, FactWriteResult } from "./fact-write.schemas";
 import { Provenance } from "./memory.schemas";
 
 const FactParams = z.object({ contextId: z.string(), factId: z.uuid("must be a fact id") });
 
 export function factRoutes(deps: ApiDeps): RouteDefinition[] {
-  const writes = new FactWriteService(deps, { embeddings: deps.config.RECALL_EMBEDDING_MODEL !== undefined });
+  const writes = new FactWriteService(deps, {
+    embeddings: deps.config.RECALL_EMBEDDING_MODEL !== undefined,
+    maxItems: deps.config.RECALL_FACT_WRITE_MAX_ITEMS,
+    concurrency: deps.config.RECALL_FACT_WRITE_CONCURRENCY,
+  });
   return [writeFactsRoute(writes), provenanceRoute(deps)];
 }
 
@@ -25,15 +29,22 @@ function writeFactsRoute(writes: FactWriteService): RouteDefinition {
     idempotent: true,
     path: "/facts",
     summary: "Write facts directly; validated, committed and truth-maintained like extracted ones",
+    description:
+      "At most RECALL_FACT_WRITE_MAX_ITEMS items (default 100) across all sections; more is a 400 naming the section. All or nothing: " +
+      "201 once committed (truth_maintenance.status `pending` if it was left to a worker), 202 if the commit itself was left to a " +
+      "worker; never an error once stored, so an Idempotency-Key retry replays the answer instead of writing twice.",
     tags: ["memory"],
     params: z.object({ contextId: z.string() }),
     body: FactWriteBody,
-    responses: { 201: { description: "Committed", schema: FactWriteResult } },
+    responses: {
+      201: { description: "Committed", schema: FactWriteResult },
+      202: { description: "Stored; a worker commits it (its work item says when)", schema: FactWriteAccepted },
+    },
     handle: async ({ params, body, req }) => {
       // The service applies its own defaults to the raw items (a direct fact is high significance), so it gets them as sent.
       const { scope: _scope, ...diff } = (req.body ?? {}) as Record<string, unknown>;
       const result = await writes.write(params.contextId, body.scope, diff);
-      if (!result.ok) throw invalidWrite(result.errors);
+      if (result.outcome === "stored") return { status: 202, body: acceptedView(params.contextId, result) };
       return { status: 201, body: writeView(result) };
     },
   });
@@ -78,13 +89,21 @@ function assertionView(a: Assertion) {
   };
 }
 
-function invalidWrite(errors: { field: string; message: string }[]): AppError {
-  const named = errors.map((e) => ({ field: `body.${e.field}`, message: e.message }));
-  return new AppError(400, "invalid_request", named.map((e) => `${e.field}: ${e.message}`).join("; "), named);
+function acceptedView(contextId: string, result: Extract<StoredFactWrite, { outcome: "stored" }>) {
+  return {
+    fact_write_id: result.factWriteId,
+    work_item_id: result.workItemId,
+    trace_id: result.traceId,
+    status: "pending" as const,
+    status_url: `/api/v1/${contextId}/work-items/${result.workItemId}`,
+  };
 }
 
-function writeView(result: Extract<WriteFactsResult, { ok: true }>) {
-  const { committed: c, truthMaintenance: tm } = result;
+const NO_TRUTH_MAINTENANCE = { superseded: [], revokedInstructionIds: [], conflictUncertaintyIds: [], resolvedUncertaintyIds: [] };
+
+function writeView(result: Exclude<StoredFactWrite, { outcome: "stored" }>) {
+  const { committed: c } = result;
+  const tm = result.outcome === "applied" ? result.truthMaintenance : NO_TRUTH_MAINTENANCE;
   return {
     fact_write_id: result.factWriteId,
     work_item_id: result.workItemId,
@@ -98,6 +117,7 @@ function writeView(result: Extract<WriteFactsResult, { ok: true }>) {
       uncertainty_ids: c.uncertaintyIds,
     },
     truth_maintenance: {
+      status: result.outcome === "applied" ? ("applied" as const) : ("pending" as const),
       superseded: tm.superseded,
       revoked_instruction_ids: tm.revokedInstructionIds,
       conflict_uncertainty_ids: tm.conflictUncertaintyIds,

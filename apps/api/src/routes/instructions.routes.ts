@@ -1,8 +1,9 @@
 // GET /instructions: the standing directives in the reader's scope, and with include_revoked
-// the revoked ones, each with when and by which turn it was given and revoked.
+// the revoked ones, each with when and by which turn it was given and revoked; paged like every list.
 import { z } from "zod";
 import { readInstructionHistory } from "@recall/memory";
 import type { ApiDeps } from "../deps";
+import { NextCursor, cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import { Timestamp } from "../views/work-item-view";
@@ -15,6 +16,8 @@ const InstructionsQuery = z.object({
     .default("false")
     .transform((v) => v === "true")
     .describe("also list instructions a later turn revoked"),
+  limit: limitParam(100, 500),
+  cursor: cursorParam("time"),
 });
 
 export const InstructionHistory = Instruction.extend({
@@ -25,7 +28,7 @@ export const InstructionHistory = Instruction.extend({
   revoked_by_turn_id: z.uuid().nullable(),
 });
 
-export function instructionView(row: Awaited<ReturnType<typeof readInstructionHistory>>[number]) {
+export function instructionView(row: Awaited<ReturnType<typeof readInstructionHistory>>["items"][number]) {
   const { given_by_turn_id, given_by_document_id, given_by_fact_write_id, ...rest } = row;
   return {
     ...rest,
@@ -43,14 +46,19 @@ export function instructionRoutes(deps: ApiDeps): RouteDefinition[] {
       tags: ["memory"],
       params: z.object({ contextId: z.string() }),
       query: InstructionsQuery,
-      responses: { 200: { description: "Instructions, oldest first", schema: z.object({ instructions: z.array(InstructionHistory) }) } },
+      responses: {
+        200: {
+          description: "A page of instructions, oldest first",
+          schema: z.object({ instructions: z.array(InstructionHistory), next_cursor: NextCursor }),
+        },
+      },
       handle: async ({ params, query }) => {
-        const rows = await readInstructionHistory(
+        const page = await readInstructionHistory(
           deps.db,
           { contextId: params.contextId, scope: query.scope },
-          { includeRevoked: query.include_revoked },
+          { includeRevoked: query.include_revoked, limit: query.limit, after: query.cursor },
         );
-        return { status: 200, body: { instructions: rows.map(instructionView) } };
+        return { status: 200, body: { instructions: page.items.map(instructionView), next_cursor: encodeCursor(page.next) } };
       },
     }),
   ];

@@ -1,13 +1,12 @@
 // Admin API (Authorization: Bearer ADMIN_API_KEY): a context's API keys. A key is shown
 // once, when issued; only its prefix and a scrypt hash are stored. Every lookup is by
-// context and key id together, so a key id of another context is simply not found.
+// context and key id together (services/api-key.service.ts), so a key id of another context is not found.
 import { z } from "zod";
-import type { Db } from "@recall/db";
-import { issueApiKey } from "../http/api-keys";
 import type { ApiDeps } from "../deps";
-import { notFound } from "../http/errors";
-import { Cursor, NextCursor, limitParam, pageByCreation } from "../http/pagination";
+import { Problem } from "../http/errors";
+import { NextCursor, cursorParam, limitParam, pageByCreation } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
+import { ApiKeyService, type IssuedKeyRow } from "../services/api-key.service";
 import { Timestamp } from "../views/work-item-view";
 
 const ContextParams = z.object({ contextId: z.uuid("must be a context id") });
@@ -23,38 +22,31 @@ const KeyView = z.object({
 });
 
 export function keyRoutes(deps: ApiDeps): RouteDefinition[] {
-  return [listKeys(deps), issueKey(deps), rotateKey(deps), revokeKey(deps)];
+  const keys = new ApiKeyService(deps);
+  return [listKeys(keys), issueKey(keys), rotateKey(keys), revokeKey(keys)];
 }
 
-function listKeys(deps: ApiDeps): RouteDefinition {
+const conflict = { description: "The key is revoked", schema: Problem, contentType: "application/problem+json" };
+
+function listKeys(keys: ApiKeyService): RouteDefinition {
   return defineRoute({
     method: "get",
     path: "/:contextId/keys",
     summary: "List a context's API keys (prefixes only)",
     tags: ["admin"],
     params: ContextParams,
-    query: z.object({ limit: limitParam(100, 500), cursor: Cursor }),
+    query: z.object({ limit: limitParam(100, 500), cursor: cursorParam("time") }),
     responses: {
       200: { description: "A page of keys, oldest first", schema: z.object({ keys: z.array(KeyView), next_cursor: NextCursor }) },
     },
     handle: async ({ params, query }) => {
-      await contextOf(deps.db, params.contextId);
-      const after = query.cursor && new Date(String(query.cursor.k));
-      const rows = await deps.db.apiKey.findMany({
-        where: {
-          contextId: params.contextId,
-          ...(after && query.cursor ? { OR: [{ createdAt: { gt: after } }, { createdAt: after, id: { gt: query.cursor.id } }] } : {}),
-        },
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take: query.limit + 1,
-      });
-      const page = pageByCreation(rows, query.limit);
+      const page = pageByCreation(await keys.list(params.contextId, query.limit, query.cursor), query.limit);
       return { status: 200, body: { keys: page.items.map(keyView), next_cursor: page.nextCursor } };
     },
   });
 }
 
-function issueKey(deps: ApiDeps): RouteDefinition {
+function issueKey(keys: ApiKeyService): RouteDefinition {
   return defineRoute({
     method: "post",
     idempotent: true,
@@ -63,37 +55,32 @@ function issueKey(deps: ApiDeps): RouteDefinition {
     tags: ["admin"],
     params: ContextParams,
     responses: { 201: { description: "The new key, shown once", schema: IssuedKey } },
-    handle: async ({ params }) => {
-      await contextOf(deps.db, params.contextId);
-      return { status: 201, body: await issueFor(deps.db, params.contextId) };
-    },
+    handle: async ({ params }) => ({ status: 201, body: issuedView(await keys.issue(params.contextId)) }),
   });
 }
 
-function rotateKey(deps: ApiDeps): RouteDefinition {
+function rotateKey(keys: ApiKeyService): RouteDefinition {
   return defineRoute({
     method: "post",
     idempotent: true,
     path: "/:contextId/keys/:keyId/rotate",
-    summary: "Replace a key with a new one; the old one is revoked unless keep_old is true",
-    description: "keep_old lets clients switch over before the old key is revoked with DELETE.",
+    summary: "Replace an active key with a new one; the old one is revoked unless keep_old is true",
+    description: "keep_old lets clients switch over before the old key is revoked with DELETE. A revoked key cannot be rotated (409).",
     tags: ["admin"],
     params: KeyParams,
     body: z.object({ keep_old: z.boolean().default(false) }),
     responses: {
       201: { description: "The new key, shown once, and what became of the old one", schema: IssuedKey.extend({ replaced: KeyView }) },
+      409: conflict,
     },
     handle: async ({ params, body }) => {
-      const old = await keyOf(deps.db, params.contextId, params.keyId);
-      const issued = await issueFor(deps.db, params.contextId);
-      const replaced =
-        body.keep_old || old.revokedAt ? old : await deps.db.apiKey.update({ where: { id: old.id }, data: { revokedAt: new Date() } });
-      return { status: 201, body: { ...issued, replaced: keyView(replaced) } };
+      const { issued, replaced } = await keys.rotate(params.contextId, params.keyId, body.keep_old);
+      return { status: 201, body: { ...issuedView(issued), replaced: keyView(replaced) } };
     },
   });
 }
 
-function revokeKey(deps: ApiDeps): RouteDefinition {
+function revokeKey(keys: ApiKeyService): RouteDefinition {
   return defineRoute({
     method: "delete",
     idempotent: true,
@@ -102,28 +89,12 @@ function revokeKey(deps: ApiDeps): RouteDefinition {
     tags: ["admin"],
     params: KeyParams,
     responses: { 200: { description: "The revoked key", schema: KeyView } },
-    handle: async ({ params }) => {
-      const key = await keyOf(deps.db, params.contextId, params.keyId);
-      const revoked = key.revokedAt ? key : await deps.db.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
-      return { status: 200, body: keyView(revoked) };
-    },
+    handle: async ({ params }) => ({ status: 200, body: keyView(await keys.revoke(params.contextId, params.keyId)) }),
   });
 }
 
-async function contextOf(db: Db, contextId: string): Promise<void> {
-  if (!(await db.context.findUnique({ where: { id: contextId }, select: { id: true } }))) throw notFound("context");
-}
-
-async function keyOf(db: Db, contextId: string, keyId: string) {
-  const key = await db.apiKey.findFirst({ where: { id: keyId, contextId } });
-  if (!key) throw notFound("key");
-  return key;
-}
-
-async function issueFor(db: Db, contextId: string) {
-  const issued = await issueApiKey();
-  const row = await db.apiKey.create({ data: { contextId, prefix: issued.prefix, hash: issued.hash } });
-  return { key_id: row.id, prefix: row.prefix, api_key: issued.key };
+function issuedView({ row, apiKey }: IssuedKeyRow) {
+  return { key_id: row.id, prefix: row.prefix, api_key: apiKey };
 }
 
 function keyView(key: { id: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }) {

@@ -2,13 +2,13 @@
 import { z } from "zod";
 import { readProfile } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { Cursor, encodeCursor, limitParam } from "../http/pagination";
+import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import { Profile } from "./memory.schemas";
 
 const ContextParams = z.object({ contextId: z.string() });
-const ProfileQuery = z.object({ scope: ScopeQuery, limit: limitParam(50, 500), cursor: Cursor });
+const ProfileQuery = z.object({ scope: ScopeQuery, limit: limitParam(50, 500), cursor: cursorParam("time") });
 
 export function profileRoutes(deps: ApiDeps): RouteDefinition[] {
   return [

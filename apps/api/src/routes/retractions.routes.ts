@@ -12,6 +12,11 @@ const RetractBody = z.object({ reason: z.string().trim().min(1, "say why").max(1
 
 const RetractionView = z.object({
   retraction_id: z.string().nullable(),
+  pending: z
+    .boolean()
+    .describe(
+      "the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far)",
+    ),
   source_type: z.enum(["document", "turn", "fact_write"]),
   source_id: z.string(),
   retracted: z.object({
@@ -56,6 +61,7 @@ export function retractionRoutes(deps: ApiDeps): RouteDefinition[] {
 export function view(sourceType: SourceType, sourceId: string, r: RetractionReport): z.infer<typeof RetractionView> {
   return {
     retraction_id: r.retractionId,
+    pending: r.pending,
     source_type: sourceType,
     source_id: sourceId,
     retracted: {

@@ -1,18 +1,18 @@
 import { z } from "zod";
 import { listSessionTurns } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { Cursor, encodeCursor, limitParam } from "../http/pagination";
+import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
-import { TurnService } from "../services/turn.service";
+import type { TurnService } from "../services/turn.service";
 import { contextIdOf } from "../http/validate";
 import { CreateSessionBody, CreateTurnBody, SessionParams, TurnAccepted, TurnPage, TurnResult } from "./sessions.schemas";
 import { turnAccepted } from "./turn-batches.routes";
 
-const TurnListQuery = z.object({ scope: ScopeQuery, limit: limitParam(100, 500), cursor: Cursor });
+const TurnListQuery = z.object({ scope: ScopeQuery, limit: limitParam(100, 500), cursor: cursorParam("seq") });
 
 export function sessionRoutes(deps: ApiDeps): RouteDefinition[] {
-  const turns = new TurnService(deps, { turnTimeoutMs: deps.config.TURN_TIMEOUT_MS, completion: deps.turns });
+  const turns = deps.turnService;
   return [createSession(turns), postTurn(turns), listTurns(deps, turns)];
 }
 

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { readState } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { Cursor, encodeCursor, limitParam } from "../http/pagination";
+import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeBody } from "../http/scope-schema";
 import { State } from "./memory.schemas";
@@ -15,7 +15,7 @@ const StateBody = z.object({
   recorded_as_of: z.iso.datetime({ offset: true }).optional().describe("system time: as the store knew it then (default now)"),
   include_resolved: z.boolean().default(false).describe("also list unknowns a later fact resolved"),
   limit: limitParam(500, 2_000),
-  cursor: Cursor,
+  cursor: cursorParam("time"),
 });
 
 export function stateRoutes(deps: ApiDeps): RouteDefinition[] {

@@ -4,13 +4,8 @@ import type { Turn, WorkItem } from "@recall/db";
 import type { ApiDeps } from "../deps";
 import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
-import { enqueueOrLeaveForSweeper } from "@recall/queues";
-import { storeTurnBatch } from "../services/turn-batch-store";
-import { TurnService } from "../services/turn.service";
 import { diffView, extractionView, turnState } from "../views/turn-result";
 import { BatchAccepted, BatchParams, BatchStatus, SessionParams, TurnBatchBody, TurnParams, TurnResult } from "./sessions.schemas";
-
-const ENQUEUE_CONCURRENCY = 50;
 
 export function turnBatchRoutes(deps: ApiDeps): RouteDefinition[] {
   return [turnStatus(deps), postBatch(deps), batchStatus(deps)];
@@ -66,17 +61,7 @@ function postBatch(deps: ApiDeps): RouteDefinition {
     body: TurnBatchBody,
     responses: { 202: { description: "Stored and queued", schema: BatchAccepted } },
     handle: async ({ params, body }) => {
-      await new TurnService(deps, { turnTimeoutMs: deps.config.TURN_TIMEOUT_MS, completion: deps.turns }).requireSession(
-        params.contextId,
-        params.sessionId,
-      );
-      const stored = await storeTurnBatch(deps.db, params.contextId, params.sessionId, body.turns);
-      // Once Redis refuses one, the rest are left to the sweeper too rather than each waiting on it.
-      for (let i = 0; i < stored.items.length; i += ENQUEUE_CONCURRENCY) {
-        const slice = stored.items.slice(i, i + ENQUEUE_CONCURRENCY);
-        const taken = await Promise.all(slice.map((item) => enqueueOrLeaveForSweeper(deps, item)));
-        if (taken.includes(false)) break;
-      }
+      const stored = await deps.turnService.addBatch(params.contextId, params.sessionId, body.turns);
       const status_url = `/api/v1/${params.contextId}/sessions/${params.sessionId}/turn-batches/${stored.batchId}`;
       return { status: 202, body: { batch_id: stored.batchId, turn_ids: stored.turnIds, status_url, trace_id: stored.traceId } };
     },

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { WorkItemFilter } from "@recall/queues";
 import type { WorkAttempt, WorkItem } from "@recall/db";
-import { Cursor, NextCursor, limitParam } from "../http/pagination";
+import { NextCursor, cursorParam, limitParam } from "../http/pagination";
 import { Timestamp, WORK_STATUSES, WorkItemView, workItemView } from "../views/work-item-view";
 
 const ERROR_CLASSES = ["provider", "budget", "validation", "no_provider", "internal", "abandoned"] as const;
@@ -36,7 +36,7 @@ export const FilterFields = {
 /** Admin mounts may narrow to one context; per-context mounts take it from the path. */
 export const AdminFilterFields = { ...FilterFields, context_id: z.uuid("must be a context id").optional() };
 
-export const ListQuery = z.object({ ...AdminFilterFields, limit: limitParam(100, 500), cursor: Cursor });
+export const ListQuery = z.object({ ...AdminFilterFields, limit: limitParam(100, 500), cursor: cursorParam("time") });
 
 export const RetryQuery = z.object({
   from: z.enum(["failed", "extract"]).default("failed").describe("`extract` runs the subject's extraction again on purpose"),

@@ -6,6 +6,7 @@ import { toJson, transaction, type Document, type Tx, type WorkItem } from "@rec
 import type { DocumentFormat } from "@recall/extraction";
 import { normaliseScope, sha256, storeOriginal } from "@recall/memory";
 import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/queues";
+import { checkScope, storedConfigOf } from "./scope-rule";
 import type { ServiceDeps } from "./service-deps";
 
 export interface SourceInput {
@@ -43,6 +44,8 @@ export class DocumentService {
   ) {}
 
   async ingest(contextId: string, input: DocumentInput, traceId: string): Promise<IngestResult> {
+    const scope = metadataOf(input).scope as string[] | undefined;
+    checkScope(await storedConfigOf(this.deps.db, contextId), scope, "body.scope");
     const { document, workItem } = await this.store(contextId, input, traceId);
     if (!workItem) return { document, queued: false, duplicate: true };
     return { document, queued: await enqueueOrLeaveForSweeper(this.deps, workItem), duplicate: false };

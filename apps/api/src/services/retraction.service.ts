@@ -2,7 +2,7 @@
 // retracted (nothing deleted) with an audit record, after checking the source is this
 // context's.
 import { retractSource, type RetractionReport } from "@recall/memory";
-import { notFound } from "../http/errors";
+import { notFoundError } from "./domain-error";
 import type { ServiceDeps } from "./service-deps";
 
 export type RetractableSource = "document" | "turn" | "fact_write";
@@ -12,9 +12,9 @@ const NOUN: Record<RetractableSource, string> = { document: "document", turn: "t
 export class RetractionService {
   constructor(private readonly deps: Pick<ServiceDeps, "db">) {}
 
-  /** Throws 404 when the source is not this context's. */
+  /** Throws not_found when the source is not this context's. */
   async retract(contextId: string, sourceType: RetractableSource, sourceId: string, reason: string): Promise<RetractionReport> {
-    if (!(await this.exists(contextId, sourceType, sourceId))) throw notFound(NOUN[sourceType]);
+    if (!(await this.exists(contextId, sourceType, sourceId))) throw notFoundError(NOUN[sourceType]);
     return retractSource(this.deps.db, { contextId, sourceType, sourceId, reason });
   }
 

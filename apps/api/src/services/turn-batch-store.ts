@@ -1,16 +1,14 @@
-// Stores a batch of turns (history import) in one transaction: consecutive sequence numbers in
-// the order given, one windowed extract_assertions work item each, and the batch row whose
-// sequence range its status reads. Turns without occurred_at get received times 1 ms apart, so
-// valid time keeps their order for supersession even when they commit out of order.
+// Stores a batch of turns (history import) inside the caller's transaction, which holds the
+// session (TurnService.addBatch): consecutive sequence numbers in the order given from
+// `firstSeq`, one windowed extract_assertions work item each, and the batch row whose sequence
+// range its status reads. Turns without occurred_at get received times 1 ms apart, so valid time
+// keeps their order for supersession even when they commit out of order.
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { isUniqueConstraintError, transaction, type Db, type Prisma, type WorkItem } from "@recall/db";
+import type { Prisma, Tx, WorkItem } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
 import { turnExtractionData } from "@recall/queues";
-import { currentTraceId } from "@recall/telemetry";
-import { AppError } from "../http/errors";
 import type { TurnBatchBody } from "../routes/sessions.schemas";
-import { newTraceId } from "../http/trace";
 
 type BatchTurn = z.infer<typeof TurnBatchBody>["turns"][number];
 
@@ -21,45 +19,41 @@ export interface StoredBatch {
   traceId: string;
 }
 
-export async function storeTurnBatch(db: Db, contextId: string, sessionId: string, turns: BatchTurn[]): Promise<StoredBatch> {
-  const traceId = currentTraceId() ?? newTraceId();
-  for (let attempt = 0; attempt < 5; attempt++) {
-    try {
-      return await transaction(db, async (tx) => {
-        const last = await tx.turn.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
-        const firstSeq = (last?.seq ?? 0) + 1;
-        const rows = turnRows(contextId, sessionId, firstSeq, traceId, turns);
-        await tx.turn.createMany({ data: rows });
-        const items = rows.map((r) => ({
-          id: randomUUID(),
-          ...turnExtractionData({ contextId, turnId: r.id!, traceId, mode: "windowed" }),
-        }));
-        await tx.workItem.createMany({ data: items });
-        const batch = await tx.turnBatch.create({ data: { contextId, sessionId, firstSeq, lastSeq: firstSeq + turns.length - 1 } });
-        const stored = await tx.workItem.findMany({ where: { id: { in: items.map((i) => i.id) } } });
-        const byId = new Map(stored.map((i) => [i.id, i]));
-        return { batchId: batch.id, turnIds: rows.map((r) => r.id!), items: items.map((i) => byId.get(i.id)!), traceId };
-      });
-    } catch (err) {
-      if (!isUniqueConstraintError(err)) throw err;
-    }
-  }
-  throw new AppError(409, "conflict", "too many concurrent turns in this session; retry");
+export interface BatchPlace {
+  contextId: string;
+  sessionId: string;
+  firstSeq: number;
+  traceId: string;
 }
 
-function turnRows(contextId: string, sessionId: string, firstSeq: number, traceId: string, turns: BatchTurn[]) {
+export async function storeTurnBatch(tx: Tx, place: BatchPlace, turns: BatchTurn[]): Promise<StoredBatch> {
+  const { contextId, sessionId, firstSeq, traceId } = place;
+  const rows = turnRows(place, turns);
+  await tx.turn.createMany({ data: rows });
+  const items = rows.map((r) => ({
+    id: randomUUID(),
+    ...turnExtractionData({ contextId, turnId: r.id!, traceId, mode: "windowed" }),
+  }));
+  await tx.workItem.createMany({ data: items });
+  const batch = await tx.turnBatch.create({ data: { contextId, sessionId, firstSeq, lastSeq: firstSeq + turns.length - 1 } });
+  const stored = await tx.workItem.findMany({ where: { id: { in: items.map((i) => i.id) } } });
+  const byId = new Map(stored.map((i) => [i.id, i]));
+  return { batchId: batch.id, turnIds: rows.map((r) => r.id!), items: items.map((i) => byId.get(i.id)!), traceId };
+}
+
+function turnRows(place: BatchPlace, turns: BatchTurn[]) {
   const base = Date.now();
   return turns.map((t, i): Prisma.TurnCreateManyInput => ({
     id: randomUUID(),
-    contextId,
-    sessionId,
-    seq: firstSeq + i,
+    contextId: place.contextId,
+    sessionId: place.sessionId,
+    seq: place.firstSeq + i,
     role: t.role,
     speaker: t.name,
     occurredAt: t.occurred_at ? new Date(t.occurred_at) : undefined,
     content: t.content,
     scope: normaliseScope(t.scope),
-    traceId,
+    traceId: place.traceId,
     createdAt: new Date(base + i),
   }));
 }

@@ -1,45 +1,64 @@
 // Conversation ingest: sessions, and turns stored with their first work item in one
-// transaction, queued, and answered once truth maintenance has applied them.
+// transaction, queued, and answered once truth maintenance has applied them. One instance per
+// API process (built in bootstrap.ts): its session lines are what keeps concurrent turns to one
+// session in order of arrival, for single turns and batches alike.
 import type { z } from "zod";
-import { isUniqueConstraintError, toJson, transaction } from "@recall/db";
+import { toJson, transaction, type Tx } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
 import { createTurnExtraction, enqueueOrLeaveForSweeper } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
-import { AppError, notFound } from "../http/errors";
-import type { CreateTurnBody } from "../routes/sessions.schemas";
+import type { CreateTurnBody, TurnBatchBody } from "../routes/sessions.schemas";
 import { newTraceId } from "../http/trace";
 import { diffView, extractionView, waitForTurn } from "../views/turn-result";
+import { notFoundError } from "./domain-error";
+import { checkScope } from "./scope-rule";
+import { claimSessionSeq, sessionBusy, type ClaimedSeq } from "./session-sequence";
 import type { ServiceDeps } from "./service-deps";
+import { storeTurnBatch, type StoredBatch } from "./turn-batch-store";
 import type { TurnCompletion } from "./turn-completion";
+import { KeyedWaitLines } from "./wait-line";
 
 export interface TurnServiceOptions {
   /** How long a turn's answer waits for its pipeline before answering `pending`. */
   turnTimeoutMs: number;
   /** Wakes the wait when the turn's work commits (Postgres NOTIFY), instead of polling. */
   completion: TurnCompletion;
+  /** RECALL_SESSION_WAIT_MS: how long a turn waits for the session's earlier turns to be stored. */
+  sessionWaitMs: number;
 }
 
 type TurnInput = z.infer<typeof CreateTurnBody>;
+type BatchTurn = z.infer<typeof TurnBatchBody>["turns"][number];
 
-/** Two turns racing for a session's next sequence number collide on this constraint; the loser takes the next one. */
-const TURN_SEQUENCE_CONSTRAINT = "turns_session_id_seq_key";
-const SEQUENCE_ATTEMPTS = 5;
+/** Turns waiting for one session in one process; one more is refused at once (503, Retry-After). */
+const MAX_WAITING_PER_SESSION = 500;
+/** Enqueued at once from a batch; once Redis refuses one, the rest are left to the sweeper. */
+const ENQUEUE_CONCURRENCY = 50;
 
 export class TurnService {
+  private readonly sessions: KeyedWaitLines;
+
   constructor(
     private readonly deps: ServiceDeps,
     private readonly options: TurnServiceOptions,
-  ) {}
+  ) {
+    this.sessions = new KeyedWaitLines({
+      maxWaitMs: options.sessionWaitMs,
+      maxWaiting: MAX_WAITING_PER_SESSION,
+      what: "this session",
+      refusal: () => sessionBusy(options.sessionWaitMs),
+    });
+  }
 
   async createSession(contextId: string, metadata: Record<string, unknown> = {}): Promise<string> {
     const session = await this.deps.db.session.create({ data: { contextId, metadata: toJson(metadata) } });
     return session.id;
   }
 
-  /** Throws 404 when the session is not this context's. */
+  /** Throws not_found when the session is not this context's. */
   async requireSession(contextId: string, sessionId: string): Promise<void> {
     const session = await this.deps.db.session.findFirst({ where: { id: sessionId, contextId }, select: { id: true } });
-    if (!session) throw notFound("session");
+    if (!session) throw notFoundError("session");
   }
 
   /**
@@ -50,7 +69,6 @@ export class TurnService {
    * would store the turn twice.
    */
   async addTurn(contextId: string, sessionId: string, input: TurnInput) {
-    await this.requireSession(contextId, sessionId);
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
     await enqueueOrLeaveForSweeper(this.deps, workItem);
     try {
@@ -68,41 +86,68 @@ export class TurnService {
 
   /** wait: false — stores and queues the turn for windowed extraction and answers at once. */
   async acceptTurn(contextId: string, sessionId: string, input: TurnInput) {
-    await this.requireSession(contextId, sessionId);
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
     await enqueueOrLeaveForSweeper(this.deps, workItem);
     return turn;
   }
 
+  /** A batch of one session's turns (history import): stored together after the session's earlier turns, then queued. */
+  async addBatch(contextId: string, sessionId: string, turns: BatchTurn[]): Promise<StoredBatch> {
+    const traceId = currentTraceId() ?? newTraceId();
+    const place = { contextId, sessionId };
+    const stored = await this.inSessionOrder(place, (tx, { seq, contextConfig }) => {
+      turns.forEach((t, i) => checkScope(contextConfig, t.scope, `body.turns.${i}.scope`));
+      return storeTurnBatch(tx, { ...place, firstSeq: seq, traceId }, turns);
+    });
+    for (let i = 0; i < stored.items.length; i += ENQUEUE_CONCURRENCY) {
+      const slice = stored.items.slice(i, i + ENQUEUE_CONCURRENCY);
+      const taken = await Promise.all(slice.map((item) => enqueueOrLeaveForSweeper(this.deps, item)));
+      if (taken.includes(false)) break;
+    }
+    return stored;
+  }
+
   /** Stores the turn and its first work item together: accepted means kept. */
-  async storeTurn(contextId: string, sessionId: string, input: TurnInput) {
+  private async storeTurn(contextId: string, sessionId: string, input: TurnInput) {
     const traceId = currentTraceId() ?? newTraceId();
     const scope = normaliseScope(input.scope);
-    for (let attempt = 0; attempt < SEQUENCE_ATTEMPTS; attempt++) {
-      try {
-        return await transaction(this.deps.db, async (tx) => {
-          const last = await tx.turn.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
-          const turn = await tx.turn.create({
-            data: {
-              contextId,
-              sessionId,
-              seq: (last?.seq ?? 0) + 1,
-              role: input.role,
-              speaker: input.name,
-              occurredAt: input.occurred_at ? new Date(input.occurred_at) : undefined,
-              content: input.content,
-              scope,
-              traceId,
-            },
-          });
-          const mode = input.wait ? "interactive" : "windowed";
-          const workItem = await createTurnExtraction(tx, { contextId, turnId: turn.id, traceId, mode });
-          return { turn, workItem };
-        });
-      } catch (err) {
-        if (!isUniqueConstraintError(err, TURN_SEQUENCE_CONSTRAINT)) throw err;
-      }
-    }
-    throw new AppError(409, "conflict", "too many concurrent turns in this session; retry");
+    return this.inSessionOrder({ contextId, sessionId }, async (tx, { seq, contextConfig }) => {
+      checkScope(contextConfig, scope, "body.scope");
+      const turn = await tx.turn.create({
+        data: {
+          contextId,
+          sessionId,
+          seq,
+          role: input.role,
+          speaker: input.name,
+          occurredAt: input.occurred_at ? new Date(input.occurred_at) : undefined,
+          content: input.content,
+          scope,
+          traceId,
+        },
+      });
+      const mode = input.wait ? "interactive" : "windowed";
+      const workItem = await createTurnExtraction(tx, { contextId, turnId: turn.id, traceId, mode });
+      return { turn, workItem };
+    });
+  }
+
+  /** Requests for the session waiting in this process for the one being stored (operators, tests). */
+  waitingFor(sessionId: string): number {
+    return this.sessions.waiting(sessionId);
+  }
+
+  /**
+   * Runs `store` in a transaction holding the session, with the next sequence number: in order of
+   * arrival within this process (the session's line, entered before anything else is awaited),
+   * and across processes (the row lock). Throws not_found when the session is not the context's.
+   */
+  private inSessionOrder<T>(
+    session: { contextId: string; sessionId: string },
+    store: (tx: Tx, claimed: ClaimedSeq) => Promise<T>,
+  ): Promise<T> {
+    const waitMs = this.options.sessionWaitMs;
+    const stored = () => transaction(this.deps.db, async (tx) => store(tx, await claimSessionSeq(tx, session, waitMs)));
+    return this.sessions.run(session.sessionId, stored);
   }
 }

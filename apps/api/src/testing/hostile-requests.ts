@@ -1,6 +1,7 @@
 // fast-check arbitraries for hostile HTTP requests to a declared route: bad ids in the path, odd
 // query strings, and bodies that are mutated, mistyped, deeply nested, oversized, not UTF-8, cut
-// off, carry NUL characters or huge scope lists; with credentials right, wrong or missing.
+// off, carry NUL characters, lone UTF-16 surrogates or huge scope lists, and cursors forged to
+// decode well; with credentials right, wrong or missing.
 import fc from "fast-check";
 
 export interface FuzzTarget {
@@ -42,11 +43,20 @@ interface BodyCase {
 type Json = Record<string, unknown>;
 
 /** A well-formed body per route, the seed every mutation starts from. */
-const SAMPLES: Record<string, Json> = {
+export const SAMPLES: Record<string, Json> = {
   "POST /api/v1/contexts": { name: "acme" },
+  "POST /api/v1/{contextId}/sessions": { metadata: { channel: "web", user: { name: "Alice" } } },
+  "POST /api/v1/{contextId}/sessions/{sessionId}/turns/batch": {
+    turns: [{ role: "user", content: "I'm Alice.", name: "Alice", scope: ["org=acme"] }],
+  },
   "POST /api/v1/contexts/{contextId}/keys/{keyId}/rotate": { keep_old: true },
   "POST /api/v1/{contextId}/documents": { text: "Alice is the CTO of Acme.", scope: ["org=acme"], metadata: { domain: "x" } },
-  "POST /api/v1/{contextId}/sessions/{sessionId}/turns": { role: "user", content: "I'm Alice, CTO at Acme.", scope: ["org=acme"] },
+  "POST /api/v1/{contextId}/sessions/{sessionId}/turns": {
+    role: "user",
+    content: "I'm Alice, CTO at Acme.",
+    name: "Alice",
+    scope: ["org=acme"],
+  },
   "POST /api/v1/{contextId}/query": { query: "alice", scope: ["org=acme"], limit: 5 },
   "POST /api/v1/{contextId}/state": { scope: ["org=acme"], as_of: "2025-01-01T00:00:00Z" },
   "POST /api/v1/{contextId}/facts": {
@@ -133,12 +143,32 @@ function paramArb(name: string, ids: FuzzIds): fc.Arbitrary<string> {
   );
 }
 
+/**
+ * Cursors that decode to the shape the API writes but were never issued: a number where a list
+ * is ordered by time and the reverse, timestamps Postgres cannot hold or the API never writes,
+ * sequence numbers past int4.
+ */
+export const FORGED_CURSORS = [
+  { k: 5, id: "00000000-0000-0000-0000-000000000000" },
+  { k: 2 ** 40, id: "00000000-0000-4000-8000-000000000000" },
+  { k: -1, id: "00000000-0000-4000-8000-000000000000" },
+  { k: "2025-01-01T00:00:00Z", id: "00000000-0000-4000-8000-000000000000" },
+  { k: "0000-01-01T00:00:00.000Z", id: "00000000-0000-4000-8000-000000000000" },
+  { k: "2025-01-01", id: "00000000-0000-4000-8000-000000000000" },
+  { k: "+275760-09-13T00:00:00.000Z", id: "00000000-0000-4000-8000-000000000000" },
+  { k: "-271821-04-20T00:00:00.000Z", id: "00000000-0000-4000-8000-000000000000" },
+  { k: "2025-13-45T99:99:99.999Z", id: "00000000-0000-4000-8000-000000000000" },
+  { k: "x", id: "not-a-uuid" },
+  { k: 1.5, id: "00000000-0000-4000-8000-000000000000" },
+].map((position) => Buffer.from(JSON.stringify(position)).toString("base64url"));
+
 const QUERY_KEYS = ["scope[org]", "scope[user]", "scope", "scope[]", "scope[a][b][c][d][e][f]", "limit", "cursor", "status", "kinds", "x"];
 
 function queryArb(): fc.Arbitrary<string> {
   const value = fc.oneof(
     anyText(30).map(encodeURIComponent),
     fc.constantFrom("%00", "-1", "0", "1e309", "NaN", "acme", "org=acme", "a=b=c", "%FF", "", "%E0%A4%A", "x".repeat(2_000)),
+    fc.constantFrom(...FORGED_CURSORS),
   );
   const pair = fc.tuple(fc.constantFrom(...QUERY_KEYS), value).map(([k, v]) => `${k}=${v}`);
   return fc.oneof(
@@ -206,6 +236,7 @@ function bodyArb(target: FuzzTarget, bodyLimit: number): fc.Arbitrary<BodyCase> 
     },
     { weight: 2, arbitrary: invalidUtf8(sample) },
     { weight: 2, arbitrary: withNul(sample) },
+    { weight: 2, arbitrary: withSurrogate(sample) },
     { weight: 1, arbitrary: fc.nat().map((n) => truncated(sample, n)) },
     { weight: 2, arbitrary: wrongEnvelope(sample) },
     { weight: 1, arbitrary: fc.constant(oversized(sample, bodyLimit)) },
@@ -251,6 +282,33 @@ function withNul(sample: Json): fc.Arbitrary<BodyCase> {
     fc.constant(json({ ...sample, scope: ["org=ac\u0000me"] }, "NUL in scope")),
     fc.constant(spliced(sample, Buffer.from([0]), "raw NUL byte in a string")),
   );
+}
+
+/** A lone surrogate in one string of the body, anywhere it nests (JSON.stringify writes it as `\\udXXX`). */
+function withSurrogate(sample: Json): fc.Arbitrary<BodyCase> {
+  const paths = stringPaths(sample);
+  const lone = fc.constantFrom("\ud800", "\udfff", "a\udc00b", "\ud83d");
+  if (paths.length === 0) return lone.map((s) => json({ ...sample, text: s }, "lone surrogate in text"));
+  return fc
+    .tuple(fc.constantFrom(...paths), lone)
+    .map(([path, s]) => json(replaceAt(sample, path, s), `lone surrogate in ${path.join(".")}`));
+}
+
+/** Every path to a string leaf of a sample body. */
+export function stringPaths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (typeof value === "string") return [at];
+  if (Array.isArray(value)) return value.flatMap((v, i) => stringPaths(v, [...at, i]));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => stringPaths(v, [...at, k]));
+  return [];
+}
+
+/** A copy of `value` with the leaf at `path` replaced. */
+export function replaceAt<T>(value: T, path: (string | number)[], leaf: unknown): T {
+  if (path.length === 0) return leaf as T;
+  const [head, ...rest] = path;
+  const copy = (Array.isArray(value) ? [...value] : { ...value }) as Record<string | number, unknown>;
+  copy[head!] = replaceAt(copy[head!], rest, leaf);
+  return copy as T;
 }
 
 function deeplyNested(sample: Json, depth: number): BodyCase {

@@ -116,7 +116,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Write facts directly; validated, committed and truth-maintained like extracted ones */
+    /**
+     * Write facts directly; validated, committed and truth-maintained like extracted ones
+     * @description At most RECALL_FACT_WRITE_MAX_ITEMS items (default 100) across all sections; more is a 400 naming the section. All or nothing: 201 once committed (truth_maintenance.status `pending` if it was left to a worker), 202 if the commit itself was left to a worker; never an error once stored, so an Idempotency-Key retry replays the answer instead of writing twice.
+     */
     post: operations["post_facts"];
     delete?: never;
     options?: never;
@@ -562,8 +565,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Replace a key with a new one; the old one is revoked unless keep_old is true
-     * @description keep_old lets clients switch over before the old key is revoked with DELETE.
+     * Replace an active key with a new one; the old one is revoked unless keep_old is true
+     * @description keep_old lets clients switch over before the old key is revoked with DELETE. A revoked key cannot be rotated (409).
      */
     post: operations["post_contexts_keys_rotate"];
     delete?: never;
@@ -900,6 +903,8 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far) */
+            pending: boolean;
             reopened: {
               facts: number;
               instructions: number;
@@ -1388,6 +1393,8 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far) */
+            pending: boolean;
             reopened: {
               facts: number;
               instructions: number;
@@ -1618,10 +1625,37 @@ export interface operations {
               conflict_uncertainty_ids: string[];
               resolved_uncertainty_ids: string[];
               revoked_instruction_ids: string[];
+              /**
+               * @description pending: it failed in the request and a worker applies it (the lists below are then empty)
+               * @enum {string}
+               */
+              status: "applied" | "pending";
               /** @description facts this write closed */
               superseded: string[];
             };
             /** Format: uuid */
+            work_item_id: string;
+          };
+        };
+      };
+      /** @description Stored; a worker commits it (its work item says when) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            fact_write_id: string;
+            /** @constant */
+            status: "pending";
+            /** @description the commit's work item */
+            status_url: string;
+            trace_id: string;
+            /**
+             * Format: uuid
+             * @description the commit, left to a worker
+             */
             work_item_id: string;
           };
         };
@@ -1873,8 +1907,12 @@ export interface operations {
   get_instructions: {
     parameters: {
       query?: {
+        /** @description next_cursor of the previous page */
+        cursor?: string;
         /** @description also list instructions a later turn revoked */
         include_revoked?: "true" | "false";
+        /** @description page size (default 100, at most 500) */
+        limit?: number;
         /** @description the reader's scope: scope[org]=acme&scope[user]=alice; only memory written in a subset of it is visible */
         scope?:
           | {
@@ -1891,7 +1929,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Instructions, oldest first */
+      /** @description A page of instructions, oldest first */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1917,6 +1955,8 @@ export interface operations {
               revoked_by_turn_id: string | null;
               scope: string[];
             }[];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
           };
         };
       };
@@ -3281,6 +3321,8 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far) */
+            pending: boolean;
             reopened: {
               facts: number;
               instructions: number;
@@ -4629,7 +4671,19 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description the context's rules and defaults (docs/scope.md for require_scope) */
           config?: {
+            /** @description model tokens one work item may spend (at most RECALL_MAX_TOKENS) */
+            max_tokens?: number;
+            /** @description wall time one work item may take (at most RECALL_MAX_WALL_MS) */
+            max_wall_ms?: number;
+            /** @description what this memory is for, told to the model */
+            purpose?: string;
+            /** @description true: every write (turn, batch, document, direct write) must carry a scope; one without answers 400 */
+            require_scope?: boolean;
+            /** @description the skill that extracts this context's inputs */
+            skill?: string;
+          } & {
             [key: string]: unknown;
           };
           name: string;
@@ -5067,13 +5121,22 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      /** @description The key is revoked */
       409: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/problem+json": components["schemas"]["Problem"];
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
         };
       };
       /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */

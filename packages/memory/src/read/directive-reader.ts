@@ -1,8 +1,8 @@
 // Instructions and uncertainties in the reader's scope: the standing directives an
 // agent must honour and the open questions it may want to ask about.
 import { Prisma, type DbOrTx } from "@recall/db";
-import type { InstructionView, ReaderScope, UnknownView } from "./read-types";
-import { visibleTo } from "./sql-fragments";
+import type { InstructionView, ListPosition, Page, ReaderScope, UnknownView } from "./read-types";
+import { afterPosition, pageOf, visibleTo } from "./sql-fragments";
 
 /** Bounds a reply; a context with more standing directives than this has a different problem. */
 const MAX_DIRECTIVES = 500;
@@ -59,22 +59,31 @@ export interface InstructionHistoryView extends InstructionView {
   revoked_by_turn_id: string | null;
 }
 
+export interface InstructionHistoryOptions {
+  includeRevoked: boolean;
+  /** Page size; the page after `after` (a position this list issued). */
+  limit: number;
+  after?: ListPosition;
+}
+
 /**
- * Instructions in the reader's scope as they stand now, oldest first: the active ones (the
- * same set /profile and /state show) and, with `includeRevoked`, the revoked ones too.
- * Retracted instructions (their source was deleted) are never listed.
+ * Instructions in the reader's scope as they stand now, oldest first, a page at a time: the
+ * active ones (the same set /profile and /state show) and, with `includeRevoked`, the revoked
+ * ones too. Retracted instructions (their source was deleted) are never listed.
  */
 export async function readInstructionHistory(
   db: DbOrTx,
   reader: ReaderScope,
-  options: { includeRevoked: boolean },
-): Promise<InstructionHistoryView[]> {
+  options: InstructionHistoryOptions,
+): Promise<Page<InstructionHistoryView>> {
   const which = options.includeRevoked ? Prisma.sql`TRUE` : Prisma.sql`f.active`;
-  return db.$queryRaw<InstructionHistoryView[]>(Prisma.sql`
+  const rows = await db.$queryRaw<InstructionHistoryView[]>(Prisma.sql`
     SELECT f.id, f.label, f.description, f.scope, f.created_at, f.active,
       f.turn_id AS given_by_turn_id, f.document_id AS given_by_document_id, f.fact_write_id AS given_by_fact_write_id,
       f.revoked_at, f.revoked_by AS revoked_by_turn_id
     FROM instructions f
     WHERE f.context_id = ${reader.contextId}::uuid AND ${visibleTo("f", reader.scope)} AND f.retracted_at IS NULL AND ${which}
-    ORDER BY f.created_at, f.id LIMIT ${MAX_DIRECTIVES}`);
+      AND ${afterPosition(Prisma.raw("f.created_at"), Prisma.raw("f.id"), options.after)}
+    ORDER BY f.created_at, f.id LIMIT ${options.limit + 1}`);
+  return pageOf(rows, options.limit, (r) => r.created_at.toISOString());
 }

@@ -10,11 +10,13 @@
 // - uncertainties they had resolved are open again, and conflicts they were one side
 //   of shrink (or are retracted when one side is left);
 // - entities left without any mention from a live source are retracted too.
-// A source retracted while its pipeline is still running commits nothing later
-// (commit.ts checks for the retraction row).
+// A source retracted while its pipeline is still running (even before its extraction, or in a
+// window) commits nothing later: the retraction row is recorded at once, marked pending, and
+// commit.ts finds it under the source's lock (source-lock.ts).
 import { toJson, transaction, type Db, type Tx } from "@recall/db";
 import { loadFacts, type Fact } from "../truth/fact-store";
 import { retractEntities } from "./retraction-entities";
+import { holdSourceExclusive } from "./source-lock";
 import { reopenFact } from "../truth/supersession";
 import { DEFAULT_SINGLE_VALUED, maintainFacts } from "../truth/truth-maintenance";
 
@@ -32,6 +34,11 @@ export interface RetractSourceInput {
 export interface RetractionReport {
   /** The audit row, or null when the source had nothing left to retract. */
   retractionId: string | null;
+  /**
+   * The source's extraction had not committed yet: the retraction is recorded, and its commit
+   * will write nothing (the counts are what had been committed so far, often none).
+   */
+  pending: boolean;
   assertionIds: string[];
   attributeIds: string[];
   relationIds: string[];
@@ -53,15 +60,16 @@ export async function retractSource(db: Db, input: RetractSourceInput): Promise<
   return transaction(
     db,
     async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`retract|${input.sourceId}`}, 0))`;
+      await holdSourceExclusive(tx, input.sourceId);
       const now = new Date();
       const report = emptyReport();
+      report.pending = await extractionUncommitted(tx, input);
       const facts = await retractFacts(tx, input, now, report);
       await retractInstructions(tx, input, now, report);
       await retractUncertainties(tx, input, facts, now, report);
       await reopenSuperseded(tx, input, facts, report);
       report.entityIds = await retractEntities(tx, { contextId: input.contextId, [COLUMN[input.sourceType]]: input.sourceId }, now);
-      report.retractionId = changed(report) ? await audit(tx, input, report) : null;
+      report.retractionId = await recordRetraction(tx, input, report);
       return report;
     },
     { timeoutMs: 60_000 },
@@ -71,6 +79,7 @@ export async function retractSource(db: Db, input: RetractSourceInput): Promise<
 function emptyReport(): RetractionReport {
   return {
     retractionId: null,
+    pending: false,
     assertionIds: [],
     attributeIds: [],
     relationIds: [],
@@ -160,12 +169,36 @@ async function reopenSuperseded(tx: Tx, input: RetractSourceInput, retracted: re
   await maintainFacts(tx, reopened, singleValued);
 }
 
+/**
+ * Whether some commit of the source has yet to run: it has no commit stage yet (still being
+ * extracted, alone or in a window), or one whose outbox row (written by the commit itself) is
+ * missing. A source whose extraction failed for good counts as uncommitted too: an operator's
+ * retry would still commit it, and must not.
+ */
+async function extractionUncommitted(tx: Tx, input: RetractSourceInput): Promise<boolean> {
+  const commits = await tx.workItem.findMany({
+    where: { subjectId: input.sourceId, queue: "commit_artifacts", contextId: input.contextId },
+    select: { id: true },
+  });
+  if (commits.length === 0) return true;
+  const committed = await tx.outboxEvent.count({ where: { workItemId: { in: commits.map((c) => c.id) } } });
+  return committed < commits.length;
+}
+
+/** The audit row when something was retracted, or a commit is still to come; a pending one is recorded once. */
+async function recordRetraction(tx: Tx, input: RetractSourceInput, report: RetractionReport): Promise<string | null> {
+  if (changed(report)) return audit(tx, input, report);
+  if (!report.pending) return null;
+  const waiting = await tx.retraction.findFirst({ where: { contextId: input.contextId, sourceId: input.sourceId, pending: true } });
+  return waiting?.id ?? (await audit(tx, input, report));
+}
+
 function changed(report: RetractionReport): boolean {
   return Object.values(report).some((v) => Array.isArray(v) && v.length > 0);
 }
 
 async function audit(tx: Tx, input: RetractSourceInput, report: RetractionReport): Promise<string> {
-  const { retractionId: _id, ...summary } = report;
+  const { retractionId: _id, pending, ...summary } = report;
   const row = await tx.retraction.create({
     data: {
       contextId: input.contextId,
@@ -173,6 +206,7 @@ async function audit(tx: Tx, input: RetractSourceInput, report: RetractionReport
       sourceId: input.sourceId,
       reason: input.reason,
       summary: toJson(summary),
+      pending,
     },
   });
   return row.id;

@@ -15,6 +15,7 @@ import { recordConflict, resolveClarified, type UncertaintyReport } from "./conf
 import { ordered, loadStated, timingOf, type Stated } from "./fact-origin";
 import { factGroup, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
 import { revokeInstruction } from "./revocation";
+import { holdSourceShared, isSourceRetracted } from "../retraction/source-lock";
 import { sameScope } from "../scope";
 import { closeFact, repointFact } from "./supersession";
 import { succession } from "./time-rule";
@@ -55,18 +56,31 @@ export async function applyTruthMaintenance(
 ): Promise<TruthMaintenanceReport> {
   const singleValued = options.singleValued ?? new Set<string>(DEFAULT_SINGLE_VALUED);
   return transaction(db, async (tx) => {
+    // First, so the lock order is the retraction's own: the source, then fact groups.
+    if (refs.subjectId) await holdSourceShared(tx, refs.subjectId);
     const facts = [
       ...(await loadFacts(tx, "attribute", refs.attributeIds ?? [])),
       ...(await loadFacts(tx, "relation", refs.relationIds ?? [])),
     ];
     const report = await maintainFacts(tx, facts, singleValued);
     const revoker = { scope: refs.scope ?? [], turnId: options.turnId ?? refs.turnId };
-    for (const id of refs.revocationCandidateIds ?? []) {
+    for (const id of await revocationsToApply(tx, refs)) {
       report.revokedInstructionIds.push(...(await revokeInstruction(tx, id, revoker)));
     }
     await options.onApplied?.(tx);
     return report;
   });
+}
+
+/**
+ * A source retracted after its commit takes back its revocations too: the retraction reactivated
+ * what it had revoked, or will find nothing to reactivate if it ran first, so they are not applied
+ * here. The caller holds the source against a retraction running meanwhile (source-lock.ts).
+ */
+async function revocationsToApply(tx: Tx, refs: CommittedRefs): Promise<string[]> {
+  const ids = refs.revocationCandidateIds ?? [];
+  if (ids.length === 0 || !refs.subjectId) return ids;
+  return (await isSourceRetracted(tx, refs.subjectId)) ? [] : ids;
 }
 
 /** Places each fact among the other values of its entity and key, inside the caller's transaction. */

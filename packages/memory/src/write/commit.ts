@@ -7,6 +7,10 @@
 // per work item). A second delivery, or a concurrent one, waits for the first and then
 // finds the row and writes nothing. A commit that dies half-way (a crash, a killed
 // worker, a failed statement) rolls back entirely, so its re-run starts from nothing.
+//
+// A retraction of the source, even one sent before this commit ran (recorded as pending), means
+// the commit writes nothing but its outbox row; the two serialise on the source's lock
+// (retraction/source-lock.ts), so a retraction never slips in while the commit is running.
 import type { CommittedRefs } from "@recall/contracts";
 import { toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
 import { CandidateWriter } from "./candidate-writer";
@@ -20,6 +24,7 @@ import {
 import { lockIdentityKeys } from "../entities/entity-resolver";
 import { identityKey } from "../entities/identity";
 import { normaliseScope } from "../scope";
+import { holdSourceShared, isSourceRetracted, markRetractionsApplied } from "../retraction/source-lock";
 import { ensureStageItem } from "./stage-work";
 
 export interface CommitSource {
@@ -90,7 +95,9 @@ async function commitInTransaction(
   const summary = emptySummary();
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`commit|${source.workItemId}`}, 0))`;
   if (await tx.outboxEvent.findUnique({ where: { workItemId: source.workItemId } })) return { ...summary, skipped: true };
-  if (await isRetracted(tx, source)) {
+  await holdSourceShared(tx, source.subjectId);
+  if (await isSourceRetracted(tx, source.subjectId, source.contextId)) {
+    await markRetractionsApplied(tx, source.contextId, source.subjectId);
     await writeOutbox(tx, source, { ...summary, retracted: true }, options);
     return { ...summary, retracted: true };
   }
@@ -105,11 +112,6 @@ async function commitInTransaction(
   await writeOutbox(tx, source, summary, options);
   await options.faultPoint?.();
   return summary;
-}
-
-async function isRetracted(tx: Tx, source: CommitSource): Promise<boolean> {
-  const found = await tx.retraction.findFirst({ where: { contextId: source.contextId, sourceId: source.subjectId }, select: { id: true } });
-  return found !== null;
 }
 
 async function writeOutbox(tx: Tx, source: CommitSource, summary: CommitSummary, options: CommitOptions): Promise<void> {

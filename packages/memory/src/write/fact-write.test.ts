@@ -36,7 +36,7 @@ async function write(diff: unknown, scope: string[] = ALICE) {
 
 test("a direct write is validated, committed and truth-maintained, with work items and evidence like any source", async () => {
   const result = await write(seedDiff);
-  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  if (!result.ok || result.outcome !== "applied") throw new Error(JSON.stringify(result));
 
   const factWrite = await f.db.factWrite.findUniqueOrThrow({ where: { id: result.factWriteId } });
   expect(factWrite).toMatchObject({ scope: ["org=acme", "user=alice"], traceId: TRACE, payload: seedDiff });
@@ -127,7 +127,7 @@ test("a direct write outranks an earlier extracted value; a later undated docume
     { attributes: [{ entity: "Alice Chen", entity_type: "person", key: "role", value: "CEO", memory_category: "identity" }] },
     [],
   );
-  if (!direct.ok) throw new Error(JSON.stringify(direct.errors));
+  if (!direct.ok || direct.outcome !== "applied") throw new Error(JSON.stringify(direct));
   expect(direct.truthMaintenance.superseded).toHaveLength(1);
 
   const later = "Alice Chen is the COO of Acme.";

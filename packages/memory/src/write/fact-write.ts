@@ -3,7 +3,8 @@
 // applyTruthMaintenance) with subject type `fact_write` and stage `direct`, and leave
 // the same work items and attempt records, so status and provenance treat them like
 // any turn. Unlike turns they run in-process, synchronously: the caller gets its answer
-// after commit and truth maintenance. If this process dies in between, the
+// after commit and truth maintenance. A stage that fails in-process leaves the write with a
+// worker (see WriteFactsResult), never half-answered. If this process dies in between, the
 // truth_maintenance work item is left `queued` and the sweeper hands it to a worker; if it
 // dies during a stage, that stage's item is left `running` and the sweeper takes it back once
 // its lease has passed (packages/queues stale-running.ts). Commit is idempotent per work item.
@@ -11,7 +12,7 @@ import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } f
 import { commitCandidates, type CommitSummary } from "./commit";
 import { prepareDirectWrite, type DirectItem, type FieldError } from "./fact-write-diff";
 import { normaliseScope } from "../scope";
-import { ensureStageItem, markTruthMaintained, runStageAttempt } from "./stage-work";
+import { ensureStageItem, markTruthMaintained, runStageAttempt, type StageItemRef } from "./stage-work";
 import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
 import { validateCandidate } from "./validate";
 
@@ -25,18 +26,39 @@ export interface WriteFactsInput {
   singleValued?: ReadonlySet<string>;
 }
 
+interface StoredWrite {
+  ok: true;
+  /** The commit_artifacts work item; its siblings (validate, truth maintenance) share the subject. */
+  workItemId: string;
+  factWriteId: string;
+  traceId: string;
+}
+
+type Committed = Omit<CommitSummary, "skipped" | "retracted" | "tokensUsed" | "disambiguationFailures">;
+
+/**
+ * How far the write got. Once stored, a write is never an error: `applied` is the whole write;
+ * `committed` means truth maintenance failed after the commit, and `stored` that the commit
+ * failed (rolled back whole). Either way `pendingWorkItemId` is the stage a worker must finish
+ * (its item is left dead by the in-process attempt; the caller queues it again), so nothing
+ * accepted is lost and a client's retry is never a second write.
+ */
 export type WriteFactsResult =
-  | {
-      ok: true;
-      /** The commit_artifacts work item; its siblings (validate, truth maintenance) share the subject. */
-      workItemId: string;
+  | (StoredWrite & {
+      outcome: "applied";
       /** Checkpointed after truth maintenance, so a worker can take it on to embed the write (see stage-work.ts). */
       truthMaintenanceWorkItemId: string;
-      factWriteId: string;
-      traceId: string;
-      committed: Omit<CommitSummary, "skipped" | "retracted" | "tokensUsed" | "disambiguationFailures">;
+      committed: Committed;
       truthMaintenance: TruthMaintenanceReport;
-    }
+    })
+  | (StoredWrite & {
+      outcome: "committed";
+      committed: Committed;
+      /** Undefined when even reading it failed: the commit created it queued, so the sweeper hands it to a worker. */
+      pendingWorkItemId?: string;
+      failure: string;
+    })
+  | (StoredWrite & { outcome: "stored"; pendingWorkItemId: string; failure: string })
   | { ok: false; errors: FieldError[] };
 
 const SCOPE_ENTRY = /^[A-Za-z0-9_.-]+=[^=\s][^\s]*$/;
@@ -52,26 +74,37 @@ export async function writeFacts(db: Db, input: WriteFactsInput): Promise<WriteF
   const payloads = validated.map(({ item, result }) => ({ item, payload: (result as { payload: Record<string, unknown> }).payload }));
   const stored = await storeValidated(db, input, prepared.text, payloads);
   const commitItem = await ensureStageItem(db, { ...stored.ref, queue: "commit_artifacts" });
+  const base: StoredWrite = { ok: true, workItemId: commitItem.id, factWriteId: stored.ref.subjectId, traceId: input.traceId };
   const source = { ...stored.source, workItemId: commitItem.id };
-  const summary = await runStageAttempt(db, commitItem, () =>
-    commitCandidates(db, source, stored.candidates, { inlineTruthMaintenance: true }),
-  );
-  const tmItem = await ensureStageItem(db, { ...stored.ref, queue: "truth_maintenance" });
-  const refs: CommittedRefs = { ...summary, scope: source.scope };
-  const report = await runStageAttempt(db, tmItem, () =>
-    applyTruthMaintenance(db, refs, { singleValued: input.singleValued, onApplied: (tx) => markTruthMaintained(tx, tmItem.id) }),
-  );
-  const { skipped: _s, retracted: _r, tokensUsed: _t, disambiguationFailures: _d, ...committed } = summary;
-  return {
-    ok: true,
-    workItemId: commitItem.id,
-    truthMaintenanceWorkItemId: tmItem.id,
-    factWriteId: stored.ref.subjectId,
-    traceId: input.traceId,
-    committed,
-    truthMaintenance: report,
-  };
+  let summary: CommitSummary;
+  try {
+    summary = await runStageAttempt(db, commitItem, () =>
+      commitCandidates(db, source, stored.candidates, { inlineTruthMaintenance: true }),
+    );
+  } catch (err) {
+    return { ...base, outcome: "stored", pendingWorkItemId: commitItem.id, failure: messageOf(err) };
+  }
+  return { ...base, ...(await maintainCommitted(db, input, stored.ref, { ...summary, scope: source.scope })) };
 }
+
+/** Truth maintenance for a committed write, in-process; a failure leaves its item for a worker. */
+async function maintainCommitted(db: Db, input: WriteFactsInput, ref: Omit<StageItemRef, "queue">, summary: CommitSummary & CommittedRefs) {
+  const { skipped: _s, retracted: _r, tokensUsed: _t, disambiguationFailures: _d, scope: _scope, ...committed } = summary;
+  let tmItemId: string | undefined;
+  try {
+    const tmItem = await ensureStageItem(db, { ...ref, queue: "truth_maintenance" });
+    tmItemId = tmItem.id;
+    const onApplied = (tx: Tx) => markTruthMaintained(tx, tmItem.id);
+    const report = await runStageAttempt(db, tmItem, () =>
+      applyTruthMaintenance(db, summary, { singleValued: input.singleValued, onApplied }),
+    );
+    return { outcome: "applied" as const, truthMaintenanceWorkItemId: tmItem.id, committed, truthMaintenance: report };
+  } catch (err) {
+    return { outcome: "committed" as const, committed, pendingWorkItemId: tmItemId, failure: messageOf(err) };
+  }
+}
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 function scopeErrors(scope: unknown): FieldError[] {
   if (!Array.isArray(scope)) return [{ field: "scope", message: "must be a list of key=value entries" }];

@@ -56,6 +56,39 @@ test("the dashboard and its data need the admin key", async () => {
   expect(ok.body.queues.map((q: { queue: string }) => q.queue)).toContain("extract_assertions");
 });
 
+test("a retry must come from the dashboard's own page, and a malformed id is 400 naming it", async () => {
+  const app = createServerApp(h.api);
+  const item = await h.api.db.workItem.create({
+    data: {
+      contextId: crypto.randomUUID(),
+      queue: "commit_artifacts",
+      subjectType: "turn",
+      subjectId: crypto.randomUUID(),
+      traceId: "t",
+      maxAttempts: 1,
+    },
+  });
+  const retry = (id: string) => request(app).post(`/admin/work-items/${id}/retry`).auth("ops", ADMIN_KEY);
+  const crossSite = await retry(item.id).set("Sec-Fetch-Site", "cross-site").set("Origin", "https://evil.example");
+  const foreignOrigin = await retry(item.id).set("Origin", "https://evil.example");
+  const basicWithoutOrigin = await retry(item.id);
+  for (const res of [crossSite, foreignOrigin, basicWithoutOrigin]) {
+    expect({ status: res.status, type: res.type }).toEqual({ status: 403, type: "application/problem+json" });
+  }
+  // The page's own fetch (same origin), and a script with the Bearer key, get through to the retry rules.
+  const host = new URL(baseUrl).host;
+  const samePage = await retry(item.id).set("Sec-Fetch-Site", "same-origin").set("Origin", baseUrl).set("Host", host);
+  const script = await request(app).post(`/admin/work-items/${item.id}/retry`).set("Authorization", `Bearer ${ADMIN_KEY}`);
+  expect([samePage.status, script.status]).toEqual([409, 409]); // queued, so not retryable: the guard let them through
+  const malformed = await retry("not-a-uuid").set("Sec-Fetch-Site", "same-origin");
+  expect({ status: malformed.status, type: malformed.type, field: malformed.body.errors?.[0]?.field }).toEqual({
+    status: 400,
+    type: "application/problem+json",
+    field: "path.workItemId",
+  });
+  await h.api.db.workItem.delete({ where: { id: item.id } });
+});
+
 browserTest("an operator retries a failed turn from the dashboard and watches it finish", async () => {
   const api = contextClient(h.app, await createContext(h.app, "dash"));
   const session = await api.session();

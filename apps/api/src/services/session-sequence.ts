@@ -1,0 +1,41 @@
+// A session's turns are numbered in order of arrival, one store at a time: the storing
+// transaction locks the session's row, reads the last sequence number and writes after it.
+// Inside one API process the session's wait line (wait-line.ts) already keeps them apart; the
+// row lock keeps apart stores from several processes, bounded by lock_timeout so a request never
+// waits longer than the session's wait. No unique-violation retry loop: nothing races.
+import type { Tx } from "@recall/db";
+import { DomainError, notFoundError } from "./domain-error";
+
+/**
+ * Locks the context's session and answers its next sequence number, with the context's config. Throws not_found when the session is not the context's, and DomainError("busy") when
+ * the lock is not had within `waitMs` (another process holds it that long).
+ */
+export async function claimSessionSeq(tx: Tx, session: { contextId: string; sessionId: string }, waitMs: number): Promise<ClaimedSeq> {
+  await tx.$queryRaw`SELECT set_config('lock_timeout', ${`${Math.max(1, Math.round(waitMs))}ms`}, true)`;
+  let rows: { last: number | null; config: unknown }[];
+  try {
+    rows = await tx.$queryRaw<{ last: number | null; config: unknown }[]>`
+      SELECT (SELECT max(t.seq) FROM turns t WHERE t.session_id = s.id) AS last, c.config
+      FROM sessions s JOIN contexts c ON c.id = s.context_id
+      WHERE s.id = ${session.sessionId}::uuid AND s.context_id = ${session.contextId}::uuid FOR UPDATE OF s`;
+  } catch (err) {
+    if (/lock timeout/i.test(String(err))) throw sessionBusy(waitMs);
+    throw err;
+  }
+  const [row] = rows;
+  if (!row) throw notFoundError("session");
+  return { seq: (row.last ?? 0) + 1, contextConfig: row.config };
+}
+
+export interface ClaimedSeq {
+  /** The next sequence number (the first of several, for a batch). */
+  seq: number;
+  /** The context's stored config, read in the same statement (its rules apply to the turns stored). */
+  contextConfig: unknown;
+}
+
+/** The same refusal whether the wait ran out in this process's line or on the row lock. */
+export function sessionBusy(waitMs: number): DomainError {
+  const message = `this session is busy: earlier turns were still being stored after ${waitMs} ms (RECALL_SESSION_WAIT_MS); retry after Retry-After seconds`;
+  return new DomainError("busy", message, { retryAfterSeconds: 1, problem: "session_busy" });
+}

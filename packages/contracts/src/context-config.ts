@@ -1,0 +1,22 @@
+// A context's `config` (POST /contexts): one schema for what is stored, checked when a context is
+// created and read back through it. Keys it does not name are kept as given (skills may read
+// their own).
+import { z } from "zod";
+
+export const ContextConfig = z.looseObject({
+  require_scope: z
+    .boolean()
+    .optional()
+    .describe("true: every write (turn, batch, document, direct write) must carry a scope; one without answers 400"),
+  max_tokens: z.number().int().positive().optional().describe("model tokens one work item may spend (at most RECALL_MAX_TOKENS)"),
+  max_wall_ms: z.number().int().positive().optional().describe("wall time one work item may take (at most RECALL_MAX_WALL_MS)"),
+  skill: z.string().min(1).optional().describe("the skill that extracts this context's inputs"),
+  purpose: z.string().min(1).optional().describe("what this memory is for, told to the model"),
+});
+export type ContextConfig = z.infer<typeof ContextConfig>;
+
+/** The stored config as the schema reads it; a row written before a key was checked reads as not setting it. */
+export function contextConfigOf(stored: unknown): ContextConfig {
+  const parsed = ContextConfig.safeParse(stored ?? {});
+  return parsed.success ? parsed.data : {};
+}
