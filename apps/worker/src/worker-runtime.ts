@@ -1,7 +1,7 @@
 // Starts the processors for the chosen queues, plus the outbox relay, in this process.
 import type { Worker } from "bullmq";
 import { CHANNELS, NotificationListener } from "@recall/db";
-import { HAND_BACK, OutboxRelay, createStageWorker, type QueueName, type RedisConnection, type StageProcessor } from "@recall/queues";
+import { HAND_BACK, OutboxRelay, createStageWorker, type QueueName, type RedisConnection, type StageWorkerOptions } from "@recall/queues";
 import { settlesWithin } from "@recall/telemetry";
 import type { WorkerDeps } from "./deps";
 import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";
@@ -38,11 +38,11 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
     sweepAfterMs: deps.config.RECALL_SWEEP_AFTER_MS,
     sweepIntervalMs: deps.config.RECALL_SWEEP_INTERVAL_MS,
   });
-  const processors: Record<QueueName, StageProcessor> = {
+  const processors: Record<QueueName, StageWorkerOptions["process"]> = {
     extract_assertions: windowAwareExtract(deps, extractAssertionsProcessor(deps)),
     extract_window: extractWindowProcessor(deps),
     validate_artifacts: validateArtifactsProcessor(deps),
-    commit_artifacts: commitArtifactsProcessor(deps, () => relay.kick()),
+    commit_artifacts: commitArtifactsProcessor(deps),
     truth_maintenance: truthMaintenanceProcessor(deps),
   };
   const workers = queues.map((queue) =>

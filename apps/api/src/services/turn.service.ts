@@ -3,7 +3,7 @@
 import type { z } from "zod";
 import { isUniqueConstraintError, toJson, transaction } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
-import { createTurnExtraction, enqueueOrLeaveForSweeper } from "@recall/queues";
+import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
 import { AppError, notFound } from "../http/errors";
 import type { CreateTurnBody } from "../routes/sessions.schemas";
@@ -50,16 +50,13 @@ export class TurnService {
    * would store the turn twice.
    */
   async addTurn(contextId: string, sessionId: string, input: TurnInput) {
-    await this.requireSession(contextId, sessionId);
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
+    // Listening before the job can run: its completion cannot be missed, so nothing is read until it comes.
+    const completed = this.options.completion.next(turn.id);
     await enqueueOrLeaveForSweeper(this.deps, workItem);
     try {
-      const extraction = extractionView(await waitForTurn(this.deps.db, this.options.completion, turn.id, this.options.turnTimeoutMs));
-      const candidates = await this.deps.db.knowledgeCandidate.findMany({
-        where: { turnId: turn.id, contextId },
-        orderBy: { ordinal: "asc" },
-      });
-      return { waited: true as const, turn, extraction, diff: diffView(candidates) };
+      const { items, candidates } = await waitForTurn(this.deps.db, this.options.completion, turn, this.options.turnTimeoutMs, completed);
+      return { waited: true as const, turn, extraction: extractionView(items), diff: diffView(candidates) };
     } catch (err) {
       this.deps.logger.warn({ turnId: turn.id, err: (err as Error).message }, "turn stored; waiting for its extraction failed");
       return { waited: false as const, turn };
@@ -68,25 +65,28 @@ export class TurnService {
 
   /** wait: false — stores and queues the turn for windowed extraction and answers at once. */
   async acceptTurn(contextId: string, sessionId: string, input: TurnInput) {
-    await this.requireSession(contextId, sessionId);
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
     await enqueueOrLeaveForSweeper(this.deps, workItem);
     return turn;
   }
 
-  /** Stores the turn and its first work item together: accepted means kept. */
+  /** Stores the turn and its first work item together: accepted means kept. Throws 404 when the session is not this context's. */
   async storeTurn(contextId: string, sessionId: string, input: TurnInput) {
     const traceId = currentTraceId() ?? newTraceId();
     const scope = normaliseScope(input.scope);
     for (let attempt = 0; attempt < SEQUENCE_ATTEMPTS; attempt++) {
       try {
         return await transaction(this.deps.db, async (tx) => {
-          const last = await tx.turn.findFirst({ where: { sessionId }, orderBy: { seq: "desc" }, select: { seq: true } });
+          const session = await tx.session.findFirst({
+            where: { id: sessionId, contextId },
+            select: { turns: { orderBy: { seq: "desc" }, take: 1, select: { seq: true } } },
+          });
+          if (!session) throw notFound("session");
           const turn = await tx.turn.create({
             data: {
               contextId,
               sessionId,
-              seq: (last?.seq ?? 0) + 1,
+              seq: (session.turns[0]?.seq ?? 0) + 1,
               role: input.role,
               speaker: input.name,
               occurredAt: input.occurred_at ? new Date(input.occurred_at) : undefined,
@@ -96,8 +96,8 @@ export class TurnService {
             },
           });
           const mode = input.wait ? "interactive" : "windowed";
-          const workItem = await createTurnExtraction(tx, { contextId, turnId: turn.id, traceId, mode });
-          return { turn, workItem };
+          const [workItem] = await createWorkItems(tx, [turnExtraction({ contextId, turnId: turn.id, traceId, mode })]);
+          return { turn, workItem: workItem! };
         });
       } catch (err) {
         if (!isUniqueConstraintError(err, TURN_SEQUENCE_CONSTRAINT)) throw err;

@@ -1,6 +1,7 @@
 // commit_artifacts: one transaction per work item writes entities, the evidence layer
 // (assertions), attributes and relations, instructions, uncertainties and the outbox
-// row announcing them.
+// row announcing them. The caller gives the transaction (a worker's is the one that records
+// the stage's success and creates truth maintenance's work item; packages/queues work-state).
 //
 // Idempotent, because a queue delivers at least once: the transaction first takes an
 // advisory lock on the work item, then looks for the work item's outbox row (unique
@@ -14,13 +15,13 @@ import {
   declaredTypes,
   nameUses,
   planDisambiguations,
+  type DisambiguationCheckpoint,
   type DisambiguationPlan,
   type EntityDisambiguator,
 } from "../entities/entity-disambiguation";
 import { lockIdentityKeys } from "../entities/entity-resolver";
 import { identityKey } from "../entities/identity";
 import { normaliseScope } from "../scope";
-import { ensureStageItem } from "./stage-work";
 
 export interface CommitSource {
   contextId: string;
@@ -40,13 +41,14 @@ export interface CommitSource {
 
 export interface CommitOptions {
   disambiguator?: EntityDisambiguator;
+  /** Decisions an earlier attempt checkpointed, and where to checkpoint new ones (see entity-disambiguation.ts). */
+  checkpoint?: DisambiguationCheckpoint;
   /**
-   * The caller applies truth maintenance itself, right after the commit (direct writes do,
-   * to answer synchronously). The outbox row is then written as already relayed, and the
-   * truth_maintenance work item is created `queued` in the same transaction, so if the
-   * caller dies before running it the sweeper still enqueues it.
+   * The caller creates the truth_maintenance work item in the commit's transaction (workers and
+   * direct writes do): the outbox row is then written as already relayed. Without it the outbox
+   * relay creates that item.
    */
-  inlineTruthMaintenance?: boolean;
+  truthMaintenanceQueued?: boolean;
   /** Awaited inside the transaction once everything is written, just before it commits (a fault test's pause). */
   faultPoint?: () => Promise<void>;
 }
@@ -66,17 +68,37 @@ export interface CommitSummary {
   disambiguationFailures: DisambiguationPlan["failures"];
 }
 
+/** Commits in a transaction of its own (tests, tools); workers use planCommit and commitPlanned. */
 export async function commitCandidates(
   db: Db,
   source: CommitSource,
   candidates: KnowledgeCandidate[],
   options: CommitOptions = {},
 ): Promise<CommitSummary> {
-  const scoped = { ...source, scope: normaliseScope(source.scope) };
-  const plan = options.disambiguator
-    ? await planDisambiguations(db, scoped, nameUses(candidates), options.disambiguator)
-    : { decisions: new Map(), tokensUsed: 0, failures: [] };
-  const summary = await transaction(db, (tx) => commitInTransaction(tx, scoped, candidates, plan, options), { timeoutMs: 60_000 });
+  const plan = await planCommit(db, source, candidates, options);
+  return transaction(db, (tx) => commitPlanned(tx, source, candidates, plan, options), { timeoutMs: 60_000 });
+}
+
+/** What the commit decides before its transaction opens: the disambiguator's answers (no model call holds row locks). */
+export async function planCommit(
+  db: Db,
+  source: CommitSource,
+  candidates: readonly KnowledgeCandidate[],
+  options: CommitOptions,
+): Promise<DisambiguationPlan> {
+  if (!options.disambiguator) return { decisions: new Map(), tokensUsed: 0, failures: [] };
+  return planDisambiguations(db, source, nameUses(candidates), options.disambiguator, options.checkpoint);
+}
+
+/** The commit itself, in the caller's transaction. */
+export async function commitPlanned(
+  tx: Tx,
+  source: CommitSource,
+  candidates: KnowledgeCandidate[],
+  plan: DisambiguationPlan,
+  options: CommitOptions,
+): Promise<CommitSummary> {
+  const summary = await commitInTransaction(tx, { ...source, scope: normaliseScope(source.scope) }, candidates, plan, options);
   return { ...summary, tokensUsed: plan.tokensUsed, disambiguationFailures: plan.failures };
 }
 
@@ -127,12 +149,9 @@ async function writeOutbox(tx: Tx, source: CommitSource, summary: CommitSummary,
         turnId: source.turnId,
         ...refs,
       } satisfies CommittedRefs),
-      processedAt: options.inlineTruthMaintenance ? new Date() : null,
+      processedAt: options.truthMaintenanceQueued ? new Date() : null,
     },
   });
-  if (options.inlineTruthMaintenance) {
-    await ensureStageItem(tx, { ...source, queue: "truth_maintenance" });
-  }
 }
 
 function emptySummary(): CommitSummary {

@@ -10,7 +10,7 @@ import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type T
 import { createProducerConnection, createWorkerConnection, type RedisConnection } from "../connection";
 import { createQueues, type QueueSet } from "../producer";
 import type { QueueName } from "../registry";
-import { ensureWorkItem } from "../work-items";
+import { ensureWorkItem } from "../work-state";
 import { createStageWorker, type StageProcessor } from "../worker-factory";
 
 export const logger = createLogger("silent", "test");

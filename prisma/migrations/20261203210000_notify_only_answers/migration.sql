@@ -1,0 +1,33 @@
+-- Notifications only for what someone waits on, so a stage's own bookkeeping wakes nobody (each
+-- wake-up costs the waiter a read). Hand-written: Prisma cannot express triggers.
+
+-- A waiting turn request is answered once truth maintenance applied the turn (its item succeeds, or
+-- its payload gets truth_maintained_at), or once any of its stages is dead or cancelled. Claiming the
+-- truth_maintenance item (queued -> running) no longer notifies.
+CREATE OR REPLACE FUNCTION recall_notify_turn_progress() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.subject_type = 'turn'
+     AND ((NEW.status IN ('dead', 'cancelled') AND OLD.status IS DISTINCT FROM NEW.status)
+          OR (NEW.queue = 'truth_maintenance'
+              AND ((NEW.status = 'succeeded' AND OLD.status IS DISTINCT FROM 'succeeded')
+                   OR (NEW.payload ? 'truth_maintained_at' AND NOT (OLD.payload ? 'truth_maintained_at'))))) THEN
+    PERFORM pg_notify('recall_turn_progress', NEW.subject_id::text);
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- The outbox relay wakes only for rows it must move: a commit that created its truth_maintenance
+-- work item itself writes its row as relayed already.
+DROP TRIGGER outbox_events_notify ON outbox_events;
+CREATE TRIGGER outbox_events_notify
+  AFTER INSERT ON outbox_events
+  REFERENCING NEW TABLE AS inserted
+  FOR EACH STATEMENT EXECUTE FUNCTION recall_notify_outbox();
+
+CREATE OR REPLACE FUNCTION recall_notify_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM inserted WHERE processed_at IS NULL) THEN
+    PERFORM pg_notify('recall_outbox', '');
+  END IF;
+  RETURN NULL;
+END $$;
