@@ -60,6 +60,8 @@ export interface StageResult {
   write?: (tx: Tx) => Promise<void>;
   /** What the stage keeps on its item's payload. */
   output?: StageOutput;
+  /** The next stage has nothing to do: its item is created finished with this result, and no job runs for it. */
+  nextDone?: StageOutput;
 }
 
 export type StageProcessor = (ctx: StageContext) => Promise<StageResult>;
@@ -211,6 +213,7 @@ async function succeed(options: StageWorkerOptions, ctx: FailureContext, result:
       wallMs: elapsed(ctx.started),
       result: result.output,
       next: result.next === false ? undefined : successorIn(queue, ctx.item),
+      nextDone: result.nextDone,
     },
     write &&
       (async (tx) => {
@@ -224,7 +227,7 @@ async function succeed(options: StageWorkerOptions, ctx: FailureContext, result:
   if (!finished.first) ctx.logger.warn("a duplicate run succeeded after the item had; the first success stands");
   await faultPoint();
   // The success is committed: a Redis that does not take the next job leaves it `queued` for the sweeper.
-  if (finished.next) await chainNext(options, finished.next, ctx.logger);
+  if (finished.next && finished.next.item.status !== "succeeded") await chainNext(options, finished.next, ctx.logger);
 }
 
 /**

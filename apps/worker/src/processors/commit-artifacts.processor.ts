@@ -4,7 +4,7 @@
 import { stageResult } from "@recall/contracts";
 import type { KnowledgeCandidate, Tx, WorkItem } from "@recall/db";
 import { commitPlanned, planCommit, type CommitSource, type DisambiguationCheckpoint } from "@recall/memory";
-import { writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
+import { truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
 import { documentUnits, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
@@ -38,9 +38,21 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
         status: "succeeded",
         tokensUsed: plan.tokensUsed,
         write: async (tx) => void (await commitPlanned(tx, source, input.candidates, plan, options)),
+        nextDone: nothingToMaintain(deps, item, input.candidates) ? truthMaintainedNow() : undefined,
       };
     },
   };
+}
+
+/** Kinds whose commit gives truth maintenance work: facts to place among earlier ones, instructions to revoke. */
+const MAINTAINED = new Set(["attribute", "relation", "revocation"]);
+
+/**
+ * A turn's commit with none of those, and no embedding model to embed for: its truth maintenance would
+ * change nothing (a document's also retires its previous version), so its item is created done.
+ */
+function nothingToMaintain(deps: WorkerDeps, item: WorkItem, candidates: readonly KnowledgeCandidate[]): boolean {
+  return item.subjectType === "turn" && deps.config.RECALL_EMBEDDING_MODEL === undefined && !candidates.some((c) => MAINTAINED.has(c.kind));
 }
 
 /** The disambiguator's answers, checkpointed on the commit's item so a re-run asks nothing twice. */

@@ -23,6 +23,11 @@ export interface Success {
   result?: StageOutput;
   /** The next stage's item, created (or reset to run again) with the success. */
   next?: NewWorkItem;
+  /**
+   * The next stage has nothing to do (truth maintenance of a commit that wrote no facts): its item is
+   * created finished, with this result, and no job runs for it.
+   */
+  nextDone?: StageOutput;
 }
 
 export interface NextItem {
@@ -86,26 +91,30 @@ function finishSql(s: Success): Prisma.Sql {
         tokens_used = w.tokens_used + ${tokens}, wall_ms_used = w.wall_ms_used + ${s.wallMs}
       FROM target t WHERE w.id = t.id
       RETURNING NOT ${done} AS first
-    )${s.next ? nextSql(s.next) : Prisma.empty}
+    )${s.next ? nextSql(s.next, s.nextDone) : Prisma.empty}
     SELECT item.first, ${s.next ? Prisma.sql`(SELECT status::text FROM prior) AS "priorNext", ${itemColumns("n")}` : Prisma.sql`NULL AS "priorNext", NULL AS id`}
     FROM item ${s.next ? Prisma.sql`LEFT JOIN next n ON true` : Prisma.empty}`;
 }
 
 /** The successor's upsert, only when this run is the first success; `prior` is its status before. */
-function nextSql(next: NewWorkItem): Prisma.Sql {
+function nextSql(next: NewWorkItem, done: StageOutput | undefined): Prisma.Sql {
   const keep = Prisma.sql`w.status IN ('queued', 'running')`;
+  const status = done ? Prisma.sql`'succeeded'::"WorkStatus"` : Prisma.sql`'queued'::"WorkStatus"`;
+  const finishedAt = done ? Prisma.sql`now()` : Prisma.sql`NULL::timestamptz`;
+  const result = jsonb(done?.value ?? {});
   return Prisma.sql`, prior AS (
       SELECT status FROM work_items WHERE queue = ${next.queue} AND subject_type = ${next.subjectType} AND subject_id = ${next.subjectId}::uuid
     ), next AS (
-      INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload)
+      INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload, status, finished_at)
       SELECT gen_random_uuid(), ${next.contextId}::uuid, ${next.queue}, ${next.subjectType}, ${next.subjectId}::uuid, ${next.traceId},
-        ${QUEUES[next.queue].attempts}, ${jsonb(startingPayload(next))}
+        ${QUEUES[next.queue].attempts}, ${jsonb(startingPayload(next))} || ${result}, ${status}, ${finishedAt}
       FROM item WHERE item.first
       ON CONFLICT (queue, subject_type, subject_id) DO UPDATE SET
-        status = CASE WHEN ${keep} THEN w.status ELSE 'queued' END,
+        status = CASE WHEN ${keep} THEN w.status ELSE ${status} END,
         error_class = CASE WHEN ${keep} THEN w.error_class END,
         error_message = CASE WHEN ${keep} THEN w.error_message END,
-        finished_at = CASE WHEN ${keep} THEN w.finished_at END
+        finished_at = CASE WHEN ${keep} THEN w.finished_at ELSE ${finishedAt} END,
+        payload = CASE WHEN ${keep} THEN w.payload ELSE w.payload || ${result} END
       RETURNING w.*
     )`;
 }
