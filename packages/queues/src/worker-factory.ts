@@ -227,7 +227,10 @@ async function succeed(options: StageWorkerOptions, ctx: FailureContext, result:
   if (!finished.first) ctx.logger.warn("a duplicate run succeeded after the item had; the first success stands");
   await faultPoint();
   // The success is committed: a Redis that does not take the next job leaves it `queued` for the sweeper.
-  if (finished.next && finished.next.item.status !== "succeeded") await chainNext(options, finished.next, ctx.logger);
+  if (finished.next?.item.status === "succeeded") {
+    // Created done (nothing for it to do): finished like any other, with no job.
+    workItemsFinished.inc({ queue: finished.next.item.queue, status: "succeeded", error_class: "" });
+  } else if (finished.next) await chainNext(options, finished.next, ctx.logger);
 }
 
 /**

@@ -3,7 +3,7 @@
 import type { z } from "zod";
 import { isUniqueConstraintError, toJson, transaction } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
-import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction } from "@recall/queues";
+import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction, type EnqueueTarget } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
 import { AppError, notFound } from "../http/errors";
 import type { CreateTurnBody } from "../routes/sessions.schemas";
@@ -51,16 +51,27 @@ export class TurnService {
    */
   async addTurn(contextId: string, sessionId: string, input: TurnInput) {
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
-    // Listening before the job can run: its completion cannot be missed, so nothing is read until it comes.
-    const completed = this.options.completion.next(turn.id);
-    await enqueueOrLeaveForSweeper(this.deps, workItem);
     try {
-      const { items, candidates } = await waitForTurn(this.deps.db, this.options.completion, turn, this.options.turnTimeoutMs, completed);
+      const { items, candidates } = await this.queueAndWait(turn, workItem);
       return { waited: true as const, turn, extraction: extractionView(items), diff: diffView(candidates) };
     } catch (err) {
       this.deps.logger.warn({ turnId: turn.id, err: (err as Error).message }, "turn stored; waiting for its extraction failed");
       return { waited: false as const, turn };
     }
+  }
+
+  /**
+   * Listens for the turn's completion before its job can run, so the completion cannot be missed and
+   * nothing is read until it comes. Queued whatever happens: the turn is stored.
+   */
+  private async queueAndWait(turn: { id: string; contextId: string }, workItem: EnqueueTarget) {
+    let completed: ReturnType<TurnCompletion["next"]>;
+    try {
+      completed = this.options.completion.next(turn.id);
+    } finally {
+      await enqueueOrLeaveForSweeper(this.deps, workItem);
+    }
+    return waitForTurn(this.deps.db, this.options.completion, turn, this.options.turnTimeoutMs, completed);
   }
 
   /** wait: false — stores and queues the turn for windowed extraction and answers at once. */
