@@ -9,6 +9,7 @@ import { createDb, type Db } from "@recall/db";
 import { emptyDiff, type ExtractionDiff, type KnownEntity } from "@recall/contracts";
 import { runHeuristics } from "@recall/heuristics";
 import { writeFacts } from "@recall/memory";
+import { directStages } from "@recall/queues";
 import type { GateConversation, GateTurn } from "./gate-locomo";
 import { scopeOf, type LoadSummary } from "./bench-load";
 
@@ -47,7 +48,12 @@ async function loadConversation(db: Db, contextId: string, conversation: GateCon
   let committed = 0;
   let failed = 0;
   for (const diff of bySession.values()) {
-    const result = await writeFacts(db, { contextId, scope, diff: forDirectWrite(diff), traceId: randomBytes(16).toString("hex") });
+    const result = await writeFacts(db, directStages(db), {
+      contextId,
+      scope,
+      diff: forDirectWrite(diff),
+      traceId: randomBytes(16).toString("hex"),
+    });
     if (result.ok && result.outcome === "applied") committed++;
     else failed++;
   }

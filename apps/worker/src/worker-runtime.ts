@@ -9,7 +9,7 @@ import {
   workerName,
   type QueueName,
   type RedisConnection,
-  type StageProcessor,
+  type StageWorkerOptions,
 } from "@recall/queues";
 import { settlesWithin } from "@recall/telemetry";
 import type { WorkerDeps } from "./deps";
@@ -47,11 +47,11 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
     sweepAfterMs: deps.config.RECALL_SWEEP_AFTER_MS,
     sweepIntervalMs: deps.config.RECALL_SWEEP_INTERVAL_MS,
   });
-  const processors: Record<QueueName, StageProcessor> = {
+  const processors: Record<QueueName, StageWorkerOptions["process"]> = {
     extract_assertions: windowAwareExtract(deps, extractAssertionsProcessor(deps)),
     extract_window: extractWindowProcessor(deps),
     validate_artifacts: validateArtifactsProcessor(deps),
-    commit_artifacts: commitArtifactsProcessor(deps, () => relay.kick()),
+    commit_artifacts: commitArtifactsProcessor(deps),
     truth_maintenance: truthMaintenanceProcessor(deps),
   };
   const workers = queues.map((queue) =>

@@ -1,5 +1,6 @@
 // Internal shapes shared by the heuristic detectors.
 import type { ActiveInstruction, ExtractionDiff, KnownAttribute, KnownEntity } from "@recall/contracts";
+import type { ParsedTurn } from "./parsed-turn";
 import type { Sentence } from "./sentence-splitter";
 
 /** What one detector made of one sentence or clause. */
@@ -17,6 +18,8 @@ export interface Finding {
 export interface TurnContext {
   /** The whole source text; evidence offsets are relative to it. */
   text: string;
+  /** Its one compromise parse, shared by every detector that reads parts of speech. */
+  parsed: ParsedTurn;
   referenceTime: Date;
   /** Whether "I" and imperatives come from the person the memory is about. */
   fromUser: boolean;

@@ -5,10 +5,12 @@
 // what it adds over the raw turn is who did it, when, and whether it is ongoing, done or wanted.
 // It refuses what its shape cannot settle: negation, modals, mental verbs, objects that point
 // back into the conversation ("it", "that book you recommended") or name nothing particular.
-import nlp from "compromise";
+// It reads the turn's one parse (parsed-turn.ts): tags, lemmas and noun phrases are not computed again.
 import type { AttributeCandidate, MemoryCategory } from "@recall/contracts";
 import { isAbstractWord } from "./abstract-lexicon";
 import type { PreparedClause } from "./clause-preparer";
+import { readClauseTerms, type ClauseTerm } from "./clause-terms";
+import type { ParsedTurn } from "./parsed-turn";
 import { evidenceFor } from "./evidence-builder";
 import type { Finding, TurnContext } from "./heuristic-types";
 import { isPhaticWord } from "./phatic-lexicon";
@@ -59,22 +61,20 @@ const POINTING = /\b(?:you|your|yours|it|this|that|those|these|they|them|he|him|
 const LIGHT =
   /^(?:to|get|got|gotten|getting|have|has|had|having|do|does|did|doing|going|gonna|wanna|gotta|go|goes|went|be|being|need|needs|try|tried|trying|let|keep|kept)$/i;
 
-interface Term {
-  text: string;
-  normal: string;
-  tags: string[];
-}
+type Term = ClauseTerm;
 
 export function detectOpenStatement(clause: Sentence, context: TurnContext, prepared: PreparedClause): Finding | undefined {
   if (!context.fromUser || context.speaker === undefined || isQuestion(clause.text)) return undefined;
-  const body = expandContractions(prepared.body.replace(/^(?:(?:yeah|yes|yep|and|but|plus|lately|recently|today|anyway),?\s+)+/i, ""));
+  const lead = prepared.body.replace(/^(?:(?:yeah|yes|yep|and|but|plus|lately|recently|today|anyway),?\s+)+/i, "");
+  const clauseTerms = readClauseTerms(context.parsed, clause, lead);
+  const body = clauseTerms.text;
   const subject = SUBJECT.exec(body);
-  const rest = subject ? body.slice(subject[0].length) : body;
-  // One parse of what follows the subject (or of the whole clause when it drops the subject).
-  const doc = nlp(rest);
-  const terms = termsOf(doc);
+  const restAt = subject ? subject[0].length : 0;
+  const rest = body.slice(restAt);
+  // What follows the subject (or the whole clause when it drops the subject).
+  const terms = clauseTerms.terms.filter((t) => t.at >= restAt);
   if (!subject && !opensWithDroppedSubject(rest, terms)) return undefined;
-  const reading = readPredicate(doc, terms, rest, prepared.body);
+  const reading = readPredicate(context.parsed, terms, rest, prepared.body);
   if (reading === undefined) return undefined;
   const attribute: AttributeCandidate = {
     entity: context.speaker.name,
@@ -99,12 +99,7 @@ function opensWithDroppedSubject(body: string, terms: Term[]): boolean {
 }
 
 /** `rest` is read with contractions spelled out; the value is cut from `original`, the speaker's own spelling. */
-function readPredicate(
-  doc: ReturnType<typeof nlp>,
-  terms: Term[],
-  rest: string,
-  original: string,
-): { kind: OpenKind; value: string } | undefined {
+function readPredicate(parsed: ParsedTurn, terms: Term[], rest: string, original: string): { kind: OpenKind; value: string } | undefined {
   let i = 0;
   let progressive = false;
   let perfect = false;
@@ -125,16 +120,18 @@ function readPredicate(
   if (!verb.tags.includes("Verb") && !gerund) return undefined;
   // After a form of "be", only "-ing" is an action: "I'm stoked", "I was inspired by …" describe a state of mind.
   if (be && !gerund) return undefined;
-  const lemma = lemmaOf(doc, verb);
+  const lemma = lemmaOf(parsed, verb);
   const after = terms.slice(i + 1);
   // The speaker's own words from the verb on, punctuation and all.
   const from = original.indexOf(verb.text);
   const value = (from >= 0 ? original.slice(from) : rest.slice(Math.max(0, rest.indexOf(verb.text)))).replace(/[\s,;:.!?-]+$/u, "");
   if (WANTS.test(verb.normal) && after[0]?.normal === "to") {
     const next = after[1];
-    return next && !MENTAL.has(next.normal) && !LIGHT.test(next.normal) && namesThing(after.slice(2)) ? { kind: "goal", value } : undefined;
+    return next && !MENTAL.has(next.normal) && !LIGHT.test(next.normal) && namesThing(parsed, after.slice(2))
+      ? { kind: "goal", value }
+      : undefined;
   }
-  if (MENTAL.has(lemma) || MENTAL.has(verb.normal.replace(/(?:ed|d|ing)$/, "")) || !namesThing(after)) return undefined;
+  if (MENTAL.has(lemma) || MENTAL.has(verb.normal.replace(/(?:ed|d|ing)$/, "")) || !namesThing(parsed, after)) return undefined;
   if (STARTS.test(verb.normal)) return { kind: "started", value };
   const kind: OpenKind = progressive && gerund ? "doing" : perfect || verb.tags.includes("PastTense") ? "did" : "does";
   return { kind, value };
@@ -144,31 +141,24 @@ function readPredicate(
  * The words after the verb name something particular: their first noun phrase is headed by
  * a concrete noun or a name, and nothing in them points back into the conversation.
  */
-function namesThing(after: Term[]): boolean {
+function namesThing(parsed: ParsedTurn, after: Term[]): boolean {
   const phrase = after.map((t) => t.text).join(" ");
   if (after.length === 0 || after.length > 12 || CLAUSE_OPENER.test(phrase) || POINTING.test(phrase)) return false;
-  const nouns = nlp(phrase).nouns().json() as { text: string; noun?: { root?: string } }[];
-  const head = nouns.map((n) => (n.noun?.root ?? n.text).toLowerCase().split(/\s+/).pop() ?? "").find((w) => w.length > 0);
+  const first = after[0]!.start;
+  const nouns = parsed.nounsIn(first, after[after.length - 1]!.end).filter((n) => n.start >= first);
+  const word = (n: { text: string; root?: string }) =>
+    (n.root ?? n.text)
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s'-]+/gu, "")
+      .split(/\s+/)
+      .pop() ?? "";
+  const head = nouns.map(word).find((w) => w.length > 0);
   if (head === undefined || isAbstractWord(head) || isPhaticWord(head) || isAbstractWord(head.replace(/s$/, ""))) return false;
   return !/^(?:time|lot|lots|bit|way|day|week|thing|things|stuff|moment|moments)$/.test(head);
 }
 
-/** "I'm", "we've", "I'd" spelled out by compromise, so the auxiliary reads as a word; other contractions stay. */
-function expandContractions(text: string): string {
-  const doc = nlp(text);
-  // match() is typed as a plain View, though at run time it carries the contractions plugin like any view.
-  (doc.match("(i|we) .") as typeof doc).contractions().expand();
-  return doc.text();
-}
-
-function termsOf(doc: ReturnType<typeof nlp>): Term[] {
-  const json = doc.terms().json() as { terms: { text: string; normal: string; tags: string[] }[] }[];
-  return json.flatMap((t) => t.terms).map((t) => ({ text: t.text, normal: t.normal, tags: t.tags }));
-}
-
-/** The verb's dictionary form, read from the chunk compromise found it in. */
-function lemmaOf(doc: ReturnType<typeof nlp>, verb: Term): string {
-  const chunks = doc.verbs().json() as { text: string; verb?: { infinitive?: string } }[];
-  const chunk = chunks.find((c) => c.text.toLowerCase().split(/\s+/).includes(verb.normal));
-  return (chunk?.verb?.infinitive?.split(/\s+/).find((w) => !AUXILIARIES.test(w)) ?? verb.normal).toLowerCase();
+/** The verb's dictionary form, from the verb phrase the turn's parse found it in. */
+function lemmaOf(parsed: ParsedTurn, verb: Term): string {
+  const infinitive = parsed.lemmaAt(verb.start);
+  return (infinitive?.split(/\s+/).find((w) => !AUXILIARIES.test(w)) ?? verb.normal).toLowerCase();
 }

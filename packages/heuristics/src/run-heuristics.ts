@@ -6,7 +6,8 @@ import { commentaryConfidence } from "./commentary";
 import { findKnownEntities } from "./known-entity-matcher";
 import { mergeFindings } from "./diff-merger";
 import { readSentence, type SentenceReading } from "./sentence-reader";
-import { splitSentences, type Sentence } from "./sentence-splitter";
+import { parseTurn, type ParsedTurn } from "./parsed-turn";
+import type { Sentence } from "./sentence-splitter";
 import { phaticVerdict } from "./small-talk-gate";
 import { resolveAddressee } from "./addressee-resolver";
 import { resolveSpeaker } from "./speaker-resolver";
@@ -17,11 +18,13 @@ export interface HeuristicOptions {
 }
 
 export function runHeuristics(input: ExtractionInput, options: HeuristicOptions): HeuristicOutcome {
-  const sentences = splitSentences(input.text);
+  // The one compromise parse of the input: its sentences here, its tags for the open reader.
+  const parsed = parseTurn(input.text);
+  const sentences = parsed.sentences;
   if (sentences.length === 0) return decide(emptyDiff(), 1, "no text to read", options);
   const gate = input.kind === "turn" ? smallTalkConfidence(sentences) : undefined;
   if (gate !== undefined) return decide(emptyDiff(), gate, "small talk: nothing durable", options);
-  const context = contextFor(input, sentences);
+  const context = contextFor(input, parsed);
   const readings = withoutCommentary(
     sentences.map((s) => readSentence(s, context, input.kind === "turn")),
     input.kind === "turn",
@@ -58,11 +61,12 @@ function smallTalkConfidence(sentences: Sentence[]): number | undefined {
   return confidence;
 }
 
-function contextFor(input: ExtractionInput, sentences: Sentence[]): TurnContext {
+function contextFor(input: ExtractionInput, parsed: ParsedTurn): TurnContext {
   const fromUser = input.kind === "turn" && (input.role === undefined || input.role === "user");
-  const speaker = fromUser ? resolveSpeaker(input, sentences) : undefined;
+  const speaker = fromUser ? resolveSpeaker(input, parsed.sentences) : undefined;
   return {
     text: input.text,
+    parsed,
     referenceTime: input.referenceTime,
     fromUser,
     speaker,

@@ -1,7 +1,7 @@
 // Splits text into sentences and clauses with JavaScript character offsets, so every
 // detector can report evidence that slices back to the source. Sentence boundaries are
-// compromise's (abbreviations, initials, quotes); a line break always ends a sentence.
-import nlp from "compromise";
+// compromise's (abbreviations, initials, quotes; see parsed-turn.ts); a line break always ends a sentence.
+import { parseTurn, pushTrimmed } from "./parsed-turn";
 
 export interface Sentence {
   /** The sentence without surrounding whitespace (terminal punctuation kept). */
@@ -11,31 +11,9 @@ export interface Sentence {
   end: number;
 }
 
-interface OffsetJson {
-  offset: { start: number; length: number };
-}
-
+/** The sentences of a text (runHeuristics takes them from its one parse of the turn). */
 export function splitSentences(text: string): Sentence[] {
-  const sentences: Sentence[] = [];
-  for (const line of text.matchAll(/[^\n]+/g)) {
-    let from = 0;
-    for (const end of sentenceEnds(line[0])) {
-      pushTrimmed(line[0], from, end, sentences, line.index);
-      from = end;
-    }
-  }
-  return sentences;
-}
-
-/**
- * Where compromise ends each sentence of one line. Its offsets leave out leading punctuation
- * (an opening quote, an emoji), so each sentence runs from the previous end to its own and the
- * last one to the end of the line: no character of the source falls between sentences.
- */
-function sentenceEnds(line: string): number[] {
-  const found = nlp(line).json({ offset: true }) as OffsetJson[];
-  const ends = found.slice(0, -1).map((s) => s.offset.start + s.offset.length);
-  return [...ends, line.length];
+  return parseTurn(text).sentences;
 }
 
 // A new subject after a conjunction or a comma starts a new clause: "I'm Alice and I work at
@@ -56,13 +34,4 @@ export function splitClauses(sentence: Sentence): Sentence[] {
   }
   pushTrimmed(sentence.text, from, sentence.text.length, clauses, sentence.start);
   return clauses;
-}
-
-function pushTrimmed(text: string, start: number, end: number, into: Sentence[], base = 0): void {
-  const raw = text.slice(start, end);
-  const lead = raw.length - raw.trimStart().length;
-  const trimmed = raw.trim();
-  if (trimmed.length === 0) return;
-  const at = base + start + lead;
-  into.push({ text: trimmed, start: at, end: at + trimmed.length });
 }

@@ -15,7 +15,6 @@ export * from "./write/fact-write";
 export * from "./embeddings/embedder";
 export * from "./embeddings/embedding-writer";
 export * from "./embeddings/embedding-backfill";
-export { markTruthMaintained, truthMaintained } from "./write/stage-work";
 export type { FieldError } from "./write/fact-write-diff";
 export * from "./read";
 export * from "./document-originals";

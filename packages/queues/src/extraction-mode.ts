@@ -2,8 +2,8 @@
 // by one; turns posted with wait: false or in a batch are "windowed": the heuristics finish
 // what they can per turn, and the rest wait for one model call over a window of their session.
 // The mode travels on the turn's extract_assertions work item, so a retry keeps (or drops) it.
-import type { DbOrTx, Prisma, WorkItem } from "@recall/db";
-import { QUEUES } from "./registry";
+import type { WorkItem } from "@recall/db";
+import type { NewWorkItem } from "./work-state/create-items";
 
 export type ExtractionMode = "interactive" | "windowed";
 
@@ -19,19 +19,14 @@ export interface NewTurnExtraction {
   mode: ExtractionMode;
 }
 
-/** The data of a turn's first work item; createMany takes a list of them for a batch. */
-export function turnExtractionData(t: NewTurnExtraction): Prisma.WorkItemCreateManyInput {
+/** A turn's first work item, for createWorkItems (one turn, or a batch of them, in the ingest transaction). */
+export function turnExtraction(t: NewTurnExtraction): NewWorkItem {
   return {
     contextId: t.contextId,
     queue: "extract_assertions",
     subjectType: "turn",
     subjectId: t.turnId,
     traceId: t.traceId,
-    maxAttempts: QUEUES.extract_assertions.attempts,
     payload: t.mode === "windowed" ? { mode: "windowed" } : {},
   };
-}
-
-export async function createTurnExtraction(db: DbOrTx, t: NewTurnExtraction): Promise<WorkItem> {
-  return db.workItem.create({ data: turnExtractionData(t) });
 }

@@ -2,7 +2,7 @@ export * from "./registry";
 export * from "./errors";
 export * from "./connection";
 export * from "./producer";
-export * from "./work-items";
+export * from "./work-state";
 export * from "./worker-factory";
 export * from "./outbox-relay";
 export * from "./retry";

@@ -9,6 +9,7 @@ import { carrierForTraceId, lostJobsRequeued, type Logger } from "@recall/teleme
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { isQueueName, jobIdFor } from "./registry";
 import { requeueWorkItem } from "./retry";
+import { reclaimFailedWorkItem } from "./work-state";
 
 /**
  * A job in one of these states will still run (or is running) and record its own outcome; a
@@ -50,11 +51,7 @@ async function requeueIfLost({ db, queues, logger }: LostJobsOptions, item: Work
   if (LIVE_JOB_STATES.has(state)) return false;
   if (item.status === "failed") {
     // Claimed while still the failure this sweep read: a worker or another sweeper may have moved it on.
-    const claimed = await db.workItem.updateMany({
-      where: { id: item.id, status: "failed", attempts: item.attempts },
-      data: { status: "queued" },
-    });
-    if (claimed.count === 0) return false;
+    if (!(await reclaimFailedWorkItem(db, item))) return false;
   }
   const trace = carrierForTraceId(item.traceId);
   // A finished job under the item's id would make a plain add a no-op: it is retried or replaced.

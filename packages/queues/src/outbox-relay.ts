@@ -11,7 +11,7 @@ import { enqueueWorkItem, type QueueSet } from "./producer";
 import { SubjectType, type QueueName } from "./registry";
 import { requeueLostJobs } from "./lost-jobs";
 import { recoverStaleRunning } from "./stale-running";
-import { ensureWorkItem } from "./work-items";
+import { ensureWorkItem } from "./work-state";
 
 export interface RelayOptions {
   db: Db;

@@ -7,7 +7,7 @@ import { OutboxRelay } from "./outbox-relay";
 import { BACKGROUND_PRIORITY, isBackground } from "./priority";
 import { enqueueWorkItem } from "./producer";
 import { jobIdFor } from "./registry";
-import { ensureWorkItem } from "./work-items";
+import { ensureWorkItem } from "./work-state";
 import { createStageWorker } from "./worker-factory";
 import { connection, db, logger, prefix, queues, settled, startWorker, useQueueTestEnv } from "./testing/queue-test-env";
 

@@ -22,7 +22,8 @@ const job = <Q extends QueueName>(name: Q) => ({ name, payload: JOB_CATALOG[name
 export const QUEUES = {
   extract_assertions: { ...job("extract_assertions"), attempts: 5, backoffMs: 2_000, next: "validate_artifacts" },
   validate_artifacts: { ...job("validate_artifacts"), attempts: 3, backoffMs: 1_000, next: "commit_artifacts" },
-  commit_artifacts: { ...job("commit_artifacts"), attempts: 5, backoffMs: 1_000 },
+  // Its success creates truth maintenance's item, with the outbox row the commit writes (work-state/finish-item.ts).
+  commit_artifacts: { ...job("commit_artifacts"), attempts: 5, backoffMs: 1_000, next: "truth_maintenance" },
   truth_maintenance: { ...job("truth_maintenance"), attempts: 5, backoffMs: 1_000 },
   // No `next`: a window hands each of its turns on to that turn's own validate_artifacts.
   extract_window: { ...job("extract_window"), attempts: 5, backoffMs: 2_000 },

@@ -4,6 +4,7 @@ import { carrierForTraceId, type TraceCarrier } from "@recall/telemetry";
 import { isRedisUnavailable } from "./connection";
 import { enqueueWorkItem, type EnqueueTarget, type QueueSet } from "./producer";
 import { isQueueName, jobIdFor, type QueueName } from "./registry";
+import { resetToQueued } from "./work-state";
 
 export class NotRetryableError extends Error {
   override name = "NotRetryableError";
@@ -27,12 +28,8 @@ export async function retryWorkItem(
     throw new NotRetryableError(`work item is ${item.status}; only failed, dead or cancelled work can be retried`);
   }
   if (!isQueueName(item.queue)) throw new NotRetryableError(`unknown queue ${item.queue}`);
-  const claimed = await db.workItem.updateMany({
-    where: { id: item.id, status: item.status },
-    data: { status: "queued", errorClass: null, errorMessage: null, finishedAt: null },
-  });
-  if (claimed.count === 0) throw new NotRetryableError("work item changed while being retried; read it again");
-  const updated = await db.workItem.findUniqueOrThrow({ where: { id: item.id } });
+  const updated = await resetToQueued(db, item.id, item.status);
+  if (!updated) throw new NotRetryableError("work item changed while being retried; read it again");
   try {
     await requeueWorkItem(queues, updated, carrierForTraceId(item.traceId));
   } catch (err) {

@@ -19,7 +19,7 @@ import {
   startWorker,
   useQueueTestEnv,
 } from "./testing/queue-test-env";
-import { markRunning } from "./work-items";
+import { claimWorkItem } from "./work-state";
 
 useQueueTestEnv();
 // Each test sees only its own items: a sweep takes back whatever is stale in the database.
@@ -32,7 +32,8 @@ const succeed = async () => ({ status: "succeeded" as const });
 /** A work item as a process leaves it when it dies during attempt `attempt`, `ago` ms ago. */
 async function leftRunning(queue: QueueName, { attempt = 1, ago = 2 * LEASE_MS } = {}) {
   const item = await newItem(queue);
-  await markRunning(db, item.id, attempt);
+  await db.workItem.update({ where: { id: item.id }, data: { attempts: attempt - 1 } });
+  await claimWorkItem(db, { workItemId: item.id, traceId: null });
   const startedAt = new Date(Date.now() - ago);
   await db.workAttempt.updateMany({ where: { workItemId: item.id }, data: { startedAt } });
   return db.workItem.update({ where: { id: item.id }, data: { startedAt } });

@@ -12,7 +12,7 @@ import { LIVE_JOB_STATES } from "./lost-jobs";
 import type { QueueSet } from "./producer";
 import { isQueueName, jobIdFor } from "./registry";
 import { requeueWorkItem } from "./retry";
-import { abandonRunning } from "./work-items";
+import { abandonWorkItem } from "./work-state";
 
 export interface StaleRunningOptions {
   db: Db;
@@ -53,7 +53,7 @@ async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promis
     `attempt ${item.attempts} started ${item.startedAt?.toISOString()} and had no live job after the ${leaseMs / 1_000} s lease ` +
       `(its process stopped); ${status === "queued" ? "queued again" : "no attempts left, retry it to run it again"}`,
   );
-  if (!(await abandonRunning(db, item, status, err))) return undefined;
+  if (!(await abandonWorkItem(db, item, status, err))) return undefined;
   jobsTotal.inc({ queue: item.queue, outcome: status === "queued" ? "failed" : "dead", error_class: err.errorClass });
   if (status === "dead") workItemsFinished.inc({ queue: item.queue, status, error_class: err.errorClass });
   logger.warn(

@@ -9,7 +9,7 @@ import { jobIdFor } from "./registry";
 import { NotRetryableError } from "./retry";
 import { attemptsOf, db, logger, newItem, queues, settled, startWorker, useQueueTestEnv } from "./testing/queue-test-env";
 import { NotCancellableError, WorkItemService } from "./work-item-service";
-import { ensureWorkItem } from "./work-items";
+import { ensureWorkItem } from "./work-state";
 
 useQueueTestEnv();
 

@@ -8,6 +8,7 @@ import { isRedisUnavailable } from "./connection";
 import type { QueueSet } from "./producer";
 import { isQueueName, jobIdFor, type QueueName } from "./registry";
 import { NotRetryableError, RETRYABLE_STATUSES, retryWorkItem } from "./retry";
+import { cancelWorkItem } from "./work-state";
 
 export class WorkItemNotFoundError extends Error {
   override name = "WorkItemNotFoundError";
@@ -133,18 +134,15 @@ export class WorkItemService {
   /** Stops a queued or failed item: its job is removed and a worker that still picks it up skips it. */
   async cancel(id: string, options: { contextId?: string } = {}): Promise<WorkItem> {
     const item = await this.require(id, options.contextId);
-    const claimed = await this.deps.db.workItem.updateMany({
-      where: { id: item.id, status: { in: [...CANCELLABLE] } },
-      data: { status: "cancelled", finishedAt: new Date() },
-    });
-    if (claimed.count === 0) {
+    const cancelled = await cancelWorkItem(this.deps.db, item.id, CANCELLABLE);
+    if (!cancelled) {
       const now = await this.require(id, options.contextId);
       throw new NotCancellableError(`work item is ${now.status}; only queued, failed or dead work can be cancelled`);
     }
     await this.removeJob(item);
     workItemsFinished.inc({ queue: item.queue, status: "cancelled", error_class: item.errorClass ?? "" });
     this.deps.logger.info({ workItemId: item.id, queue: item.queue, was: item.status }, "work item cancelled");
-    return this.require(id);
+    return cancelled;
   }
 
   /** Extraction again on purpose: only while nothing of the subject was committed (a commit is never redone). */

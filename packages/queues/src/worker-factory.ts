@@ -1,10 +1,11 @@
-// One worker factory for every queue: parses the payload, keeps the work item and
-// its attempt records, enforces the wall-time budget, classifies failures, chains
-// the next stage. BullMQ owns retries; inputs that can never succeed end as `dead`.
+// One worker factory for every queue: parses the payload, claims the work item (work-state/),
+// runs the stage against its wall-time budget, records its outcome with the stage's own writes
+// in one transaction, classifies failures, chains the next stage. BullMQ owns retries; inputs
+// that can never succeed end as `dead`.
 import { hostname } from "node:os";
 import { DelayedError, Worker, UnrecoverableError, WaitingError, type Job } from "bullmq";
 import type { RedisConnection } from "./connection";
-import { isDatabaseUnavailable, transaction, type Db, type Tx, type WorkItem } from "@recall/db";
+import { isDatabaseUnavailable, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
   SpanKind,
   currentTraceId,
@@ -19,13 +20,27 @@ import {
 import { OutageBackoff, runThroughOutages } from "./database-outage";
 import { HandBackError, WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
-import { isBackground } from "./priority";
 import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
-import { ensureWorkItem, handBack, markRunning, recordOutcome } from "./work-items";
+import {
+  claimWorkItem,
+  failWorkItem,
+  finishWorkItem,
+  handBackWorkItem,
+  successorOf,
+  type ClaimedWork,
+  type NewWorkItem,
+  type NextItem,
+  type StageOutput,
+} from "./work-state";
 
-export interface StageContext {
+export interface StageContext<I = undefined> {
+  /** The item as claimed (running, `attempts` counting this attempt). */
   item: WorkItem;
+  /** What the claim returned with it: the context's config, the subject's row, its extraction plan. */
+  claim: ClaimedWork;
+  /** What the stage's `load` read in the claim's transaction. */
+  input: I;
   payload: StagePayload;
   attempt: number;
   signal: AbortSignal;
@@ -41,13 +56,25 @@ export interface StageResult {
   tokensUsed?: number;
   /** false stops the chain here (the stage found nothing for the next one to do). */
   next?: boolean;
+  /** The stage's writes: committed in the transaction that records its success, and only for the item's first success. */
+  write?: (tx: Tx) => Promise<void>;
+  /** What the stage keeps on its item's payload. */
+  output?: StageOutput;
+  /** The next stage has nothing to do: its item is created finished with this result, and no job runs for it. */
+  nextDone?: StageOutput;
 }
 
 export type StageProcessor = (ctx: StageContext) => Promise<StageResult>;
 
+/** A stage that reads its input (candidates, known entities) in the claim's transaction before it runs. */
+export interface StageHandler<I> {
+  load?(tx: Tx, claimed: ClaimedWork): Promise<I>;
+  process(ctx: StageContext<I>): Promise<StageResult>;
+}
+
 export interface StageWorkerOptions {
   queue: QueueName;
-  process: StageProcessor;
+  process: StageProcessor | StageHandler<unknown>;
   db: Db;
   queues: QueueSet;
   connection: RedisConnection;
@@ -125,59 +152,47 @@ async function runJob(options: StageWorkerOptions, delivery: Delivery): Promise<
   );
 }
 
+function handlerOf(process: StageWorkerOptions["process"]): StageHandler<unknown> {
+  return typeof process === "function" ? { process: (ctx) => process({ ...ctx, input: undefined }) } : process;
+}
+
 async function runStage(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload): Promise<StageResult> {
-  const { db, queue, faultPoint = () => Promise.resolve() } = options;
+  const { db, queue } = options;
   const { job } = delivery;
-  const item = await db.workItem.findUnique({ where: { id: payload.workItemId } });
-  if (!item) throw await leaveForOwner(options, delivery, payload);
+  const handler = handlerOf(options.process);
+  const load = handler.load && ((tx: Tx, claimed: ClaimedWork) => handler.load!(tx, claimed));
+  const claim = await claimWorkItem(db, { workItemId: payload.workItemId, traceId: currentTraceId() ?? null }, load);
+  if (!claim) throw await leaveForOwner(options, delivery, payload);
   // Done already (a repeated delivery), handed to a window that finishes it (a turn's extraction whose worker
   // died after the hand-over), or stopped by an operator: nothing to run.
-  if (item.status === "succeeded" || item.status === "waiting" || item.status === "cancelled") return { status: "skipped" };
+  if (!claim.claimed) return { status: "skipped" };
+  const { item, attemptId, input } = claim;
   // Attempt records count across operator retries (which restart BullMQ's own count),
   // so the history of every try is kept; `lastTry` is whether BullMQ will give up after this one.
-  const attempt = item.attempts + 1;
+  const attempt = item.attempts;
   const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? item.maxAttempts);
   const logger = options.logger.child({ queue, workItemId: item.id, attempt, traceId: item.traceId });
-  const running = await markRunning(db, item.id, attempt, currentTraceId() ?? item.traceId);
-  if (!running) return { status: "skipped" };
-  const { attemptId } = running;
   const started = performance.now();
   const stopTimer = stageDuration.startTimer({ queue });
+  const failure: FailureContext = { item, attemptId, lastTry, started, logger };
   try {
     const result = await withWallBudget(
       options.wallBudgetMs,
-      (signal) => options.process({ item, payload, attempt, signal, logger }),
+      (signal) => handler.process({ item, claim, input, payload, attempt, signal, logger }),
       delivery.signal,
     );
     if (result.status === "waiting") return result;
-    await faultPoint();
-    // The next stage's work item is created in the same transaction that marks this one
-    // succeeded: a crash in between can never leave a finished stage with no successor.
-    const next = await transaction(db, async (tx) => {
-      const first = await recordOutcome(tx, item.id, attemptId, {
-        status: "succeeded",
-        tokensUsed: result.tokensUsed,
-        wallMs: elapsed(started),
-      });
-      // Another run of this item succeeded first and chained the next stage already.
-      if (!first) return undefined;
-      return result.next === false ? undefined : ensureNext(tx, queue, item);
-    });
-    jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
-    workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
+    await succeed(options, failure, result);
     stopTimer({ outcome: "succeeded" });
-    await faultPoint();
-    // The success is committed: a Redis that does not take the next job leaves it `queued` for the sweeper.
-    if (next) await chainNext(options, next, logger);
     options.onCompleted?.(item);
     return result;
   } catch (err) {
     stopTimer({ outcome: "failed" });
-    if (err instanceof HandBackError) throw await handJobBack(options, delivery, { item, attemptId, lastTry, started, logger }, err);
-    const failure = await failAttempt(options, { item, attemptId, lastTry, started, logger }, err);
+    if (err instanceof HandBackError) throw await handJobBack(options, delivery, failure, err);
+    const thrown = await failAttempt(options, failure, err);
     // Another run of this item succeeded meanwhile: this late failure changes nothing and is not retried.
-    if (!failure) return { status: "skipped" };
-    throw failure;
+    if (!thrown) return { status: "skipped" };
+    throw thrown;
   }
 }
 
@@ -205,12 +220,49 @@ async function leaveForOwner(options: StageWorkerOptions, delivery: Delivery, pa
 }
 
 /**
+ * Records the success with the stage's writes and the next stage's item, in one transaction: a crash
+ * can never leave a finished stage without its output or its successor. Then queues the successor.
+ */
+async function succeed(options: StageWorkerOptions, ctx: FailureContext, result: StageResult): Promise<void> {
+  const { queue, faultPoint = () => Promise.resolve() } = options;
+  const write = result.write;
+  if (!write) await faultPoint();
+  const finished = await finishWorkItem(
+    options.db,
+    {
+      workItemId: ctx.item.id,
+      attemptId: ctx.attemptId,
+      tokensUsed: result.tokensUsed,
+      wallMs: elapsed(ctx.started),
+      result: result.output,
+      next: result.next === false ? undefined : successorIn(queue, ctx.item),
+      nextDone: result.nextDone,
+    },
+    write &&
+      (async (tx) => {
+        await write(tx);
+        await faultPoint();
+      }),
+  );
+  jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
+  workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
+  // Another run of this item succeeded first and chained the next stage already.
+  if (!finished.first) ctx.logger.warn("a duplicate run succeeded after the item had; the first success stands");
+  await faultPoint();
+  // The success is committed: a Redis that does not take the next job leaves it `queued` for the sweeper.
+  if (finished.next?.item.status === "succeeded") {
+    // Created done (nothing for it to do): finished like any other, with no job.
+    workItemsFinished.inc({ queue: finished.next.item.queue, status: "succeeded", error_class: "" });
+  } else if (finished.next) await chainNext(options, finished.next, ctx.logger);
+}
+
+/**
  * The worker is shutting down and this stage did not finish in time: its attempt is closed as abandoned, the
  * item is queued again and the job goes back to waiting, without spending one of BullMQ's attempts. Whatever
  * the stage was writing rolls back with its transaction (or, committed already, is found by the next run).
  */
 async function handJobBack(options: StageWorkerOptions, delivery: Delivery, ctx: FailureContext, err: HandBackError): Promise<Error> {
-  await handBack(options.db, ctx.item.id, ctx.attemptId, err, elapsed(ctx.started));
+  await handBackWorkItem(options.db, { workItemId: ctx.item.id, attemptId: ctx.attemptId }, err, elapsed(ctx.started));
   jobsTotal.inc({ queue: options.queue, outcome: "failed", error_class: err.errorClass });
   ctx.logger.warn({ err: err.message }, "stage handed back at shutdown");
   await delivery.job.moveToWait(delivery.token);
@@ -236,7 +288,9 @@ async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err
   // A database outage never makes a try the last: the job waits it out (runThroughOutages).
   const final = !retryable || (ctx.lastTry && !isDatabaseUnavailable(err));
   const tokensUsed = tokensSpent(err);
-  const recorded = await recordOutcome(options.db, ctx.item.id, ctx.attemptId, {
+  const recorded = await failWorkItem(options.db, {
+    workItemId: ctx.item.id,
+    attemptId: ctx.attemptId,
     status: final ? "dead" : "failed",
     errorClass,
     errorMessage: message,
@@ -254,7 +308,7 @@ async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err
   return err instanceof Error ? err : new Error(message);
 }
 
-async function chainNext(options: StageWorkerOptions, next: { item: WorkItem; rerun: boolean }, logger: Logger): Promise<void> {
+async function chainNext(options: StageWorkerOptions, next: NextItem, logger: Logger): Promise<void> {
   if (!next.rerun) {
     await enqueueOrLeaveForSweeper({ queues: options.queues, logger }, next.item);
     return;
@@ -267,27 +321,13 @@ async function chainNext(options: StageWorkerOptions, next: { item: WorkItem; re
 }
 
 /**
- * The next stage's work item, created or found. Found finished, failed or cancelled, this stage
- * ran again (an operator re-extracted): its new output is the next stage's input, so that stage
- * is queued to run again too (`rerun`: its old job must give way to a new one).
+ * The next stage's work item, created with the success or found. Found finished, failed or cancelled,
+ * this stage ran again (an operator re-extracted): its new output is the next stage's input, so the
+ * finish resets that stage to run again too (`rerun`: its old job must give way to a new one).
  */
-async function ensureNext(tx: Tx, queue: QueueName, item: WorkItem): Promise<{ item: WorkItem; rerun: boolean } | undefined> {
+function successorIn(queue: QueueName, item: WorkItem): NewWorkItem | undefined {
   const next = (QUEUES[queue] as { next?: QueueName }).next;
-  if (!next) return undefined;
-  const nextItem = await ensureWorkItem(tx, {
-    contextId: item.contextId,
-    queue: next,
-    subjectType: item.subjectType as StagePayload["subjectType"],
-    subjectId: item.subjectId,
-    traceId: item.traceId,
-    background: isBackground(item),
-  });
-  if (nextItem.status === "queued" || nextItem.status === "running") return { item: nextItem, rerun: false };
-  const reset = await tx.workItem.update({
-    where: { id: nextItem.id },
-    data: { status: "queued", errorClass: null, errorMessage: null, finishedAt: null },
-  });
-  return { item: reset, rerun: true };
+  return next && successorOf(item, next);
 }
 
 /**

@@ -6,7 +6,7 @@
 // handed to a worker rather than answered as an error. An error answer would give the
 // Idempotency-Key back, and the client's retry would write everything a second time.
 import { writeFacts, type WriteFactsResult } from "@recall/memory";
-import { enqueueOrLeaveForSweeper, type WorkItemService } from "@recall/queues";
+import { directStages, enqueueOrLeaveForSweeper, resetToQueued, type WorkItemService } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
 import { newTraceId } from "../http/trace";
 import { DomainError, invalidField } from "./domain-error";
@@ -45,7 +45,8 @@ export class FactWriteService {
     this.checkCap(diff);
     checkScope(await storedConfigOf(this.deps.db, contextId), scope, "body.scope");
     return this.line.run(async () => {
-      const result = await writeFacts(this.deps.db, { contextId, scope, diff, traceId: currentTraceId() ?? newTraceId() });
+      const input = { contextId, scope, diff, traceId: currentTraceId() ?? newTraceId() };
+      const result = await writeFacts(this.deps.db, directStages(this.deps.db), input);
       if (!result.ok) throw invalidWrite(result.errors);
       if (result.outcome === "applied") {
         if (this.options.embeddings) await this.embedInWorker(result.truthMaintenanceWorkItemId);
@@ -78,18 +79,15 @@ export class FactWriteService {
   }
 
   /**
-   * Truth maintenance ran in the request (checkpointed, see @recall/memory stage-work.ts);
+   * Truth maintenance ran in the request (checkpointed on its item, see @recall/queues markTruthMaintained);
    * embedding is the same item's next attempt, in a worker, so a write never waits on, or
    * fails with, the embedding provider, and the queue's retries cover that provider. The write
    * is committed by now, so a failure here is logged, not answered.
    */
   private async embedInWorker(truthMaintenanceItemId: string): Promise<void> {
     try {
-      const item = await this.deps.db.workItem.update({
-        where: { id: truthMaintenanceItemId },
-        data: { status: "queued", finishedAt: null },
-      });
-      await enqueueOrLeaveForSweeper(this.deps, item);
+      const item = await resetToQueued(this.deps.db, truthMaintenanceItemId, "succeeded");
+      if (item) await enqueueOrLeaveForSweeper(this.deps, item);
     } catch (err) {
       this.deps.logger.error(
         { workItemId: truthMaintenanceItemId, err: (err as Error).message },

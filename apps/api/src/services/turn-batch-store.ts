@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { Prisma, Tx, WorkItem } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
-import { turnExtractionData } from "@recall/queues";
+import { createWorkItems, turnExtraction } from "@recall/queues";
 import type { TurnBatchBody } from "../routes/sessions.schemas";
 
 type BatchTurn = z.infer<typeof TurnBatchBody>["turns"][number];
@@ -30,15 +30,13 @@ export async function storeTurnBatch(tx: Tx, place: BatchPlace, turns: BatchTurn
   const { contextId, sessionId, firstSeq, traceId } = place;
   const rows = turnRows(place, turns);
   await tx.turn.createMany({ data: rows });
-  const items = rows.map((r) => ({
-    id: randomUUID(),
-    ...turnExtractionData({ contextId, turnId: r.id!, traceId, mode: "windowed" }),
-  }));
-  await tx.workItem.createMany({ data: items });
+  const created = await createWorkItems(
+    tx,
+    rows.map((r) => turnExtraction({ contextId, turnId: r.id!, traceId, mode: "windowed" })),
+  );
   const batch = await tx.turnBatch.create({ data: { contextId, sessionId, firstSeq, lastSeq: firstSeq + turns.length - 1 } });
-  const stored = await tx.workItem.findMany({ where: { id: { in: items.map((i) => i.id) } } });
-  const byId = new Map(stored.map((i) => [i.id, i]));
-  return { batchId: batch.id, turnIds: rows.map((r) => r.id!), items: items.map((i) => byId.get(i.id)!), traceId };
+  const byTurn = new Map(created.map((i) => [i.subjectId, i]));
+  return { batchId: batch.id, turnIds: rows.map((r) => r.id!), items: rows.map((r) => byTurn.get(r.id!)!), traceId };
 }
 
 function turnRows(place: BatchPlace, turns: BatchTurn[]) {

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import { toJson, transaction, type Tx } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
-import { createTurnExtraction, enqueueOrLeaveForSweeper } from "@recall/queues";
+import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction, type EnqueueTarget } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
 import type { CreateTurnBody, TurnBatchBody } from "../routes/sessions.schemas";
 import { newTraceId } from "../http/trace";
@@ -70,18 +70,27 @@ export class TurnService {
    */
   async addTurn(contextId: string, sessionId: string, input: TurnInput) {
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
-    await enqueueOrLeaveForSweeper(this.deps, workItem);
     try {
-      const extraction = extractionView(await waitForTurn(this.deps.db, this.options.completion, turn.id, this.options.turnTimeoutMs));
-      const candidates = await this.deps.db.knowledgeCandidate.findMany({
-        where: { turnId: turn.id, contextId },
-        orderBy: { ordinal: "asc" },
-      });
-      return { waited: true as const, turn, extraction, diff: diffView(candidates) };
+      const { items, candidates } = await this.queueAndWait(turn, workItem);
+      return { waited: true as const, turn, extraction: extractionView(items), diff: diffView(candidates) };
     } catch (err) {
       this.deps.logger.warn({ turnId: turn.id, err: (err as Error).message }, "turn stored; waiting for its extraction failed");
       return { waited: false as const, turn };
     }
+  }
+
+  /**
+   * Listens for the turn's completion before its job can run, so the completion cannot be missed and
+   * nothing is read until it comes. Queued whatever happens: the turn is stored.
+   */
+  private async queueAndWait(turn: { id: string; contextId: string }, workItem: EnqueueTarget) {
+    let completed: ReturnType<TurnCompletion["next"]>;
+    try {
+      completed = this.options.completion.next(turn.id);
+    } finally {
+      await enqueueOrLeaveForSweeper(this.deps, workItem);
+    }
+    return waitForTurn(this.deps.db, this.options.completion, turn, this.options.turnTimeoutMs, completed);
   }
 
   /** wait: false — stores and queues the turn for windowed extraction and answers at once. */
@@ -127,8 +136,8 @@ export class TurnService {
         },
       });
       const mode = input.wait ? "interactive" : "windowed";
-      const workItem = await createTurnExtraction(tx, { contextId, turnId: turn.id, traceId, mode });
-      return { turn, workItem };
+      const [workItem] = await createWorkItems(tx, [turnExtraction({ contextId, turnId: turn.id, traceId, mode })]);
+      return { turn, workItem: workItem! };
     });
   }
 

@@ -16,24 +16,49 @@ export function turnState(items: WorkItem[]): PipelineState {
   return maintenance && truthMaintained(maintenance) ? "committed" : pipelineState(items);
 }
 
+export interface TurnProgress {
+  items: WorkItem[];
+  /** The turn's candidates, oldest first (its answer's diff once committed). */
+  candidates: KnowledgeCandidate[];
+}
+
 /**
- * Reads the turn's work items each time its completion notification arrives (or, if one was
- * lost, every fallbackPollMs) until it is committed or failed, or the timeout passes.
+ * Waits for the turn's completion notification (`first`, taken before its job was queued), or, if
+ * one was lost, fallbackPollMs, then reads the turn's work items and candidates in one transaction;
+ * again until it is committed or failed, or the timeout passes.
  */
-export async function waitForTurn(db: Db, completion: TurnCompletion, turnId: string, timeoutMs: number): Promise<WorkItem[]> {
+export async function waitForTurn(
+  db: Db,
+  completion: TurnCompletion,
+  turn: { id: string; contextId: string },
+  timeoutMs: number,
+  first: { woken: Promise<void>; cancel(): void },
+): Promise<TurnProgress> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const wait = completion.next(turnId);
-    try {
-      const items = await db.workItem.findMany({ where: { subjectType: "turn", subjectId: turnId } });
-      const state = turnState(items);
+  let wait = first;
+  try {
+    for (;;) {
       const left = deadline - Date.now();
-      if (state === "committed" || state === "failed" || state === "cancelled" || left <= 0 || completion.released) return items;
-      await Promise.race([wait.woken, sleep(Math.min(left, completion.fallbackPollMs))]);
-    } finally {
+      if (left > 0 && !completion.released) await Promise.race([wait.woken, sleep(Math.min(left, completion.fallbackPollMs))]);
+      // The next notification is listened for before reading, so a commit landing during the read is not missed.
       wait.cancel();
+      wait = completion.next(turn.id);
+      const progress = await readTurn(db, turn);
+      const state = turnState(progress.items);
+      if (state === "committed" || state === "failed" || state === "cancelled" || Date.now() >= deadline || completion.released)
+        return progress;
     }
+  } finally {
+    wait.cancel();
   }
+}
+
+async function readTurn(db: Db, turn: { id: string; contextId: string }): Promise<TurnProgress> {
+  const [items, candidates] = await db.$transaction([
+    db.workItem.findMany({ where: { subjectType: "turn", subjectId: turn.id } }),
+    db.knowledgeCandidate.findMany({ where: { turnId: turn.id, contextId: turn.contextId }, orderBy: { ordinal: "asc" } }),
+  ]);
+  return { items, candidates };
 }
 
 function sleep(ms: number): Promise<void> {

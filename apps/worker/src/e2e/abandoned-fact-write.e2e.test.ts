@@ -144,21 +144,16 @@ test("killed inside its commit transaction: nothing was written; the sweeper que
   expect(await counts()).toEqual(ONE_COMMIT);
 });
 
-test("killed after its commit, before recording it: out of attempts it is dead, and an operator retry finds the commit done", async () => {
+test("killed inside its commit with no attempts left: dead once the lease passed, and an operator retry commits it once", async () => {
   const lock = await holdCommitLock();
   const writer = startWrite();
-  await writerWaitingOn(writer, "advisory");
-  // Let the commit through, but not the attempt record that says it succeeded.
-  const attemptsLock = await connect();
-  await attemptsLock.query("BEGIN; LOCK TABLE work_attempts IN EXCLUSIVE MODE");
+  // The commit's writes and the record of its success are one transaction: killed anywhere in it, nothing is kept.
+  await kill(writer, await writerWaitingOn(writer, "advisory"));
   await lock.end();
-  await kill(writer, await writerWaitingOn(writer, "work_attempts"));
-  await attemptsLock.query("COMMIT");
-  await attemptsLock.end();
 
   const running = await commitItem();
   expect(running).toMatchObject({ status: "running", attempts: 1 });
-  expect(await counts()).toEqual(ONE_COMMIT);
+  expect(await counts()).toEqual([1, 0, 0, 0, 0]);
   // As if the write had used every attempt it has: the sweeper leaves it to an operator.
   await h.db.workItem.update({ where: { id: running.id }, data: { maxAttempts: 1 } });
   await leasePasses();

@@ -1,28 +1,65 @@
-// commit_artifacts: writes the subject's valid candidates as memory in one transaction.
-// Contested entity names are put to the strong model first, where one is configured.
-import type { StageProcessor } from "@recall/queues";
-import { commitCandidates, type CommitSource } from "@recall/memory";
-import type { WorkItem } from "@recall/db";
+// commit_artifacts: writes the subject's valid candidates as memory in the transaction that
+// records the stage's success (and creates truth maintenance's work item). Contested entity
+// names are put to the strong model first, where one is configured, before that transaction opens.
+import { stageResult } from "@recall/contracts";
+import type { KnowledgeCandidate, Tx, WorkItem } from "@recall/db";
+import { commitPlanned, planCommit, type CommitSource, type DisambiguationCheckpoint } from "@recall/memory";
+import { truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
-import { loadStageSubject, type StageSubject } from "../services/subject-loader";
+import { documentUnits, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
 
-export function commitArtifactsProcessor(deps: WorkerDeps, onCommitted: () => void): StageProcessor {
+interface CommitInput {
+  candidates: KnowledgeCandidate[];
+  units: TextUnit[];
+}
+
+async function loadCommitInput(tx: Tx, claim: ClaimedWork): Promise<CommitInput> {
+  const { subjectType, subjectId } = claim.item;
+  const candidates = await tx.knowledgeCandidate.findMany({
+    where: { subjectType, subjectId, status: "valid" },
+    orderBy: { ordinal: "asc" },
+  });
+  return { candidates, units: subjectType === "document" ? await documentUnits(tx, claim) : [] };
+}
+
+export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitInput> {
   const strong = strongModel(deps.config, deps.logger);
-  return async ({ item, payload, logger }) => {
-    const subject = await loadStageSubject(deps.db, payload);
-    const candidates = await deps.db.knowledgeCandidate.findMany({
-      where: { subjectType: payload.subjectType, subjectId: payload.subjectId, status: "valid" },
-      orderBy: { ordinal: "asc" },
-    });
-    const disambiguator = strong && modelDisambiguator(strong, commitBudget(deps.config, subject.contextConfig));
-    const summary = await commitCandidates(deps.db, commitSource(item, subject), candidates, {
-      disambiguator,
-      faultPoint: deps.faultPoint,
-    });
-    for (const failure of summary.disambiguationFailures) logger.warn(failure, "entity disambiguation failed; a new entity was created");
-    onCommitted();
-    return { status: summary.skipped ? "skipped" : "succeeded", tokensUsed: summary.tokensUsed };
+  return {
+    load: loadCommitInput,
+    async process({ item, claim, input, logger }) {
+      const subject = stageSubject(claim, input.units);
+      const source = commitSource(item, subject);
+      const disambiguator = strong && modelDisambiguator(strong, commitBudget(deps.config, subject.contextConfig));
+      const options = { disambiguator, checkpoint: checkpointOf(deps, item), truthMaintenanceQueued: true };
+      const plan = await planCommit(deps.db, source, input.candidates, options);
+      for (const failure of plan.failures) logger.warn(failure, "entity disambiguation failed; a new entity was created");
+      return {
+        status: "succeeded",
+        tokensUsed: plan.tokensUsed,
+        write: async (tx) => void (await commitPlanned(tx, source, input.candidates, plan, options)),
+        nextDone: nothingToMaintain(deps, item, input.candidates) ? truthMaintainedNow() : undefined,
+      };
+    },
+  };
+}
+
+/** Kinds whose commit gives truth maintenance work: facts to place among earlier ones, instructions to revoke. */
+const MAINTAINED = new Set(["attribute", "relation", "revocation"]);
+
+/**
+ * A turn's commit with none of those, and no embedding model to embed for: its truth maintenance would
+ * change nothing (a document's also retires its previous version), so its item is created done.
+ */
+function nothingToMaintain(deps: WorkerDeps, item: WorkItem, candidates: readonly KnowledgeCandidate[]): boolean {
+  return item.subjectType === "turn" && deps.config.RECALL_EMBEDDING_MODEL === undefined && !candidates.some((c) => MAINTAINED.has(c.kind));
+}
+
+/** The disambiguator's answers, checkpointed on the commit's item so a re-run asks nothing twice. */
+function checkpointOf(deps: WorkerDeps, item: WorkItem): DisambiguationCheckpoint {
+  return {
+    decided: stageResult("commit_artifacts", item.payload).disambiguations,
+    save: (disambiguations) => writeCheckpoint(deps.db, item.id, { value: { disambiguations } }),
   };
 }
 

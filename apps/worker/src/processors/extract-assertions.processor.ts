@@ -1,14 +1,16 @@
 // extract_assertions: extracts the subject's text and stages candidates (see
-// ExtractionService). Candidates are written only when every unit succeeded, so a failure
-// leaves nothing partial; the work item still records how far it got and what it cost.
-import type { StageProcessor } from "@recall/queues";
+// ExtractionService). Candidates are written only when every unit succeeded, with the stage's
+// success, so a failure leaves nothing partial; the work item still records how far it got and
+// what it cost. The known entities are read once, in the claim's transaction.
+import type { StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { ExtractionService } from "../services/extraction.service";
+import { loadKnownMemory, type KnownMemory } from "../services/known-memory";
 
-export function extractAssertionsProcessor(deps: WorkerDeps): StageProcessor {
+export function extractAssertionsProcessor(deps: WorkerDeps): StageHandler<KnownMemory> {
   const extraction = new ExtractionService(deps);
-  return async ({ item, payload, signal, logger }) => {
-    const tokensUsed = await extraction.run(item, payload, signal, logger);
-    return { status: "succeeded", tokensUsed };
+  return {
+    load: (tx, claim) => loadKnownMemory(tx, claim.item.contextId),
+    process: (ctx) => extraction.run(ctx),
   };
 }

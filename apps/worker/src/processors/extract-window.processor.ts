@@ -19,8 +19,8 @@ import { providerOptions } from "@recall/config";
 import type { Turn } from "@recall/db";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory } from "../services/known-memory";
-import { budgetLimits, ensurePlan } from "../services/plan";
-import { loadSubject } from "../services/subject-loader";
+import { budgetLimits, resolvePlan } from "../services/plan";
+import { turnSubject } from "../services/subject-loader";
 import { closeWindow, splitWindow } from "../windowing/window-assembler";
 import { failTurns, finishTurns, handToInteractive } from "../windowing/window-handoff";
 
@@ -33,7 +33,7 @@ export function extractWindowProcessor(deps: WorkerDeps): StageProcessor {
     const { window, turns } = await closeWindow(deps.db, ctx.payload.subjectId);
     const waiting = await waitingTurns(deps, turns);
     if (waiting.length === 0) return { status: "succeeded", next: false };
-    const budget = await windowBudget(deps, ctx);
+    const budget = windowBudget(deps, ctx);
     try {
       await readWindow(deps, ctx, { windowId: window.id, turns: waiting, budget, client: fast() });
       return { status: "succeeded", tokensUsed: budget.used.totalTokens, next: false };
@@ -60,9 +60,8 @@ async function waitingTurns(deps: WorkerDeps, turns: Turn[]): Promise<Turn[]> {
 }
 
 /** Like a turn's, the window's token budget spans its attempts, under the lower of the service's and the context's limits. */
-async function windowBudget(deps: WorkerDeps, ctx: StageContext): Promise<Budget> {
-  const context = await deps.db.context.findUnique({ where: { id: ctx.payload.contextId }, select: { config: true } });
-  const limits = budgetLimits(deps.config, (context?.config ?? {}) as Record<string, unknown>);
+function windowBudget(deps: WorkerDeps, ctx: StageContext): Budget {
+  const limits = budgetLimits(deps.config, ctx.claim.contextConfig);
   return new Budget({ maxTokens: Math.max(0, limits.maxTokens - ctx.item.tokensUsed), maxWallMs: limits.maxWallMs });
 }
 
@@ -80,8 +79,8 @@ interface Reading {
 async function readWindow(deps: WorkerDeps, ctx: StageContext, { windowId, turns, budget, client }: Reading): Promise<void> {
   if (!client)
     throw new NoProviderError("fast", ["RECALL_FAST_MODEL"], "windowed extraction needs RECALL_FAST_MODEL; set it, then retry the turns");
-  const subject = await loadSubject(deps.db, { ...ctx.payload, subjectType: "turn", subjectId: turns[0]!.id });
-  const guidance = await ensurePlan(deps, subject);
+  // Each turn recorded its plan when it joined the window (windowed-turn.ts); the window follows its first turn's.
+  const { guidance } = resolvePlan(deps, turnSubject(turns[0]!, ctx.claim.contextConfig));
   const known = await loadKnownMemory(deps.db, turns[0]!.contextId);
   const prompt = windowPrompt(
     turns.map((t) => ({ text: t.content, role: t.role, speaker: t.speaker ?? undefined, referenceTime: t.occurredAt ?? t.createdAt })),

@@ -1,54 +1,66 @@
 // truth_maintenance: applies supersession, conflicts, uncertainty resolution and revocation
 // for one commit, then embeds what the commit wrote when an embedding model is configured.
-// The first step is checkpointed, so a retry after an embedding provider failure only embeds.
-import { WorkError, type StageProcessor, type StagePayload } from "@recall/queues";
+// Without embedding (and for a turn) it is applied in the transaction that records the stage's
+// success; otherwise the first step is checkpointed in its own, so a retry after an embedding
+// provider failure only embeds.
 import { CommittedRefs } from "@recall/contracts";
-import { applyTruthMaintenance, embedCommitted, markTruthMaintained, retirePreviousVersion, truthMaintained } from "@recall/memory";
-import type { WorkItem } from "@recall/db";
+import type { Tx } from "@recall/db";
+import { applyTruthMaintenance, applyTruthMaintenanceIn, embedCommitted, retirePreviousVersion, truthMaintained } from "@recall/memory";
+import { WorkError, markTruthMaintained, truthMaintainedNow, type ClaimedWork, type StageContext, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { singleValuedPredicates } from "../services/skill-types";
 
-export function truthMaintenanceProcessor(deps: WorkerDeps): StageProcessor {
-  return async ({ item, payload, signal }) => {
-    const refs = await committedRefs(deps, payload);
-    if (!truthMaintained(item)) await maintain(deps, item, payload, refs);
-    if (payload.subjectType === "document") await retirePrevious(deps, payload);
-    const embedder = deps.embedder();
-    if (!embedder) return { status: "succeeded" };
-    const report = await embedCommitted(deps.db, embedder, { contextId: payload.contextId, refs }, signal);
-    return { status: "succeeded", tokensUsed: report.tokensUsed };
+export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<CommittedRefs> {
+  return {
+    load: committedRefs,
+    async process(ctx) {
+      const { item, claim, input: refs, payload } = ctx;
+      const options = {
+        turnId: payload.subjectType === "turn" ? payload.subjectId : undefined,
+        singleValued: singleValuedPredicates(deps, claim.plan),
+      };
+      const applied = truthMaintained(item);
+      if (deps.config.RECALL_EMBEDDING_MODEL === undefined && payload.subjectType !== "document") {
+        if (applied) return { status: "succeeded" };
+        return {
+          status: "succeeded",
+          output: truthMaintainedNow(),
+          write: async (tx) => void (await applyTruthMaintenanceIn(tx, refs, options)),
+        };
+      }
+      if (!applied) await applyTruthMaintenance(deps.db, refs, { ...options, onApplied: (tx) => checkpoint(deps, tx, item.id) });
+      return embedAfter(deps, ctx);
+    },
   };
 }
 
-async function committedRefs(deps: WorkerDeps, payload: StagePayload): Promise<CommittedRefs> {
-  const commitItem = await deps.db.workItem.findUnique({
-    where: { queue_subjectType_subjectId: { queue: "commit_artifacts", subjectType: payload.subjectType, subjectId: payload.subjectId } },
-  });
-  const event = commitItem && (await deps.db.outboxEvent.findUnique({ where: { workItemId: commitItem.id } }));
-  if (!event) throw new WorkError("internal", `no committed outbox event for ${payload.subjectType} ${payload.subjectId}`, true);
+async function checkpoint(deps: WorkerDeps, tx: Tx, workItemId: string): Promise<void> {
+  await markTruthMaintained(tx, workItemId);
+  await deps.faultPoint();
+}
+
+/** What the subject's commit announced in its outbox row (written with the commit, read in the claim's transaction). */
+async function committedRefs(tx: Tx, claim: ClaimedWork): Promise<CommittedRefs> {
+  const { subjectType, subjectId } = claim.item;
+  const [event] = await tx.$queryRaw<{ payload: unknown }[]>`
+    SELECT o.payload FROM outbox_events o JOIN work_items w ON w.id = o.work_item_id
+    WHERE w.queue = 'commit_artifacts' AND w.subject_type = ${subjectType} AND w.subject_id = ${subjectId}::uuid`;
+  if (!event) throw new WorkError("internal", `no committed outbox event for ${subjectType} ${subjectId}`, true);
   return CommittedRefs.parse(event.payload);
 }
 
-async function maintain(deps: WorkerDeps, item: WorkItem, payload: StagePayload, refs: CommittedRefs): Promise<void> {
-  await applyTruthMaintenance(deps.db, refs, {
-    turnId: payload.subjectType === "turn" ? payload.subjectId : undefined,
-    singleValued: await singleValuedPredicates(deps, payload.subjectType, payload.subjectId),
-    onApplied: async (tx) => {
-      await markTruthMaintained(tx, item.id);
-      await deps.faultPoint();
-    },
-  });
-}
-
 /**
- * A new version of a source replaces the old one once its own facts are in place: what
- * only the old version said is retracted. Idempotent, so a retry (e.g. after an embedding
- * failure) retracts nothing twice.
+ * A new version of a source replaces the old one once its own facts are in place: what only the old
+ * version said is retracted (idempotent, so a retry retracts nothing twice). Then the commit's facts
+ * are embedded, when an embedding model is configured.
  */
-async function retirePrevious(deps: WorkerDeps, payload: StagePayload): Promise<void> {
-  await retirePreviousVersion(deps.db, {
-    contextId: payload.contextId,
-    documentId: payload.subjectId,
-    singleValued: await singleValuedPredicates(deps, payload.subjectType, payload.subjectId),
-  });
+async function embedAfter(deps: WorkerDeps, ctx: StageContext<CommittedRefs>) {
+  const { payload, claim, input: refs, signal } = ctx;
+  const singleValued = singleValuedPredicates(deps, claim.plan);
+  if (payload.subjectType === "document")
+    await retirePreviousVersion(deps.db, { contextId: payload.contextId, documentId: payload.subjectId, singleValued });
+  const embedder = deps.embedder();
+  if (!embedder) return { status: "succeeded" as const };
+  const report = await embedCommitted(deps.db, embedder, { contextId: payload.contextId, refs }, signal);
+  return { status: "succeeded" as const, tokensUsed: report.tokensUsed };
 }

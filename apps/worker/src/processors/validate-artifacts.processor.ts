@@ -1,14 +1,14 @@
 // validate_artifacts: checks every staged candidate of the subject and records its errors
 // (see ValidationService). Invalid candidates never fail the stage; they are reported in
 // the subject's status and the valid ones go on to commit.
-import type { StageProcessor } from "@recall/queues";
+import type { StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
-import { ValidationService } from "../services/validation.service";
+import { ValidationService, loadValidationInput, type ValidationInput } from "../services/validation.service";
 
-export function validateArtifactsProcessor(deps: WorkerDeps): StageProcessor {
+export function validateArtifactsProcessor(deps: WorkerDeps): StageHandler<ValidationInput> {
   const validation = new ValidationService(deps);
-  return async ({ payload }) => {
-    await validation.validate(payload);
-    return { status: "succeeded" };
+  return {
+    load: loadValidationInput,
+    process: async (ctx) => validation.validate(ctx),
   };
 }

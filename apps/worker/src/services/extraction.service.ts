@@ -1,20 +1,23 @@
-// Extraction of one subject (a turn, a document, a direct write): resolves the plan, runs
-// the staged extractor over every text unit and stages the result as knowledge candidates. Candidates are
-// written only when every unit succeeded, so a failure leaves nothing partial; the work
-// item still records how far the attempt got and what it cost.
-import { toJson, transaction, type Db, type ExtractionStage, type Prisma, type WorkItem } from "@recall/db";
+// Extraction of one subject (a turn or a document): resolves the plan, runs the staged
+// extractor over every text unit and stages the result as knowledge candidates. Candidates are
+// written (with the plan, when it changed) only when every unit succeeded, in the transaction
+// that records the stage's success, so a failure leaves nothing partial; the work item still
+// records how far the attempt got and what it cost.
+import { transaction, toJson, type Db, type ExtractionStage, type Prisma, type WorkItem } from "@recall/db";
 import { DIFF_KINDS, StageFailure, type ExtractResult, type ExtractionDiff, type UnitOutcome } from "@recall/contracts";
 import type { ExtractionGuidance, Extractor, StageOutcome } from "@recall/extraction";
-import { isBackground, type StagePayload } from "@recall/queues";
+import { isBackground, writeCheckpoint, type ClaimedPlan, type StageContext, type StageResult } from "@recall/queues";
 import { extractionInputs, type Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 import { ensureDocumentNodes } from "./document-nodes";
-import { loadKnownMemory, type KnownMemory } from "./known-memory";
-import { budgetLimits, ensurePlan } from "./plan";
-import { loadSubject, type Subject, type TextUnit } from "./subject-loader";
+import type { KnownMemory } from "./known-memory";
+import { budgetLimits, planRecorded, resolvePlan, writePlan, type ResolvedPlan } from "./plan";
+import { documentUnits, extractedSubject, type Subject, type TextUnit } from "./subject-loader";
 
 interface Run {
   subject: Subject;
+  plan: ResolvedPlan;
+  stored: ClaimedPlan | null;
   guidance: ExtractionGuidance;
   known: KnownMemory;
   extractor: Extractor;
@@ -25,18 +28,20 @@ interface Run {
 export class ExtractionService {
   constructor(private readonly deps: WorkerDeps) {}
 
-  /** Extracts and stages the subject of one work item; answers the model tokens it spent. */
-  async run(item: WorkItem, payload: StagePayload, signal: AbortSignal, logger: Logger): Promise<number> {
+  /** Extracts the subject of one claimed work item; its candidates are staged with the stage's success. */
+  async run(ctx: StageContext<KnownMemory>): Promise<StageResult> {
     const { deps } = this;
+    const { item, claim, signal, logger } = ctx;
     const lane = isBackground(item) ? "background" : "interactive";
-    if (payload.subjectType === "document") await ensureDocumentNodes(deps, payload.subjectId, signal);
-    const subject = await loadSubject(deps.db, payload);
-    const guidance = await ensurePlan(deps, subject);
-    const known = await loadKnownMemory(deps.db, subject.contextId);
+    if (item.subjectType === "document") await ensureDocumentNodes(deps, item.subjectId, signal);
+    const subject = extractedSubject(claim, await documentUnits(deps.db, claim));
+    const plan = resolvePlan(deps, subject);
+    // A copy: later units of a document add the entities earlier ones found.
+    const known = { ...ctx.input, knownEntities: [...ctx.input.knownEntities] };
     // The token budget spans every attempt of the work item: retries spend what is left, not a fresh budget.
     const limits = budgetLimits(deps.config, subject.contextConfig);
     const extractor = deps.extractorFor({ ...limits, maxTokens: Math.max(0, limits.maxTokens - item.tokensUsed) }, lane);
-    const run: Run = { subject, guidance, known, extractor, outcomes: [], rows: [] };
+    const run: Run = { subject, plan, stored: claim.plan, guidance: plan.guidance, known, extractor, outcomes: [], rows: [] };
     for (const unit of subject.units) {
       try {
         await extractUnit(run, item, unit, signal);
@@ -45,10 +50,13 @@ export class ExtractionService {
         throw new StageFailure(err, extractor.tokensUsed);
       }
     }
-    await stageCandidates(deps, item, run.rows, run.outcomes);
-    // Counted once staged, so a failed attempt's finished units are not counted twice.
-    for (const outcome of run.outcomes) extractionInputs.inc({ stage: outcome.stage });
-    return extractor.tokensUsed;
+    const result: ExtractResult = { outcomes: run.outcomes };
+    return {
+      status: "succeeded",
+      tokensUsed: extractor.tokensUsed,
+      output: { value: result, replace: true },
+      write: stageCandidates(item, run),
+    };
   }
 }
 
@@ -116,20 +124,15 @@ function toCandidates(
   return rows;
 }
 
-/** Replaces whatever an earlier attempt staged, so a retry never doubles candidates. */
-async function stageCandidates(
-  deps: Pick<WorkerDeps, "db" | "faultPoint">,
-  item: WorkItem,
-  rows: Prisma.KnowledgeCandidateCreateManyInput[],
-  outcomes: UnitOutcome[],
-): Promise<void> {
-  await transaction(deps.db, async (tx) => {
-    const result: ExtractResult = { outcomes };
-    await tx.workItem.update({ where: { id: item.id }, data: { payload: toJson(result) } });
+/** Replaces whatever an earlier attempt staged, so a retry never doubles candidates; records the plan when it changed. */
+function stageCandidates(item: WorkItem, run: Run): (tx: Prisma.TransactionClient) => Promise<void> {
+  return async (tx) => {
+    if (!planRecorded(run.plan, run.stored)) await writePlan(tx, run.plan);
     await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
-    if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
-    await deps.faultPoint();
-  });
+    if (run.rows.length > 0) await tx.knowledgeCandidate.createMany({ data: run.rows });
+    // Counted once staged, so a failed attempt's finished units are not counted twice.
+    for (const outcome of run.outcomes) extractionInputs.inc({ stage: outcome.stage });
+  };
 }
 
 /**
@@ -140,7 +143,14 @@ async function stageCandidates(
 async function recordFailure(db: Db, item: WorkItem, run: Run, unit: TextUnit, logger: Logger): Promise<void> {
   const failed = { node_id: unit.nodeId ?? null, stage: run.extractor.stageReached ?? null };
   const result: ExtractResult = { outcomes: run.outcomes, failed };
-  await db.workItem.update({ where: { id: item.id }, data: { payload: toJson(result) } }).catch((err: Error) => {
+  const note = async () => {
+    if (planRecorded(run.plan, run.stored)) return writeCheckpoint(db, item.id, { value: result, replace: true });
+    await transaction(db, async (tx) => {
+      await writePlan(tx, run.plan);
+      await writeCheckpoint(tx, item.id, { value: result, replace: true });
+    });
+  };
+  await note().catch((err: Error) => {
     logger.warn({ err: err.message }, "could not record where extraction failed");
   });
 }

@@ -1,11 +1,20 @@
-// The extraction plan: which skill and purpose apply to a subject, and why.
+// The extraction plan: which skill and purpose apply to a subject, and why. Resolved on every
+// extraction (config may have changed since an earlier attempt), written only when it differs
+// from the plan the claim read, in the transaction that stages the candidates.
 import type { Config } from "@recall/config";
-import { toJson } from "@recall/db";
+import { toJson, type DbOrTx, type Prisma } from "@recall/db";
 import { resolveExtractionPlan, type BudgetLimits, type ExtractionGuidance } from "@recall/extraction";
+import type { ClaimedPlan } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import type { Subject } from "./subject-loader";
 
-export async function ensurePlan(deps: WorkerDeps, subject: Subject): Promise<ExtractionGuidance> {
+export interface ResolvedPlan {
+  guidance: ExtractionGuidance;
+  row: Omit<Prisma.ExtractionPlanUncheckedCreateInput, "subjectType" | "subjectId">;
+  subject: Pick<Subject, "type" | "id">;
+}
+
+export function resolvePlan(deps: Pick<WorkerDeps, "config" | "skillList">, subject: Subject): ResolvedPlan {
   const plan = resolveExtractionPlan({
     contextConfig: subject.contextConfig,
     documentMetadata: subject.metadata,
@@ -20,20 +29,47 @@ export async function ensurePlan(deps: WorkerDeps, subject: Subject): Promise<Ex
     skills: deps.skillList,
     subject: subject.type,
   });
-  const data = {
-    contextId: subject.contextId,
-    skillId: plan.skill.id,
-    skillSource: plan.skillSource,
-    purpose: plan.purpose ?? null,
-    purposeSource: plan.purposeSource ?? null,
-    trace: toJson(plan.trace),
+  return {
+    guidance: { skillId: plan.skill.id, skillBody: plan.skill.body, purpose: plan.purpose },
+    row: {
+      contextId: subject.contextId,
+      skillId: plan.skill.id,
+      skillSource: plan.skillSource,
+      purpose: plan.purpose ?? null,
+      purposeSource: plan.purposeSource ?? null,
+      trace: toJson(plan.trace),
+    },
+    subject: { type: subject.type, id: subject.id },
   };
-  await deps.db.extractionPlan.upsert({
+}
+
+/** Whether the plan recorded for the subject (read by the claim) is this one already. */
+export function planRecorded(resolved: ResolvedPlan, stored: ClaimedPlan | null): boolean {
+  const { row } = resolved;
+  return (
+    stored !== null &&
+    stored.skillId === row.skillId &&
+    stored.skillSource === row.skillSource &&
+    stored.purpose === row.purpose &&
+    stored.purposeSource === row.purposeSource &&
+    canonical(stored.trace) === canonical(row.trace)
+  );
+}
+
+export async function writePlan(db: DbOrTx, resolved: ResolvedPlan): Promise<void> {
+  const { row, subject } = resolved;
+  await db.extractionPlan.upsert({
     where: { subjectType_subjectId: { subjectType: subject.type, subjectId: subject.id } },
-    create: { ...data, subjectType: subject.type, subjectId: subject.id },
-    update: data,
+    create: { ...row, subjectType: subject.type, subjectId: subject.id },
+    update: row,
   });
-  return { skillId: plan.skill.id, skillBody: plan.skill.body, purpose: plan.purpose };
+}
+
+/** JSON with object keys sorted: jsonb does not keep the order they were written in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
 }
 
 /** The lower of the service's limits and the context's own (`config.max_tokens`, `config.max_wall_ms`). */

@@ -1,8 +1,9 @@
-// Loads what a stage needs to know about its subject: a turn, a document, or a direct
-// write (POST /facts; only its validate/commit/truth-maintenance stages ever run in a
-// worker, when an operator retries one or the sweeper recovers one).
-import type { Db } from "@recall/db";
-import { WorkError, type StagePayload } from "@recall/queues";
+// What a stage knows about its subject: a turn, a document, or a direct write (POST /facts;
+// only its validate/commit/truth-maintenance stages ever run in a worker, when an operator
+// retries one or the sweeper recovers one). Built from the row the claim returned
+// (packages/queues work-state); a document's nodes are read by the stage that needs them.
+import type { DbOrTx, Turn } from "@recall/db";
+import { WorkError, type ClaimedWork } from "@recall/queues";
 
 export interface TextUnit {
   /** Document node id; undefined for a turn. */
@@ -32,72 +33,96 @@ export interface Subject {
   contextConfig: Record<string, unknown>;
 }
 
-function missing(what: string): WorkError {
-  return new WorkError("validation", `${what} does not exist`, false);
-}
-
 /** What validation and commit see: any subject, including a direct write. */
 export interface StageSubject extends Omit<Subject, "type"> {
   type: Subject["type"] | "fact_write";
   factWriteId?: string;
 }
 
-export async function loadStageSubject(db: Db, payload: StagePayload): Promise<StageSubject> {
-  if (payload.subjectType !== "fact_write") return loadSubject(db, payload);
-  const context = await db.context.findUnique({ where: { id: payload.contextId } });
-  return loadFactWrite(db, payload.subjectId, (context?.config ?? {}) as Record<string, unknown>);
+function missing(what: string): WorkError {
+  return new WorkError("validation", `${what} does not exist`, false);
+}
+
+/** Any subject of a claimed item; a document's `units` are its nodes (documentUnits), read by the caller. */
+export function stageSubject(claim: ClaimedWork, units: TextUnit[] = []): StageSubject {
+  const { item, subject, contextConfig } = claim;
+  if (item.subjectType === "fact_write") {
+    const write = subject.factWrite;
+    if (!write) throw missing(`fact write ${item.subjectId}`);
+    return { ...oneText(contextConfig, "fact_write", write, write.text, write.createdAt), type: "fact_write", factWriteId: write.id };
+  }
+  return extractedSubject(claim, units);
 }
 
 /** A turn or a document, the subjects that are extracted. */
-export async function loadSubject(db: Db, payload: StagePayload): Promise<Subject> {
-  if (payload.subjectType === "fact_write") throw new WorkError("validation", "direct writes are not extracted", false);
-  const context = await db.context.findUnique({ where: { id: payload.contextId } });
-  const contextConfig = (context?.config ?? {}) as Record<string, unknown>;
-  return payload.subjectType === "turn"
-    ? loadTurn(db, payload.subjectId, contextConfig)
-    : loadDocument(db, payload.subjectId, contextConfig);
-}
-
-async function loadTurn(db: Db, id: string, contextConfig: Record<string, unknown>): Promise<Subject> {
-  const turn = await db.turn.findUnique({ where: { id } });
-  if (!turn) throw missing(`turn ${id}`);
-  return {
-    type: "turn",
-    id: turn.id,
-    contextId: turn.contextId,
-    units: [{ text: turn.content, offset: 0 }],
-    role: turn.role,
-    speaker: turn.speaker ?? undefined,
-    occurredAt: turn.occurredAt ?? turn.createdAt,
-    scope: turn.scope,
-    traceId: turn.traceId,
-    turnId: turn.id,
-    metadata: {},
-    sourceType: "conversation",
-    sourceMetadata: {},
-    contextConfig,
-  };
-}
-
-async function loadDocument(db: Db, id: string, contextConfig: Record<string, unknown>): Promise<Subject> {
-  const doc = await db.document.findUnique({ where: { id }, include: { nodes: { orderBy: { ordinal: "asc" } }, source: true } });
-  if (!doc) throw missing(`document ${id}`);
-  const metadata = (doc.metadata ?? {}) as Record<string, unknown>;
+export function extractedSubject(claim: ClaimedWork, units: TextUnit[] = []): Subject {
+  const { item, subject, contextConfig } = claim;
+  if (item.subjectType === "turn") {
+    if (!subject.turn) throw missing(`turn ${item.subjectId}`);
+    return turnSubject(subject.turn, contextConfig);
+  }
+  if (item.subjectType !== "document") throw new WorkError("validation", `a ${item.subjectType} is not extracted`, false);
+  const doc = subject.document;
+  if (!doc) throw missing(`document ${item.subjectId}`);
+  const metadata = doc.metadata;
   return {
     type: "document",
     id: doc.id,
     contextId: doc.contextId,
-    units: doc.nodes.map((n) => ({ nodeId: n.id, text: n.text, offset: n.startByte })),
+    units,
     occurredAt: writtenAt(metadata) ?? doc.createdAt,
     scope: Array.isArray(metadata.scope) ? metadata.scope.map(String) : [],
     traceId: doc.traceId,
     documentId: doc.id,
     metadata,
-    sourceType: doc.source?.type ?? "document",
+    sourceType: doc.sourceType ?? "document",
     format: doc.format,
-    sourceMetadata: (doc.source?.metadata ?? {}) as Record<string, unknown>,
+    sourceMetadata: doc.sourceMetadata ?? {},
     contextConfig,
   };
+}
+
+type TurnRow = Pick<Turn, "id" | "contextId" | "content" | "role" | "speaker" | "occurredAt" | "createdAt" | "scope" | "traceId">;
+
+/** A turn as the extractor sees it (a window reads its turns' rows itself). */
+export function turnSubject(turn: TurnRow, contextConfig: Record<string, unknown>): Subject {
+  return {
+    ...oneText(contextConfig, "conversation", turn, turn.content, turn.occurredAt ?? turn.createdAt),
+    type: "turn",
+    role: turn.role,
+    speaker: turn.speaker ?? undefined,
+    turnId: turn.id,
+  };
+}
+
+/** A subject that is one text (a turn, a direct write), with no metadata of its own. */
+function oneText(
+  contextConfig: Record<string, unknown>,
+  sourceType: string,
+  row: { id: string; contextId: string; scope: string[]; traceId: string },
+  text: string,
+  occurredAt: Date,
+) {
+  const { id, contextId, scope, traceId } = row;
+  return {
+    id,
+    contextId,
+    scope,
+    traceId,
+    units: [{ text, offset: 0 }],
+    occurredAt,
+    metadata: {},
+    sourceType,
+    sourceMetadata: {},
+    contextConfig,
+  };
+}
+
+/** A document's nodes as text units, in order; [] for any other subject. */
+export async function documentUnits(db: DbOrTx, claim: ClaimedWork): Promise<TextUnit[]> {
+  if (claim.item.subjectType !== "document") return [];
+  const nodes = await db.documentNode.findMany({ where: { documentId: claim.item.subjectId }, orderBy: { ordinal: "asc" } });
+  return nodes.map((n) => ({ nodeId: n.id, text: n.text, offset: n.startByte }));
 }
 
 /**
@@ -112,23 +137,4 @@ function writtenAt(metadata: Record<string, unknown>): Date | undefined {
     if (!Number.isNaN(time)) return new Date(time);
   }
   return undefined;
-}
-
-async function loadFactWrite(db: Db, id: string, contextConfig: Record<string, unknown>): Promise<StageSubject> {
-  const write = await db.factWrite.findUnique({ where: { id } });
-  if (!write) throw missing(`fact write ${id}`);
-  return {
-    type: "fact_write",
-    id: write.id,
-    contextId: write.contextId,
-    units: [{ text: write.text, offset: 0 }],
-    occurredAt: write.createdAt,
-    scope: write.scope,
-    traceId: write.traceId,
-    factWriteId: write.id,
-    metadata: {},
-    sourceType: "fact_write",
-    sourceMetadata: {},
-    contextConfig,
-  };
 }

@@ -3,6 +3,7 @@
 import { loadConfig } from "@recall/config";
 import { createDb } from "@recall/db";
 import { writeFacts } from "@recall/memory";
+import { directStages } from "@recall/queues";
 
 async function main(): Promise<void> {
   const [contextId, body] = process.argv.slice(2);
@@ -10,7 +11,7 @@ async function main(): Promise<void> {
   const { scope, ...diff } = JSON.parse(body) as { scope: string[] };
   const db = createDb({ databaseUrl: loadConfig().DATABASE_URL });
   try {
-    await writeFacts(db, { contextId, scope, diff, traceId: "d".repeat(32) });
+    await writeFacts(db, directStages(db), { contextId, scope, diff, traceId: "d".repeat(32) });
   } finally {
     await db.$disconnect();
   }

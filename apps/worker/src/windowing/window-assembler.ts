@@ -6,7 +6,15 @@
 // is in exactly one window and a window's job never sees a turn that has not been handed over.
 import type { Config } from "@recall/config";
 import { transaction, type Tx, type WorkItem } from "@recall/db";
-import { enqueueOrLeaveForSweeper, ensureWorkItem, promoteWorkItem, redelayWorkItem, type Producer } from "@recall/queues";
+import {
+  assignWindow,
+  enqueueOrLeaveForSweeper,
+  ensureWorkItem,
+  handOverToWindow,
+  promoteWorkItem,
+  redelayWorkItem,
+  type Producer,
+} from "@recall/queues";
 
 export interface WindowLimits {
   maxTurns: number;
@@ -73,7 +81,7 @@ export async function joinWindow(
       await tx.extractionWindow.update({ where: { id: window.id }, data: { closedAt: new Date() } });
       release.promote.push(windowWork);
     }
-    await handOver(tx, item, window.id);
+    await handOverToWindow(tx, item.id, window.id);
     return release;
   });
   const full = release.open && release.promote.some((w) => w.id === release.open!.id);
@@ -102,13 +110,6 @@ function windowItem(tx: Tx, windowId: string, turn: ParkedTurn): Promise<WorkIte
     subjectId: windowId,
     traceId: turn.traceId,
   });
-}
-
-/** The turn's item (and its open attempt) wait for the window; the window's job finishes them. */
-async function handOver(tx: Tx, item: WorkItem, windowId: string): Promise<void> {
-  const payload = { ...(item.payload as object), mode: "windowed", window_id: windowId };
-  await tx.workItem.update({ where: { id: item.id }, data: { status: "waiting", payload } });
-  await tx.workAttempt.updateMany({ where: { workItemId: item.id, status: "running" }, data: { status: "waiting" } });
 }
 
 /** Stops the window taking turns (its call is starting); returns its turns in session order. */
@@ -159,8 +160,7 @@ export async function splitWindow(
           traceId,
         }),
       );
-      await tx.$executeRaw`UPDATE work_items SET payload = payload || jsonb_build_object('window_id', ${child.id}::text)
-        WHERE queue = 'extract_assertions' AND subject_type = 'turn' AND subject_id = ANY(${part}::uuid[])`;
+      await assignWindow(tx, part, child.id);
     }
     return created;
   });

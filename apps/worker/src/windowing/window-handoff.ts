@@ -5,7 +5,15 @@
 // read is handed back to the interactive one-turn path (escalation included).
 import { transaction, type Db, type ErrorClass, type Prisma, type Turn, type WorkItem } from "@recall/db";
 import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
-import { enqueueOrLeaveForSweeper, ensureWorkItem, requeueWorkItem, type Producer, type QueueSet } from "@recall/queues";
+import {
+  enqueueOrLeaveForSweeper,
+  failWaitingTurns,
+  finishWaitingTurn,
+  requeueWorkItem,
+  returnWaitingTurn,
+  type Producer,
+  type QueueSet,
+} from "@recall/queues";
 
 export interface WindowReading {
   windowId: string;
@@ -42,32 +50,17 @@ export async function finishTurns(
         tokens_used: 0,
         window_tokens: reading.windowTokens,
       };
-      const payload = { ...(item.payload as object), outcomes: [outcome] } as Prisma.InputJsonValue;
+      const payload = { ...(item.payload as object), outcomes: [outcome] };
       // Claimed by a conditional update, which locks the row until this transaction ends: of two windows
       // holding the same turn, only one finishes it, and the other cannot replace the candidates the first
       // staged (and validation may already have checked) with unvalidated ones.
-      const claimed = await tx.workItem.updateMany({
-        where: { id: item.id, status: "waiting" },
-        data: { status: "succeeded", finishedAt: new Date(), errorClass: null, errorMessage: null, payload },
-      });
-      if (claimed.count === 0) continue;
+      const next = { contextId: item.contextId, queue: "validate_artifacts" as const, subjectType: "turn" as const, subjectId: turn.id };
+      const finished = await finishWaitingTurn(tx, item.id, payload, { ...next, traceId: item.traceId, background: true });
+      if (!finished) continue;
       await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
       const rows = candidateRows(item, turn, diffs[i]!, reading.model);
       if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
-      await tx.workAttempt.updateMany({
-        where: { workItemId: item.id, status: "waiting" },
-        data: { status: "succeeded", finishedAt: new Date() },
-      });
-      queued.push(
-        await ensureWorkItem(tx, {
-          contextId: item.contextId,
-          queue: "validate_artifacts",
-          subjectType: "turn",
-          subjectId: turn.id,
-          traceId: item.traceId,
-          background: true,
-        }),
-      );
+      queued.push(finished.next);
     }
     return queued;
   });
@@ -97,36 +90,15 @@ function candidateRows(item: WorkItem, turn: Turn, diff: ExtractionDiff, model: 
 
 /** The window gave up for good: its waiting turns are dead with its error, each retryable on its own. */
 export async function failTurns(db: Db, turnIds: string[], errorClass: ErrorClass, message: string): Promise<void> {
-  const finishedAt = new Date();
-  const where = { queue: "extract_assertions", subjectType: "turn", subjectId: { in: turnIds }, status: "waiting" as const };
-  await transaction(db, async (tx) => {
-    const items = await tx.workItem.findMany({ where, select: { id: true } });
-    const errorMessage = `window: ${message}`;
-    await tx.workAttempt.updateMany({
-      where: { workItemId: { in: items.map((i) => i.id) }, status: "waiting" },
-      data: { status: "dead", errorClass, errorMessage, finishedAt },
-    });
-    await tx.workItem.updateMany({ where, data: { status: "dead", errorClass, errorMessage, finishedAt } });
-  });
+  await failWaitingTurns(db, turnIds, errorClass, `window: ${message}`);
 }
 
 /** A turn no window can read goes the interactive way: its own call, with repair and escalation to the strong model. */
 export async function handToInteractive(db: Db, queues: QueueSet, turnId: string, why: string): Promise<void> {
   const item = await turnItem(db, turnId);
   if (!item || item.status !== "waiting") return;
-  const payload = { ...(item.payload as object), mode: "interactive", window_failure: why } as Prisma.InputJsonValue;
-  const updated = await transaction(db, async (tx) => {
-    // Only while still waiting: another window may have finished the turn meanwhile.
-    const claimed = await tx.workItem.updateMany({
-      where: { id: item.id, status: "waiting" },
-      data: { status: "queued", payload, finishedAt: null },
-    });
-    if (claimed.count === 0) return undefined;
-    await tx.workAttempt.updateMany({
-      where: { workItemId: item.id, status: "waiting" },
-      data: { status: "failed", errorMessage: `window: ${why}`, finishedAt: new Date() },
-    });
-    return tx.workItem.findUniqueOrThrow({ where: { id: item.id } });
-  });
+  const payload = { ...(item.payload as object), mode: "interactive", window_failure: why };
+  // Only while still waiting: another window may have finished the turn meanwhile.
+  const updated = await returnWaitingTurn(db, item.id, payload, `window: ${why}`);
   if (updated) await requeueWorkItem(queues, updated);
 }

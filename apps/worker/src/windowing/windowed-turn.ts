@@ -1,35 +1,39 @@
 // extract_assertions for an asynchronous turn: the heuristics finish it on its own when they
 // can (and a name that fits two known entities keeps the one-turn path, which escalates to
 // the strong model); otherwise the turn waits for a window of its session. Interactive turns,
-// documents and windowed turns that were handed back go straight to the one-turn processor.
+// documents and windowed turns that were handed back go straight to the one-turn processor,
+// which gets the same claim and known entities (read once per job).
 import { isEmptyDiff, type ExtractionInput } from "@recall/contracts";
-import { extractionMode, type StageProcessor } from "@recall/queues";
+import { extractionMode, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
-import { loadKnownMemory } from "../services/known-memory";
-import { ensurePlan } from "../services/plan";
-import { loadSubject } from "../services/subject-loader";
+import type { KnownMemory } from "../services/known-memory";
+import { planRecorded, resolvePlan, writePlan } from "../services/plan";
+import { extractedSubject } from "../services/subject-loader";
 import { joinWindow, windowLimits } from "./window-assembler";
 
-export function windowAwareExtract(deps: WorkerDeps, oneTurn: StageProcessor): StageProcessor {
-  return async (ctx) => {
-    const { item, payload } = ctx;
-    if (payload.subjectType !== "turn" || extractionMode(item) !== "windowed") return oneTurn(ctx);
-    const subject = await loadSubject(deps.db, payload);
-    await ensurePlan(deps, subject);
-    const known = await loadKnownMemory(deps.db, subject.contextId);
-    const input: ExtractionInput = {
-      text: subject.units[0]!.text,
-      kind: "turn",
-      role: subject.role,
-      speaker: subject.speaker,
-      referenceTime: subject.occurredAt,
-      ...known,
-    };
-    const threshold = deps.config.RECALL_HEURISTIC_CONFIDENCE;
-    const { attempt, ambiguous } = await deps.cpu.run("rules", input, { threshold }, { lane: "background", signal: ctx.signal });
-    if ((attempt.finished && !(ambiguous && !isEmptyDiff(attempt.diff))) || ambiguous) return oneTurn(ctx);
-    const turn = await deps.db.turn.findUniqueOrThrow({ where: { id: subject.id } });
-    await joinWindow(deps.db, deps, windowLimits(deps.config), turn, item);
-    return { status: "waiting" };
+export function windowAwareExtract(deps: WorkerDeps, oneTurn: StageHandler<KnownMemory>): StageHandler<KnownMemory> {
+  return {
+    load: oneTurn.load,
+    async process(ctx) {
+      const { item, claim } = ctx;
+      if (item.subjectType !== "turn" || extractionMode(item) !== "windowed") return oneTurn.process(ctx);
+      const subject = extractedSubject(claim);
+      const input: ExtractionInput = {
+        text: subject.units[0]!.text,
+        kind: "turn",
+        role: subject.role,
+        speaker: subject.speaker,
+        referenceTime: subject.occurredAt,
+        ...ctx.input,
+      };
+      const threshold = deps.config.RECALL_HEURISTIC_CONFIDENCE;
+      const { attempt, ambiguous } = await deps.cpu.run("rules", input, { threshold }, { lane: "background", signal: ctx.signal });
+      if ((attempt.finished && !(ambiguous && !isEmptyDiff(attempt.diff))) || ambiguous) return oneTurn.process(ctx);
+      // The window reads the plan of its first turn: it is recorded before the turn joins.
+      const plan = resolvePlan(deps, subject);
+      if (!planRecorded(plan, claim.plan)) await writePlan(deps.db, plan);
+      await joinWindow(deps.db, deps, windowLimits(deps.config), claim.subject.turn!, item);
+      return { status: "waiting" };
+    },
   };
 }

@@ -1,10 +1,11 @@
 // Contested names (see entity-matching.ts) can be settled by a disambiguator: in the
 // worker, the strong model when one is configured. It is asked BEFORE the commit
 // transaction opens, so no model call ever holds row locks, and its answers are
-// checkpointed on the commit's work item, so a re-delivered commit neither pays for
-// the same question twice nor gets a different answer the second time.
-import { stageResult, typedCandidate, type DisambiguationDecision } from "@recall/contracts";
-import { toJson, type Db, type Entity, type KnowledgeCandidate } from "@recall/db";
+// checkpointed on the commit's work item (by the caller: packages/queues owns work items), so a
+// re-delivered commit neither pays for the same question twice nor gets a different answer the
+// second time.
+import { typedCandidate, type DisambiguationDecision } from "@recall/contracts";
+import type { Db, Entity, KnowledgeCandidate } from "@recall/db";
 import { classifyMatches } from "./entity-matching";
 import { findNameMatches } from "./entity-resolver";
 import { identityKey, normaliseType } from "./identity";
@@ -74,6 +75,12 @@ export function nameUses(candidates: readonly KnowledgeCandidate[]): NameUse[] {
 
 type Checkpoint = Record<string, DisambiguationDecision>;
 
+/** The commit's checkpoint: what earlier attempts decided, and how to keep what this one decides. */
+export interface DisambiguationCheckpoint {
+  decided: Readonly<Checkpoint>;
+  save(decisions: Checkpoint): Promise<void>;
+}
+
 export interface DisambiguationPlan {
   decisions: ReadonlyMap<string, DisambiguationDecision>;
   tokensUsed: number;
@@ -84,11 +91,12 @@ export interface DisambiguationPlan {
 /** Asks the disambiguator about every contested name not already decided for this work item. */
 export async function planDisambiguations(
   db: Db,
-  target: { contextId: string; workItemId: string },
+  target: { contextId: string },
   uses: readonly NameUse[],
   disambiguator: EntityDisambiguator,
+  saved?: DisambiguationCheckpoint,
 ): Promise<DisambiguationPlan> {
-  const checkpoint = await readCheckpoint(db, target.workItemId);
+  const checkpoint: Checkpoint = { ...saved?.decided };
   const plan = { tokensUsed: 0, failures: [] as DisambiguationPlan["failures"] };
   let asked = false;
   for (const use of distinctUses(uses)) {
@@ -105,7 +113,7 @@ export async function planDisambiguations(
     checkpoint[key] = { entityId: answer.entityId, reason: answer.reason };
     asked = true;
   }
-  if (asked) await writeCheckpoint(db, target.workItemId, checkpoint);
+  if (asked) await saved?.save(checkpoint);
   return { decisions: new Map(Object.entries(checkpoint)), ...plan };
 }
 
@@ -161,15 +169,4 @@ async function askSafely(
   } catch (err) {
     return { message: err instanceof Error ? err.message : String(err) };
   }
-}
-
-async function readCheckpoint(db: Db, workItemId: string): Promise<Checkpoint> {
-  const item = await db.workItem.findUnique({ where: { id: workItemId }, select: { payload: true } });
-  return { ...stageResult("commit_artifacts", item?.payload).disambiguations };
-}
-
-async function writeCheckpoint(db: Db, workItemId: string, checkpoint: Checkpoint): Promise<void> {
-  const item = await db.workItem.findUnique({ where: { id: workItemId }, select: { payload: true } });
-  const payload = { ...stageResult("commit_artifacts", item?.payload), disambiguations: checkpoint };
-  await db.workItem.update({ where: { id: workItemId }, data: { payload: toJson(payload) } });
 }

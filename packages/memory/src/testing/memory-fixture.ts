@@ -4,7 +4,8 @@
 // maintenance with the same functions the workers call.
 import { randomUUID } from "node:crypto";
 import { createDb, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
-import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
+import { DIFF_KINDS, stageResult, type ExtractionDiff } from "@recall/contracts";
+import { writeCheckpoint } from "@recall/queues";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { commitCandidates, type CommitOptions, type CommitSummary } from "../write/commit";
 import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
@@ -156,11 +157,16 @@ export async function commitSubject(f: MemoryFixture, subject: TestSubject, opti
     orderBy: { ordinal: "asc" },
   });
   const nodeOffsets = new Map(subject.nodeId ? [[subject.nodeId, 0]] : []);
+  // As the worker does: the disambiguator's answers are checkpointed on the commit's work item.
+  const checkpoint = {
+    decided: stageResult("commit_artifacts", item.payload).disambiguations,
+    save: (disambiguations: Record<string, unknown>) => writeCheckpoint(f.db, item.id, { value: { disambiguations } }),
+  };
   return commitCandidates(
     f.db,
     { ...subject, subjectType: subject.type, subjectId: subject.id, workItemId: item.id, nodeOffsets },
     candidates,
-    options,
+    { checkpoint, ...options },
   );
 }
 

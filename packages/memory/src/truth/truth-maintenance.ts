@@ -9,8 +9,8 @@
 // conflicts are recorded once per pair, resolved uncertainties and inactive
 // instructions are left alone. Runs touching the same entity and key serialise on an
 // advisory lock, so two workers never close the same fact twice.
-import type { CommittedRefs } from "@recall/contracts";
-import { transaction, type Db, type Tx } from "@recall/db";
+import { stageResult, type CommittedRefs } from "@recall/contracts";
+import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import { recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
 import { ordered, loadStated, timingOf, type Stated } from "./fact-origin";
 import { factGroup, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
@@ -33,7 +33,7 @@ export interface TruthMaintenanceOptions {
   turnId?: string;
   /**
    * Runs inside the transaction, so a checkpoint written here commits exactly when the
-   * effects do (see markTruthMaintained: a retry of the work item's later step skips this one).
+   * effects do (packages/queues markTruthMaintained: a retry of the work item's later step skips this one).
    */
   onApplied?: (tx: Tx) => Promise<void>;
 }
@@ -54,22 +54,29 @@ export async function applyTruthMaintenance(
   refs: CommittedRefs,
   options: TruthMaintenanceOptions = {},
 ): Promise<TruthMaintenanceReport> {
+  return transaction(db, (tx) => applyTruthMaintenanceIn(tx, refs, options));
+}
+
+/** The same in the caller's transaction (a worker's is the one that records the stage's success). */
+export async function applyTruthMaintenanceIn(
+  tx: Tx,
+  refs: CommittedRefs,
+  options: TruthMaintenanceOptions = {},
+): Promise<TruthMaintenanceReport> {
   const singleValued = options.singleValued ?? new Set<string>(DEFAULT_SINGLE_VALUED);
-  return transaction(db, async (tx) => {
-    // First, so the lock order is the retraction's own: the source, then fact groups.
-    if (refs.subjectId) await holdSourceShared(tx, refs.subjectId);
-    const facts = [
-      ...(await loadFacts(tx, "attribute", refs.attributeIds ?? [])),
-      ...(await loadFacts(tx, "relation", refs.relationIds ?? [])),
-    ];
-    const report = await maintainFacts(tx, facts, singleValued);
-    const revoker = { scope: refs.scope ?? [], turnId: options.turnId ?? refs.turnId };
-    for (const id of await revocationsToApply(tx, refs)) {
-      report.revokedInstructionIds.push(...(await revokeInstruction(tx, id, revoker)));
-    }
-    await options.onApplied?.(tx);
-    return report;
-  });
+  // First, so the lock order is the retraction's own: the source, then fact groups.
+  if (refs.subjectId) await holdSourceShared(tx, refs.subjectId);
+  const facts = [
+    ...(await loadFacts(tx, "attribute", refs.attributeIds ?? [])),
+    ...(await loadFacts(tx, "relation", refs.relationIds ?? [])),
+  ];
+  const report = await maintainFacts(tx, facts, singleValued);
+  const revoker = { scope: refs.scope ?? [], turnId: options.turnId ?? refs.turnId };
+  for (const id of await revocationsToApply(tx, refs)) {
+    report.revokedInstructionIds.push(...(await revokeInstruction(tx, id, revoker)));
+  }
+  await options.onApplied?.(tx);
+  return report;
 }
 
 /**
@@ -81,6 +88,11 @@ async function revocationsToApply(tx: Tx, refs: CommittedRefs): Promise<string[]
   const ids = refs.revocationCandidateIds ?? [];
   if (ids.length === 0 || !refs.subjectId) return ids;
   return (await isSourceRetracted(tx, refs.subjectId)) ? [] : ids;
+}
+
+/** Whether the item's truth maintenance was applied (checkpointed), so a retry only embeds. */
+export function truthMaintained(item: Pick<WorkItem, "payload">): boolean {
+  return stageResult("truth_maintenance", item.payload).truth_maintained_at !== undefined;
 }
 
 /** Places each fact among the other values of its entity and key, inside the caller's transaction. */

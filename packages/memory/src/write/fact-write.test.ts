@@ -1,5 +1,6 @@
 // Direct writes (POST /facts) through the same validation, commit and truth
 // maintenance as extracted facts, on real Postgres.
+import { directStages } from "@recall/queues";
 import { readFactHistory } from "../read/fact-history";
 import { writeFacts } from "./fact-write";
 import { findEntitiesByName } from "../memory-lookup";
@@ -31,7 +32,7 @@ const seedDiff = {
 };
 
 async function write(diff: unknown, scope: string[] = ALICE) {
-  return writeFacts(f.db, { contextId: f.contextId, scope, diff, traceId: TRACE });
+  return writeFacts(f.db, directStages(f.db), { contextId: f.contextId, scope, diff, traceId: TRACE });
 }
 
 test("a direct write is validated, committed and truth-maintained, with work items and evidence like any source", async () => {

@@ -1,20 +1,36 @@
 // Direct writes (POST /facts): the caller states facts instead of sending text. They
-// take the same path as extracted candidates (validateCandidate, commitCandidates,
-// applyTruthMaintenance) with subject type `fact_write` and stage `direct`, and leave
-// the same work items and attempt records, so status and provenance treat them like
-// any turn. Unlike turns they run in-process, synchronously: the caller gets its answer
-// after commit and truth maintenance. A stage that fails in-process leaves the write with a
-// worker (see WriteFactsResult), never half-answered. If this process dies in between, the
-// truth_maintenance work item is left `queued` and the sweeper hands it to a worker; if it
-// dies during a stage, that stage's item is left `running` and the sweeper takes it back once
-// its lease has passed (packages/queues stale-running.ts). Commit is idempotent per work item.
+// take the same path as extracted candidates (validateCandidate, commitPlanned,
+// applyTruthMaintenanceIn) with subject type `fact_write` and stage `direct`, and leave
+// the same work items and attempt records (kept by the caller's FactWriteStages, packages/queues'
+// directStages), so status and provenance treat them like any turn. Unlike turns they run
+// in-process, synchronously: the caller gets its answer after commit and truth maintenance. A
+// stage that fails in-process leaves the write with a worker (see WriteFactsResult), never
+// half-answered. If this process dies in between, the truth_maintenance work item is left `queued` and the sweeper
+// hands it to a worker; if it dies during a stage, that stage's item is left `running` and the
+// sweeper takes it back once its lease has passed (packages/queues stale-running.ts). Each stage's
+// writes commit with its success, and commit is idempotent per work item.
 import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
-import { commitCandidates, type CommitSummary } from "./commit";
+import { commitPlanned, type CommitSummary } from "./commit";
 import { prepareDirectWrite, type DirectItem, type FieldError } from "./fact-write-diff";
 import { normaliseScope } from "../scope";
-import { ensureStageItem, markTruthMaintained, runStageAttempt, type StageItemRef } from "./stage-work";
-import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
+import { applyTruthMaintenanceIn, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
 import { validateCandidate } from "./validate";
+
+/** The work-item side of a direct write's stages: memory writes no work item itself (packages/queues directStages does). */
+export interface FactWriteStages {
+  /** In the transaction storing the write: its validation recorded as done, its commit item queued. */
+  open(
+    tx: Tx,
+    ref: { contextId: string; subjectType: "fact_write"; subjectId: string; traceId: string },
+  ): Promise<{ validateItemId: string; commitItemId: string }>;
+  /** One attempt of the item, `write` in the transaction that records its success; answers its value and the item created next. */
+  run<T>(
+    workItemId: string,
+    stage: { write(tx: Tx): Promise<T>; chainTruthMaintenance?: boolean; truthMaintained?: boolean },
+  ): Promise<{ value: T; nextItemId?: string }>;
+}
+
+const NO_DISAMBIGUATION = { decisions: new Map(), tokensUsed: 0, failures: [] };
 
 export interface WriteFactsInput {
   contextId: string;
@@ -46,7 +62,7 @@ type Committed = Omit<CommitSummary, "skipped" | "retracted" | "tokensUsed" | "d
 export type WriteFactsResult =
   | (StoredWrite & {
       outcome: "applied";
-      /** Checkpointed after truth maintenance, so a worker can take it on to embed the write (see stage-work.ts). */
+      /** Checkpointed after truth maintenance, so a worker can take it on to embed the write (packages/queues markTruthMaintained). */
       truthMaintenanceWorkItemId: string;
       committed: Committed;
       truthMaintenance: TruthMaintenanceReport;
@@ -54,7 +70,7 @@ export type WriteFactsResult =
   | (StoredWrite & {
       outcome: "committed";
       committed: Committed;
-      /** Undefined when even reading it failed: the commit created it queued, so the sweeper hands it to a worker. */
+      /** Undefined when the commit did not say which item it created (it is created queued: the sweeper hands it on). */
       pendingWorkItemId?: string;
       failure: string;
     })
@@ -63,7 +79,7 @@ export type WriteFactsResult =
 
 const SCOPE_ENTRY = /^[A-Za-z0-9_.-]+=[^=\s][^\s]*$/;
 
-export async function writeFacts(db: Db, input: WriteFactsInput): Promise<WriteFactsResult> {
+export async function writeFacts(db: Db, stages: FactWriteStages, input: WriteFactsInput): Promise<WriteFactsResult> {
   const prepared = prepareDirectWrite(input.diff);
   const validated = prepared.items.map((item) => ({
     item,
@@ -72,33 +88,38 @@ export async function writeFacts(db: Db, input: WriteFactsInput): Promise<WriteF
   const errors = [...scopeErrors(input.scope), ...prepared.errors, ...validated.flatMap(({ item, result }) => itemErrors(item, result))];
   if (errors.length > 0) return { ok: false, errors };
   const payloads = validated.map(({ item, result }) => ({ item, payload: (result as { payload: Record<string, unknown> }).payload }));
-  const stored = await storeValidated(db, input, prepared.text, payloads);
-  const commitItem = await ensureStageItem(db, { ...stored.ref, queue: "commit_artifacts" });
-  const base: StoredWrite = { ok: true, workItemId: commitItem.id, factWriteId: stored.ref.subjectId, traceId: input.traceId };
-  const source = { ...stored.source, workItemId: commitItem.id };
-  let summary: CommitSummary;
+  const stored = await storeValidated(db, stages, input, prepared.text, payloads);
+  const base: StoredWrite = { ok: true, workItemId: stored.commitItemId, factWriteId: stored.ref.subjectId, traceId: input.traceId };
+  const source = { ...stored.source, workItemId: stored.commitItemId };
+  let commit: { value: CommitSummary; nextItemId?: string };
   try {
-    summary = await runStageAttempt(db, commitItem, () =>
-      commitCandidates(db, source, stored.candidates, { inlineTruthMaintenance: true }),
-    );
+    commit = await stages.run(stored.commitItemId, {
+      chainTruthMaintenance: true,
+      write: (tx) => commitPlanned(tx, source, stored.candidates, NO_DISAMBIGUATION, { truthMaintenanceQueued: true }),
+    });
   } catch (err) {
-    return { ...base, outcome: "stored", pendingWorkItemId: commitItem.id, failure: messageOf(err) };
+    return { ...base, outcome: "stored", pendingWorkItemId: stored.commitItemId, failure: messageOf(err) };
   }
-  return { ...base, ...(await maintainCommitted(db, input, stored.ref, { ...summary, scope: source.scope })) };
+  const refs: CommittedRefs = { ...commit.value, scope: source.scope };
+  return { ...base, ...(await maintainCommitted(stages, input, commit.nextItemId, commit.value, refs)) };
 }
 
 /** Truth maintenance for a committed write, in-process; a failure leaves its item for a worker. */
-async function maintainCommitted(db: Db, input: WriteFactsInput, ref: Omit<StageItemRef, "queue">, summary: CommitSummary & CommittedRefs) {
-  const { skipped: _s, retracted: _r, tokensUsed: _t, disambiguationFailures: _d, scope: _scope, ...committed } = summary;
-  let tmItemId: string | undefined;
+async function maintainCommitted(
+  stages: FactWriteStages,
+  input: WriteFactsInput,
+  tmItemId: string | undefined,
+  summary: CommitSummary,
+  refs: CommittedRefs,
+) {
+  const { skipped: _s, retracted: _r, tokensUsed: _t, disambiguationFailures: _d, ...committed } = summary;
   try {
-    const tmItem = await ensureStageItem(db, { ...ref, queue: "truth_maintenance" });
-    tmItemId = tmItem.id;
-    const onApplied = (tx: Tx) => markTruthMaintained(tx, tmItem.id);
-    const report = await runStageAttempt(db, tmItem, () =>
-      applyTruthMaintenance(db, summary, { singleValued: input.singleValued, onApplied }),
-    );
-    return { outcome: "applied" as const, truthMaintenanceWorkItemId: tmItem.id, committed, truthMaintenance: report };
+    if (!tmItemId) throw new Error("the commit created no truth_maintenance item");
+    const maintained = await stages.run(tmItemId, {
+      truthMaintained: true,
+      write: (tx) => applyTruthMaintenanceIn(tx, refs, { singleValued: input.singleValued }),
+    });
+    return { outcome: "applied" as const, truthMaintenanceWorkItemId: tmItemId, committed, truthMaintenance: maintained.value };
   } catch (err) {
     return { outcome: "committed" as const, committed, pendingWorkItemId: tmItemId, failure: messageOf(err) };
   }
@@ -119,9 +140,10 @@ function itemErrors(item: DirectItem, result: ReturnType<typeof validateCandidat
   return issues.map((issue) => ({ field: `${item.section}.${item.index}.${issue.field}`, message: issue.message }));
 }
 
-/** Stores the write, its candidates (already valid) and its finished validate_artifacts work item together. */
+/** Stores the write, its candidates (already valid), its finished validation and its queued commit together. */
 async function storeValidated(
   db: Db,
+  stages: FactWriteStages,
   input: WriteFactsInput,
   text: string,
   items: { item: DirectItem; payload: Record<string, unknown> }[],
@@ -131,9 +153,8 @@ async function storeValidated(
     const write = await tx.factWrite.create({
       data: { contextId: input.contextId, payload: input.diff as Prisma.InputJsonValue, text, scope, traceId: input.traceId },
     });
-    const ref = { contextId: input.contextId, subjectType: "fact_write", subjectId: write.id, traceId: input.traceId };
-    const validateItem = await ensureStageItem(tx, { ...ref, queue: "validate_artifacts" });
-    await recordSucceeded(tx, validateItem.id, write.createdAt);
+    const ref = { contextId: input.contextId, subjectType: "fact_write" as const, subjectId: write.id, traceId: input.traceId };
+    const { validateItemId, commitItemId } = await stages.open(tx, ref);
     const candidates: KnowledgeCandidate[] = [];
     for (const [ordinal, { item, payload }] of items.entries()) {
       candidates.push(
@@ -142,7 +163,7 @@ async function storeValidated(
             contextId: ref.contextId,
             subjectType: ref.subjectType,
             subjectId: ref.subjectId,
-            workItemId: validateItem.id,
+            workItemId: validateItemId,
             ordinal,
             kind: item.kind,
             payload: payload as Prisma.InputJsonValue,
@@ -153,14 +174,6 @@ async function storeValidated(
       );
     }
     const source = { ...ref, factWriteId: write.id, scope, occurredAt: write.createdAt, nodeOffsets: new Map<string, number>() };
-    return { ref, candidates, source };
+    return { ref, candidates, source, commitItemId };
   });
-}
-
-async function recordSucceeded(tx: Tx, workItemId: string, at: Date): Promise<void> {
-  await tx.workItem.update({
-    where: { id: workItemId },
-    data: { status: "succeeded", attempts: 1, startedAt: at, finishedAt: new Date() },
-  });
-  await tx.workAttempt.create({ data: { workItemId, attempt: 1, status: "succeeded", startedAt: at, finishedAt: new Date() } });
 }

@@ -2,6 +2,7 @@
 // template per test file, and a fresh queue prefix per test, removed afterwards. Call
 // useQueueTestEnv() once at the top of a test file; the bindings below are live.
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import type { Worker } from "bullmq";
 import { loadConfig } from "@recall/config";
 import { createDb, type Db, type WorkItem } from "@recall/db";
@@ -10,7 +11,7 @@ import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type T
 import { createProducerConnection, createWorkerConnection, type RedisConnection } from "../connection";
 import { createQueues, type QueueSet } from "../producer";
 import type { QueueName } from "../registry";
-import { ensureWorkItem } from "../work-items";
+import { ensureWorkItem } from "../work-state";
 import { createStageWorker, type StageProcessor } from "../worker-factory";
 
 export const logger = createLogger("silent", "test");
@@ -42,6 +43,8 @@ export function useQueueTestEnv(): void {
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.close()));
     await queues.close();
+    // A test that never used Redis may end before the producer connected, and it queues no command meanwhile.
+    if (producer.status !== "ready") await once(producer, "ready");
     await removeQueuePrefix(producer, prefix);
     producer.disconnect();
     connection.disconnect();

@@ -1,0 +1,120 @@
+// Finish: one statement records a successful attempt (the attempt closed, the item succeeded,
+// what it cost added up, the stage's result on its payload) and creates the next stage's item,
+// or, finding that item finished before, resets it to run again (an operator re-extracted: the new
+// output is its new input). A success is never overwritten: when another run of the item
+// succeeded first, this one only adds what it spent and chains nothing. A stage's own writes
+// (candidates, facts, the outbox row) go in the same transaction, and only for the first success.
+import { Prisma, transaction, type Db, type DbOrTx, type Tx, type WorkItem, type WorkStatus } from "@recall/db";
+import { QUEUES } from "../registry";
+import { startingPayload, type NewWorkItem } from "./create-items";
+import { itemColumns, jsonb } from "./item-row";
+
+export interface StageOutput {
+  /** The stage's result on its item: merged into the payload, or (`replace`) in place of it. */
+  value: Record<string, unknown>;
+  replace?: boolean;
+}
+
+export interface Success {
+  workItemId: string;
+  attemptId: string;
+  tokensUsed?: number;
+  wallMs: number;
+  result?: StageOutput;
+  /** The next stage's item, created (or reset to run again) with the success. */
+  next?: NewWorkItem;
+  /**
+   * The next stage has nothing to do (truth maintenance of a commit that wrote no facts): its item is
+   * created finished, with this result, and no job runs for it.
+   */
+  nextDone?: StageOutput;
+}
+
+export interface NextItem {
+  item: WorkItem;
+  /** It had finished (or failed, or was cancelled) before: its old job must give way to a new one. */
+  rerun: boolean;
+}
+
+export interface Finished {
+  /** This run is the item's success (false: another run had succeeded first; nothing was chained or written). */
+  first: boolean;
+  next?: NextItem;
+}
+
+/** Records the success; with `write`, the stage's writes and the success commit together. */
+export async function finishWorkItem(db: Db, success: Success, write?: (tx: Tx) => Promise<void>): Promise<Finished> {
+  if (!write) return finishStatement(db, success);
+  return transaction(
+    db,
+    async (tx) => {
+      const finished = await finishStatement(tx, success);
+      if (finished.first) await write(tx);
+      return finished;
+    },
+    { timeoutMs: 60_000 },
+  );
+}
+
+type FinishRow = WorkItem & { first: boolean; priorNext: WorkStatus | null };
+
+async function finishStatement(db: DbOrTx, success: Success): Promise<Finished> {
+  const [row] = await db.$queryRaw<FinishRow[]>(finishSql(success));
+  if (!row) throw new Error(`work item ${success.workItemId} does not exist`);
+  const { first, priorNext, ...next } = row;
+  if (!first || next.id === null) return { first };
+  return { first, next: { item: next, rerun: priorNext !== null && priorNext !== "queued" && priorNext !== "running" } };
+}
+
+function payloadUpdate(result: StageOutput | undefined): Prisma.Sql {
+  if (!result) return Prisma.sql`w.payload`;
+  return result.replace ? jsonb(result.value) : Prisma.sql`w.payload || ${jsonb(result.value)}`;
+}
+
+function finishSql(s: Success): Prisma.Sql {
+  const tokens = s.tokensUsed ?? 0;
+  const done = Prisma.sql`t.status = 'succeeded'`;
+  return Prisma.sql`
+    WITH target AS (
+      SELECT id, status FROM work_items WHERE id = ${s.workItemId}::uuid FOR UPDATE
+    ), closed AS (
+      UPDATE work_attempts SET status = 'succeeded', error_class = NULL, error_message = NULL, tokens_used = ${tokens},
+        wall_ms = ${s.wallMs}, finished_at = now()
+      WHERE id = ${s.attemptId}::uuid
+    ), item AS (
+      UPDATE work_items w SET
+        status = CASE WHEN ${done} THEN w.status ELSE 'succeeded' END,
+        error_class = CASE WHEN ${done} THEN w.error_class END,
+        error_message = CASE WHEN ${done} THEN w.error_message END,
+        finished_at = CASE WHEN ${done} THEN w.finished_at ELSE now() END,
+        payload = CASE WHEN ${done} THEN w.payload ELSE ${payloadUpdate(s.result)} END,
+        tokens_used = w.tokens_used + ${tokens}, wall_ms_used = w.wall_ms_used + ${s.wallMs}
+      FROM target t WHERE w.id = t.id
+      RETURNING NOT ${done} AS first
+    )${s.next ? nextSql(s.next, s.nextDone) : Prisma.empty}
+    SELECT item.first, ${s.next ? Prisma.sql`(SELECT status::text FROM prior) AS "priorNext", ${itemColumns("n")}` : Prisma.sql`NULL AS "priorNext", NULL AS id`}
+    FROM item ${s.next ? Prisma.sql`LEFT JOIN next n ON true` : Prisma.empty}`;
+}
+
+/** The successor's upsert, only when this run is the first success; `prior` is its status before. */
+function nextSql(next: NewWorkItem, done: StageOutput | undefined): Prisma.Sql {
+  const keep = Prisma.sql`w.status IN ('queued', 'running')`;
+  const status = done ? Prisma.sql`'succeeded'::"WorkStatus"` : Prisma.sql`'queued'::"WorkStatus"`;
+  const finishedAt = done ? Prisma.sql`now()` : Prisma.sql`NULL::timestamptz`;
+  const result = jsonb(done?.value ?? {});
+  return Prisma.sql`, prior AS (
+      SELECT status FROM work_items WHERE queue = ${next.queue} AND subject_type = ${next.subjectType} AND subject_id = ${next.subjectId}::uuid
+    ), next AS (
+      INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload, status, finished_at)
+      SELECT gen_random_uuid(), ${next.contextId}::uuid, ${next.queue}, ${next.subjectType}, ${next.subjectId}::uuid, ${next.traceId},
+        ${QUEUES[next.queue].attempts}, ${jsonb(startingPayload(next))} || ${result}, ${status}, ${finishedAt}
+      FROM item WHERE item.first
+      ON CONFLICT (queue, subject_type, subject_id) DO UPDATE SET
+        status = CASE WHEN ${keep} THEN w.status ELSE ${status} END,
+        error_class = CASE WHEN ${keep} THEN w.error_class END,
+        error_message = CASE WHEN ${keep} THEN w.error_message END,
+        finished_at = CASE WHEN ${keep} THEN w.finished_at ELSE ${finishedAt} END,
+        payload = CASE WHEN ${keep} THEN w.payload ELSE w.payload || ${result} END
+      RETURNING w.*
+    )`;
+}

@@ -1,0 +1,31 @@
+// Back to `queued`, each a conditional statement so that of two callers one wins: an operator's
+// retry (from failed, dead or cancelled; re-extraction also from succeeded), the sweeper taking
+// back a failed item whose retry job Redis lost, and an operator's cancel, which stops queued or
+// failed work.
+import type { DbOrTx, WorkItem, WorkStatus } from "@recall/db";
+import { itemColumns } from "./item-row";
+
+/** Queued again from `from` (its error cleared); undefined when it is no longer `from`. */
+export async function resetToQueued(db: DbOrTx, workItemId: string, from: WorkStatus): Promise<WorkItem | undefined> {
+  const [row] = await db.$queryRaw<WorkItem[]>`
+    UPDATE work_items w SET status = 'queued', error_class = NULL, error_message = NULL, finished_at = NULL
+    WHERE id = ${workItemId}::uuid AND status = ${from}::"WorkStatus"
+    RETURNING ${itemColumns("w")}`;
+  return row;
+}
+
+/** A failed item the sweeper found without its retry job, queued again while still that failure; answers whether it was. */
+export async function reclaimFailedWorkItem(db: DbOrTx, seen: Pick<WorkItem, "id" | "attempts">): Promise<boolean> {
+  const count = await db.$executeRaw`
+    UPDATE work_items SET status = 'queued' WHERE id = ${seen.id}::uuid AND status = 'failed' AND attempts = ${seen.attempts}`;
+  return count > 0;
+}
+
+/** Cancelled while one of `from`; undefined when it was not. */
+export async function cancelWorkItem(db: DbOrTx, workItemId: string, from: readonly WorkStatus[]): Promise<WorkItem | undefined> {
+  const [row] = await db.$queryRaw<WorkItem[]>`
+    UPDATE work_items w SET status = 'cancelled', finished_at = now()
+    WHERE id = ${workItemId}::uuid AND status::text = ANY(${[...from]}::text[])
+    RETURNING ${itemColumns("w")}`;
+  return row;
+}

@@ -1,0 +1,92 @@
+// A turn's extraction handed to a window of its session (windowed extraction) and back. The
+// turn's extract_assertions item waits (`waiting`, its open attempt too) while the window's own
+// item runs; the window then finishes it (its candidates staged, its validation queued), fails
+// it with the window's error, or hands it back to the one-turn path. Each transition is
+// conditional on the item still waiting, so of two windows holding one turn only one finishes it.
+import type { DbOrTx, ErrorClass, Tx, WorkItem } from "@recall/db";
+import { QUEUES } from "../registry";
+import { startingPayload, type NewWorkItem } from "./create-items";
+import { itemColumns, jsonb } from "./item-row";
+
+/** The turn's item and its open attempt wait for window `windowId`. */
+export async function handOverToWindow(tx: Tx, workItemId: string, windowId: string): Promise<void> {
+  await tx.$executeRaw`
+    WITH item AS (
+      UPDATE work_items SET status = 'waiting', payload = payload || ${jsonb({ mode: "windowed", window_id: windowId })}
+      WHERE id = ${workItemId}::uuid RETURNING id
+    )
+    UPDATE work_attempts a SET status = 'waiting' FROM item WHERE a.work_item_id = item.id AND a.status = 'running'`;
+}
+
+/** The turns of a split window now belong to `windowId` (shown on their items). */
+export async function assignWindow(tx: Tx, turnIds: readonly string[], windowId: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE work_items SET payload = payload || ${jsonb({ window_id: windowId })}
+    WHERE queue = 'extract_assertions' AND subject_type = 'turn' AND subject_id = ANY(${[...turnIds]}::uuid[])`;
+}
+
+/**
+ * The window read the turn: its item succeeds with `payload` and its validation is queued (`next`),
+ * only while it is still waiting. Answers the claimed item and the next one; undefined when another
+ * window (or an operator's retry) took the turn meanwhile. The row stays locked until the caller's
+ * transaction ends, so that caller may then stage the turn's candidates.
+ */
+export async function finishWaitingTurn(
+  tx: Tx,
+  workItemId: string,
+  payload: Record<string, unknown>,
+  next: NewWorkItem,
+): Promise<{ item: WorkItem; next: WorkItem } | undefined> {
+  const [row] = await tx.$queryRaw<(WorkItem & { claimedId: string })[]>`
+    WITH item AS (
+      UPDATE work_items SET status = 'succeeded', finished_at = now(), error_class = NULL, error_message = NULL, payload = ${jsonb(payload)}
+      WHERE id = ${workItemId}::uuid AND status = 'waiting' RETURNING id
+    ), attempt AS (
+      UPDATE work_attempts a SET status = 'succeeded', finished_at = now() FROM item WHERE a.work_item_id = item.id AND a.status = 'waiting'
+    ), next AS (
+      INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload)
+      SELECT gen_random_uuid(), ${next.contextId}::uuid, ${next.queue}, ${next.subjectType}, ${next.subjectId}::uuid, ${next.traceId},
+        ${QUEUES[next.queue].attempts}, ${jsonb(startingPayload(next))}
+      FROM item
+      ON CONFLICT (queue, subject_type, subject_id) DO UPDATE SET subject_type = w.subject_type
+      RETURNING w.*
+    )
+    SELECT item.id AS "claimedId", ${itemColumns("n")} FROM item JOIN next n ON true`;
+  if (!row) return undefined;
+  const { claimedId, ...nextItem } = row;
+  return { item: { id: claimedId } as WorkItem, next: nextItem };
+}
+
+/** The window gave up for good: its waiting turns are dead with its error, each retryable alone. */
+export async function failWaitingTurns(db: DbOrTx, turnIds: readonly string[], errorClass: ErrorClass, message: string): Promise<void> {
+  await db.$executeRaw`
+    WITH items AS (
+      UPDATE work_items SET status = 'dead', error_class = ${errorClass}::"ErrorClass", error_message = ${message}, finished_at = now()
+      WHERE queue = 'extract_assertions' AND subject_type = 'turn' AND subject_id = ANY(${[...turnIds]}::uuid[]) AND status = 'waiting'
+      RETURNING id
+    )
+    UPDATE work_attempts a SET status = 'dead', error_class = ${errorClass}::"ErrorClass", error_message = ${message}, finished_at = now()
+    FROM items WHERE a.work_item_id = items.id AND a.status = 'waiting'`;
+}
+
+/**
+ * A turn no window can read goes the one-turn way: queued again with `payload`, its waiting attempt
+ * closed as failed with why; undefined when it is no longer waiting (another window finished it).
+ */
+export async function returnWaitingTurn(
+  db: DbOrTx,
+  workItemId: string,
+  payload: Record<string, unknown>,
+  why: string,
+): Promise<WorkItem | undefined> {
+  const [row] = await db.$queryRaw<WorkItem[]>`
+    WITH item AS (
+      UPDATE work_items w SET status = 'queued', payload = ${jsonb(payload)}, finished_at = NULL
+      WHERE id = ${workItemId}::uuid AND status = 'waiting' RETURNING w.*
+    ), attempt AS (
+      UPDATE work_attempts a SET status = 'failed', error_message = ${why}, finished_at = now()
+      FROM item WHERE a.work_item_id = item.id AND a.status = 'waiting'
+    )
+    SELECT ${itemColumns("item")} FROM item`;
+  return row;
+}

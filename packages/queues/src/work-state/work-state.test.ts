@@ -1,0 +1,259 @@
+// The work-item transitions on real Postgres: what a claim returns and refuses, what a finish
+// records and chains, and the races between them (two claims of one item, a late failure after
+// a success, a second success, a claim of a cancelled item).
+import { randomUUID } from "node:crypto";
+import { AbandonedAttemptError } from "../errors";
+import { attemptsOf, db, newItem, useQueueTestEnv } from "../testing/queue-test-env";
+import {
+  cancelWorkItem,
+  claimWorkItem,
+  ensureWorkItem,
+  failWorkItem,
+  finishWorkItem,
+  handBackWorkItem,
+  resetToQueued,
+  successorOf,
+  type ClaimOutcome,
+} from ".";
+
+useQueueTestEnv();
+
+const TRACE = "c".repeat(32);
+
+function claimed<I>(outcome: ClaimOutcome<I>) {
+  if (!outcome?.claimed) throw new Error(`not claimed: ${JSON.stringify(outcome)}`);
+  return outcome;
+}
+
+const item = (id: string) => db.workItem.findUniqueOrThrow({ where: { id } });
+
+/** A turn of a context with config, its extraction item, and the plan recorded for it. */
+async function turnWithItem() {
+  const context = await db.context.create({ data: { name: "claims", config: { max_tokens: 1_000 } } });
+  const session = await db.session.create({ data: { contextId: context.id } });
+  const turn = await db.turn.create({
+    data: {
+      contextId: context.id,
+      sessionId: session.id,
+      seq: 1,
+      role: "user",
+      content: "I moved to Lisbon.",
+      traceId: TRACE,
+      scope: ["user=a"],
+    },
+  });
+  await db.extractionPlan.create({
+    data: { contextId: context.id, subjectType: "turn", subjectId: turn.id, skillId: "personal", skillSource: "default" },
+  });
+  const work = await ensureWorkItem(db, {
+    contextId: context.id,
+    queue: "extract_assertions",
+    subjectType: "turn",
+    subjectId: turn.id,
+    traceId: TRACE,
+  });
+  return { context, turn, work };
+}
+
+test("a claim marks the item running, opens attempt 1 and returns it with its context's config, its subject and its plan", async () => {
+  const { turn, work } = await turnWithItem();
+  const claim = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: null }));
+
+  expect(claim.item).toMatchObject({ id: work.id, status: "running", attempts: 1, finishedAt: null });
+  expect(claim.item.startedAt).toBeInstanceOf(Date);
+  expect(claim.contextConfig).toEqual({ max_tokens: 1_000 });
+  expect(claim.subject.turn).toMatchObject({
+    id: turn.id,
+    content: "I moved to Lisbon.",
+    role: "user",
+    scope: ["user=a"],
+    occurredAt: null,
+  });
+  expect(claim.subject.turn!.createdAt).toEqual(turn.createdAt);
+  expect(claim.subject.document).toBeNull();
+  expect(claim.plan).toMatchObject({ skillId: "personal", skillSource: "default" });
+  const [attempt] = await attemptsOf(work.id);
+  expect(attempt).toMatchObject({ id: claim.attemptId, attempt: 1, status: "running", traceId: TRACE });
+});
+
+test("a stage's own reads share the claim's transaction and come back with it", async () => {
+  const { turn, work } = await turnWithItem();
+  const claim = claimed(
+    await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }, (tx, c) => tx.turn.count({ where: { id: c.item.subjectId } })),
+  );
+  expect(claim.input).toBe(1);
+  expect(claim.subject.turn!.id).toBe(turn.id);
+});
+
+test.each(["succeeded", "waiting", "cancelled"] as const)("a %s item is not claimed, and nothing of it changes", async (status) => {
+  const work = await newItem("validate_artifacts");
+  await db.workItem.update({ where: { id: work.id }, data: { status, attempts: 2 } });
+
+  expect(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE })).toEqual({ claimed: false, status });
+  expect(await item(work.id)).toMatchObject({ status, attempts: 2, startedAt: null });
+  expect(await attemptsOf(work.id)).toEqual([]);
+});
+
+test("a claim of an item that does not exist answers nothing", async () => {
+  expect(await claimWorkItem(db, { workItemId: randomUUID(), traceId: TRACE })).toBeUndefined();
+});
+
+test("an item cancelled before a worker claims it stays cancelled", async () => {
+  const work = await newItem("commit_artifacts");
+  expect(await cancelWorkItem(db, work.id, ["queued", "failed", "dead"])).toMatchObject({ status: "cancelled" });
+  expect(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE })).toEqual({ claimed: false, status: "cancelled" });
+  // Nor may a running item be cancelled: its worker records the outcome.
+  const running = await newItem("commit_artifacts");
+  claimed(await claimWorkItem(db, { workItemId: running.id, traceId: TRACE }));
+  expect(await cancelWorkItem(db, running.id, ["queued", "failed", "dead"])).toBeUndefined();
+});
+
+test("two claims of one item at once: one after the other, the later counts the next attempt and closes the earlier as interrupted", async () => {
+  const work = await newItem("extract_assertions");
+  const both = await Promise.all([1, 2].map(() => claimWorkItem(db, { workItemId: work.id, traceId: TRACE })));
+
+  expect(both.map((c) => claimed(c).item.attempts).sort()).toEqual([1, 2]);
+  expect(await item(work.id)).toMatchObject({ status: "running", attempts: 2 });
+  const attempts = await attemptsOf(work.id);
+  expect(attempts.map((a) => [a.attempt, a.status, a.errorClass])).toEqual([
+    [1, "failed", "abandoned"],
+    [2, "running", null],
+  ]);
+  expect(attempts[0]!.errorMessage).toMatch(/^abandoned: attempt 2 started while this one was open/);
+});
+
+test("a finish records the success and creates the next stage's item, background if this one was", async () => {
+  const work = await ensureWorkItem(db, {
+    contextId: randomUUID(),
+    queue: "extract_assertions",
+    subjectType: "turn",
+    subjectId: randomUUID(),
+    traceId: TRACE,
+    background: true,
+  });
+  const claim = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+  const finished = await finishWorkItem(db, {
+    workItemId: work.id,
+    attemptId: claim.attemptId,
+    tokensUsed: 7,
+    wallMs: 12,
+    result: { value: { outcomes: [] }, replace: true },
+    next: successorOf(claim.item, "validate_artifacts"),
+  });
+
+  expect(finished.first).toBe(true);
+  expect(finished.next).toMatchObject({ rerun: false, item: { queue: "validate_artifacts", status: "queued", subjectId: work.subjectId } });
+  expect(finished.next!.item.payload).toEqual({ background: true });
+  expect(await item(work.id)).toMatchObject({ status: "succeeded", tokensUsed: 7, wallMsUsed: 12, payload: { outcomes: [] } });
+  expect((await attemptsOf(work.id)).map((a) => [a.status, a.tokensUsed, a.wallMs])).toEqual([["succeeded", 7, 12]]);
+});
+
+test("a second success, or a late failure, after the first: the success stands, nothing is chained again, what they spent is counted", async () => {
+  const work = await newItem("validate_artifacts");
+  const first = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+  const second = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+  const third = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+  const next = successorOf(first.item, "commit_artifacts");
+  const writes: string[] = [];
+
+  const won = await finishWorkItem(db, { workItemId: work.id, attemptId: second.attemptId, wallMs: 1, tokensUsed: 1, next }, async () => {
+    writes.push("second");
+  });
+  const lost = await finishWorkItem(db, { workItemId: work.id, attemptId: first.attemptId, wallMs: 1, tokensUsed: 2, next }, async () => {
+    writes.push("first");
+  });
+  const late = await failWorkItem(db, {
+    workItemId: work.id,
+    attemptId: third.attemptId,
+    status: "dead",
+    errorClass: "provider",
+    errorMessage: "late failure",
+    tokensUsed: 4,
+    wallMs: 1,
+  });
+
+  expect([won.first, lost.first, late]).toEqual([true, false, false]);
+  expect(won.next?.item.queue).toBe("commit_artifacts");
+  expect(lost.next).toBeUndefined();
+  expect(writes).toEqual(["second"]);
+  expect(await item(work.id)).toMatchObject({ status: "succeeded", errorClass: null, tokensUsed: 7 });
+  expect(await db.workItem.count({ where: { subjectId: work.subjectId, queue: "commit_artifacts" } })).toBe(1);
+  expect((await attemptsOf(work.id)).map((a) => a.status)).toEqual(["succeeded", "succeeded", "dead"]);
+});
+
+test("a stage's writes that fail roll its success back: the item is still running and no next item exists", async () => {
+  const work = await newItem("extract_assertions");
+  const claim = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+  const next = successorOf(claim.item, "validate_artifacts");
+
+  await expect(
+    finishWorkItem(db, { workItemId: work.id, attemptId: claim.attemptId, wallMs: 1, next }, async () => {
+      throw new Error("constraint violated");
+    }),
+  ).rejects.toThrow("constraint violated");
+  expect(await item(work.id)).toMatchObject({ status: "running", finishedAt: null });
+  expect(await db.workItem.count({ where: { subjectId: work.subjectId, queue: "validate_artifacts" } })).toBe(0);
+  expect((await attemptsOf(work.id)).map((a) => a.status)).toEqual(["running"]);
+});
+
+test("a finish that finds the next stage finished before resets it to run again (an operator re-extracted)", async () => {
+  const work = await newItem("extract_assertions");
+  const next = successorOf(work, "validate_artifacts");
+  const old = await ensureWorkItem(db, next);
+  await db.workItem.update({
+    where: { id: old.id },
+    data: { status: "dead", errorClass: "validation", errorMessage: "old", finishedAt: new Date() },
+  });
+  const claim = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+
+  const finished = await finishWorkItem(db, { workItemId: work.id, attemptId: claim.attemptId, wallMs: 1, next });
+  expect(finished.next).toMatchObject({
+    rerun: true,
+    item: { id: old.id, status: "queued", errorClass: null, errorMessage: null, finishedAt: null },
+  });
+});
+
+test("attempts count across operator retries and hand-backs", async () => {
+  const work = await newItem("commit_artifacts");
+  const first = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+  await handBackWorkItem(db, { workItemId: work.id, attemptId: first.attemptId }, new AbandonedAttemptError("shutting down"), 5);
+  expect(await item(work.id)).toMatchObject({ status: "queued", attempts: 1, errorClass: "abandoned" });
+  const second = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+  await failWorkItem(db, {
+    workItemId: work.id,
+    attemptId: second.attemptId,
+    status: "dead",
+    errorClass: "internal",
+    errorMessage: "boom",
+    wallMs: 1,
+  });
+  expect(await resetToQueued(db, work.id, "failed")).toBeUndefined();
+  expect(await resetToQueued(db, work.id, "dead")).toMatchObject({ status: "queued", errorClass: null });
+  const third = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+
+  expect(third.item.attempts).toBe(3);
+  expect((await attemptsOf(work.id)).map((a) => [a.attempt, a.status])).toEqual([
+    [1, "failed"],
+    [2, "dead"],
+    [3, "running"],
+  ]);
+});
+
+test("a next stage with nothing to do is created finished, with its result", async () => {
+  const work = await newItem("commit_artifacts");
+  const claim = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+  const finished = await finishWorkItem(db, {
+    workItemId: work.id,
+    attemptId: claim.attemptId,
+    wallMs: 1,
+    next: successorOf(claim.item, "truth_maintenance"),
+    nextDone: { value: { truth_maintained_at: "2026-12-03T00:00:00.000Z" } },
+  });
+  expect(finished.next?.item).toMatchObject({
+    queue: "truth_maintenance",
+    status: "succeeded",
+    attempts: 0,
+    payload: { truth_maintained_at: "2026-12-03T00:00:00.000Z" },
+  });
+  expect(finished.next!.item.finishedAt).toBeInstanceOf(Date);
+});
