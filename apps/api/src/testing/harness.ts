@@ -41,6 +41,8 @@ export async function startHarness(
     ...overrides,
   });
   const worker = await bootstrapWorker(config, { destination: logDestination });
+  // As main.ts does: the CPU pool's threads load the rules and parsers now, not inside a test's first wait.
+  if (queues.length > 0) await worker.warm();
   const runtime = startWorkers(worker.deps, worker.connection, queues);
   const api = bootstrapApi(config, { destination: logDestination });
   return {
