@@ -1,179 +1,173 @@
-// Direct writes (POST /facts): the caller states facts instead of sending text. They
-// take the same path as extracted candidates (validateCandidate, commitPlanned,
-// applyTruthMaintenanceIn) with subject type `fact_write` and stage `direct`, and leave
-// the same work items and attempt records (kept by the caller's FactWriteStages, packages/queues'
-// directStages), so status and provenance treat them like any turn. Unlike turns they run
-// in-process, synchronously: the caller gets its answer after commit and truth maintenance. A
-// stage that fails in-process leaves the write with a worker (see WriteFactsResult), never
-// half-answered. If this process dies in between, the truth_maintenance work item is left `queued` and the sweeper
-// hands it to a worker; if it dies during a stage, that stage's item is left `running` and the
-// sweeper takes it back once its lease has passed (packages/queues stale-running.ts). Each stage's
-// writes commit with its success, and commit is idempotent per work item.
-import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
-import { commitPlanned, type CommitSummary } from "./commit";
-import { prepareDirectWrite, type DirectItem, type FieldError } from "./fact-write-diff";
+// commit_artifacts: one transaction per work item writes entities, the evidence layer
+// (assertions), attributes and relations, instructions, uncertainties and the outbox
+// row announcing them. The caller gives the transaction (a worker's is the one that records
+// the stage's success and creates truth maintenance's work item; packages/queues work-state).
+//
+// Idempotent, because a queue delivers at least once: the transaction first takes an
+// advisory lock on the work item, then looks for the work item's outbox row (unique
+// per work item). A second delivery, or a concurrent one, waits for the first and then
+// finds the row and writes nothing. A commit that dies half-way (a crash, a killed
+// worker, a failed statement) rolls back entirely, so its re-run starts from nothing.
+//
+// A retraction of the source, even one sent before this commit ran (recorded as pending), means
+// the commit writes nothing but its outbox row; the two serialise on the source's lock
+// (retraction/source-lock.ts), so a retraction never slips in while the commit is running.
+import type { CommittedRefs } from "@recall/contracts";
+import { toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
+import { CandidateWriter } from "./candidate-writer";
+import {
+  declaredTypes,
+  nameUses,
+  planDisambiguations,
+  type DisambiguationCheckpoint,
+  type DisambiguationPlan,
+  type EntityDisambiguator,
+} from "../entities/entity-disambiguation";
+import { lockIdentityKeys } from "../entities/entity-resolver";
+import { identityKey } from "../entities/identity";
 import { normaliseScope } from "../scope";
-import { applyTruthMaintenanceIn, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
-import { validateCandidate } from "./validate";
+import { holdSourceShared, isSourceRetracted, markRetractionsApplied } from "../retraction/source-lock";
 
-/** The work-item side of a direct write's stages: memory writes no work item itself (packages/queues directStages does). */
-export interface FactWriteStages {
-  /** In the transaction storing the write: its validation recorded as done, its commit item queued. */
-  open(
-    tx: Tx,
-    ref: { contextId: string; subjectType: "fact_write"; subjectId: string; traceId: string },
-  ): Promise<{ validateItemId: string; commitItemId: string }>;
-  /** One attempt of the item, `write` in the transaction that records its success; answers its value and the item created next. */
-  run<T>(
-    workItemId: string,
-    stage: { write(tx: Tx): Promise<T>; chainTruthMaintenance?: boolean; truthMaintained?: boolean },
-  ): Promise<{ value: T; nextItemId?: string }>;
-}
-
-const NO_DISAMBIGUATION = { decisions: new Map(), tokensUsed: 0, failures: [] };
-
-export interface WriteFactsInput {
+export interface CommitSource {
   contextId: string;
-  scope: string[];
-  /** { entities, attributes, relations, instructions, uncertainties }, each item with its memory_category. */
-  diff: unknown;
-  traceId: string;
-  /** Single-valued predicates beyond the defaults (a direct write has no skill to name them). */
-  singleValued?: ReadonlySet<string>;
-}
-
-interface StoredWrite {
-  ok: true;
-  /** The commit_artifacts work item; its siblings (validate, truth maintenance) share the subject. */
   workItemId: string;
-  factWriteId: string;
+  subjectType: string;
+  subjectId: string;
+  turnId?: string;
+  documentId?: string;
+  factWriteId?: string;
+  scope: string[];
+  /** When the source was said or written: the default start of validity. */
+  occurredAt: Date;
   traceId: string;
+  /** Byte offset of each document node inside the document text. */
+  nodeOffsets: ReadonlyMap<string, number>;
 }
 
-type Committed = Omit<CommitSummary, "skipped" | "retracted" | "tokensUsed" | "disambiguationFailures">;
-
-/**
- * How far the write got. Once stored, a write is never an error: `applied` is the whole write;
- * `committed` means truth maintenance failed after the commit, and `stored` that the commit
- * failed (rolled back whole). Either way `pendingWorkItemId` is the stage a worker must finish
- * (its item is left dead by the in-process attempt; the caller queues it again), so nothing
- * accepted is lost and a client's retry is never a second write.
- */
-export type WriteFactsResult =
-  | (StoredWrite & {
-      outcome: "applied";
-      /** Checkpointed after truth maintenance, so a worker can take it on to embed the write (packages/queues markTruthMaintained). */
-      truthMaintenanceWorkItemId: string;
-      committed: Committed;
-      truthMaintenance: TruthMaintenanceReport;
-    })
-  | (StoredWrite & {
-      outcome: "committed";
-      committed: Committed;
-      /** Undefined when the commit did not say which item it created (it is created queued: the sweeper hands it on). */
-      pendingWorkItemId?: string;
-      failure: string;
-    })
-  | (StoredWrite & { outcome: "stored"; pendingWorkItemId: string; failure: string })
-  | { ok: false; errors: FieldError[] };
-
-const SCOPE_ENTRY = /^[A-Za-z0-9_.-]+=[^=\s][^\s]*$/;
-
-export async function writeFacts(db: Db, stages: FactWriteStages, input: WriteFactsInput): Promise<WriteFactsResult> {
-  const prepared = prepareDirectWrite(input.diff);
-  const validated = prepared.items.map((item) => ({
-    item,
-    result: validateCandidate(item.kind, item.payload, { sourceText: prepared.text }),
-  }));
-  const errors = [...scopeErrors(input.scope), ...prepared.errors, ...validated.flatMap(({ item, result }) => itemErrors(item, result))];
-  if (errors.length > 0) return { ok: false, errors };
-  const payloads = validated.map(({ item, result }) => ({ item, payload: (result as { payload: Record<string, unknown> }).payload }));
-  const stored = await storeValidated(db, stages, input, prepared.text, payloads);
-  const base: StoredWrite = { ok: true, workItemId: stored.commitItemId, factWriteId: stored.ref.subjectId, traceId: input.traceId };
-  const source = { ...stored.source, workItemId: stored.commitItemId };
-  let commit: { value: CommitSummary; nextItemId?: string };
-  try {
-    commit = await stages.run(stored.commitItemId, {
-      chainTruthMaintenance: true,
-      write: (tx) => commitPlanned(tx, source, stored.candidates, NO_DISAMBIGUATION, { truthMaintenanceQueued: true }),
-    });
-  } catch (err) {
-    return { ...base, outcome: "stored", pendingWorkItemId: stored.commitItemId, failure: messageOf(err) };
-  }
-  const refs: CommittedRefs = { ...commit.value, scope: source.scope };
-  return { ...base, ...(await maintainCommitted(stages, input, commit.nextItemId, commit.value, refs)) };
+export interface CommitOptions {
+  disambiguator?: EntityDisambiguator;
+  /** Decisions an earlier attempt checkpointed, and where to checkpoint new ones (see entity-disambiguation.ts). */
+  checkpoint?: DisambiguationCheckpoint;
+  /**
+   * The caller creates the truth_maintenance work item in the commit's transaction (workers and
+   * direct writes do): the outbox row is then written as already relayed. Without it the outbox
+   * relay creates that item.
+   */
+  truthMaintenanceQueued?: boolean;
+  /** Awaited inside the transaction once everything is written, just before it commits (a fault test's pause). */
+  faultPoint?: () => Promise<void>;
 }
 
-/** Truth maintenance for a committed write, in-process; a failure leaves its item for a worker. */
-async function maintainCommitted(
-  stages: FactWriteStages,
-  input: WriteFactsInput,
-  tmItemId: string | undefined,
-  summary: CommitSummary,
-  refs: CommittedRefs,
-) {
-  const { skipped: _s, retracted: _r, tokensUsed: _t, disambiguationFailures: _d, ...committed } = summary;
-  try {
-    if (!tmItemId) throw new Error("the commit created no truth_maintenance item");
-    const maintained = await stages.run(tmItemId, {
-      truthMaintained: true,
-      write: (tx) => applyTruthMaintenanceIn(tx, refs, { singleValued: input.singleValued }),
-    });
-    return { outcome: "applied" as const, truthMaintenanceWorkItemId: tmItemId, committed, truthMaintenance: maintained.value };
-  } catch (err) {
-    return { outcome: "committed" as const, committed, pendingWorkItemId: tmItemId, failure: messageOf(err) };
-  }
+export interface CommitSummary {
+  skipped: boolean;
+  /** The source was deleted (delete-by-source) before this commit ran: nothing was written. */
+  retracted: boolean;
+  entityIds: string[];
+  assertionIds: string[];
+  attributeIds: string[];
+  relationIds: string[];
+  instructionIds: string[];
+  uncertaintyIds: string[];
+  revocationCandidateIds: string[];
+  tokensUsed: number;
+  disambiguationFailures: DisambiguationPlan["failures"];
 }
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
-function scopeErrors(scope: unknown): FieldError[] {
-  if (!Array.isArray(scope)) return [{ field: "scope", message: "must be a list of key=value entries" }];
-  return scope.flatMap((entry, i) =>
-    typeof entry === "string" && SCOPE_ENTRY.test(entry) ? [] : [{ field: `scope.${i}`, message: "must look like key=value" }],
-  );
-}
-
-function itemErrors(item: DirectItem, result: ReturnType<typeof validateCandidate>): FieldError[] {
-  if (result.ok) return [];
-  const issues = item.withoutEvidence ? result.issues.filter((i) => !i.field.startsWith("evidence")) : result.issues;
-  return issues.map((issue) => ({ field: `${item.section}.${item.index}.${issue.field}`, message: issue.message }));
-}
-
-/** Stores the write, its candidates (already valid), its finished validation and its queued commit together. */
-async function storeValidated(
+/** Commits in a transaction of its own (tests, tools); workers use planCommit and commitPlanned. */
+export async function commitCandidates(
   db: Db,
-  stages: FactWriteStages,
-  input: WriteFactsInput,
-  text: string,
-  items: { item: DirectItem; payload: Record<string, unknown> }[],
-) {
-  const scope = normaliseScope(input.scope);
-  return transaction(db, async (tx) => {
-    const write = await tx.factWrite.create({
-      data: { contextId: input.contextId, payload: input.diff as Prisma.InputJsonValue, text, scope, traceId: input.traceId },
-    });
-    const ref = { contextId: input.contextId, subjectType: "fact_write" as const, subjectId: write.id, traceId: input.traceId };
-    const { validateItemId, commitItemId } = await stages.open(tx, ref);
-    const candidates: KnowledgeCandidate[] = [];
-    for (const [ordinal, { item, payload }] of items.entries()) {
-      candidates.push(
-        await tx.knowledgeCandidate.create({
-          data: {
-            contextId: ref.contextId,
-            subjectType: ref.subjectType,
-            subjectId: ref.subjectId,
-            workItemId: validateItemId,
-            ordinal,
-            kind: item.kind,
-            payload: payload as Prisma.InputJsonValue,
-            status: "valid",
-            stage: "direct",
-          },
-        }),
-      );
-    }
-    const source = { ...ref, factWriteId: write.id, scope, occurredAt: write.createdAt, nodeOffsets: new Map<string, number>() };
-    return { ref, candidates, source, commitItemId };
+  source: CommitSource,
+  candidates: KnowledgeCandidate[],
+  options: CommitOptions = {},
+): Promise<CommitSummary> {
+  const plan = await planCommit(db, source, candidates, options);
+  return transaction(db, (tx) => commitPlanned(tx, source, candidates, plan, options), { timeoutMs: 60_000 });
+}
+
+/** What the commit decides before its transaction opens: the disambiguator's answers (no model call holds row locks). */
+export async function planCommit(
+  db: Db,
+  source: CommitSource,
+  candidates: readonly KnowledgeCandidate[],
+  options: CommitOptions,
+): Promise<DisambiguationPlan> {
+  if (!options.disambiguator) return { decisions: new Map(), tokensUsed: 0, failures: [] };
+  return planDisambiguations(db, source, nameUses(candidates), options.disambiguator, options.checkpoint);
+}
+
+/** The commit itself, in the caller's transaction. */
+export async function commitPlanned(
+  tx: Tx,
+  source: CommitSource,
+  candidates: KnowledgeCandidate[],
+  plan: DisambiguationPlan,
+  options: CommitOptions,
+): Promise<CommitSummary> {
+  const summary = await commitInTransaction(tx, { ...source, scope: normaliseScope(source.scope) }, candidates, plan, options);
+  return { ...summary, tokensUsed: plan.tokensUsed, disambiguationFailures: plan.failures };
+}
+
+async function commitInTransaction(
+  tx: Tx,
+  source: CommitSource,
+  candidates: KnowledgeCandidate[],
+  plan: Pick<DisambiguationPlan, "decisions">,
+  options: CommitOptions,
+): Promise<CommitSummary> {
+  const summary = emptySummary();
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`commit|${source.workItemId}`}, 0))`;
+  if (await tx.outboxEvent.findUnique({ where: { workItemId: source.workItemId } })) return { ...summary, skipped: true };
+  await holdSourceShared(tx, source.subjectId);
+  if (await isSourceRetracted(tx, source.subjectId, source.contextId)) {
+    await markRetractionsApplied(tx, source.contextId, source.subjectId);
+    await writeOutbox(tx, source, { ...summary, retracted: true }, options);
+    return { ...summary, retracted: true };
+  }
+  await lockIdentityKeys(
+    tx,
+    source.contextId,
+    nameUses(candidates).map((u) => identityKey(u.name)),
+  );
+  const writer = new CandidateWriter(tx, source, summary, declaredTypes(candidates), plan.decisions);
+  for (const candidate of candidates) await writer.write(candidate);
+  await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
+  await writeOutbox(tx, source, summary, options);
+  await options.faultPoint?.();
+  return summary;
+}
+
+async function writeOutbox(tx: Tx, source: CommitSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
+  const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, ...refs } = summary;
+  await tx.outboxEvent.create({
+    data: {
+      contextId: source.contextId,
+      type: "artifacts_committed",
+      workItemId: source.workItemId,
+      traceId: source.traceId,
+      payload: toJson({
+        subjectType: source.subjectType,
+        subjectId: source.subjectId,
+        scope: source.scope,
+        turnId: source.turnId,
+        ...refs,
+      } satisfies CommittedRefs),
+      processedAt: options.truthMaintenanceQueued ? new Date() : null,
+    },
   });
+}
+
+function emptySummary(): CommitSummary {
+  return {
+    skipped: false,
+    retracted: false,
+    entityIds: [],
+    assertionIds: [],
+    attributeIds: [],
+    relationIds: [],
+    instructionIds: [],
+    uncertaintyIds: [],
+    revocationCandidateIds: [],
+    tokensUsed: 0,
+    disambiguationFailures: [],
+  };
 }
