@@ -147,6 +147,8 @@ export const EnvSchema = z.object({
   RECALL_CPU_THREADS: z.coerce.number().int().min(1).max(64).default(1),
   /** Threads background work (imports, documents, asynchronous turns) may use: its share of the CPU pool. */
   RECALL_CPU_BACKGROUND_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** How much lower background threads run (nice, 0–19): on a saturated machine interactive work is served first. */
+  RECALL_CPU_BACKGROUND_NICE: z.coerce.number().int().min(0).max(19).default(5),
   /** Longest one CPU task (reading a turn with the rules, parsing a document) may run before its work item fails with class budget. */
   RECALL_CPU_TASK_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   /** Heap limit of a CPU pool thread; a task that needs more fails with class budget. */
@@ -276,6 +278,7 @@ export function cpuPoolOptions(config: Config) {
   return {
     interactiveThreads: config.RECALL_CPU_THREADS,
     backgroundThreads: config.RECALL_CPU_BACKGROUND_THREADS,
+    backgroundNice: config.RECALL_CPU_BACKGROUND_NICE,
     taskTimeoutMs: config.RECALL_CPU_TASK_TIMEOUT_MS,
     maxHeapMb: config.RECALL_CPU_TASK_MAX_HEAP_MB,
   };

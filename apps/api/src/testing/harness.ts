@@ -38,6 +38,9 @@ export async function startHarness(
     LOG_LEVEL: "silent",
     OUTBOX_POLL_MS: "50",
     NODE_ENV: "test",
+    // Test files run beside each other, not beside this service's interactive work: a niced background
+    // thread would only be starved by the other files' processes.
+    RECALL_CPU_BACKGROUND_NICE: "0",
     ...overrides,
   });
   const worker = await bootstrapWorker(config, { destination: logDestination });

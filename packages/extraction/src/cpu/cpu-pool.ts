@@ -32,6 +32,8 @@ export interface CpuPoolOptions {
   interactiveThreads: number;
   /** Threads background work uses (at most this many background tasks run at once). */
   backgroundThreads: number;
+  /** How much lower (nice) background threads run; default 5. */
+  backgroundNice?: number;
   /** Longest one task may run, from the moment a thread takes it. */
   taskTimeoutMs: number;
   /** A thread's heap limit. */
@@ -47,7 +49,7 @@ export class CpuBudgetError extends ClassifiedError {
 
 const THREAD_ENTRY = path.join(__dirname, "cpu-thread.cjs");
 /** How much lower background threads run (nice), so a saturated machine still serves interactive work first. */
-const BACKGROUND_NICE = 10;
+const BACKGROUND_NICE = 5;
 
 export class CpuPool implements CpuRunner {
   readonly #lanes: Record<CpuLane, Lane>;
@@ -55,7 +57,7 @@ export class CpuPool implements CpuRunner {
   constructor(private readonly options: CpuPoolOptions) {
     this.#lanes = {
       interactive: new Lane(options.interactiveThreads, options, 0),
-      background: new Lane(options.backgroundThreads, options, BACKGROUND_NICE),
+      background: new Lane(options.backgroundThreads, options, options.backgroundNice ?? BACKGROUND_NICE),
     };
   }
 
