@@ -5,6 +5,7 @@
 //   scaleout    the same with 1, 2 and 4 extract worker processes (BENCH_SCALEOUT=1,2,4)
 //   rpm         BENCH_RPM (30) requests-per-minute limit across two extract processes (takes over a minute)
 //   memory      RSS of API and worker after BENCH_MEMORY_TURNS (10,000) turns, growth from the half-way mark
+//   bulk        BENCH_BULK_TURNS (2,000) LoCoMo turns imported in batches of 500, instant model: turns/s and transactions per turn
 //   reads       /profile and /query below
 // The first five run real API and worker processes (perf-cluster.ts); see perf-sections.ts.
 //
@@ -27,9 +28,9 @@ import { countStatements, floorProbe, measure, type Latency, type Probe } from "
 import { loadQuestions } from "./bench-questions";
 import { loadWithServices } from "./bench-service-load";
 import { BENCH_ADMIN_KEY, startService, type BenchService } from "./bench-service";
-import { latencySection, memorySection, modelBoundSection, rpmSection, throughputSection } from "./perf-sections";
+import { bulkSection, latencySection, memorySection, modelBoundSection, rpmSection, throughputSection } from "./perf-sections";
 
-const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "reads"];
+const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "bulk", "reads"];
 
 async function main(): Promise<void> {
   const sections = (process.env.BENCH_SECTIONS ?? ALL.join(",")).split(",").map((s) => s.trim());
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
   if (sections.includes("scaleout")) await modelBoundSection((process.env.BENCH_SCALEOUT ?? "1,2,4").split(",").map(Number));
   if (sections.includes("rpm")) await rpmSection();
   if (sections.includes("memory")) await memorySection();
+  if (sections.includes("bulk")) await bulkSection();
   if (sections.includes("reads")) await readsSection();
 }
 
