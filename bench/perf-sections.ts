@@ -8,6 +8,7 @@ import { startEconomyServer, type EconomyServer } from "./economy-server";
 import { ADMIN, rssMiB, startCluster, type Cluster } from "./perf-cluster";
 import {
   benchTurns,
+  call,
   concurrently,
   cycle,
   fmt,
@@ -87,6 +88,56 @@ export async function throughputSection(): Promise<void> {
     console.log(`  ${fmt(rate)} turns/s | write floor ${fmt(floor)} single-row tx/s at ${clients} connections | ${fmt(rate / floor, 3)}x`);
     await stageReport(cluster.databaseUrl, committed);
   });
+}
+
+/**
+ * History import: BENCH_BULK_TURNS (2,000) LoCoMo turns posted in batches of 500 (one session each), instant
+ * scripted model; turns/s from the first POST to every turn committed, and Postgres transactions per imported
+ * turn (the bench's own progress reads are counted and left out).
+ */
+export async function bulkSection(): Promise<void> {
+  const n = num("BENCH_BULK_TURNS", 2_000);
+  const batch = 500;
+  await withCluster(0, [""], {}, async (cluster, api) => {
+    const turns = cycle(benchTurns("any"), n);
+    const pool = new pg.Pool({ connectionString: cluster.databaseUrl, max: 1 });
+    try {
+      const before = await transactionsCommitted(cluster.databaseUrl);
+      const started = performance.now();
+      for (let i = 0; i < n; i += batch) await postBatch(api, await newSession(api), turns.slice(i, i + batch));
+      const { polls, dead } = await waitAllCommitted(pool, n);
+      const seconds = (performance.now() - started) / 1000;
+      const after = await transactionsCommitted(cluster.databaseUrl);
+      const perTurn = (after.commits - before.commits - polls) / (after.turns - before.turns);
+      console.log(`\n## bulk import: ${n} LoCoMo turns in batches of ${batch}, instant scripted model${dead ? ` (${dead} failed)` : ""}`);
+      console.log(`  ${fmt(n / seconds)} turns/s to all committed (${fmt(seconds)} s) | goal >= 100`);
+      console.log(`  Postgres transactions per imported turn: ${fmt(perTurn, 2)} | goal <= 4`);
+      await stageReport(cluster.databaseUrl, after);
+    } finally {
+      await pool.end();
+    }
+  });
+}
+
+async function postBatch(api: Api, session: string, turns: TurnText[]): Promise<void> {
+  const body = { turns: turns.map((t) => ({ role: "user", content: t.text, name: t.speaker, scope: ["org=perf"] })) };
+  const res = await call(api, "POST", `/sessions/${session}/turns/batch`, body);
+  if (res.status !== 202) throw new Error(`batch refused: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Polls (every 500 ms, one transaction each) until `n` turns are committed or failed; gives up after 10 minutes. */
+async function waitAllCommitted(pool: pg.Pool, n: number): Promise<{ polls: number; dead: number }> {
+  for (let polls = 1; ; polls++) {
+    const { rows } = await pool.query<{ done: number; dead: number }>(
+      `SELECT count(*) FILTER (WHERE queue = 'truth_maintenance' AND (status = 'succeeded' OR payload ? 'truth_maintained_at'))::int AS done,
+              count(DISTINCT subject_id) FILTER (WHERE status = 'dead')::int AS dead
+         FROM work_items WHERE subject_type = 'turn'`,
+    );
+    const { done, dead } = rows[0]!;
+    if (done + dead >= n) return { polls, dead };
+    if (polls >= 1_200) throw new Error(`after 10 minutes ${done} of ${n} turns committed, ${dead} failed`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 /** Model answering after 300 ms: turns/s against processes × concurrency ÷ latency, with 1..N extract worker processes. */

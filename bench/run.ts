@@ -6,6 +6,7 @@
 //   rpm         BENCH_RPM (30) requests-per-minute limit across two extract processes (takes over a minute)
 //   memory      RSS of API and worker after BENCH_MEMORY_TURNS (10,000) turns, growth from the half-way mark
 //   hostile     a BENCH_HOSTILE_MB (5) MB Markdown without breaks beside another context's turns (perf-hostile.ts)
+//   bulk        BENCH_BULK_TURNS (2,000) LoCoMo turns imported in batches of 500, instant model: turns/s and transactions per turn
 //   reads       /profile and /query below
 // The first five run real API and worker processes (perf-cluster.ts); see perf-sections.ts.
 //
@@ -29,9 +30,9 @@ import { loadQuestions } from "./bench-questions";
 import { loadWithServices } from "./bench-service-load";
 import { BENCH_ADMIN_KEY, startService, type BenchService } from "./bench-service";
 import { hostileDocumentSection } from "./perf-hostile";
-import { latencySection, memorySection, modelBoundSection, rpmSection, throughputSection } from "./perf-sections";
+import { bulkSection, latencySection, memorySection, modelBoundSection, rpmSection, throughputSection } from "./perf-sections";
 
-const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "hostile", "reads"];
+const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "hostile", "bulk", "reads"];
 
 async function main(): Promise<void> {
   const sections = (process.env.BENCH_SECTIONS ?? ALL.join(",")).split(",").map((s) => s.trim());
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
   if (sections.includes("rpm")) await rpmSection();
   if (sections.includes("memory")) await memorySection();
   if (sections.includes("hostile")) await hostileDocumentSection();
+  if (sections.includes("bulk")) await bulkSection();
   if (sections.includes("reads")) await readsSection();
 }
 
