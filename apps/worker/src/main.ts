@@ -29,10 +29,11 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const queues = parseQueues(process.argv.slice(2));
   const worker = await bootstrapWorker(config);
+  // The CPU pool's threads load the rules and parsers before the first job is taken (a second or two, more on a
+  // loaded machine), so that time is never spent inside a stage's wall-time budget.
+  await worker.warm().catch((err: Error) => worker.deps.logger.warn({ err: err.message }, "CPU pool did not warm up"));
   const runtime = startWorkers(worker.deps, worker.connection, queues);
   worker.deps.logger.info({ queues }, "workers started");
-  // The CPU pool's threads start now, not on the first job (a thread takes a second or two to load the rules).
-  worker.warm().catch((err: Error) => worker.deps.logger.warn({ err: err.message }, "CPU pool did not warm up"));
   const metrics = serveMetrics(config.WORKER_METRICS_PORT, worker.deps.logger);
   // SIGTERM: take no more jobs, let running ones finish within SHUTDOWN_TIMEOUT_MS, hand the rest back, exit.
   const shutdown = async (signal: string) => {
