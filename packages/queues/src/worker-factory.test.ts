@@ -191,3 +191,17 @@ test("shutting down, a stage still running is handed back: attempt abandoned, it
   startWorker("commit_artifacts", async () => ({ status: "succeeded" }));
   expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 2 });
 });
+
+test("an item that fails for good tells its stage (onDead), which a window's stage uses to let its turns run alone", async () => {
+  const dead: string[] = [];
+  startWorker("validate_artifacts", {
+    process: async () => {
+      throw new WorkError("validation", "never works", false);
+    },
+    onDead: async (item, message) => void dead.push(`${item.id} ${message}`),
+  });
+  const item = await newItem("validate_artifacts");
+  await enqueueWorkItem(queues, item);
+  expect(await settled(item.id)).toMatchObject({ status: "dead" });
+  expect(dead).toEqual([`${item.id} validation: never works`]);
+});
