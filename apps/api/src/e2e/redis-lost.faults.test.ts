@@ -77,6 +77,7 @@ test("Redis stopped and started again empty mid-run: ingest keeps accepting into
   // No route answers 5xx for a Redis that is down, but readiness, which says so.
   expect(probe.length).toBeGreaterThan(30);
   expect(probe.filter((a) => a.status >= 500).map((a) => `${a.route} ${a.status}`)).toEqual(["GET /readyz 503"]);
-  const readyz = probe.find((a) => a.route === "GET /readyz")!.body as { checks: { name: string; ok: boolean }[] };
-  expect(readyz.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(["redis"]);
+  const readyz = probe.find((a) => a.route === "GET /readyz")!.body as { checks: { name: string; ok: boolean; error?: string }[] };
+  expect(readyz.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(["redis", "workers"]);
+  expect(readyz.checks.find((c) => c.name === "workers")).toMatchObject({ error: expect.stringContaining("Redis") });
 });

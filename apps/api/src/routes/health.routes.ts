@@ -32,17 +32,22 @@ function readiness(deps: ApiDeps): RouteDefinition {
     tags: ["health"],
     responses: { 200: { description: "Ready", schema: Readiness }, 503: { description: "Not ready; see checks", schema: Readiness } },
     handle: async () => {
+      const redis = check("redis", async () => void (await deps.redis.ping()));
       const checks = await Promise.all([
         check("accepting", async () => {
           if (deps.drain.draining) throw new Error("shutting down: finishing requests in flight, taking no new ones");
         }),
         check("postgres", () => deps.db.$queryRaw`SELECT 1`),
-        check("redis", async () => void (await deps.redis.ping())),
+        redis,
         check("migrations", async () => {
           const pending = await pendingMigrations(deps.config.DATABASE_URL);
           if (pending.length > 0) throw new Error(`pending: ${pending.join(", ")}`);
         }),
-        check("workers", () => workersAlive(deps)),
+        // Heartbeats live in Redis: with Redis down, whether workers are alive is unknown, and says so.
+        check("workers", async () => {
+          if (!(await redis).ok) throw new Error("unknown: worker heartbeats are kept in Redis, which does not answer");
+          return workersAlive(deps);
+        }),
       ]);
       const index = await deps.vector?.index?.(deps.db);
       // Informational: the scan is a working fallback, so it never makes the service unready.
