@@ -58,8 +58,11 @@ export async function joinWindow(
   limits: WindowLimits,
   turn: ParkedTurn,
   item: WorkItem,
+  /** The turn's own writes that must land with the hand-over (its extraction plan). */
+  write?: (tx: Tx) => Promise<void>,
 ) {
   const release = await transaction(db, async (tx): Promise<Release> => {
+    await write?.(tx);
     await lockSession(tx, turn.sessionId);
     const release: Release = { promote: [] };
     let window = await tx.extractionWindow.findFirst({

@@ -4,6 +4,7 @@
 // documents and windowed turns that were handed back go straight to the one-turn processor,
 // which gets the same claim and known entities (read once per job).
 import { isEmptyDiff, type ExtractionInput } from "@recall/contracts";
+import type { Tx } from "@recall/db";
 import { extractionMode, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import type { KnownMemory } from "../services/known-memory";
@@ -29,10 +30,10 @@ export function windowAwareExtract(deps: WorkerDeps, oneTurn: StageHandler<Known
       const threshold = deps.config.RECALL_HEURISTIC_CONFIDENCE;
       const { attempt, ambiguous } = await deps.cpu.run("rules", input, { threshold }, { lane: "background", signal: ctx.signal });
       if ((attempt.finished && !(ambiguous && !isEmptyDiff(attempt.diff))) || ambiguous) return oneTurn.process(ctx);
-      // The window reads the plan of its first turn: it is recorded before the turn joins.
+      // The window reads the plan of its first turn: it is recorded as the turn joins.
       const plan = resolvePlan(deps, subject);
-      if (!planRecorded(plan, claim.plan)) await writePlan(deps.db, plan);
-      await joinWindow(deps.db, deps, windowLimits(deps.config), claim.subject.turn!, item);
+      const write = planRecorded(plan, claim.plan) ? undefined : (tx: Tx) => writePlan(tx, plan);
+      await joinWindow(deps.db, deps, windowLimits(deps.config), claim.subject.turn!, item, write);
       return { status: "waiting" };
     },
   };
