@@ -9,6 +9,7 @@ import {
   workerName,
   type QueueName,
   type RedisConnection,
+  type StageHandler,
   type StageWorkerOptions,
 } from "@recall/queues";
 import { settlesWithin } from "@recall/telemetry";
@@ -17,6 +18,7 @@ import { commitArtifactsProcessor } from "./processors/commit-artifacts.processo
 import { extractAssertionsProcessor } from "./processors/extract-assertions.processor";
 import { extractWindowProcessor } from "./processors/extract-window.processor";
 import { windowAwareExtract } from "./windowing/windowed-turn";
+import { bySubject, windowStage } from "./windowing/window-stage";
 import { truthMaintenanceProcessor } from "./processors/truth-maintenance.processor";
 import { validateArtifactsProcessor } from "./processors/validate-artifacts.processor";
 
@@ -47,12 +49,14 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
     sweepAfterMs: deps.config.RECALL_SWEEP_AFTER_MS,
     sweepIntervalMs: deps.config.RECALL_SWEEP_INTERVAL_MS,
   });
+  // A window's later stages run as one job per stage for all its turns (windowing/window-stage.ts).
+  const perTurnOrWindow = (queue: QueueName, turn: StageHandler<unknown>) => bySubject(turn, windowStage(deps, queue, turn));
   const processors: Record<QueueName, StageWorkerOptions["process"]> = {
     extract_assertions: windowAwareExtract(deps, extractAssertionsProcessor(deps)),
     extract_window: extractWindowProcessor(deps),
-    validate_artifacts: validateArtifactsProcessor(deps),
-    commit_artifacts: commitArtifactsProcessor(deps),
-    truth_maintenance: truthMaintenanceProcessor(deps),
+    validate_artifacts: perTurnOrWindow("validate_artifacts", validateArtifactsProcessor(deps)),
+    commit_artifacts: perTurnOrWindow("commit_artifacts", commitArtifactsProcessor(deps)),
+    truth_maintenance: perTurnOrWindow("truth_maintenance", truthMaintenanceProcessor(deps)),
   };
   const workers = queues.map((queue) =>
     createStageWorker({

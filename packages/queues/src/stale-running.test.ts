@@ -19,13 +19,14 @@ import {
   startWorker,
   useQueueTestEnv,
 } from "./testing/queue-test-env";
-import { claimWorkItem } from "./work-state";
+import { claimWindowTurns, claimWorkItem, ensureWorkItem } from "./work-state";
 
 useQueueTestEnv();
 // Each test sees only its own items: a sweep takes back whatever is stale in the database.
 afterEach(() => db.workItem.deleteMany());
 
 const LEASE_MS = 60_000;
+const TRACE = "f".repeat(32);
 const recover = () => recoverStaleRunning({ db, queues, logger, leaseMs: LEASE_MS });
 const succeed = async () => ({ status: "succeeded" as const });
 
@@ -150,4 +151,32 @@ test("a job BullMQ runs again after its worker died closes the attempt that work
 
   expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 2 });
   expect(await attemptSummary(item.id)).toEqual(ABANDONED_THEN_SUCCEEDED);
+});
+
+test("a turn's item held by its window's job is left to the window while that will run, and runs alone once it will not", async () => {
+  const context = await db.context.create({ data: { name: "window sweep" } });
+  const session = await db.session.create({ data: { contextId: context.id } });
+  const turn = await db.turn.create({
+    data: { contextId: context.id, sessionId: session.id, seq: 1, role: "user", content: "hi", traceId: TRACE },
+  });
+  const window = await db.extractionWindow.create({ data: { contextId: context.id, sessionId: session.id, turnIds: [turn.id] } });
+  const ref = { contextId: context.id, queue: "commit_artifacts" as const, traceId: TRACE };
+  const held = await ensureWorkItem(db, {
+    ...ref,
+    subjectType: "turn",
+    subjectId: turn.id,
+    waiting: true,
+    payload: { window_id: window.id },
+  });
+  const windowItem = await ensureWorkItem(db, { ...ref, subjectType: "window", subjectId: window.id });
+  await db.$transaction((tx) => claimWindowTurns(tx, "commit_artifacts", window.id, TRACE));
+  await db.workItem.update({ where: { id: held.id }, data: { startedAt: new Date(Date.now() - 2 * LEASE_MS) } });
+
+  expect(await recover()).toEqual([]);
+  expect(await db.workItem.findUniqueOrThrow({ where: { id: held.id } })).toMatchObject({ status: "running" });
+
+  await db.workItem.update({ where: { id: windowItem.id }, data: { status: "dead" } });
+  expect(await recover()).toEqual([{ workItemId: held.id, status: "queued" }]);
+  expect(await db.workItem.findUniqueOrThrow({ where: { id: held.id } })).toMatchObject({ status: "queued", payload: {} });
+  expect(await queues.commit_artifacts.getJobState(jobIdFor(held.id))).toBe("waiting");
 });

@@ -12,7 +12,7 @@ import { LIVE_JOB_STATES } from "./lost-jobs";
 import type { QueueSet } from "./producer";
 import { isQueueName, jobIdFor } from "./registry";
 import { requeueWorkItem } from "./retry";
-import { abandonWorkItem } from "./work-state";
+import { WINDOW_STAGES, abandonWorkItem, releaseWindowTurns, windowOf } from "./work-state";
 
 export interface StaleRunningOptions {
   db: Db;
@@ -46,6 +46,8 @@ export async function recoverStaleRunning(options: StaleRunningOptions): Promise
 
 async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promise<RecoveredItem | undefined> {
   const { db, queues, logger, leaseMs } = options;
+  const windowId = windowOf(item);
+  if (windowId) return recoverWindowTurn(options, item, windowId);
   const queue = isQueueName(item.queue) ? queues[item.queue] : undefined;
   if (queue && LIVE_JOB_STATES.has(await queue.getJobState(jobIdFor(item.id)))) return undefined;
   const status = queue && item.attempts < item.maxAttempts ? "queued" : "dead";
@@ -61,5 +63,27 @@ async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promis
     "took back an abandoned work item",
   );
   if (status === "queued") await requeueWorkItem(queues, item, carrierForTraceId(item.traceId));
+  // A window's stage that will not run again lets its turns run alone.
+  if (status === "dead" && item.subjectType === "window" && WINDOW_STAGES.includes(item.queue)) {
+    await releaseTurns(options, item.queue, item.subjectId, err.message);
+  }
   return { workItemId: item.id, status };
+}
+
+/**
+ * A turn's item held by its window's job is the window's to run: left alone while the window's item will still
+ * run; once that item will not (dead, cancelled, gone), the window's turns run alone.
+ */
+async function recoverWindowTurn(options: StaleRunningOptions, item: WorkItem, windowId: string): Promise<RecoveredItem | undefined> {
+  const window = await options.db.workItem.findUnique({
+    where: { queue_subjectType_subjectId: { queue: item.queue, subjectType: "window", subjectId: windowId } },
+  });
+  if (window && ["queued", "running", "failed", "waiting"].includes(window.status)) return undefined;
+  await releaseTurns(options, item.queue, windowId, `its window's ${item.queue} stopped (${window?.status ?? "no work item"})`);
+  return { workItemId: item.id, status: "queued" };
+}
+
+async function releaseTurns(options: StaleRunningOptions, queue: string, windowId: string, why: string): Promise<void> {
+  const turns = await releaseWindowTurns(options.db, queue, windowId, `window: ${why}`);
+  for (const turn of turns) await requeueWorkItem(options.queues, turn, carrierForTraceId(turn.traceId));
 }

@@ -208,3 +208,17 @@ test("a job whose work item is not in this database is left for its owner (delay
   expect(job.attemptsMade).toBe(0);
   expect(job.failedReason ?? null).toBeNull();
 });
+
+test("an item that fails for good tells its stage (onDead), which a window's stage uses to let its turns run alone", async () => {
+  const dead: string[] = [];
+  startWorker("validate_artifacts", {
+    process: async () => {
+      throw new WorkError("validation", "never works", false);
+    },
+    onDead: async (item, message) => void dead.push(`${item.id} ${message}`),
+  });
+  const item = await newItem("validate_artifacts");
+  await enqueueWorkItem(queues, item);
+  expect(await settled(item.id)).toMatchObject({ status: "dead" });
+  expect(dead).toEqual([`${item.id} validation: never works`]);
+});

@@ -62,6 +62,8 @@ export interface StageResult {
   output?: StageOutput;
   /** The next stage has nothing to do: its item is created finished with this result, and no job runs for it. */
   nextDone?: StageOutput;
+  /** Runs once the success is committed, when it was the item's first (a window's stage queues the turns that left it). */
+  after?: () => Promise<void>;
 }
 
 export type StageProcessor = (ctx: StageContext) => Promise<StageResult>;
@@ -70,6 +72,8 @@ export type StageProcessor = (ctx: StageContext) => Promise<StageResult>;
 export interface StageHandler<I> {
   load?(tx: Tx, claimed: ClaimedWork): Promise<I>;
   process(ctx: StageContext<I>): Promise<StageResult>;
+  /** The item failed for good (dead): what it held must not be lost with it (a window's turns run alone). */
+  onDead?(item: WorkItem, message: string): Promise<void>;
 }
 
 export interface StageWorkerOptions {
@@ -189,7 +193,7 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
   } catch (err) {
     stopTimer({ outcome: "failed" });
     if (err instanceof HandBackError) throw await handJobBack(options, delivery, failure, err);
-    const thrown = await failAttempt(options, failure, err);
+    const thrown = await failAttempt(options, failure, err, handler.onDead?.bind(handler));
     // Another run of this item succeeded meanwhile: this late failure changes nothing and is not retried.
     if (!thrown) return { status: "skipped" };
     throw thrown;
@@ -248,6 +252,7 @@ async function succeed(options: StageWorkerOptions, ctx: FailureContext, result:
   workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
   // Another run of this item succeeded first and chained the next stage already.
   if (!finished.first) ctx.logger.warn("a duplicate run succeeded after the item had; the first success stands");
+  else await result.after?.();
   await faultPoint();
   // The success is committed: a Redis that does not take the next job leaves it `queued` for the sweeper.
   if (finished.next?.item.status === "succeeded") {
@@ -281,7 +286,12 @@ interface FailureContext {
  * Records the failed attempt and returns the error to throw: the original one when BullMQ should
  * retry; undefined when the item had already succeeded in another run.
  */
-async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err: unknown): Promise<Error | undefined> {
+async function failAttempt(
+  options: StageWorkerOptions,
+  ctx: FailureContext,
+  err: unknown,
+  onDead?: StageHandler<unknown>["onDead"],
+): Promise<Error | undefined> {
   const { errorClass, retryable, message: raw } = classifyError(err);
   // Stored and shown to API clients: a credential quoted by a failing dependency must not be.
   const message = scrubSecrets(raw);
@@ -303,6 +313,7 @@ async function failAttempt(options: StageWorkerOptions, ctx: FailureContext, err
   }
   jobsTotal.inc({ queue: options.queue, outcome: final ? "dead" : "failed", error_class: errorClass });
   if (final) workItemsFinished.inc({ queue: options.queue, status: "dead", error_class: errorClass });
+  if (final) await onDead?.(ctx.item, `${errorClass}: ${message}`);
   ctx.logger.warn({ errorClass, final, err: message }, "stage attempt failed");
   if (!retryable) return new UnrecoverableError(`${errorClass}: ${message}`);
   return err instanceof Error ? err : new Error(message);

@@ -2,6 +2,7 @@
 // extraction (one model call per window, each item attributed to and quoted from its own turn),
 // a window whose answer fails validation being split, and a failed window's turns retried one by one.
 // Real Postgres, Redis, workers and the OpenAI SDK against the local wire-protocol server.
+import { jobIdFor } from "@recall/queues";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { contextClient, createContext, type ContextClient } from "../testing/api-client";
 import { startHarness, type Harness } from "../testing/harness";
@@ -161,6 +162,101 @@ test("a window that fails for good fails each of its turns; the batch lists them
   expect(after.counts).toMatchObject({ committed: 1, failed: 2 });
   const committed = await h.api.db.knowledgeCandidate.findMany({ where: { turnId: batch.turn_ids[1], status: "committed" } });
   expect(committed.map((c) => (c.payload as { value: string }).value)).toEqual(["delayed"]);
+});
+
+/** Three turns read in one window (facts for the first and last), imported and committed. */
+async function importWindowOfThree() {
+  llm.script({
+    json: {
+      ...EMPTY,
+      attributes: [
+        fact(0, "Melanie's daughter", "activity", "violin lessons", "her daughter started violin lessons"),
+        fact(2, "Zephyr launch", "scheduled_for", "October", "moved the Zephyr launch to October"),
+      ],
+    },
+  });
+  const batch = await importBatch([VIOLIN, BRIDGE, ZEPHYR]);
+  expect((await batchDone(batch.status_url)).counts.committed).toBe(3);
+  return { batch, window: await h.api.db.extractionWindow.findFirstOrThrow({ where: { sessionId: batch.session } }) };
+}
+
+/** The values of the attributes the turns' commits wrote, sorted. */
+async function factsOf(turnIds: string[]) {
+  const assertions = await h.api.db.assertion.findMany({ where: { turnId: { in: turnIds } }, select: { id: true } });
+  const facts = await h.api.db.attribute.findMany({ where: { assertionId: { in: assertions.map((a) => a.id) } } });
+  return facts.map((f) => f.value).sort();
+}
+
+/** Each stage's items of the turns, and of their window, as [queue, status, attempts] per subject. */
+async function stagesOf(turnIds: string[], windowId: string) {
+  const items = await h.api.db.workItem.findMany({
+    where: { subjectId: { in: [...turnIds, windowId] }, queue: { in: ["validate_artifacts", "commit_artifacts", "truth_maintenance"] } },
+    include: { attemptRecords: { orderBy: { attempt: "asc" } } },
+  });
+  const of = (subjectId: string) =>
+    items
+      .filter((i) => i.subjectId === subjectId)
+      .sort((a, b) => a.queue.localeCompare(b.queue))
+      .map((i) => [i.queue, i.status, i.attemptRecords.map((a) => a.status)]);
+  return { window: of(windowId), turns: turnIds.map(of), items };
+}
+
+test("a window's validation, commit and truth maintenance run as one job per stage for all its turns, each turn keeping its own items", async () => {
+  const { batch, window } = await importWindowOfThree();
+
+  const { window: windowItems, turns, items } = await stagesOf(batch.turn_ids, window.id);
+  const once = ["succeeded"];
+  expect(windowItems).toEqual([
+    ["commit_artifacts", "succeeded", once],
+    ["truth_maintenance", "succeeded", once],
+    ["validate_artifacts", "succeeded", once],
+  ]);
+  // The bridge's turn wrote no fact: its truth maintenance was created done, with no attempt.
+  expect(turns).toEqual([
+    [
+      ["commit_artifacts", "succeeded", once],
+      ["truth_maintenance", "succeeded", once],
+      ["validate_artifacts", "succeeded", once],
+    ],
+    [
+      ["commit_artifacts", "succeeded", once],
+      ["truth_maintenance", "succeeded", []],
+      ["validate_artifacts", "succeeded", once],
+    ],
+    [
+      ["commit_artifacts", "succeeded", once],
+      ["truth_maintenance", "succeeded", once],
+      ["validate_artifacts", "succeeded", once],
+    ],
+  ]);
+  // Only the window's items had jobs.
+  const queues = h.worker.deps.queues;
+  for (const item of items) {
+    const job = await queues[item.queue as "validate_artifacts"].getJob(jobIdFor(item.id));
+    expect([item.subjectType, job !== undefined]).toEqual([item.subjectType, item.subjectType === "window"]);
+  }
+  expect(await factsOf(batch.turn_ids)).toEqual(["October", "violin lessons"]);
+});
+
+test("a turn whose commit fails inside its window's job leaves the window and commits alone; the others commit with it", async () => {
+  // Fails the first insert of the Zephyr fact only: a sequence is not rolled back with the failing savepoint.
+  await h.api.db.$executeRawUnsafe(`CREATE SEQUENCE fail_once_seq;
+    CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF NEW.value = 'October' AND nextval('fail_once_seq') = 1 THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$;
+    CREATE TRIGGER fail_once BEFORE INSERT ON attributes FOR EACH ROW EXECUTE FUNCTION fail_once();`);
+  try {
+    const { batch, window } = await importWindowOfThree();
+    const { turns, items } = await stagesOf(batch.turn_ids, window.id);
+    const commit = (turns[2] as unknown[][]).find((i) => i[0] === "commit_artifacts");
+    expect(commit).toEqual(["commit_artifacts", "succeeded", ["failed", "succeeded"]]);
+    expect((turns[0] as unknown[][]).find((i) => i[0] === "commit_artifacts")).toEqual(["commit_artifacts", "succeeded", ["succeeded"]]);
+    const zephyrCommit = items.find((i) => i.subjectId === batch.turn_ids[2] && i.queue === "commit_artifacts")!;
+    expect(zephyrCommit.attemptRecords[0]!.errorMessage).toMatch(/^window: .*injected failure/);
+    expect(zephyrCommit.payload).not.toHaveProperty("window_id");
+    expect(await factsOf(batch.turn_ids)).toEqual(["October", "violin lessons"]);
+  } finally {
+    await h.api.db.$executeRawUnsafe(`DROP TRIGGER fail_once ON attributes; DROP FUNCTION fail_once(); DROP SEQUENCE fail_once_seq;`);
+  }
 });
 
 test("a batch over 500 turns is refused naming the field", async () => {

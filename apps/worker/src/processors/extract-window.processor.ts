@@ -103,6 +103,7 @@ async function readWindow(deps: WorkerDeps, ctx: StageContext, { windowId, turns
   const reason = `window of ${turns.length} turns${result.attempts === 2 ? " (after one repair)" : ""}`;
   await finishTurns(deps.db, deps, turns, splitWindowDiff(result.value, turns.length), {
     windowId,
+    traceId: ctx.item.traceId,
     model: `${client.provider}:${result.model}`,
     reason,
     windowTokens: budget.used.totalTokens,

@@ -34,7 +34,14 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const reading = (windowId: string) => ({ windowId, model: "openai:test", reason: "window of 1 turn", windowTokens: 10 });
+const reading = (windowId: string) => ({
+  windowId,
+  traceId: "e".repeat(32),
+  model: "openai:test",
+  reason: "window of 1 turn",
+  windowTokens: 10,
+});
+const [w1, w2, w3] = [randomUUID(), randomUUID(), randomUUID()];
 
 function diffOf(object: string): ExtractionDiff {
   const relation = {
@@ -69,8 +76,8 @@ test("two windows finishing the same waiting turn at once: one stages its candid
   await holder.query("BEGIN");
   await holder.query("SELECT id FROM work_items WHERE id = $1 FOR UPDATE", [item.id]);
   const finishes = [
-    finishTurns(db, producer, [turn], [diffOf("Heron")], reading("w1")),
-    finishTurns(db, producer, [turn], [diffOf("Osprey")], reading("w2")),
+    finishTurns(db, producer, [turn], [diffOf("Heron")], reading(w1)),
+    finishTurns(db, producer, [turn], [diffOf("Osprey")], reading(w2)),
   ];
   // Read outside the holder's transaction: inside one, Postgres answers pg_stat_activity from a snapshot.
   await waitFor(
@@ -89,9 +96,16 @@ test("two windows finishing the same waiting turn at once: one stages its candid
   expect(candidates).toHaveLength(1);
   expect(["Heron", "Osprey"]).toContain((candidates[0]!.payload as { object: string }).object);
   expect(await db.workItem.findUniqueOrThrow({ where: { id: item.id } })).toMatchObject({ status: "succeeded" });
-  expect(await db.workItem.count({ where: { subjectId: turn.id, queue: "validate_artifacts" } })).toBe(1);
+  // The turn's validation waits for the validation of the window that finished it, which alone is queued.
+  const validate = await db.workItem.findFirstOrThrow({ where: { subjectId: turn.id, queue: "validate_artifacts" } });
+  expect(validate).toMatchObject({ status: "waiting" });
+  const winner = (validate.payload as { window_id: string }).window_id;
+  expect([w1, w2]).toContain(winner);
+  expect(await db.workItem.findMany({ where: { subjectType: "window", queue: "validate_artifacts" } })).toMatchObject([
+    { subjectId: winner, status: "queued" },
+  ]);
 
   // A window that reads the turn later still leaves it alone.
-  await finishTurns(db, producer, [turn], [diffOf("Wren")], reading("w3"));
+  await finishTurns(db, producer, [turn], [diffOf("Wren")], reading(w3));
   expect(await db.knowledgeCandidate.findMany({ where: { workItemId: item.id } })).toEqual(candidates);
 });

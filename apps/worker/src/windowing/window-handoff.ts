@@ -7,6 +7,7 @@ import { transaction, type Db, type ErrorClass, type Prisma, type Turn, type Wor
 import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import {
   enqueueOrLeaveForSweeper,
+  ensureWorkItem,
   failWaitingTurns,
   finishWaitingTurn,
   requeueWorkItem,
@@ -17,6 +18,8 @@ import {
 
 export interface WindowReading {
   windowId: string;
+  /** The window's trace, which its later stages run in. */
+  traceId: string;
   model: string;
   reason: string;
   /** The window item's tokens for this call, shown on each turn for reference (metered on the window). */
@@ -29,7 +32,10 @@ function turnItem(db: Db | Prisma.TransactionClient, turnId: string) {
   });
 }
 
-/** Stages each turn's diff on its own item and queues its validation; turns no longer waiting (retried meanwhile) are left alone. */
+/**
+ * Stages each turn's diff on its own item and queues the window's validation, which validates each of its
+ * turns (their own validate_artifacts items wait for it); turns no longer waiting (retried meanwhile) are left alone.
+ */
 export async function finishTurns(
   db: Db,
   producer: Producer,
@@ -38,7 +44,7 @@ export async function finishTurns(
   reading: WindowReading,
 ): Promise<void> {
   const next = await transaction(db, async (tx) => {
-    const queued: WorkItem[] = [];
+    let staged = 0;
     for (const [i, turn] of turns.entries()) {
       const item = await turnItem(tx, turn.id);
       if (!item) continue;
@@ -55,16 +61,19 @@ export async function finishTurns(
       // holding the same turn, only one finishes it, and the other cannot replace the candidates the first
       // staged (and validation may already have checked) with unvalidated ones.
       const next = { contextId: item.contextId, queue: "validate_artifacts" as const, subjectType: "turn" as const, subjectId: turn.id };
-      const finished = await finishWaitingTurn(tx, item.id, payload, { ...next, traceId: item.traceId, background: true });
+      const inWindow = { traceId: item.traceId, background: true, waiting: true, payload: { window_id: reading.windowId } };
+      const finished = await finishWaitingTurn(tx, item.id, payload, { ...next, ...inWindow });
       if (!finished) continue;
       await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
       const rows = candidateRows(item, turn, diffs[i]!, reading.model);
       if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
-      queued.push(finished.next);
+      staged++;
     }
-    return queued;
+    if (staged === 0) return undefined;
+    const window = { contextId: turns[0]!.contextId, subjectType: "window" as const, subjectId: reading.windowId };
+    return ensureWorkItem(tx, { ...window, queue: "validate_artifacts", traceId: reading.traceId });
   });
-  for (const item of next) await enqueueOrLeaveForSweeper(producer, item);
+  if (next) await enqueueOrLeaveForSweeper(producer, next);
 }
 
 function candidateRows(item: WorkItem, turn: Turn, diff: ExtractionDiff, model: string): Prisma.KnowledgeCandidateCreateManyInput[] {

@@ -12,7 +12,7 @@ import { createProducerConnection, createWorkerConnection, type RedisConnection 
 import { createQueues, type QueueSet } from "../producer";
 import type { QueueName } from "../registry";
 import { ensureWorkItem } from "../work-state";
-import { createStageWorker, type StageProcessor } from "../worker-factory";
+import { createStageWorker, type StageWorkerOptions } from "../worker-factory";
 
 export const logger = createLogger("silent", "test");
 export let db: Db;
@@ -57,7 +57,7 @@ export function useQueueTestEnv(): void {
 }
 
 /** A stage worker on this test's queue prefix, closed after the test. */
-export function startWorker(queue: QueueName, process: StageProcessor, wallBudgetMs = 10_000): Worker {
+export function startWorker(queue: QueueName, process: StageWorkerOptions["process"], wallBudgetMs = 10_000): Worker {
   const worker = createStageWorker({ queue, process, db, queues, connection, prefix, logger, wallBudgetMs, concurrency: 2 });
   workers.push(worker);
   return worker;

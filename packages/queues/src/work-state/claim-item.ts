@@ -128,17 +128,7 @@ function claimSql({ workItemId, traceId }: ClaimRequest): Prisma.Sql {
       UPDATE work_items w SET status = 'running', attempts = w.attempts + 1, started_at = now(), finished_at = NULL
       FROM target t WHERE w.id = t.id AND t.status NOT IN ('cancelled', 'succeeded', 'waiting')
       RETURNING w.*
-    ), interrupted AS (
-      UPDATE work_attempts a SET status = 'failed', error_class = 'abandoned', finished_at = now(),
-        error_message = 'abandoned: attempt ' || c.attempts || ' started while this one was open (its worker stopped, or lost the database mid-attempt)'
-      FROM claimed c WHERE a.work_item_id = c.id AND a.status = 'running' AND a.attempt < c.attempts
-    ), opened AS (
-      INSERT INTO work_attempts (id, work_item_id, attempt, status, started_at, trace_id)
-      SELECT gen_random_uuid(), c.id, c.attempts, 'running', now(), COALESCE(${traceId}::text, c.trace_id) FROM claimed c
-      ON CONFLICT (work_item_id, attempt) DO UPDATE SET status = 'running', started_at = excluded.started_at, finished_at = NULL,
-        error_class = NULL, error_message = NULL, trace_id = excluded.trace_id
-      RETURNING id
-    )
+    )${attemptsOfClaimed(traceId, "its worker")}
     SELECT t.status::text AS "priorStatus", (SELECT id FROM opened) AS "attemptId",
       ${itemColumns("c")},
       x.config AS "contextConfig",
@@ -153,6 +143,25 @@ function claimSql({ workItemId, traceId }: ClaimRequest): Prisma.Sql {
     LEFT JOIN documents d ON c.subject_type = 'document' AND d.id = c.subject_id
     LEFT JOIN sources s ON s.id = d.source_id
     LEFT JOIN fact_writes f ON c.subject_type = 'fact_write' AND f.id = c.subject_id`;
+}
+
+/**
+ * The CTEs after `claimed` (items just marked running, `attempts` counting this one): the attempts an
+ * interrupted run of `holder` left open closed as abandoned, and this attempt opened (`opened`: id, work_item_id).
+ */
+export function attemptsOfClaimed(traceId: string | null, holder: string): Prisma.Sql {
+  const why = `started while this one was open (${holder} stopped, or lost the database mid-attempt)`;
+  return Prisma.sql`, interrupted AS (
+      UPDATE work_attempts a SET status = 'failed', error_class = 'abandoned', finished_at = now(),
+        error_message = 'abandoned: attempt ' || c.attempts || ' ' || ${why}
+      FROM claimed c WHERE a.work_item_id = c.id AND a.status = 'running' AND a.attempt < c.attempts
+    ), opened AS (
+      INSERT INTO work_attempts (id, work_item_id, attempt, status, started_at, trace_id)
+      SELECT gen_random_uuid(), c.id, c.attempts, 'running', now(), COALESCE(${traceId}::text, c.trace_id) FROM claimed c
+      ON CONFLICT (work_item_id, attempt) DO UPDATE SET status = 'running', started_at = excluded.started_at, finished_at = NULL,
+        error_class = NULL, error_message = NULL, trace_id = excluded.trace_id
+      RETURNING id, work_item_id
+    )`;
 }
 
 const turnJson = Prisma.raw(`CASE WHEN tu.id IS NULL THEN NULL ELSE json_build_object('id', tu.id, 'contextId', tu.context_id,

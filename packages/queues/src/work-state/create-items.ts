@@ -16,6 +16,8 @@ export interface NewWorkItem {
   background?: boolean;
   /** What the item starts with on its payload (a turn's extraction mode). */
   payload?: Record<string, unknown>;
+  /** Created `waiting`: the job of its window's stage runs it (window-stages.ts), not a job of its own. */
+  waiting?: boolean;
 }
 
 function initialPayload(item: NewWorkItem): Record<string, unknown> {
@@ -25,9 +27,9 @@ function initialPayload(item: NewWorkItem): Record<string, unknown> {
 /** Creates the stage's work item, or returns the existing one, in one statement. */
 export async function ensureWorkItem(db: DbOrTx, item: NewWorkItem): Promise<WorkItem> {
   const [row] = await db.$queryRaw<WorkItem[]>`
-    INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload)
+    INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload, status)
     VALUES (gen_random_uuid(), ${item.contextId}::uuid, ${item.queue}, ${item.subjectType}, ${item.subjectId}::uuid,
-            ${item.traceId}, ${QUEUES[item.queue].attempts}, ${jsonb(initialPayload(item))})
+            ${item.traceId}, ${QUEUES[item.queue].attempts}, ${jsonb(initialPayload(item))}, ${startingStatus(item)}::"WorkStatus")
     ON CONFLICT (queue, subject_type, subject_id) DO UPDATE SET subject_type = w.subject_type
     RETURNING ${itemColumns("w")}`;
   return row!;
@@ -38,10 +40,10 @@ export async function createWorkItems(db: DbOrTx, items: readonly NewWorkItem[])
   if (items.length === 0) return [];
   const values = items.map(
     (i) => Prisma.sql`(gen_random_uuid(), ${i.contextId}::uuid, ${i.queue}, ${i.subjectType}, ${i.subjectId}::uuid, ${i.traceId},
-      ${QUEUES[i.queue].attempts}, ${jsonb(initialPayload(i))})`,
+      ${QUEUES[i.queue].attempts}, ${jsonb(initialPayload(i))}, ${startingStatus(i)}::"WorkStatus")`,
   );
   return db.$queryRaw<WorkItem[]>`
-    INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload)
+    INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload, status)
     VALUES ${Prisma.join(values)}
     RETURNING ${itemColumns("w")}`;
 }
@@ -59,6 +61,11 @@ export function successorOf(
     traceId: item.traceId,
     background: isBackground(item),
   };
+}
+
+/** `waiting` for an item its window's job runs, else `queued`. */
+export function startingStatus(item: NewWorkItem): "waiting" | "queued" {
+  return item.waiting ? "waiting" : "queued";
 }
 
 /** The payload a new item of this description starts with (shared with the statements that create successors). */

@@ -6,7 +6,7 @@
 // (candidates, facts, the outbox row) go in the same transaction, and only for the first success.
 import { Prisma, transaction, type Db, type DbOrTx, type Tx, type WorkItem, type WorkStatus } from "@recall/db";
 import { QUEUES } from "../registry";
-import { startingPayload, type NewWorkItem } from "./create-items";
+import { startingPayload, startingStatus, type NewWorkItem } from "./create-items";
 import { itemColumns, jsonb } from "./item-row";
 
 export interface StageOutput {
@@ -44,11 +44,11 @@ export interface Finished {
 
 /** Records the success; with `write`, the stage's writes and the success commit together. */
 export async function finishWorkItem(db: Db, success: Success, write?: (tx: Tx) => Promise<void>): Promise<Finished> {
-  if (!write) return finishStatement(db, success);
+  if (!write) return finishInTransaction(db, success);
   return transaction(
     db,
     async (tx) => {
-      const finished = await finishStatement(tx, success);
+      const finished = await finishInTransaction(tx, success);
       if (finished.first) await write(tx);
       return finished;
     },
@@ -58,12 +58,14 @@ export async function finishWorkItem(db: Db, success: Success, write?: (tx: Tx) 
 
 type FinishRow = WorkItem & { first: boolean; priorNext: WorkStatus | null };
 
-async function finishStatement(db: DbOrTx, success: Success): Promise<Finished> {
+/** The finish statement alone, in the caller's transaction (a window's stage finishes each of its turns so). */
+export async function finishInTransaction(db: DbOrTx, success: Success): Promise<Finished> {
   const [row] = await db.$queryRaw<FinishRow[]>(finishSql(success));
   if (!row) throw new Error(`work item ${success.workItemId} does not exist`);
   const { first, priorNext, ...next } = row;
   if (!first || next.id === null) return { first };
-  return { first, next: { item: next, rerun: priorNext !== null && priorNext !== "queued" && priorNext !== "running" } };
+  const kept = priorNext === null || priorNext === "queued" || priorNext === "running" || priorNext === "waiting";
+  return { first, next: { item: next, rerun: !kept } };
 }
 
 function payloadUpdate(result: StageOutput | undefined): Prisma.Sql {
@@ -98,8 +100,9 @@ function finishSql(s: Success): Prisma.Sql {
 
 /** The successor's upsert, only when this run is the first success; `prior` is its status before. */
 function nextSql(next: NewWorkItem, done: StageOutput | undefined): Prisma.Sql {
-  const keep = Prisma.sql`w.status IN ('queued', 'running')`;
-  const status = done ? Prisma.sql`'succeeded'::"WorkStatus"` : Prisma.sql`'queued'::"WorkStatus"`;
+  const keep = Prisma.sql`w.status IN ('queued', 'running', 'waiting')`;
+  const start = done ? "succeeded" : startingStatus(next);
+  const status = Prisma.sql`${start}::"WorkStatus"`;
   const finishedAt = done ? Prisma.sql`now()` : Prisma.sql`NULL::timestamptz`;
   const result = jsonb(done?.value ?? {});
   return Prisma.sql`, prior AS (

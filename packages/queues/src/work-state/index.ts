@@ -11,3 +11,4 @@ export * from "./requeue-item";
 export * from "./window-items";
 export * from "./checkpoints";
 export * from "./direct-stages";
+export * from "./window-stages";

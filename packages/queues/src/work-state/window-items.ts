@@ -5,7 +5,7 @@
 // conditional on the item still waiting, so of two windows holding one turn only one finishes it.
 import type { DbOrTx, ErrorClass, Tx, WorkItem } from "@recall/db";
 import { QUEUES } from "../registry";
-import { startingPayload, type NewWorkItem } from "./create-items";
+import { startingPayload, startingStatus, type NewWorkItem } from "./create-items";
 import { itemColumns, jsonb } from "./item-row";
 
 /** The turn's item and its open attempt wait for window `windowId`. */
@@ -44,9 +44,9 @@ export async function finishWaitingTurn(
     ), attempt AS (
       UPDATE work_attempts a SET status = 'succeeded', finished_at = now() FROM item WHERE a.work_item_id = item.id AND a.status = 'waiting'
     ), next AS (
-      INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload)
+      INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload, status)
       SELECT gen_random_uuid(), ${next.contextId}::uuid, ${next.queue}, ${next.subjectType}, ${next.subjectId}::uuid, ${next.traceId},
-        ${QUEUES[next.queue].attempts}, ${jsonb(startingPayload(next))}
+        ${QUEUES[next.queue].attempts}, ${jsonb(startingPayload(next))}, ${startingStatus(next)}::"WorkStatus"
       FROM item
       ON CONFLICT (queue, subject_type, subject_id) DO UPDATE SET subject_type = w.subject_type
       RETURNING w.*

@@ -6,13 +6,17 @@ import { AbandonedAttemptError } from "../errors";
 import { attemptsOf, db, newItem, useQueueTestEnv } from "../testing/queue-test-env";
 import {
   cancelWorkItem,
+  claimWindowTurns,
   claimWorkItem,
   ensureWorkItem,
   failWorkItem,
   finishWorkItem,
   handBackWorkItem,
+  leaveWindow,
+  releaseWindowTurns,
   resetToQueued,
   successorOf,
+  windowOf,
   type ClaimOutcome,
 } from ".";
 
@@ -256,4 +260,70 @@ test("a next stage with nothing to do is created finished, with its result", asy
     payload: { truth_maintained_at: "2026-12-03T00:00:00.000Z" },
   });
   expect(finished.next!.item.finishedAt).toBeInstanceOf(Date);
+});
+
+/** A window of three turns of one session, each turn's validate_artifacts item waiting for it. */
+async function windowOfThree() {
+  const context = await db.context.create({ data: { name: "window stages" } });
+  const session = await db.session.create({ data: { contextId: context.id } });
+  const turns = [];
+  for (const seq of [1, 2, 3]) {
+    turns.push(
+      await db.turn.create({
+        data: { contextId: context.id, sessionId: session.id, seq, role: "user", content: `turn ${seq}`, traceId: TRACE },
+      }),
+    );
+  }
+  const window = await db.extractionWindow.create({
+    data: { contextId: context.id, sessionId: session.id, turnIds: [turns[2]!.id, turns[0]!.id, turns[1]!.id] },
+  });
+  const items = [];
+  for (const turn of turns) {
+    items.push(
+      await ensureWorkItem(db, {
+        contextId: context.id,
+        queue: "validate_artifacts",
+        subjectType: "turn",
+        subjectId: turn.id,
+        traceId: TRACE,
+        waiting: true,
+        payload: { window_id: window.id },
+      }),
+    );
+  }
+  return { window, turns, items };
+}
+
+test("a window's job claims its turns' waiting items at once, in session order, and none of another window's", async () => {
+  const { window, turns, items } = await windowOfThree();
+  const other = await windowOfThree();
+  await db.workItem.update({ where: { id: items[1]!.id }, data: { status: "succeeded" } });
+
+  const claims = await db.$transaction((tx) => claimWindowTurns(tx, "validate_artifacts", window.id, TRACE));
+  expect(claims.map((c) => [c.turn.id, c.item.status, c.item.attempts])).toEqual([
+    [turns[0]!.id, "running", 1],
+    [turns[2]!.id, "running", 1],
+  ]);
+  expect((await attemptsOf(items[0]!.id)).map((a) => [a.id, a.status])).toEqual([[claims[0]!.attemptId, "running"]]);
+  expect((await item(other.items[0]!.id)).status).toBe("waiting");
+
+  // The window's job runs again (its worker died): the same turns, the next attempt, the interrupted one closed.
+  const again = await db.$transaction((tx) => claimWindowTurns(tx, "validate_artifacts", window.id, TRACE));
+  expect(again.map((c) => c.item.attempts)).toEqual([2, 2]);
+  expect((await attemptsOf(items[0]!.id)).map((a) => [a.status, a.errorClass])).toEqual([
+    ["failed", "abandoned"],
+    ["running", null],
+  ]);
+});
+
+test("a turn that leaves its window, and the turns of a window that gave up, are queued to run alone", async () => {
+  const { window, items } = await windowOfThree();
+  const [first] = await db.$transaction((tx) => claimWindowTurns(tx, "validate_artifacts", window.id, TRACE));
+  const left = await leaveWindow(db, first!, { errorClass: "internal", message: "window: boom" });
+  expect(left).toMatchObject({ status: "queued", errorClass: "internal", payload: {} });
+
+  const released = await releaseWindowTurns(db, "validate_artifacts", window.id, "window: gave up");
+  expect(released.map((i) => i.id).sort()).toEqual([items[1]!.id, items[2]!.id].sort());
+  expect(released.every((i) => i.status === "queued" && windowOf(i) === undefined)).toBe(true);
+  expect((await attemptsOf(first!.item.id)).map((a) => [a.status, a.errorMessage])).toEqual([["failed", "window: boom"]]);
 });

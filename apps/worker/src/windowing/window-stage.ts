@@ -1,0 +1,143 @@
+// validate_artifacts, commit_artifacts and truth_maintenance for a window: one job per stage for all
+// of its turns (packages/queues work-state/window-stages.ts). Each turn is run by its own stage's code
+// as if it had a job of its own: read in the window's claim transaction, processed, and written with
+// its own success in a savepoint of the window's finishing transaction, so a turn that fails leaves the
+// window and runs alone (its own job and retries) while the others go on; when the window's job gives
+// up for good, every turn still in it runs alone. Each turn keeps its own candidates, facts, items and attempts.
+import type { Tx, WorkItem } from "@recall/db";
+import {
+  QUEUES,
+  claimWindowTurns,
+  classifyError,
+  enqueueOrLeaveForSweeper,
+  finishInTransaction,
+  leaveWindow,
+  releaseWindowTurns,
+  successorOf,
+  type ClaimedWork,
+  type NewWorkItem,
+  type QueueName,
+  type StageContext,
+  type StageHandler,
+  type StageResult,
+  type WindowTurnClaim,
+} from "@recall/queues";
+import { currentTraceId } from "@recall/telemetry";
+import type { WorkerDeps } from "../deps";
+
+interface WindowTurn {
+  claim: WindowTurnClaim;
+  work: ClaimedWork;
+  input: unknown;
+}
+
+type Outcome = { turn: WindowTurn; result: StageResult; wallMs: number } | { turn: WindowTurn; error: unknown };
+
+/** The stage's handler for a window's job, running `turnStage` (the stage's own handler) for each of its turns. */
+export function windowStage(deps: WorkerDeps, queue: QueueName, turnStage: StageHandler<unknown>): StageHandler<WindowTurn[]> {
+  return {
+    async load(tx, window) {
+      const claims = await claimWindowTurns(tx, queue, window.item.subjectId, currentTraceId() ?? null);
+      const turns: WindowTurn[] = [];
+      for (const claim of claims) {
+        const work = turnWork(window, claim);
+        turns.push({ claim, work, input: await turnStage.load?.(tx, work) });
+      }
+      return turns;
+    },
+    async process(ctx) {
+      const outcomes: Outcome[] = [];
+      for (const turn of ctx.input) outcomes.push(await runTurn(turnStage, ctx, turn));
+      const left: WorkItem[] = [];
+      const going = outcomes.filter((o): o is Extract<Outcome, { result: StageResult }> => "result" in o);
+      return {
+        status: "succeeded",
+        tokensUsed: going.reduce((n, o) => n + (o.result.tokensUsed ?? 0), 0),
+        // The window's next stage runs for the turns that go on to it; done when none has anything left to do there.
+        next: going.some((o) => o.result.next !== false),
+        nextDone: going.every((o) => o.result.nextDone) ? going[0]?.result.nextDone : undefined,
+        write: async (tx) => {
+          for (const outcome of outcomes) await writeTurn(tx, queue, ctx.item.subjectId, outcome, left);
+        },
+        after: async () => {
+          for (const item of left) await enqueueOrLeaveForSweeper(deps, item);
+        },
+      };
+    },
+    async onDead(window, message) {
+      const turns = await releaseWindowTurns(deps.db, queue, window.subjectId, `window: ${message}`);
+      for (const item of turns) await enqueueOrLeaveForSweeper(deps, item);
+    },
+  };
+}
+
+/** The stage's handler for turns (their own jobs) and for windows (one job for all of a window's turns). */
+export function bySubject(turn: StageHandler<unknown>, window: StageHandler<unknown>): StageHandler<unknown> {
+  const pick = (item: Pick<WorkItem, "subjectType">) => (item.subjectType === "window" ? window : turn);
+  return {
+    load: (tx, claimed) => pick(claimed.item).load?.(tx, claimed) ?? Promise.resolve(undefined),
+    process: (ctx) => pick(ctx.item).process(ctx),
+    onDead: (item, message) => pick(item).onDead?.(item, message) ?? Promise.resolve(),
+  };
+}
+
+/** A turn's claim as its own job would have it: the window's context, the turn's row and plan. */
+function turnWork(window: ClaimedWork, claim: WindowTurnClaim): ClaimedWork {
+  return {
+    item: claim.item,
+    attemptId: claim.attemptId,
+    contextConfig: window.contextConfig,
+    subject: { turn: claim.turn, document: null, factWrite: null },
+    plan: claim.plan,
+  };
+}
+
+async function runTurn(stage: StageHandler<unknown>, window: StageContext<unknown>, turn: WindowTurn): Promise<Outcome> {
+  const started = performance.now();
+  const { item } = turn.claim;
+  const ctx: StageContext<unknown> = {
+    ...window,
+    item,
+    claim: turn.work,
+    input: turn.input,
+    payload: { ...window.payload, workItemId: item.id, subjectType: "turn", subjectId: item.subjectId },
+    attempt: item.attempts,
+    logger: window.logger.child({ turnWorkItemId: item.id }),
+  };
+  try {
+    return { turn, result: await stage.process(ctx), wallMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    return { turn, error };
+  }
+}
+
+/** The turn's success and writes in a savepoint of the window's transaction; a turn that fails leaves the window instead. */
+async function writeTurn(tx: Tx, queue: QueueName, windowId: string, outcome: Outcome, left: WorkItem[]): Promise<void> {
+  await tx.$executeRawUnsafe("SAVEPOINT window_turn");
+  try {
+    if ("error" in outcome) throw outcome.error;
+    const { claim } = outcome.turn;
+    const { result } = outcome;
+    await finishInTransaction(tx, {
+      workItemId: claim.item.id,
+      attemptId: claim.attemptId,
+      tokensUsed: result.tokensUsed,
+      wallMs: outcome.wallMs,
+      result: result.output,
+      next: result.next === false ? undefined : nextInWindow(queue, claim.item, windowId),
+      nextDone: result.nextDone,
+    });
+    await result.write?.(tx);
+    await tx.$executeRawUnsafe("RELEASE SAVEPOINT window_turn");
+  } catch (err) {
+    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT window_turn");
+    const { errorClass, message } = classifyError(err);
+    left.push(await leaveWindow(tx, outcome.turn.claim, { errorClass, message: `window: ${message}` }));
+  }
+}
+
+/** The turn's item of the next stage, waiting for the window's job of that stage. */
+function nextInWindow(queue: QueueName, item: WorkItem, windowId: string): NewWorkItem | undefined {
+  const next = (QUEUES[queue] as { next?: QueueName }).next;
+  return next && { ...successorOf(item, next), waiting: true, payload: { window_id: windowId } };
+}

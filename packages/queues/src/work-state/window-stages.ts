@@ -1,0 +1,100 @@
+// The later stages of a window's turns (validate, commit, truth maintenance) run as one job per
+// stage for the whole window. Each turn keeps its own item per stage, `waiting` with the window's
+// id until the window's job claims it (all of them in one statement) and finishes it; a turn whose
+// stage fails inside the window's job leaves the window and runs alone, with its own job and retries,
+// and when the window's job gives up for good every turn still in it does. Nothing is dropped.
+import type { DbOrTx, ErrorClass, Tx, WorkItem } from "@recall/db";
+import { ClaimedPlan, ClaimedSubject, attemptsOfClaimed } from "./claim-item";
+import { itemColumns } from "./item-row";
+
+/** The window's stages: each turn's item of these queues may wait for its window's job. */
+export const WINDOW_STAGES: readonly string[] = ["validate_artifacts", "commit_artifacts", "truth_maintenance"];
+
+export interface WindowTurnClaim {
+  item: WorkItem;
+  attemptId: string;
+  turn: NonNullable<ClaimedSubject["turn"]>;
+  plan: ClaimedPlan | null;
+}
+
+type WindowTurnRow = WorkItem & { attemptId: string; turn: unknown; plan: unknown };
+
+/**
+ * Claims the turns of window `windowId` waiting for its `queue` stage (or left running by an
+ * interrupted attempt of the window's job, whose attempt is then closed as abandoned), in session order.
+ */
+export async function claimWindowTurns(tx: Tx, queue: string, windowId: string, traceId: string | null): Promise<WindowTurnClaim[]> {
+  const rows = await tx.$queryRaw<WindowTurnRow[]>`
+    WITH claimed AS (
+      UPDATE work_items w SET status = 'running', attempts = w.attempts + 1, started_at = now(), finished_at = NULL
+      WHERE w.queue = ${queue} AND w.subject_type = 'turn'
+        AND w.subject_id = ANY(SELECT unnest(turn_ids) FROM extraction_windows WHERE id = ${windowId}::uuid)
+        AND w.payload->>'window_id' = ${windowId} AND w.status IN ('waiting', 'running')
+      RETURNING w.*
+    )${attemptsOfClaimed(traceId, "its window's worker")}
+    SELECT ${itemColumns("c")}, o.id AS "attemptId",
+      json_build_object('id', tu.id, 'contextId', tu.context_id, 'sessionId', tu.session_id, 'seq', tu.seq, 'role', tu.role,
+        'speaker', tu.speaker, 'content', tu.content, 'scope', tu.scope, 'occurredAt', tu.occurred_at, 'traceId', tu.trace_id,
+        'createdAt', tu.created_at) AS turn,
+      CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object('skillId', p.skill_id, 'skillSource', p.skill_source,
+        'purpose', p.purpose, 'purposeSource', p.purpose_source, 'trace', p.trace) END AS plan
+    FROM claimed c JOIN opened o ON o.work_item_id = c.id
+    JOIN turns tu ON tu.id = c.subject_id
+    LEFT JOIN extraction_plans p ON p.subject_type = 'turn' AND p.subject_id = c.subject_id
+    ORDER BY tu.seq`;
+  const turnOf = ClaimedSubject.shape.turn.unwrap();
+  return rows.map(({ attemptId, turn, plan, ...item }) => ({
+    item,
+    attemptId,
+    turn: turnOf.parse(turn),
+    plan: plan === null ? null : ClaimedPlan.parse(plan),
+  }));
+}
+
+/**
+ * A turn whose stage failed inside its window's job leaves the window: its attempt is closed with the
+ * error and it is queued to run alone (its own job, its own retries). Answers the item to enqueue.
+ */
+export async function leaveWindow(
+  tx: DbOrTx,
+  claim: Pick<WindowTurnClaim, "item" | "attemptId">,
+  error: { errorClass: ErrorClass; message: string },
+): Promise<WorkItem> {
+  const { errorClass, message } = error;
+  const [row] = await tx.$queryRaw<WorkItem[]>`
+    WITH closed AS (
+      UPDATE work_attempts SET status = 'failed', error_class = ${errorClass}::"ErrorClass", error_message = ${message}, finished_at = now()
+      WHERE id = ${claim.attemptId}::uuid
+    )
+    UPDATE work_items w SET status = 'queued', payload = w.payload - 'window_id', error_class = ${errorClass}::"ErrorClass",
+      error_message = ${message}
+    WHERE id = ${claim.item.id}::uuid
+    RETURNING ${itemColumns("w")}`;
+  return row!;
+}
+
+/**
+ * The window's job gave up for good: every turn still waiting for (or held by) it runs alone, queued
+ * with its own job; an attempt the window left open is closed with the window's error. Answers the items to enqueue.
+ */
+export async function releaseWindowTurns(db: DbOrTx, queue: string, windowId: string, message: string): Promise<WorkItem[]> {
+  return db.$queryRaw<WorkItem[]>`
+    WITH items AS (
+      UPDATE work_items w SET status = 'queued', payload = w.payload - 'window_id', finished_at = NULL
+      WHERE w.queue = ${queue} AND w.subject_type = 'turn'
+        AND w.subject_id = ANY(SELECT unnest(turn_ids) FROM extraction_windows WHERE id = ${windowId}::uuid)
+        AND w.payload->>'window_id' = ${windowId} AND w.status IN ('waiting', 'running')
+      RETURNING w.*
+    ), closed AS (
+      UPDATE work_attempts a SET status = 'failed', error_class = 'internal', error_message = ${message}, finished_at = now()
+      FROM items WHERE a.work_item_id = items.id AND a.status = 'running'
+    )
+    SELECT ${itemColumns("items")} FROM items`;
+}
+
+/** The window holding a turn's item of a window stage, if any (the sweeper asks its job, not the turn's). */
+export function windowOf(item: Pick<WorkItem, "queue" | "subjectType" | "payload">): string | undefined {
+  if (item.subjectType !== "turn" || !WINDOW_STAGES.includes(item.queue)) return undefined;
+  const windowId = (item.payload as Record<string, unknown> | null)?.["window_id"];
+  return typeof windowId === "string" ? windowId : undefined;
+}
