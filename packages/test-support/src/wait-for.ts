@@ -1,7 +1,7 @@
-/** Polls until the condition returns a value (not undefined/false), or fails with the last value seen. */
+/** Polls until the condition returns a value (not undefined/false), or fails with the last value seen. The default wait (30 s) is for a loaded 2-core machine: tests check outcomes, benchmarks check speed. */
 export async function waitFor<T>(
   condition: () => Promise<T | undefined | false>,
-  { timeoutMs = 15_000, what = "condition" } = {},
+  { timeoutMs = 30_000, what = "condition" } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
