@@ -58,20 +58,28 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
     commit_artifacts: perTurnOrWindow("commit_artifacts", commitArtifactsProcessor(deps)),
     truth_maintenance: perTurnOrWindow("truth_maintenance", truthMaintenanceProcessor(deps)),
   };
-  const workers = queues.map((queue) =>
-    createStageWorker({
-      queue,
-      process: processors[queue],
-      db: deps.db,
-      queues: deps.queues,
-      connection,
-      prefix: deps.config.QUEUE_PREFIX,
-      logger: deps.logger,
-      concurrency: deps.config.WORKER_CONCURRENCY,
-      wallBudgetMs: deps.config.RECALL_MAX_WALL_MS,
-      lockDurationMs: deps.config.WORKER_LOCK_DURATION_MS,
-      faultPoint: deps.faultPoint,
-    }),
+  // Each stage's two lanes, each with slots of its own: background work never holds interactive slots (priority.ts).
+  const lanes = [
+    { lane: "interactive", concurrency: deps.config.WORKER_CONCURRENCY },
+    { lane: "background", concurrency: deps.config.WORKER_BACKGROUND_CONCURRENCY },
+  ] as const;
+  const workers = queues.flatMap((queue) =>
+    lanes.map(({ lane, concurrency }) =>
+      createStageWorker({
+        queue,
+        lane,
+        process: processors[queue],
+        db: deps.db,
+        queues: deps.queues,
+        connection,
+        prefix: deps.config.QUEUE_PREFIX,
+        logger: deps.logger,
+        concurrency,
+        wallBudgetMs: deps.config.RECALL_MAX_WALL_MS,
+        lockDurationMs: deps.config.WORKER_LOCK_DURATION_MS,
+        faultPoint: deps.faultPoint,
+      }),
+    ),
   );
   for (const worker of workers) worker.on("error", (err) => deps.logger.error({ err: err.message }, "worker error"));
   relay.start();

@@ -6,8 +6,8 @@
 // doubled; a `failed` item is claimed back to `queued` first, so of several sweepers one acts.
 import type { Db, WorkItem } from "@recall/db";
 import { carrierForTraceId, lostJobsRequeued, type Logger } from "@recall/telemetry";
-import { enqueueWorkItem, type QueueSet } from "./producer";
-import { isQueueName, jobIdFor } from "./registry";
+import { enqueueWorkItem, findJobState, type QueueSet } from "./producer";
+import { isQueueName } from "./registry";
 import { requeueWorkItem } from "./retry";
 import { reclaimFailedWorkItem } from "./work-state";
 
@@ -47,7 +47,7 @@ export async function requeueLostJobs(options: LostJobsOptions): Promise<string[
 
 async function requeueIfLost({ db, queues, logger }: LostJobsOptions, item: WorkItem): Promise<boolean> {
   if (!isQueueName(item.queue)) return false;
-  const state = await queues[item.queue].getJobState(jobIdFor(item.id));
+  const state = await findJobState(queues, item);
   if (LIVE_JOB_STATES.has(state)) return false;
   if (item.status === "failed") {
     // Claimed while still the failure this sweep read: a worker or another sweeper may have moved it on.

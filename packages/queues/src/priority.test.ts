@@ -1,10 +1,10 @@
-// Interactive work first: a job nobody waits for (a document, a windowed or batch turn) goes behind jobs a
-// caller is waiting on, at every stage, and says so on its work item so the next stage, the outbox relay, a
-// retry and the sweeper queue it the same way.
+// Interactive work keeps its slots: a job nobody waits for (a document, a windowed or batch turn) goes to its
+// stage's background lane, whose slots are its own, at every stage, and says so on its work item so the next
+// stage, the outbox relay, a retry and the sweeper queue it the same way.
 import { randomUUID } from "node:crypto";
 import { waitFor } from "@recall/test-support";
 import { OutboxRelay } from "./outbox-relay";
-import { BACKGROUND_PRIORITY, isBackground } from "./priority";
+import { isBackground } from "./priority";
 import { enqueueWorkItem } from "./producer";
 import { jobIdFor } from "./registry";
 import { ensureWorkItem } from "./work-state";
@@ -30,39 +30,55 @@ test("which work is background", async () => {
   expect(isBackground({ subjectType: "fact_write", payload: null })).toBe(false);
 });
 
-test("interactive jobs are taken before background jobs queued earlier", async () => {
-  const background = [];
-  for (let i = 0; i < 4; i++) background.push(await turnItem("extract_assertions", true));
+test("interactive work runs while background work holds every background slot", async () => {
+  const background: Awaited<ReturnType<typeof turnItem>>[] = [];
+  for (let i = 0; i < 3; i++) background.push(await turnItem("extract_assertions", true));
   const interactive = [await turnItem("extract_assertions", false), await turnItem("extract_assertions", false)];
   for (const item of [...background, ...interactive]) await enqueueWorkItem(queues, item);
-  expect((await queues.extract_assertions.getJob(jobIdFor(background[0]!.id)))?.opts.priority).toBe(BACKGROUND_PRIORITY);
-  expect((await queues.extract_assertions.getJob(jobIdFor(interactive[0]!.id)))?.opts.priority ?? 0).toBe(0);
+  // Each class in its own lane (priority.ts), first in, first out within it.
+  expect(await queues.background.extract_assertions.getJob(jobIdFor(background[0]!.id))).toBeDefined();
+  expect(await queues.extract_assertions.getJob(jobIdFor(background[0]!.id))).toBeUndefined();
+  expect(await queues.extract_assertions.getJob(jobIdFor(interactive[0]!.id))).toBeDefined();
 
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
   const order: string[] = [];
-  // One job at a time, started after everything was queued: the order is the queue's.
-  const worker = createStageWorker({
-    queue: "extract_assertions",
-    process: async ({ item }) => {
-      order.push(item.id);
-      return { status: "succeeded" };
-    },
-    db,
-    queues,
-    connection,
-    prefix,
-    logger,
-    wallBudgetMs: 10_000,
-    concurrency: 1,
-  });
+  // One slot per lane, as a worker process has its own for each; background jobs block until released.
+  const workers = (["interactive", "background"] as const).map((lane) =>
+    createStageWorker({
+      queue: "extract_assertions",
+      lane,
+      process: async ({ item }) => {
+        order.push(item.id);
+        if (lane === "background") await held;
+        return { status: "succeeded" };
+      },
+      db,
+      queues,
+      connection,
+      prefix,
+      logger,
+      wallBudgetMs: 30_000,
+      concurrency: 1,
+    }),
+  );
   try {
-    await waitFor(async () => order.length === 6, { what: "all six jobs to run" });
+    // Both interactive jobs finish while the first background job still holds its lane's only slot.
+    await waitFor(async () => (await settledIds(interactive)) === 2, { what: "both interactive jobs" });
+    expect(order).toContain(background[0]!.id);
+    expect(await db.workItem.findUniqueOrThrow({ where: { id: background[0]!.id } })).toMatchObject({ status: "running" });
+    release();
+    await waitFor(async () => (await settledIds(background)) === 3, { what: "the background jobs" });
   } finally {
-    await worker.close();
+    release();
+    await Promise.all(workers.map((w) => w.close()));
   }
-  expect(order.slice(0, 2).sort()).toEqual(interactive.map((i) => i.id).sort());
-  // Among background jobs the order stays first in, first out.
-  expect(order.slice(2)).toEqual(background.map((i) => i.id));
+  expect(order.filter((id) => background.some((b) => b.id === id))).toEqual(background.map((i) => i.id));
 });
+
+async function settledIds(items: { id: string }[]): Promise<number> {
+  return db.workItem.count({ where: { id: { in: items.map((i) => i.id) }, status: "succeeded" } });
+}
 
 test.each([true, false])("background (%s) carries on to the next stage's item and job", async (background) => {
   startWorker("validate_artifacts", async () => ({ status: "succeeded" }));
@@ -73,8 +89,8 @@ test.each([true, false])("background (%s) carries on to the next stage's item an
     where: { queue_subjectType_subjectId: { queue: "commit_artifacts", subjectType: "turn", subjectId: item.subjectId } },
   });
   expect(isBackground(next)).toBe(background);
-  const job = await queues.commit_artifacts.getJob(jobIdFor(next.id));
-  expect(job?.opts.priority ?? 0).toBe(background ? BACKGROUND_PRIORITY : 0);
+  const lane = background ? queues.background : queues;
+  expect(await lane.commit_artifacts.getJob(jobIdFor(next.id))).toBeDefined();
 });
 
 test("the outbox relay gives truth maintenance the class of the commit that wrote the row", async () => {
@@ -98,7 +114,7 @@ test("the outbox relay gives truth maintenance the class of the commit that wrot
   for (const [kind, subjectId] of Object.entries(subjects)) {
     const tm = await db.workItem.findFirstOrThrow({ where: { queue: "truth_maintenance", subjectId } });
     expect([kind, isBackground(tm)]).toEqual([kind, kind !== "interactive"]);
-    const job = await queues.truth_maintenance.getJob(jobIdFor(tm.id));
-    expect([kind, job?.opts.priority ?? 0]).toEqual([kind, kind === "interactive" ? 0 : BACKGROUND_PRIORITY]);
+    const lane = kind === "interactive" ? queues : queues.background;
+    expect([kind, await lane.truth_maintenance.getJobState(jobIdFor(tm.id))]).toEqual([kind, "waiting"]);
   }
 });

@@ -1,14 +1,17 @@
-// Interactive work first. A caller waiting for its turn's answer should not queue behind a history import or
-// a document: every job of background work (documents, windows, turns posted with `wait: false` or in a batch,
-// and every later stage of those) carries a BullMQ priority, and a job without one is taken before any job that
-// has one (BullMQ keeps prioritized jobs in their own set and serves the wait list first). Within each class the
-// order stays first in, first out. Whether an item is background travels on its work item's payload from stage
-// to stage (`background: true`), so a retry or the sweeper re-enqueues it the same way.
+// Interactive work keeps its own slots. A caller waiting for its turn's answer should not queue behind a
+// history import or a document: every stage has two BullMQ queues, its interactive lane (named after the
+// stage) and its background lane (`<stage>_background`), and each worker process runs each lane with its own
+// concurrency (WORKER_CONCURRENCY, WORKER_BACKGROUND_CONCURRENCY), so background work can never hold the
+// slots interactive work runs in. Background work is documents, windows, turns posted with `wait: false` or
+// in a batch, and every later stage of those; whether an item is background travels on its work item's
+// payload from stage to stage (`background: true`), so a retry or the sweeper re-enqueues it in its lane.
+// Within a lane the order is first in, first out.
 import type { Prisma } from "@recall/db";
 import { extractionMode } from "./extraction-mode";
+import type { QueueName } from "./registry";
 
-/** BullMQ priority of background jobs (1 is the highest a prioritized job can have; interactive ones have none). */
-export const BACKGROUND_PRIORITY = 16;
+export type Lane = "interactive" | "background";
+export const LANES: readonly Lane[] = ["interactive", "background"];
 
 export interface PriorityItem {
   subjectType: string;
@@ -21,7 +24,11 @@ export function isBackground(item: PriorityItem): boolean {
   return (payload as Record<string, unknown> | null)?.["background"] === true || extractionMode({ payload }) === "windowed";
 }
 
-/** The job option for the item: a priority for background work, none for interactive work. */
-export function jobPriority(item: PriorityItem): { priority?: number } {
-  return isBackground(item) ? { priority: BACKGROUND_PRIORITY } : {};
+export function laneOf(item: PriorityItem): Lane {
+  return isBackground(item) ? "background" : "interactive";
+}
+
+/** The BullMQ queue name of a stage's lane. */
+export function laneQueueName(queue: QueueName, lane: Lane): string {
+  return lane === "interactive" ? queue : `${queue}_background`;
 }

@@ -2,7 +2,7 @@
 import { Queue } from "bullmq";
 import type { RedisConnection } from "./connection";
 import { SpanKind, injectTraceContext, withSpan, withTraceContext, type Logger, type TraceCarrier } from "@recall/telemetry";
-import { jobPriority, type PriorityItem } from "./priority";
+import { LANES, laneOf, laneQueueName, type Lane, type PriorityItem } from "./priority";
 import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from "./registry";
 
 export interface QueueSetOptions {
@@ -10,16 +10,56 @@ export interface QueueSetOptions {
   prefix: string;
 }
 
-export type QueueSet = Record<QueueName, Queue<StagePayload>> & { close(): Promise<void> };
+type StageQueues = Record<QueueName, Queue<StagePayload>>;
+
+/** Each stage's interactive lane by its name, and its background lane under `background` (priority.ts). */
+export type QueueSet = StageQueues & { background: StageQueues; close(): Promise<void> };
 
 export function createQueues({ connection, prefix }: QueueSetOptions): QueueSet {
-  const queues = {} as Record<QueueName, Queue<StagePayload>>;
-  for (const name of QUEUE_NAMES) queues[name] = new Queue<StagePayload>(name, { connection, prefix });
-  return Object.assign(queues, {
+  const lanes = {} as Record<Lane, StageQueues>;
+  for (const lane of LANES) {
+    lanes[lane] = {} as StageQueues;
+    for (const name of QUEUE_NAMES) lanes[lane][name] = new Queue<StagePayload>(laneQueueName(name, lane), { connection, prefix });
+  }
+  const all = LANES.flatMap((lane) => QUEUE_NAMES.map((name) => lanes[lane][name]));
+  return Object.assign(lanes.interactive, {
+    background: lanes.background,
     async close() {
-      await Promise.all(QUEUE_NAMES.map((name) => queues[name].close()));
+      await Promise.all(all.map((queue) => queue.close()));
     },
   });
+}
+
+/** A stage's queue in one lane. */
+export function laneQueue(queues: QueueSet, queue: QueueName, lane: Lane): Queue<StagePayload> {
+  return lane === "interactive" ? queues[queue] : queues.background[queue];
+}
+
+/** Both lanes of a stage, the item's own first. */
+function lanesFor(queues: QueueSet, item: Pick<EnqueueTarget, "queue" | "subjectType" | "payload">): Queue<StagePayload>[] {
+  const own = laneOf(item);
+  return [own, ...LANES.filter((lane) => lane !== own)].map((lane) => laneQueue(queues, item.queue as QueueName, lane));
+}
+
+/**
+ * The item's BullMQ job, looked up in its own lane and then in the other one (a job enqueued before
+ * lanes existed waits in the interactive lane; looking in both never takes a live job for lost).
+ */
+export async function findJob(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue" | "subjectType" | "payload">) {
+  for (const queue of lanesFor(queues, item)) {
+    const job = await queue.getJob(jobIdFor(item.id));
+    if (job) return job;
+  }
+  return undefined;
+}
+
+/** The state of the item's job (`unknown` when neither lane has one). */
+export async function findJobState(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue" | "subjectType" | "payload">) {
+  for (const queue of lanesFor(queues, item)) {
+    const state = await queue.getJobState(jobIdFor(item.id));
+    if (state !== "unknown") return state;
+  }
+  return "unknown";
 }
 
 export interface EnqueueTarget {
@@ -37,8 +77,8 @@ export interface EnqueueTarget {
  * carries, so the stage's CONSUMER span is its child. `trace` places the span in a known trace
  * (the sweeper and retries join the input's own); by default it is the active one. The job id
  * derives from the work item id, so a repeat is a no-op. `delayMs` holds it back (a window
- * lingering for more turns; promoteWorkItem releases it early). Background work goes behind
- * interactive work (priority.ts).
+ * lingering for more turns; promoteWorkItem releases it early). Background work goes to its
+ * stage's background lane (priority.ts).
  */
 export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, trace?: TraceCarrier, delayMs = 0): Promise<void> {
   const queue = item.queue as QueueName;
@@ -63,10 +103,9 @@ export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, tra
           subjectId: item.subjectId,
           trace: injectTraceContext(),
         });
-        await queues[queue].add(queue, payload, {
+        await laneQueue(queues, queue, laneOf(item)).add(queue, payload, {
           jobId,
           ...(delayMs > 0 ? { delay: delayMs } : {}),
-          ...jobPriority(item),
           attempts: def.attempts,
           backoff: { type: "recall" },
           removeOnComplete: { age: 3_600, count: 10_000 },
@@ -79,14 +118,21 @@ export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, tra
 }
 
 /** Runs a delayed job now (a no-op when it is not delayed any more). */
-export async function promoteWorkItem(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue">): Promise<void> {
-  const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
+export async function promoteWorkItem(
+  queues: QueueSet,
+  item: Pick<EnqueueTarget, "id" | "queue" | "subjectType" | "payload">,
+): Promise<void> {
+  const job = await findJob(queues, item);
   if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
 }
 
 /** Holds a delayed job back `delayMs` from now (a window that just took another turn lingers again). */
-export async function redelayWorkItem(queues: QueueSet, item: Pick<EnqueueTarget, "id" | "queue">, delayMs: number): Promise<void> {
-  const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
+export async function redelayWorkItem(
+  queues: QueueSet,
+  item: Pick<EnqueueTarget, "id" | "queue" | "subjectType" | "payload">,
+  delayMs: number,
+): Promise<void> {
+  const job = await findJob(queues, item);
   if (job && (await job.isDelayed())) await job.changeDelay(delayMs).catch(() => undefined);
 }
 

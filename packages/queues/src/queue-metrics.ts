@@ -2,22 +2,23 @@
 // waiting job (from Redis), and the outbox backlog (from Postgres).
 import type { Db } from "@recall/db";
 import { observeOutbox, observeQueues, type QueueDepth } from "@recall/telemetry";
-import type { QueueSet } from "./producer";
+import { LANES } from "./priority";
+import { laneQueue, type QueueSet } from "./producer";
 import { QUEUE_NAMES } from "./registry";
 
 export async function queueDepths(queues: QueueSet, now = Date.now()): Promise<QueueDepth[]> {
   return Promise.all(
     QUEUE_NAMES.map(async (name) => {
-      const queue = queues[name];
-      // Background work waits in BullMQ's prioritized set (priority.ts): it counts as waiting too.
-      const counts = await queue.getJobCounts("waiting", "prioritized", "active", "delayed", "failed");
+      // A stage's depth is both of its lanes (priority.ts); prioritized jobs (enqueued before lanes existed) wait too.
+      const lanes = LANES.map((lane) => laneQueue(queues, name, lane));
+      const counts = await Promise.all(lanes.map((q) => q.getJobCounts("waiting", "prioritized", "active", "delayed", "failed")));
+      const sum = (...states: string[]) => counts.reduce((n, c) => n + states.reduce((m, s) => m + (c[s] ?? 0), 0), 0);
       // asc: the oldest first; one job of each list is enough.
-      const firsts = await Promise.all([queue.getJobs(["waiting"], 0, 0, true), queue.getJobs(["prioritized"], 0, 0, true)]);
+      const firsts = await Promise.all(lanes.flatMap((q) => [q.getJobs(["waiting"], 0, 0, true), q.getJobs(["prioritized"], 0, 0, true)]));
       const oldest = Math.min(...firsts.flat().map((job) => job.timestamp));
-      const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
       return {
         queue: name,
-        counts: { waiting, active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0 },
+        counts: { waiting: sum("waiting", "prioritized"), active: sum("active"), delayed: sum("delayed"), failed: sum("failed") },
         oldestWaitingAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (now - oldest) / 1_000) : 0,
       };
     }),

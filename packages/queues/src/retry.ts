@@ -2,8 +2,8 @@
 import type { Db, WorkItem, WorkStatus } from "@recall/db";
 import { carrierForTraceId, type TraceCarrier } from "@recall/telemetry";
 import { isRedisUnavailable } from "./connection";
-import { enqueueWorkItem, type EnqueueTarget, type QueueSet } from "./producer";
-import { isQueueName, jobIdFor, type QueueName } from "./registry";
+import { enqueueWorkItem, findJob, type EnqueueTarget, type QueueSet } from "./producer";
+import { isQueueName } from "./registry";
 import { resetToQueued } from "./work-state";
 
 export class NotRetryableError extends Error {
@@ -44,7 +44,7 @@ export async function retryWorkItem(
  * job is removed first: a kept job id would make the add a no-op).
  */
 export async function requeueWorkItem(queues: QueueSet, item: EnqueueTarget, trace?: TraceCarrier): Promise<void> {
-  const job = await queues[item.queue as QueueName].getJob(jobIdFor(item.id));
+  const job = await findJob(queues, item);
   if (job && (await job.isFailed())) {
     await job.retry("failed", { resetAttemptsMade: true });
   } else {

@@ -9,8 +9,8 @@ import type { Db, WorkItem } from "@recall/db";
 import { carrierForTraceId, jobsTotal, workItemsFinished, type Logger } from "@recall/telemetry";
 import { AbandonedAttemptError } from "./errors";
 import { LIVE_JOB_STATES } from "./lost-jobs";
-import type { QueueSet } from "./producer";
-import { isQueueName, jobIdFor } from "./registry";
+import { findJobState, type QueueSet } from "./producer";
+import { isQueueName } from "./registry";
 import { requeueWorkItem } from "./retry";
 import { WINDOW_STAGES, abandonWorkItem, releaseWindowTurns, windowOf } from "./work-state";
 
@@ -48,8 +48,8 @@ async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promis
   const { db, queues, logger, leaseMs } = options;
   const windowId = windowOf(item);
   if (windowId) return recoverWindowTurn(options, item, windowId);
-  const queue = isQueueName(item.queue) ? queues[item.queue] : undefined;
-  if (queue && LIVE_JOB_STATES.has(await queue.getJobState(jobIdFor(item.id)))) return undefined;
+  const queue = isQueueName(item.queue) ? item.queue : undefined;
+  if (queue && LIVE_JOB_STATES.has(await findJobState(queues, item))) return undefined;
   const status = queue && item.attempts < item.maxAttempts ? "queued" : "dead";
   const err = new AbandonedAttemptError(
     `attempt ${item.attempts} started ${item.startedAt?.toISOString()} and had no live job after the ${leaseMs / 1_000} s lease ` +

@@ -5,8 +5,8 @@
 import type { Db, ErrorClass, Prisma, WorkAttempt, WorkItem, WorkStatus } from "@recall/db";
 import { withSpan, workItemsFinished, type Logger } from "@recall/telemetry";
 import { isRedisUnavailable } from "./connection";
-import type { QueueSet } from "./producer";
-import { isQueueName, jobIdFor, type QueueName } from "./registry";
+import { findJob, type QueueSet } from "./producer";
+import { isQueueName } from "./registry";
 import { NotRetryableError, RETRYABLE_STATUSES, retryWorkItem } from "./retry";
 import { cancelWorkItem } from "./work-state";
 
@@ -171,7 +171,7 @@ export class WorkItemService {
   private async removeJob(item: WorkItem): Promise<void> {
     if (!isQueueName(item.queue)) return;
     // With Redis down the job stays, like an active one, which cannot be removed: a worker that picks it up finds the item cancelled and skips it.
-    const job = await this.deps.queues[item.queue as QueueName].getJob(jobIdFor(item.id)).catch((err: Error) => {
+    const job = await findJob(this.deps.queues, item).catch((err: Error) => {
       if (isRedisUnavailable(err)) return undefined;
       throw err;
     });

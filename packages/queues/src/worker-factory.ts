@@ -20,6 +20,7 @@ import {
 import { OutageBackoff, runThroughOutages } from "./database-outage";
 import { HandBackError, WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
+import { laneQueueName, type Lane } from "./priority";
 import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
 import {
@@ -78,6 +79,8 @@ export interface StageHandler<I> {
 
 export interface StageWorkerOptions {
   queue: QueueName;
+  /** Which of the stage's two queues this worker takes jobs from (priority.ts); default interactive. */
+  lane?: Lane;
   process: StageProcessor | StageHandler<unknown>;
   db: Db;
   queues: QueueSet;
@@ -107,11 +110,11 @@ export function workerName(pid = process.pid): string {
 }
 
 export function createStageWorker(options: StageWorkerOptions): Worker<StagePayload> {
-  const { queue, connection, prefix, concurrency = 4, lockDurationMs = 30_000, name = workerName() } = options;
+  const { queue, lane = "interactive", connection, prefix, concurrency = 4, lockDurationMs = 30_000, name = workerName() } = options;
   const outage = new OutageBackoff();
   // Three parameters: BullMQ passes the signal that cancelAllJobs aborts only to a processor that declares it.
   return new Worker<StagePayload>(
-    queue,
+    laneQueueName(queue, lane),
     (job, token, signal) =>
       runThroughOutages({ job, token, outage, logger: options.logger }, () => runJob(options, { job, token, signal })),
     {

@@ -142,9 +142,9 @@ test("worker: SIGTERM lets a stage that finishes in time finish, hands back one 
   const item = await workItem("extract_assertions", stuckDoc);
   expect(item.status).toBe("queued");
   expect(item.error_message).toMatch(/^abandoned: handed back at shutdown/);
-  const job = await service.queues.extract_assertions.getJob(`wi-${item.id}`);
-  // A document is background work: its job waits in BullMQ's prioritized set (packages/queues/src/priority.ts).
-  expect(await job!.getState()).toBe("prioritized");
+  // A document is background work: its job waits in its stage's background lane (packages/queues/src/priority.ts).
+  const job = await service.queues.background.extract_assertions.getJob(`wi-${item.id}`);
+  expect(await job!.getState()).toBe("waiting");
   expect(job!.attemptsMade).toBe(0);
 
   // The next worker runs the handed-back stage once more and the rest of both pipelines.

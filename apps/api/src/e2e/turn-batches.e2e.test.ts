@@ -232,7 +232,7 @@ test("a window's validation, commit and truth maintenance run as one job per sta
   // Only the window's items had jobs.
   const queues = h.worker.deps.queues;
   for (const item of items) {
-    const job = await queues[item.queue as "validate_artifacts"].getJob(jobIdFor(item.id));
+    const job = await queues.background[item.queue as "validate_artifacts"].getJob(jobIdFor(item.id));
     expect([item.subjectType, job !== undefined]).toEqual([item.subjectType, item.subjectType === "window"]);
   }
   expect(await factsOf(batch.turn_ids)).toEqual(["October", "violin lessons"]);

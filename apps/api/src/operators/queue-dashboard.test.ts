@@ -11,7 +11,7 @@ afterAll(() => h?.close());
 
 const basic = (password: string) => `Basic ${Buffer.from(`ops:${password}`).toString("base64")}`;
 
-test("the queue dashboard needs the admin key and lists the pipeline queues", async () => {
+test("the queue dashboard needs the admin key and lists both lanes of the pipeline queues", async () => {
   const app = createApp(h.api, { extras: [[DASHBOARD_PATH, queueDashboard(h.api)]] });
   const denied = await request(app).get(DASHBOARD_PATH);
   expect(denied.status).toBe(401);
@@ -22,13 +22,10 @@ test("the queue dashboard needs the admin key and lists the pipeline queues", as
   expect(page.text).toMatch(/<html/i);
   const queues = await request(app).get(`${DASHBOARD_PATH}/api/queues`).set("Authorization", `Bearer ${ADMIN_KEY}`);
   expect(queues.status).toBe(200);
-  expect(queues.body.queues.map((q: { name: string }) => q.name).sort()).toEqual([
-    "commit_artifacts",
-    "extract_assertions",
-    "extract_window",
-    "truth_maintenance",
-    "validate_artifacts",
-  ]);
+  const stages = ["commit_artifacts", "extract_assertions", "extract_window", "truth_maintenance", "validate_artifacts"];
+  expect(queues.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(
+    [...stages, ...stages.map((s) => `${s}_background`)].sort(),
+  );
 });
 
 test("the queue dashboard is read-only: its retry, clean and delete actions are refused", async () => {

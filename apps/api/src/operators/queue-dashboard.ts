@@ -24,7 +24,9 @@ const READ_METHODS = new Set(["GET", "HEAD"]);
 export function queueDashboard(deps: ApiDeps): Router {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
-  createBullBoard({ queues: QUEUE_NAMES.map((name) => new BullMQAdapter(deps.queues[name], { readOnlyMode: true })), serverAdapter });
+  // Each stage's interactive and background lanes (packages/queues priority.ts).
+  const queues = [...QUEUE_NAMES.map((name) => deps.queues[name]), ...QUEUE_NAMES.map((name) => deps.queues.background[name])];
+  createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })), serverAdapter });
   const router = Router();
   router.use(requireAdminSecret(deps, "recall queues"));
   router.use((req: Request, res: Response, next: NextFunction) => {

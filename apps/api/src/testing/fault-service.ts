@@ -113,7 +113,11 @@ export async function startFaultService(options: FaultServiceOptions): Promise<F
     queues,
     logDir,
     api,
-    jobState: (queue, id) => (isQueueName(queue) ? queues[queue].getJobState(jobIdFor(id)) : Promise.resolve("unknown")),
+    jobState: async (queue, id) => {
+      if (!isQueueName(queue)) return "unknown";
+      const states = await Promise.all([queues[queue], queues.background[queue]].map((lane) => lane.getJobState(jobIdFor(id))));
+      return states.find((state) => state !== "unknown") ?? "unknown";
+    },
     async pending() {
       const { rows } = await pg.query<{ n: number }>(
         `SELECT (SELECT count(*) FROM work_items WHERE status NOT IN ('succeeded', 'dead', 'cancelled'))

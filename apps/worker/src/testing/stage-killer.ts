@@ -107,7 +107,8 @@ export class StageKiller {
   private async active(queues: readonly QueueName[]): Promise<{ queue: QueueName; workItemId: string; group?: string }[]> {
     const jobs = [];
     for (const queue of queues) {
-      for (const job of await this.options.queues[queue].getActive()) {
+      const lanes = [this.options.queues[queue], this.options.queues.background[queue]];
+      for (const job of (await Promise.all(lanes.map((lane) => lane.getActive()))).flat()) {
         const data = job.data as StagePayload;
         jobs.push({ queue, workItemId: data.workItemId, group: this.options.fleet.groupOfWorker(job.processedBy) });
       }

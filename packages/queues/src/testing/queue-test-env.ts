@@ -57,13 +57,16 @@ export function useQueueTestEnv(): void {
 }
 
 /** A stage worker on this test's queue prefix, closed after the test. */
+/** Runs the stage in both of its lanes (priority.ts); answers the interactive lane's worker. */
 export function startWorker(queue: QueueName, process: StageWorkerOptions["process"], wallBudgetMs = 10_000): Worker {
-  const worker = createStageWorker({ queue, process, db, queues, connection, prefix, logger, wallBudgetMs, concurrency: 2 });
-  workers.push(worker);
-  return worker;
+  const [interactive, background] = (["interactive", "background"] as const).map((lane) =>
+    createStageWorker({ queue, lane, process, db, queues, connection, prefix, logger, wallBudgetMs, concurrency: 2 }),
+  );
+  workers.push(interactive!, background!);
+  return interactive!;
 }
 
-/** An interactive turn's work item (background work queues behind it: priority.ts). */
+/** An interactive turn's work item (background work has a lane of its own: priority.ts). */
 export async function newItem(queue: QueueName): Promise<WorkItem> {
   return ensureWorkItem(db, { contextId: randomUUID(), queue, subjectType: "turn", subjectId: randomUUID(), traceId: "a".repeat(32) });
 }
