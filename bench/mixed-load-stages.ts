@@ -2,6 +2,8 @@
 // machine busy: the fault harness's mixed load (apps/api/src/testing/fault-load.ts) without faults for
 // MIXED_SECONDS (default 60) from MIXED_LANES clients (default 4), the workers at WORKER_CONCURRENCY (default 4);
 // then, per stage and class (interactive or background), the mean and median wait in the queue and the mean run.
+// First, in the same run, the idle baseline: one client sending interactive turns only for IDLE_SECONDS (default
+// 20); the figure to read is the interactive p50 under load as a multiple of it (goal <= 3x).
 //   pnpm exec tsx bench/mixed-load-stages.ts
 // Runs on a database and queue prefix of its own (dropped after), against DATABASE_URL/REDIS_URL.
 import { randomBytes } from "node:crypto";
@@ -13,6 +15,7 @@ import { FAULT_ADMIN_KEY, startFaultService } from "../apps/api/src/testing/faul
 
 const SECONDS = Number(process.env.MIXED_SECONDS ?? 60);
 const LANES = Number(process.env.MIXED_LANES ?? 4);
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 20);
 
 async function main(): Promise<void> {
   const base = loadConfig();
@@ -25,18 +28,32 @@ async function main(): Promise<void> {
       databaseUrl,
       redisUrl: base.REDIS_URL,
       queuePrefix: `{rmixed-${randomBytes(3).toString("hex")}}`,
-      overrides: { RECALL_FAULT_DELAY_MS: "0", LOG_LEVEL: "error", WORKER_CONCURRENCY: String(base.WORKER_CONCURRENCY) },
+      overrides: {
+        RECALL_FAULT_DELAY_MS: "0",
+        LOG_LEVEL: "error",
+        WORKER_CONCURRENCY: String(base.WORKER_CONCURRENCY),
+        WORKER_BACKGROUND_CONCURRENCY: String(base.WORKER_BACKGROUND_CONCURRENCY),
+      },
     });
     try {
+      const idle = new FaultLoad({ baseUrl: service.url, adminKey: FAULT_ADMIN_KEY, lanes: 1, retryForMs: 60_000, mix: "interactive" });
+      await idle.setup("idle");
+      const idleEnd = Date.now() + IDLE_SECONDS * 1_000;
+      await idle.run(() => Date.now() > idleEnd);
+      const idleMs = idle.stats.interactive.map((l) => l.ms);
       const load = new FaultLoad({ baseUrl: service.url, adminKey: FAULT_ADMIN_KEY, lanes: LANES, retryForMs: 60_000 });
       await load.setup("mixed");
       const end = Date.now() + SECONDS * 1_000;
       await load.run(() => Date.now() > end);
       const ms = load.stats.interactive.map((l) => l.ms);
+      const concurrency = `WORKER_CONCURRENCY ${base.WORKER_CONCURRENCY}, WORKER_BACKGROUND_CONCURRENCY ${base.WORKER_BACKGROUND_CONCURRENCY}`;
+      console.log(`# ${SECONDS} s of mixed load, ${LANES} clients, ${concurrency}: accepted ${JSON.stringify(load.stats.accepted)}`);
+      const [idleP50, loadP50] = [percentile(idleMs, 50), percentile(ms, 50)];
       console.log(
-        `# ${SECONDS} s of mixed load, ${LANES} clients, WORKER_CONCURRENCY ${base.WORKER_CONCURRENCY}: accepted ${JSON.stringify(load.stats.accepted)}`,
+        `interactive turns idle (1 client, ${IDLE_SECONDS} s): p50 ${idleP50} ms, p99 ${percentile(idleMs, 99)} ms (${idleMs.length})`,
       );
-      console.log(`interactive turns: p50 ${percentile(ms, 50)} ms, p99 ${percentile(ms, 99)} ms (${ms.length})`);
+      console.log(`interactive turns under load: p50 ${loadP50} ms, p99 ${percentile(ms, 99)} ms (${ms.length})`);
+      console.log(`interactive p50 under load / idle: ${(loadP50 / idleP50).toFixed(2)}x (goal <= 3x)`);
       const { rows } = await service.pg.query(`
         WITH extraction AS (
           SELECT subject_id, payload->>'mode' = 'windowed' AS windowed FROM work_items WHERE queue = 'extract_assertions' AND subject_type = 'turn')

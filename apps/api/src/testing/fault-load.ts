@@ -18,6 +18,8 @@ export interface LoadOptions {
   documentParagraphs?: number;
   /** How long a write is retried before it counts as refused (default 60 s). */
   retryForMs?: number;
+  /** `interactive`: interactive turns only, no background work (an idle baseline). Default `mixed`. */
+  mix?: "mixed" | "interactive";
 }
 
 export type InputKind = "interactive" | "async" | "batch" | "document";
@@ -85,13 +87,15 @@ export class FaultLoad {
   private async lane(lane: number, stop: () => boolean): Promise<void> {
     const interactive = await this.session();
     const async = await this.session();
+    const steps = this.options.mix === "interactive" ? (["interactive"] as InputKind[]) : CYCLE;
     for (let cycle = 0; !stop(); cycle++) {
-      for (const kind of CYCLE) {
+      for (const kind of steps) {
         if (stop()) return;
         if (kind === "interactive") await this.interactiveTurn(interactive, lane);
         else if (kind === "async") await this.asyncTurn(async);
         else await this.document();
       }
+      if (this.options.mix === "interactive") continue;
       if (cycle % BATCH_EVERY === lane % BATCH_EVERY && !stop()) await this.batch(await this.session());
     }
   }
