@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { Client } from "pg";
 import { configWith, loadConfig, type Config } from "@recall/config";
-import { migrate } from "@recall/db/src/migrator";
+import { migrate } from "@recall/db/migrator";
 import { QUEUE_NAMES, createRedisConnection } from "@recall/queues";
 import { adminUrl, removeQueuePrefix, withDatabase } from "@recall/test-support";
 import { createApp } from "../apps/api/src/app";

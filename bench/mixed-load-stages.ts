@@ -8,7 +8,7 @@
 // Runs on a database and queue prefix of its own (dropped after), against DATABASE_URL/REDIS_URL.
 import { randomBytes } from "node:crypto";
 import { loadConfig } from "@recall/config";
-import { migrate } from "@recall/db/src/migrator";
+import { migrate } from "@recall/db/migrator";
 import { adminQuery, withDatabase } from "@recall/test-support";
 import { FaultLoad, percentile } from "../apps/api/src/testing/fault-load";
 import { FAULT_ADMIN_KEY, startFaultService } from "../apps/api/src/testing/fault-service";

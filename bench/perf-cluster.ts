@@ -7,7 +7,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
-import { migrate } from "@recall/db/src/migrator";
+import { migrate } from "@recall/db/migrator";
 import { createRedisConnection } from "@recall/queues";
 import { adminUrl, removeQueuePrefix, spawnEntry, stopChild, withDatabase } from "@recall/test-support";
 

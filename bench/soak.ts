@@ -23,7 +23,7 @@
 import { randomBytes } from "node:crypto";
 import IORedis from "ioredis";
 import { loadConfig } from "@recall/config";
-import { migrate } from "@recall/db/src/migrator";
+import { migrate } from "@recall/db/migrator";
 import { QUEUE_NAMES } from "@recall/queues";
 import {
   PrivatePostgres,

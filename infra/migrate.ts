@@ -1,6 +1,6 @@
 // pnpm db:migrate: makes sure the database exists, then applies pending migrations (no Prisma engine needed).
 import { MissingServiceError, ensureServices } from "./local-services";
-import { migrate } from "@recall/db/src/migrator";
+import { migrate } from "@recall/db/migrator";
 
 async function main(): Promise<void> {
   const { databaseUrl } = await ensureServices({ DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL });

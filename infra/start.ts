@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   // Loaded only now, so the config sees the URLs chosen above.
   const { inheritedEnv, loadConfig } = await import("@recall/config");
   const config = loadConfig();
-  const { migrate } = await import("@recall/db/src/migrator");
+  const { migrate } = await import("@recall/db/migrator");
   const report = await migrate(config.DATABASE_URL);
   console.log(`migrations: ${report.applied.length} applied, ${report.alreadyApplied.length} already applied`);
   const supervisor = new Supervisor(children(config, inheritedEnv()), {

@@ -2,7 +2,7 @@
 // template database that each test file clones (CREATE DATABASE … TEMPLATE is fast).
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
-import { migrate } from "@recall/db/src/migrator";
+import { migrate } from "@recall/db/migrator";
 import { createRedisConnection } from "@recall/queues/src/connection";
 import { adminUrl, newTestRunId, templateDb, withDatabase } from "./databases";
 

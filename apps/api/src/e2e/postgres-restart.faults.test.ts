@@ -6,7 +6,7 @@
 // workers recover, and every accepted input is committed exactly once, none of it dead.
 import request from "supertest";
 import { Client } from "pg";
-import { migrate } from "@recall/db/src/migrator";
+import { migrate } from "@recall/db/migrator";
 import { QUEUE_NAMES } from "@recall/queues";
 import { PrivatePostgres, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { contextClient, createContext } from "../testing/api-client";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pendingMigrations } from "@recall/db/src/migrator";
+import { pendingMigrations } from "@recall/db/migrator";
 import { describeIndex } from "@recall/memory";
 import { QUEUE_NAMES, liveWorkers } from "@recall/queues";
 import { registry } from "@recall/telemetry";
