@@ -15,8 +15,15 @@ export const ContextConfig = z.looseObject({
 });
 export type ContextConfig = z.infer<typeof ContextConfig>;
 
-/** The stored config as the schema reads it; a row written before a key was checked reads as not setting it. */
+/**
+ * The stored config as the schema reads it, parsed once where a context is loaded. A key whose stored value the
+ * schema refuses (a row written before the key was checked) reads as not set; the other keys stand.
+ */
 export function contextConfigOf(stored: unknown): ContextConfig {
-  const parsed = ContextConfig.safeParse(stored ?? {});
-  return parsed.success ? parsed.data : {};
+  if (!stored || typeof stored !== "object" || Array.isArray(stored)) return {};
+  const parsed = ContextConfig.safeParse(stored);
+  if (parsed.success) return parsed.data;
+  const refused = new Set(parsed.error.issues.map((issue) => String(issue.path[0])));
+  const kept = Object.fromEntries(Object.entries(stored).filter(([key]) => !refused.has(key)));
+  return ContextConfig.safeParse(kept).data ?? {};
 }

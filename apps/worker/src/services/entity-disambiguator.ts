@@ -2,6 +2,7 @@
 // one (or with one misconfigured) commits still run and contested names become new
 // entities, the rule in packages/memory/src/entity-matching.ts.
 import { providerOptions, type Config } from "@recall/config";
+import type { ContextConfig } from "@recall/contracts";
 import { Budget, NoProviderError, createModelClient, structuredCall, type ModelClient } from "@recall/llm";
 import { DisambiguationAnswer, decisionFrom, disambiguationPrompt, type EntityDisambiguator } from "@recall/memory";
 import type { Logger } from "@recall/telemetry";
@@ -37,6 +38,6 @@ export function modelDisambiguator(client: ModelClient, budget: Budget): EntityD
 }
 
 /** The commit's budget for model calls: the lower of the service's limits and the context's own. */
-export function commitBudget(config: Config, contextConfig: Record<string, unknown>): Budget {
+export function commitBudget(config: Config, contextConfig: ContextConfig): Budget {
   return new Budget(budgetLimits(config, contextConfig));
 }

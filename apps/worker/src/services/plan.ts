@@ -2,6 +2,7 @@
 // extraction (config may have changed since an earlier attempt), written only when it differs
 // from the plan the claim read, in the transaction that stages the candidates.
 import type { Config } from "@recall/config";
+import type { ContextConfig } from "@recall/contracts";
 import { toJson, type DbOrTx, type Prisma } from "@recall/db";
 import { resolveExtractionPlan, type BudgetLimits, type ExtractionGuidance } from "@recall/extraction";
 import type { ClaimedPlan } from "@recall/queues";
@@ -73,8 +74,8 @@ function canonical(value: unknown): string {
 }
 
 /** The lower of the service's limits and the context's own (`config.max_tokens`, `config.max_wall_ms`). */
-export function budgetLimits(config: Config, contextConfig: Record<string, unknown>): BudgetLimits {
-  const lower = (service: number, own: unknown) => (typeof own === "number" && own > 0 ? Math.min(service, own) : service);
+export function budgetLimits(config: Config, contextConfig: ContextConfig): BudgetLimits {
+  const lower = (service: number, own: number | undefined) => (own === undefined ? service : Math.min(service, own));
   return {
     maxTokens: lower(config.RECALL_MAX_TOKENS, contextConfig.max_tokens),
     maxWallMs: lower(config.RECALL_MAX_WALL_MS, contextConfig.max_wall_ms),

@@ -2,6 +2,7 @@
 // only its validate/commit/truth-maintenance stages ever run in a worker, when an operator
 // retries one or the sweeper recovers one). Built from the row the claim returned
 // (packages/queues work-state); a document's nodes are read by the stage that needs them.
+import type { ContextConfig } from "@recall/contracts";
 import type { DbOrTx, Turn } from "@recall/db";
 import { WorkError, type ClaimedWork } from "@recall/queues";
 
@@ -30,7 +31,7 @@ export interface Subject {
   /** A document's format (text, markdown, html, pdf); the skill cascade's source-type map may route by it. */
   format?: string;
   sourceMetadata: Record<string, unknown>;
-  contextConfig: Record<string, unknown>;
+  contextConfig: ContextConfig;
 }
 
 /** What validation and commit see: any subject, including a direct write. */
@@ -85,7 +86,7 @@ export function extractedSubject(claim: ClaimedWork, units: TextUnit[] = []): Su
 type TurnRow = Pick<Turn, "id" | "contextId" | "content" | "role" | "speaker" | "occurredAt" | "createdAt" | "scope" | "traceId">;
 
 /** A turn as the extractor sees it (a window reads its turns' rows itself). */
-export function turnSubject(turn: TurnRow, contextConfig: Record<string, unknown>): Subject {
+export function turnSubject(turn: TurnRow, contextConfig: ContextConfig): Subject {
   return {
     ...oneText(contextConfig, "conversation", turn, turn.content, turn.occurredAt ?? turn.createdAt),
     type: "turn",
@@ -97,7 +98,7 @@ export function turnSubject(turn: TurnRow, contextConfig: Record<string, unknown
 
 /** A subject that is one text (a turn, a direct write), with no metadata of its own. */
 function oneText(
-  contextConfig: Record<string, unknown>,
+  contextConfig: ContextConfig,
   sourceType: string,
   row: { id: string; contextId: string; scope: string[]; traceId: string },
   text: string,

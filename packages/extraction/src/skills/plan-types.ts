@@ -1,4 +1,5 @@
 // Inputs and result of the extraction plan: which skill and purpose apply, and the trace of why.
+import type { ContextConfig } from "@recall/contracts";
 import type { Skill } from "./skill-types";
 
 export type PlanSubject = "document" | "turn";
@@ -11,7 +12,8 @@ export interface PlanEnv {
 }
 
 export interface PlanInput {
-  contextConfig?: Record<string, unknown> | null;
+  /** The context's config, read through its schema (`skill`, `purpose`). */
+  contextConfig?: ContextConfig | null;
   documentMetadata?: Record<string, unknown> | null;
   sourceMetadata?: Record<string, unknown> | null;
   sourceType?: string | null;

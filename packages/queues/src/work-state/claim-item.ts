@@ -5,6 +5,7 @@
 // Never claimed: a succeeded item (a duplicate delivery), a waiting one (its window finishes
 // it), a cancelled one (an operator stopped it). Attempts count up across operator retries.
 import { z } from "zod";
+import { contextConfigOf, type ContextConfig } from "@recall/contracts";
 import { Prisma, transaction, type Db, type DbOrTx, type Tx, type WorkItem, type WorkStatus } from "@recall/db";
 import { itemColumns } from "./item-row";
 
@@ -60,8 +61,8 @@ export interface ClaimedWork {
   /** The item as claimed: running, `attempts` counting this one. */
   item: WorkItem;
   attemptId: string;
-  /** The context's `config` ({} when the context is gone). */
-  contextConfig: Record<string, unknown>;
+  /** The context's `config`, read through its schema ({} when the context is gone). */
+  contextConfig: ContextConfig;
   subject: ClaimedSubject;
   plan: ClaimedPlan | null;
 }
@@ -105,15 +106,11 @@ async function claimStatement<I>(db: DbOrTx, request: ClaimRequest, load: (claim
   const claimed: ClaimedWork = {
     item,
     attemptId,
-    contextConfig: isRecord(contextConfig) ? contextConfig : {},
+    contextConfig: contextConfigOf(contextConfig),
     subject: ClaimedSubject.parse(subject),
     plan: plan === null ? null : ClaimedPlan.parse(plan),
   };
   return { claimed: true, ...claimed, input: await load(claimed) };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
