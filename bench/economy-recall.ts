@@ -56,7 +56,7 @@ export async function runRecallDirect(conversation: GateConversation, turns: Gat
   return { turns: turns.length, wallMs: performance.now() - started, stages };
 }
 
-/** What ensurePlan (apps/worker/src/plan.ts) resolves for a turn of a context with no skill settings. */
+/** What resolvePlan (apps/worker/src/services/plan.ts) resolves for a turn of a context with no skill settings. */
 async function turnGuidance(config: Config): Promise<ExtractionGuidance> {
   const skills = await loadSkills(config.PIPELINE_SKILLS_DIR ?? DEFAULT_SKILLS_DIR);
   const plan = resolveExtractionPlan({

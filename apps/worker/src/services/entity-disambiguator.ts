@@ -1,6 +1,6 @@
 // The commit stage's disambiguator: the strong model, when one is configured. Without
 // one (or with one misconfigured) commits still run and contested names become new
-// entities, the rule in packages/memory/src/entity-matching.ts.
+// entities, the rule in packages/memory/src/entities/entity-matching.ts.
 import { providerOptions, type Config } from "@recall/config";
 import type { ContextConfig } from "@recall/contracts";
 import { Budget, NoProviderError, createModelClient, structuredCall, type ModelClient } from "@recall/llm";
