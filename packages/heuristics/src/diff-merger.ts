@@ -3,7 +3,7 @@
 import { emptyDiff, type EntityCandidate, type ExtractionDiff } from "@recall/contracts";
 import { evidenceFor } from "./evidence-builder";
 import type { Finding } from "./heuristic-types";
-import type { EntityMention } from "./known-entity-matcher";
+import type { EntityMention } from "./speakers/known-entity-matcher";
 
 export function mergeFindings(findings: Finding[], mentions: EntityMention[], text: string): ExtractionDiff {
   const diff = emptyDiff();

@@ -1,7 +1,7 @@
 // Internal shapes shared by the heuristic detectors.
 import type { ActiveInstruction, ExtractionDiff, KnownAttribute, KnownEntity } from "@recall/contracts";
-import type { ParsedTurn } from "./parsed-turn";
-import type { Sentence } from "./sentence-splitter";
+import type { ParsedTurn } from "./text/parsed-turn";
+import type { Sentence } from "./text/sentence-splitter";
 
 /** What one detector made of one sentence or clause. */
 export interface Finding {

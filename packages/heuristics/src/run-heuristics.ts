@@ -2,15 +2,15 @@
 // only when every sentence was read (or is small talk) with enough confidence.
 import { emptyDiff, type ExtractionDiff, type ExtractionInput, type HeuristicOutcome } from "@recall/contracts";
 import type { TurnContext } from "./heuristic-types";
-import { commentaryConfidence } from "./commentary";
-import { findKnownEntities } from "./known-entity-matcher";
+import { commentaryConfidence } from "./statements/commentary";
+import { findKnownEntities } from "./speakers/known-entity-matcher";
 import { mergeFindings } from "./diff-merger";
-import { readSentence, type SentenceReading } from "./sentence-reader";
-import { parseTurn, type ParsedTurn } from "./parsed-turn";
-import type { Sentence } from "./sentence-splitter";
+import { readSentence, type SentenceReading } from "./text/sentence-reader";
+import { parseTurn, type ParsedTurn } from "./text/parsed-turn";
+import type { Sentence } from "./text/sentence-splitter";
 import { phaticVerdict } from "./small-talk-gate";
-import { resolveAddressee } from "./addressee-resolver";
-import { resolveSpeaker } from "./speaker-resolver";
+import { resolveAddressee } from "./speakers/addressee-resolver";
+import { resolveSpeaker } from "./speakers/speaker-resolver";
 
 export interface HeuristicOptions {
   /** Minimum confidence for the heuristic stage to finish an input on its own. */

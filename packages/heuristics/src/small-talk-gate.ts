@@ -2,11 +2,11 @@
 // encouragement or an open question carries nothing durable and finishes with an empty
 // diff. A concrete noun, a name, a number, a date or shared media keeps the turn open.
 // Confidence falls with how much the verdict leans on interpretation.
-import { isAbstractWord } from "./abstract-lexicon";
-import { normaliseApostrophes } from "./clause-preparer";
-import { INTERJECTIONS, isFunctionWord } from "./phatic-lexicon";
-import { isEncouragement, isEvaluation, isOpenQuestion, isReaction } from "./presupposition-rules";
-import { analyse, type Analysis } from "./token-analysis";
+import { isAbstractWord } from "./lexicons/abstract-lexicon";
+import { normaliseApostrophes } from "./text/clause-preparer";
+import { INTERJECTIONS, isFunctionWord } from "./lexicons/phatic-lexicon";
+import { isEncouragement, isEvaluation, isOpenQuestion, isReaction } from "./statements/presupposition-rules";
+import { analyse, type Analysis } from "./text/token-analysis";
 
 export interface PhaticVerdict {
   phatic: boolean;

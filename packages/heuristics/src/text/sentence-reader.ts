@@ -1,14 +1,14 @@
 // Reads one sentence with the heuristic detectors: a revocation or an instruction takes
 // the whole sentence; otherwise each clause must be a statement the grammar reads.
 import { prepareClause } from "./clause-preparer";
-import type { Finding, TurnContext } from "./heuristic-types";
-import { detectInstruction } from "./instruction-detector";
-import { detectOpenStatement } from "./open-reader";
-import { detectPersonal } from "./personal-detector";
-import { detectRevocation } from "./revocation-detector";
+import type { Finding, TurnContext } from "../heuristic-types";
+import { detectInstruction } from "../instructions/instruction-detector";
+import { detectOpenStatement } from "../statements/open-reader";
+import { detectPersonal } from "../personal/personal-detector";
+import { detectRevocation } from "../instructions/revocation-detector";
 import { splitClauses, type Sentence } from "./sentence-splitter";
-import { phaticVerdict } from "./small-talk-gate";
-import { detectStatement } from "./statement-detector";
+import { phaticVerdict } from "../small-talk-gate";
+import { detectStatement } from "../statements/statement-detector";
 
 export interface SentenceReading {
   sentence: Sentence;

@@ -3,10 +3,10 @@
 // fulfilling", "family is everything") or react ("I'm so happy for you") add nothing to keep.
 // Alone, the same clause may carry the turn's only news, so there the small-talk gate decides,
 // more strictly. A name, a number, a quote or a first-person statement is never commentary.
-import { normaliseApostrophes } from "./clause-preparer";
-import { isCommonWord } from "./phatic-lexicon";
+import { normaliseApostrophes } from "../text/clause-preparer";
+import { isCommonWord } from "../lexicons/phatic-lexicon";
 import { isQuestion } from "./presupposition-rules";
-import { analyse, type Analysis } from "./token-analysis";
+import { analyse, type Analysis } from "../text/token-analysis";
 
 /** Below the gate's small-talk verdicts: dropping a clause beside facts loses at most that clause. */
 export const COMMENTARY_CONFIDENCE = 0.78;

@@ -2,9 +2,9 @@
 // ("I'm Alice"), else the one person the context knows. With several known people and no
 // name, "I" needs a model.
 import type { ExtractionInput, KnownEntity } from "@recall/contracts";
-import type { TurnContext } from "./heuristic-types";
-import { splitClauses, type Sentence } from "./sentence-splitter";
-import { introducedName } from "./statement-detector";
+import type { TurnContext } from "../heuristic-types";
+import { splitClauses, type Sentence } from "../text/sentence-splitter";
+import { introducedName } from "../statements/statement-detector";
 
 export function resolveSpeaker(input: ExtractionInput, sentences: Sentence[]): TurnContext["speaker"] {
   const given = input.speaker?.trim();

@@ -2,9 +2,9 @@
 // addresses by name ("Thanks, Mel!", "Hey Jon, …"). Two names in address, or none, leave
 // "you" unresolved, and second-person statements then go to a model.
 import type { KnownEntity } from "@recall/contracts";
-import type { TurnContext } from "./heuristic-types";
+import type { TurnContext } from "../heuristic-types";
 import { knownByName } from "./speaker-resolver";
-import { analyse } from "./token-analysis";
+import { analyse } from "../text/token-analysis";
 import { findVocatives } from "./vocative-finder";
 
 export function resolveAddressee(text: string, known: KnownEntity[], speaker: TurnContext["speaker"]): KnownEntity | undefined {

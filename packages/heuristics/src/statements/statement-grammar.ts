@@ -1,6 +1,6 @@
 // Regular-expression grammar for the simple statements heuristics can read without a
 // model: introductions, roles, employers, homes, emails and "X is the Y of Z".
-import type { FactAspect } from "./temporal-resolver";
+import type { FactAspect } from "../time/temporal-resolver";
 
 const WORD = String.raw`\p{Lu}[\p{L}\p{N}'&.-]*`;
 export const NAME = String.raw`\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+){0,2}`;

@@ -1,9 +1,9 @@
 // Word-level tests for the objects of casual statements: does a phrase point back into the
 // conversation or hold a clause, is it a name, a gerund, a word for something particular.
-import { isAbstractWord } from "./abstract-lexicon";
-import { isCommonWord, isPhaticWord } from "./phatic-lexicon";
-import { NOT_GERUNDS } from "./personal-lexicon";
-import { PROPER } from "./statement-grammar";
+import { isAbstractWord } from "../lexicons/abstract-lexicon";
+import { isCommonWord, isPhaticWord } from "../lexicons/phatic-lexicon";
+import { NOT_GERUNDS } from "../lexicons/personal-lexicon";
+import { PROPER } from "../statements/statement-grammar";
 
 export const POINTING =
   /\b(?:you|your|yours|ya|u|it|its|they|them|their|he|him|his|she|her|hers|this|that|these|those|we|us|our|me|myself|what|how|when|where|why|which|who|whom|whose|if|because|cause|than|whether|not|no|never|something|anything|everything|stuff|things?|one|ones|other|such|same)\b/i;

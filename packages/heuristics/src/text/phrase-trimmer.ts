@@ -1,7 +1,7 @@
 // Trims what is not part of an object's name from a statement's object: frequency and
 // degree words, a purpose clause, praise, an appositive. The evidence keeps them all.
-import { isAbstractWord } from "./abstract-lexicon";
-import { isFunctionWord, isPhaticWord } from "./phatic-lexicon";
+import { isAbstractWord } from "../lexicons/abstract-lexicon";
+import { isFunctionWord, isPhaticWord } from "../lexicons/phatic-lexicon";
 import { isProperName } from "./phrase-words";
 
 /** Frequency and degree words after an object ("hiking a lot", "yoga every week"); kept in the evidence, not the name. */

@@ -2,15 +2,15 @@
 // "I went to a support group yesterday"), read with the personal grammar. A question, a
 // clause whose object no reader accepts, or a fact that needs a date the clause lacks is
 // not read here, so the clause stays for a model.
-import { prepareClause, type PreparedClause } from "./clause-preparer";
-import type { Finding, TurnContext } from "./heuristic-types";
+import { prepareClause, type PreparedClause } from "../text/clause-preparer";
+import type { Finding, TurnContext } from "../heuristic-types";
 import { readCompanions, readKin, readPet } from "./kin-reader";
 import { PERSONAL_RULES, type PersonalRule, type Slot } from "./personal-grammar";
 import { buildPersonalFinding, type PersonalReading, type Subject } from "./personal-finding";
-import { shiftedToFirstPerson, withDroppedSubject } from "./person-shift";
-import { readActivity, readGroup, readPlanNoun, readThing, readTitle, readVenue, readVerbPhrase, type Thing } from "./phrase-reader";
-import { isQuestion } from "./presupposition-rules";
-import type { Sentence } from "./sentence-splitter";
+import { shiftedToFirstPerson, withDroppedSubject } from "../text/person-shift";
+import { readActivity, readGroup, readPlanNoun, readThing, readTitle, readVenue, readVerbPhrase, type Thing } from "../text/phrase-reader";
+import { isQuestion } from "../statements/presupposition-rules";
+import type { Sentence } from "../text/sentence-splitter";
 
 export function detectPersonal(
   clause: Sentence,

@@ -1,13 +1,13 @@
 // Turns a parsed statement into diff items: entities, attributes, relations, with
 // evidence and validity from time phrases; corrections go through the known-attribute check.
 import type { AttributeCandidate, EntityCandidate, MemoryCategory, RelationCandidate } from "@recall/contracts";
-import { reconcileCorrection } from "./correction-reconciler";
-import { evidenceFor } from "./evidence-builder";
-import type { Finding, TurnContext } from "./heuristic-types";
-import type { PreparedClause } from "./clause-preparer";
-import type { Sentence } from "./sentence-splitter";
+import { reconcileCorrection } from "../correction-reconciler";
+import { evidenceFor } from "../evidence-builder";
+import type { Finding, TurnContext } from "../heuristic-types";
+import type { PreparedClause } from "../text/clause-preparer";
+import type { Sentence } from "../text/sentence-splitter";
 import type { StatementRule } from "./statement-grammar";
-import { validityIn } from "./temporal-resolver";
+import { validityIn } from "../time/temporal-resolver";
 
 export interface StatementFacts {
   /** "speaker" for first-person statements, else the named subject. */

@@ -1,7 +1,7 @@
 // Pets and relatives in a statement: "a dog named Max", "my brother Sam", "two kids",
 // and the company named after "with" ("with my husband and kids", "with friends").
-import { isCommonWord } from "./phatic-lexicon";
-import { KIN, PET_SPECIES } from "./personal-lexicon";
+import { isCommonWord } from "../lexicons/phatic-lexicon";
+import { KIN, PET_SPECIES } from "../lexicons/personal-lexicon";
 
 export interface Kinship {
   /** The species or kinship word as said ("dog", "brother"). */

@@ -2,14 +2,14 @@
 // the statement is about, and one relation (or a plan's literal attribute) with the clause
 // as evidence and validity from its time phrases.
 import type { AttributeCandidate, EntityCandidate, MemoryCategory, RelationCandidate, Significance } from "@recall/contracts";
-import type { PreparedClause } from "./clause-preparer";
-import { evidenceFor } from "./evidence-builder";
-import type { Finding, TurnContext } from "./heuristic-types";
+import type { PreparedClause } from "../text/clause-preparer";
+import { evidenceFor } from "../evidence-builder";
+import type { Finding, TurnContext } from "../heuristic-types";
 import type { Kinship } from "./kin-reader";
 import type { PersonalKind, PersonalRule } from "./personal-grammar";
-import type { Thing } from "./phrase-reader";
-import type { Sentence } from "./sentence-splitter";
-import { validityIn } from "./temporal-resolver";
+import type { Thing } from "../text/phrase-reader";
+import type { Sentence } from "../text/sentence-splitter";
+import { validityIn } from "../time/temporal-resolver";
 
 /** What the personal grammar read in a clause: one object, a plan's words, or a pet or relative. */
 export interface PersonalReading {

@@ -2,10 +2,10 @@
 // "no need to … any more", "forget what I said about …". The revoked instruction is
 // the active one sharing most words with what the user asks to stop.
 import type { ActiveInstruction, RevocationCandidate } from "@recall/contracts";
-import { normaliseApostrophes } from "./clause-preparer";
-import { evidenceFor } from "./evidence-builder";
-import type { Finding, TurnContext } from "./heuristic-types";
-import type { Sentence } from "./sentence-splitter";
+import { normaliseApostrophes } from "../text/clause-preparer";
+import { evidenceFor } from "../evidence-builder";
+import type { Finding, TurnContext } from "../heuristic-types";
+import type { Sentence } from "../text/sentence-splitter";
 
 const PATTERNS: RegExp[] = [
   /^(?:please\s+)?(?:(?:can|could|would) you\s+(?:please\s+)?)?(?:stop|quit)\s+(\w+ing\b.*)$/i,

@@ -1,7 +1,7 @@
 // Reduces a clause to the statement the grammar reads: no greeting or correction marker,
 // no time phrase (kept aside to date the facts), no final punctuation.
-import { CORRECTION_MARKER, DISCOURSE_MARKER } from "./statement-grammar";
-import { findTemporalPhrases, type TemporalPhrase } from "./temporal-resolver";
+import { CORRECTION_MARKER, DISCOURSE_MARKER } from "../statements/statement-grammar";
+import { findTemporalPhrases, type TemporalPhrase } from "../time/temporal-resolver";
 
 export interface PreparedClause {
   body: string;

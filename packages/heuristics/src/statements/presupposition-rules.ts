@@ -1,9 +1,9 @@
 // Two kinds of sentence that mention things yet add nothing new: praise for something the
 // other person brought up ("wow, that agency looks great!") and open questions that ask
 // without presupposing ("what kinda jobs are you thinking of?").
-import { isQuestionWord } from "./abstract-lexicon";
-import { isCommonWord, isFunctionWord } from "./phatic-lexicon";
-import type { Analysis, Token } from "./token-analysis";
+import { isQuestionWord } from "../lexicons/abstract-lexicon";
+import { isCommonWord, isFunctionWord } from "../lexicons/phatic-lexicon";
+import type { Analysis, Token } from "../text/token-analysis";
 
 // Distal and second-person pointers: "that dress", "your studio". "This"/"these" more often
 // point at the speaker's own things ("these family times") and so are left out.

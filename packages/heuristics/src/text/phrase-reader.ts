@@ -2,8 +2,8 @@
 // "Paris", "take a short trip") and says what kind of thing it is. Phrases that point back
 // into the conversation ("how you paint", "that first movie", "it"), that hold a clause, or
 // that speak of "my …" are refused: what they mean depends on context only a model has.
-import { EVENT_HEADS, GROUP_HEADS, PLACE_HEADS } from "./personal-lexicon";
-import { isFunctionWord } from "./phatic-lexicon";
+import { EVENT_HEADS, GROUP_HEADS, PLACE_HEADS } from "../lexicons/personal-lexicon";
+import { isFunctionWord } from "../lexicons/phatic-lexicon";
 import { withoutAppositive, withoutPraise, withoutPurpose, withoutTail } from "./phrase-trimmer";
 import { CLAUSE_VERB, GENERIC_GERUNDS, POINTING, isConcrete, isGerund, isProperName, plainWords } from "./phrase-words";
 

@@ -1,8 +1,8 @@
 // Word-level view of a sentence for the small-talk gate: which words are phatic, which
 // are names in address, which belong to set phrases, and whether the speaker talks about
 // themself.
-import { PHATIC_PHRASES, isPhaticWord } from "./phatic-lexicon";
-import { findVocatives } from "./vocative-finder";
+import { PHATIC_PHRASES, isPhaticWord } from "../lexicons/phatic-lexicon";
+import { findVocatives } from "../speakers/vocative-finder";
 
 export interface Token {
   word: string;

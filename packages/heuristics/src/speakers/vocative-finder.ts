@@ -1,7 +1,7 @@
 // Names used to address someone ("Thanks, Melanie!", "Hey Mel!") say nothing about
 // anyone, so the small-talk gate ignores them.
-import { INTERJECTIONS, isCommonWord } from "./phatic-lexicon";
-import type { Token } from "./token-analysis";
+import { INTERJECTIONS, isCommonWord } from "../lexicons/phatic-lexicon";
+import type { Token } from "../text/token-analysis";
 
 const ADDRESS_OPENERS = new Set([...INTERJECTIONS, "dear", "morning", "night", "later", "buddy", "you"]);
 

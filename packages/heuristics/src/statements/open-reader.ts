@@ -7,16 +7,16 @@
 // back into the conversation ("it", "that book you recommended") or name nothing particular.
 // It reads the turn's one parse (parsed-turn.ts): tags, lemmas and noun phrases are not computed again.
 import type { AttributeCandidate, MemoryCategory } from "@recall/contracts";
-import { isAbstractWord } from "./abstract-lexicon";
-import type { PreparedClause } from "./clause-preparer";
-import { readClauseTerms, type ClauseTerm } from "./clause-terms";
-import type { ParsedTurn } from "./parsed-turn";
-import { evidenceFor } from "./evidence-builder";
-import type { Finding, TurnContext } from "./heuristic-types";
-import { isPhaticWord } from "./phatic-lexicon";
+import { isAbstractWord } from "../lexicons/abstract-lexicon";
+import type { PreparedClause } from "../text/clause-preparer";
+import { readClauseTerms, type ClauseTerm } from "../text/clause-terms";
+import type { ParsedTurn } from "../text/parsed-turn";
+import { evidenceFor } from "../evidence-builder";
+import type { Finding, TurnContext } from "../heuristic-types";
+import { isPhaticWord } from "../lexicons/phatic-lexicon";
 import { isQuestion } from "./presupposition-rules";
-import type { Sentence } from "./sentence-splitter";
-import { validityIn, type FactAspect } from "./temporal-resolver";
+import type { Sentence } from "../text/sentence-splitter";
+import { validityIn, type FactAspect } from "../time/temporal-resolver";
 
 /**
  * Below the statement and personal grammars (0.85 for the speaker): the shape says who did

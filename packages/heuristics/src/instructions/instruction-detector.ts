@@ -3,9 +3,9 @@
 // "Please don't …", "Don't ever …". Statements about oneself ("I'll always remember
 // that trip", "I never said that") and titles ("Always Sunny …") are not directives.
 import type { InstructionCandidate } from "@recall/contracts";
-import { normaliseApostrophes } from "./clause-preparer";
-import { evidenceFor } from "./evidence-builder";
-import type { Finding, TurnContext } from "./heuristic-types";
+import { normaliseApostrophes } from "../text/clause-preparer";
+import { evidenceFor } from "../evidence-builder";
+import type { Finding, TurnContext } from "../heuristic-types";
 import {
   COMFORT_VERBS,
   FROM_NOW_ON,
@@ -16,8 +16,8 @@ import {
   isDirectivePhrase,
 } from "./instruction-grammar";
 import { instructionLabel } from "./instruction-label";
-import { isCommonWord, isFunctionWord } from "./phatic-lexicon";
-import type { Sentence } from "./sentence-splitter";
+import { isCommonWord, isFunctionWord } from "../lexicons/phatic-lexicon";
+import type { Sentence } from "../text/sentence-splitter";
 
 interface Directive {
   polarity: "always" | "never" | "keep";

@@ -1,8 +1,8 @@
 // Grammar of the everyday first-person statements of casual conversation: tastes, pets,
 // family, outings, plans, pastimes, groups joined. Each rule names the slot reader that must
 // accept its object; a match whose object the reader refuses is not a reading.
-import { NAME } from "./statement-grammar";
-import type { FactAspect } from "./temporal-resolver";
+import { NAME } from "../statements/statement-grammar";
+import type { FactAspect } from "../time/temporal-resolver";
 
 export type PersonalKind =
   | "likes"

@@ -1,8 +1,8 @@
 // Time phrases chrono reads too narrowly for facts: "last week" is a week, not the day seven
 // days ago; "this weekend" is Saturday and Sunday; "for three years" (said in the present
 // perfect) starts three years before the reference time.
-import type { Period } from "./temporal-period";
-import type { TemporalPhrase } from "./temporal-resolver";
+import type { Period } from "../time/temporal-period";
+import type { TemporalPhrase } from "../time/temporal-resolver";
 
 const WEEK = /\b(this|next|last|past|the past|the last|the next|the following)\s+(week|weekend)\b/gi;
 const DURATION =

@@ -1,11 +1,11 @@
 // Self-statements and simple third-party statements: "I'm Alice, CTO at Acme", "I work at
 // Acme", "I live in Berlin", "my title is VP of Engineering", "Bob is the CFO of Acme".
-import type { Finding, TurnContext } from "./heuristic-types";
-import { isCommonWord } from "./phatic-lexicon";
-import { isDepartment, isRolePhrase } from "./role-lexicon";
-import type { Sentence } from "./sentence-splitter";
+import type { Finding, TurnContext } from "../heuristic-types";
+import { isCommonWord } from "../lexicons/phatic-lexicon";
+import { isDepartment, isRolePhrase } from "../lexicons/role-lexicon";
+import type { Sentence } from "../text/sentence-splitter";
 import { STATEMENT_RULES, type StatementRule } from "./statement-grammar";
-import { prepareClause, type PreparedClause } from "./clause-preparer";
+import { prepareClause, type PreparedClause } from "../text/clause-preparer";
 import { buildStatementFinding, type StatementFacts } from "./statement-finding";
 
 export function detectStatement(

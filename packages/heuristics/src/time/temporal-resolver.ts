@@ -2,7 +2,7 @@
 // resolved with chrono-node against the input's reference time, then turned into the
 // validity interval of the facts they qualify.
 import * as chrono from "chrono-node";
-import { durationPhrases, weekPhrases } from "./relative-phrases";
+import { durationPhrases, weekPhrases } from "../text/relative-phrases";
 import { namedQuarter, periodOf, quarterPeriod, yearPeriod, type Period } from "./temporal-period";
 
 /** "for": a duration up to the reference time ("for three years"). */
