@@ -1,6 +1,7 @@
 // Tracing: a tracer provider is always registered so every request and job has a real
 // trace id (returned to callers as trace_id); spans are exported only when an OTLP
 // endpoint is configured. Trace context travels inside job payloads (W3C traceparent).
+import { randomBytes } from "node:crypto";
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -86,6 +87,11 @@ export async function withSpan<T>(
 export function currentTraceId(): string | undefined {
   const id = trace.getActiveSpan()?.spanContext().traceId;
   return id && !/^0+$/.test(id) ? id : undefined;
+}
+
+/** A W3C trace id, for inputs that arrive outside an active span. */
+export function newTraceId(): string {
+  return randomBytes(16).toString("hex");
 }
 
 export type TraceCarrier = Record<string, string>;

@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { readDocumentVersions } from "@recall/memory";
-import { currentTraceId } from "@recall/telemetry";
+import { currentTraceId, newTraceId } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
 import { Problem, notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
-import { newTraceId } from "../http/trace";
 import { DocumentService, type DocumentInput } from "../services/document.service";
 import { documentStatus } from "../views/pipeline-status";
 import { readDocumentInput } from "./document-upload";

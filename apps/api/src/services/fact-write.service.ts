@@ -7,8 +7,7 @@
 // Idempotency-Key back, and the client's retry would write everything a second time.
 import { writeFacts, type WriteFactsResult } from "@recall/memory";
 import { directStages, enqueueOrLeaveForSweeper, resetToQueued, type WorkItemService } from "@recall/queues";
-import { currentTraceId } from "@recall/telemetry";
-import { newTraceId } from "../http/trace";
+import { currentTraceId, newTraceId } from "@recall/telemetry";
 import { DomainError, invalidField } from "./domain-error";
 import type { ServiceDeps } from "./service-deps";
 import { checkScope, storedConfigOf } from "./scope-rule";
