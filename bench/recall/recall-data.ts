@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { loadConversations, type GateConversation } from "./gate-locomo";
+import { loadConversations, type GateConversation } from "../shared/gate-locomo";
 
 export const CATEGORY_NAMES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
 

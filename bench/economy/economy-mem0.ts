@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { GateTurn } from "./gate-locomo";
+import type { GateTurn } from "../shared/gate-locomo";
 
 export const MEM0_VERSION = "3.3.1";
 const PACKAGES = [`mem0ai@${MEM0_VERSION}`, "better-sqlite3@12"];

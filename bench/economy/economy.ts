@@ -20,9 +20,9 @@ import { runRecallBulk } from "./economy-bulk";
 import { runRecallDirect, runRecallService, type RecallRun } from "./economy-recall";
 import { printEconomy, type PeerResult } from "./economy-report";
 import { startEconomyServer, type Mem0Answer } from "./economy-server";
-import { loadConversations, type GateConversation, type GateTurn } from "./gate-locomo";
+import { loadConversations, type GateConversation, type GateTurn } from "../shared/gate-locomo";
 
-const repoRoot = path.resolve(__dirname, "..");
+const repoRoot = path.resolve(__dirname, "../..");
 
 interface Options {
   conversation: GateConversation;

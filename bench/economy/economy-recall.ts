@@ -11,13 +11,13 @@ import pg from "pg";
 import { extractorOptions, loadConfig, type Config } from "@recall/config";
 import type { ActiveInstruction, KnownAttribute, KnownEntity } from "@recall/contracts";
 import { createStagedExtractorFactory, loadSkills, resolveExtractionPlan, type ExtractionGuidance } from "@recall/extraction";
-import { DEFAULT_SKILLS_DIR } from "../apps/worker/src/bootstrap";
-import { budgetLimits } from "../apps/worker/src/services/plan";
-import { createBenchContext, scopeOf } from "./bench-load";
-import { BENCH_ADMIN_KEY, startService } from "./bench-service";
+import { DEFAULT_SKILLS_DIR } from "../../apps/worker/src/bootstrap";
+import { budgetLimits } from "../../apps/worker/src/services/plan";
+import { createBenchContext, scopeOf } from "../shared/bench-load";
+import { BENCH_ADMIN_KEY, startService } from "../shared/bench-service";
 import { EMBEDDING_DIMENSIONS, type PeerRun } from "./economy-mem0";
-import type { GateConversation, GateTurn } from "./gate-locomo";
-import { learn, nextInstructions, turnInput } from "./gate-run";
+import type { GateConversation, GateTurn } from "../shared/gate-locomo";
+import { learn, nextInstructions, turnInput } from "../gate/gate-run";
 
 export interface RecallRun extends PeerRun {
   /** Turns by the stage that finished them (heuristic, fast, strong) or `failed`. */

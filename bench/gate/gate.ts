@@ -8,12 +8,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "@recall/config";
-import { loadConversations } from "./gate-locomo";
+import { loadConversations } from "../shared/gate-locomo";
 import { figuresOf, printFigures, printSamples } from "./gate-report";
 import { runConversation, type TurnResult } from "./gate-run";
 
 function main(): void {
-  const repoRoot = path.resolve(__dirname, "..");
+  const repoRoot = path.resolve(__dirname, "../..");
   const dir = process.env.LOCOMO_DIR ?? path.resolve(repoRoot, "../shared/data/locomo");
   if (!fs.existsSync(dir)) {
     console.log(`bench:gate: no LoCoMo data at ${dir}; nothing to measure.`);

@@ -3,14 +3,14 @@
 // read over and over. Reports the reader's p50 idle and under the writes (goal: within 3x), each
 // write's status and wall time, and audits Postgres afterwards (every answered write committed
 // once, no orphaned candidates, nothing left running). Loopback only, bounded: one run of the
-// writes. `pnpm exec tsx bench/direct-write-load.ts`; DIRECT_WRITES (10), DIRECT_WRITE_ITEMS
+// writes. `pnpm exec tsx bench/load/direct-write-load.ts`; DIRECT_WRITES (10), DIRECT_WRITE_ITEMS
 // (the cap) and DIRECT_WRITE_CAP (the service's cap; default its own default) change the shape.
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Client } from "pg";
-import { startService } from "./bench-service";
-import { BENCH_ADMIN_KEY } from "./bench-service";
-import { call, newContext, percentiles, type Api } from "./perf-client";
+import { startService } from "../shared/bench-service";
+import { BENCH_ADMIN_KEY } from "../shared/bench-service";
+import { call, newContext, percentiles, type Api } from "../perf/perf-client";
 
 const WRITES = Number(process.env.DIRECT_WRITES ?? 10);
 const IDLE_READS = 60;

@@ -8,10 +8,10 @@ import { configWith, loadConfig, type Config } from "@recall/config";
 import { migrate } from "@recall/db/migrator";
 import { QUEUE_NAMES, createRedisConnection } from "@recall/queues";
 import { adminUrl, removeQueuePrefix, withDatabase } from "@recall/test-support";
-import { createApp } from "../apps/api/src/app";
-import { bootstrapApi } from "../apps/api/src/bootstrap";
-import { bootstrapWorker, type WorkerProcess } from "../apps/worker/src/bootstrap";
-import { startWorkers, type WorkerRuntime } from "../apps/worker/src/worker-runtime";
+import { createApp } from "../../apps/api/src/app";
+import { bootstrapApi } from "../../apps/api/src/bootstrap";
+import { bootstrapWorker, type WorkerProcess } from "../../apps/worker/src/bootstrap";
+import { startWorkers, type WorkerRuntime } from "../../apps/worker/src/worker-runtime";
 
 export const BENCH_ADMIN_KEY = `bench-${randomBytes(8).toString("hex")}`;
 

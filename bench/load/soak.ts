@@ -35,10 +35,10 @@ import {
   withDatabase,
   type EffectsReport,
 } from "@recall/test-support";
-import { markerAnswer } from "../apps/worker/src/testing/marker-model";
-import { StageKiller } from "../apps/worker/src/testing/stage-killer";
-import { FaultLoad, percentile, type TurnLatency } from "../apps/api/src/testing/fault-load";
-import { FAULT_ADMIN_KEY, startFaultService, type FaultService } from "../apps/api/src/testing/fault-service";
+import { markerAnswer } from "../../apps/worker/src/testing/marker-model";
+import { StageKiller } from "../../apps/worker/src/testing/stage-killer";
+import { FaultLoad, percentile, type TurnLatency } from "../../apps/api/src/testing/fault-load";
+import { FAULT_ADMIN_KEY, startFaultService, type FaultService } from "../../apps/api/src/testing/fault-service";
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const FAULT_EVERY_S = Number(process.env.SOAK_FAULT_EVERY_S ?? 15);

@@ -4,14 +4,14 @@
 // then, per stage and class (interactive or background), the mean and median wait in the queue and the mean run.
 // First, in the same run, the idle baseline: one client sending interactive turns only for IDLE_SECONDS (default
 // 20); the figure to read is the interactive p50 under load as a multiple of it (goal <= 3x).
-//   pnpm exec tsx bench/mixed-load-stages.ts
+//   pnpm exec tsx bench/load/mixed-load-stages.ts
 // Runs on a database and queue prefix of its own (dropped after), against DATABASE_URL/REDIS_URL.
 import { randomBytes } from "node:crypto";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/migrator";
 import { adminQuery, withDatabase } from "@recall/test-support";
-import { FaultLoad, percentile } from "../apps/api/src/testing/fault-load";
-import { FAULT_ADMIN_KEY, startFaultService } from "../apps/api/src/testing/fault-service";
+import { FaultLoad, percentile } from "../../apps/api/src/testing/fault-load";
+import { FAULT_ADMIN_KEY, startFaultService } from "../../apps/api/src/testing/fault-service";
 
 const SECONDS = Number(process.env.MIXED_SECONDS ?? 60);
 const LANES = Number(process.env.MIXED_LANES ?? 4);

@@ -11,7 +11,7 @@ import {
   type KnownEntity,
 } from "@recall/contracts";
 import { runHeuristics } from "@recall/heuristics";
-import type { GateConversation, GateTurn } from "./gate-locomo";
+import type { GateConversation, GateTurn } from "../shared/gate-locomo";
 
 export interface TurnResult {
   turn: GateTurn;

@@ -23,12 +23,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { loadConversations as readConversations, type GateConversation } from "./gate-locomo";
-import { createBenchContext, loadConversations, scopeOf, type LoadSummary, type LoadedContext } from "./bench-load";
+import { loadConversations as readConversations, type GateConversation } from "../shared/gate-locomo";
+import { createBenchContext, loadConversations, scopeOf, type LoadSummary, type LoadedContext } from "../shared/bench-load";
 import { countStatements, floorProbe, measure, type Latency, type Probe } from "./bench-measure";
 import { loadQuestions } from "./bench-questions";
-import { loadWithServices } from "./bench-service-load";
-import { BENCH_ADMIN_KEY, startService, type BenchService } from "./bench-service";
+import { loadWithServices } from "../shared/bench-service-load";
+import { BENCH_ADMIN_KEY, startService, type BenchService } from "../shared/bench-service";
 import { hostileDocumentSection } from "./perf-hostile";
 import { bulkSection, latencySection, memorySection, modelBoundSection, rpmSection, throughputSection } from "./perf-sections";
 
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
 
 async function readsSection(): Promise<void> {
   console.log("\n## reads: /profile and /query");
-  const dir = process.env.LOCOMO_DIR ?? path.resolve(__dirname, "../../shared/data/locomo");
+  const dir = process.env.LOCOMO_DIR ?? path.resolve(__dirname, "../../../shared/data/locomo");
   if (!fs.existsSync(dir)) {
     console.log(`bench: no LoCoMo data at ${dir}; set LOCOMO_DIR to measure. Nothing to do.`);
     return;
@@ -152,7 +152,11 @@ async function expectOk(response: Promise<Response>): Promise<void> {
   await res.arrayBuffer();
 }
 
-main().catch((err: Error) => {
-  console.error(err);
-  process.exit(1);
-});
+// Exits when done: a pool or socket a section left open must not keep the report running.
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

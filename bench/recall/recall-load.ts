@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import type { GateConversation } from "./gate-locomo";
-import { createBenchContext } from "./bench-load";
+import type { GateConversation } from "../shared/gate-locomo";
+import { createBenchContext } from "../shared/bench-load";
 
 /** Bump when the way conversations are posted changes, so stored contexts are reloaded. */
 const LOADER_VERSION = "recall-load-1";

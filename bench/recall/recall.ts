@@ -12,13 +12,13 @@ import { bm25Index } from "./recall-bm25";
 import { readRecallData, type RecallQuestion } from "./recall-data";
 import { loadOrReuse, type LoadedConversation } from "./recall-load";
 import { score, table } from "./recall-score";
-import { BENCH_ADMIN_KEY, startService } from "./bench-service";
+import { BENCH_ADMIN_KEY, startService } from "../shared/bench-service";
 
 const DEPTH = 20;
 const ENV_PASSED = ["RECALL_EMBEDDING_MODEL", "RECALL_EMBEDDING_DIMENSIONS", "OPENAI_API_KEY", "OPENAI_BASE_URL"] as const;
 
 async function main(): Promise<void> {
-  const root = path.resolve(__dirname, "..");
+  const root = path.resolve(__dirname, "../..");
   const dir = process.env.LOCOMO_DIR ?? path.resolve(root, "../shared/data/locomo");
   if (!fs.existsSync(dir)) {
     console.log(`bench:recall: no LoCoMo data at ${dir}; set LOCOMO_DIR to measure. Nothing to do.`);

@@ -5,11 +5,11 @@
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { loadConfig } from "@recall/config";
-import { createBenchContext, scopeOf } from "./bench-load";
-import { BENCH_ADMIN_KEY, startService } from "./bench-service";
+import { createBenchContext, scopeOf } from "../shared/bench-load";
+import { BENCH_ADMIN_KEY, startService } from "../shared/bench-service";
 import { EMBEDDING_DIMENSIONS } from "./economy-mem0";
 import type { RecallRun } from "./economy-recall";
-import type { GateConversation, GateTurn } from "./gate-locomo";
+import type { GateConversation, GateTurn } from "../shared/gate-locomo";
 
 const BATCH = 500;
 

@@ -4,7 +4,7 @@
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { loadConfig } from "@recall/config";
-import { startEconomyServer, type EconomyServer } from "./economy-server";
+import { startEconomyServer, type EconomyServer } from "../economy/economy-server";
 import { ADMIN, rssMiB, startCluster, type Cluster } from "./perf-cluster";
 import {
   benchTurns,
