@@ -32,7 +32,7 @@ class Scripted:
             def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
-                outer.seen.append({"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body})
+                outer.seen.append({"method": self.command, "path": self.path, "headers": self.headers, "body": body})
                 status, headers, payload, delay = outer.answers.pop(0)
                 if delay:
                     threading.Event().wait(delay)
