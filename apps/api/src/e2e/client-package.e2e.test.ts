@@ -2,7 +2,7 @@
 // empty project outside the workspace, run by plain Node as an ES module and as CommonJS against the real
 // API, and a consumer of each kind type-checked by the workspace's tsc against the installed declarations.
 // Its one dependency, openapi-fetch, is packed from the local store so the install needs no network.
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -41,8 +41,12 @@ function storeDir(name: string, from: string): string {
 test("npm pack builds the package; the tarball installs offline into an empty project with its README and licence", async () => {
   await runCommand("npm", ["pack", "--pack-destination", work], { cwd: CLIENT_DIR, env: NPM_ENV, timeoutMs: 90_000 });
   const fetchDir = storeDir("openapi-fetch", CLIENT_DIR);
-  for (const dir of [fetchDir, storeDir("openapi-typescript-helpers", fetchDir)])
-    await runCommand("npm", ["pack", dir, "--ignore-scripts", "--pack-destination", work], { cwd: work, env: NPM_ENV });
+  for (const dir of [fetchDir, storeDir("openapi-typescript-helpers", fetchDir)]) {
+    // A copy first: the store hard-links identical files, and npm packs a hard link's second name as an empty entry.
+    const copy = path.join(work, "store", path.basename(dir));
+    cpSync(dir, copy, { recursive: true, dereference: true });
+    await runCommand("npm", ["pack", copy, "--ignore-scripts", "--pack-destination", work], { cwd: work, env: NPM_ENV });
+  }
   const tarballs = readdirSync(work).filter((f) => f.endsWith(".tgz"));
   expect(tarballs).toEqual(expect.arrayContaining([expect.stringMatching(/^recall-client-.*\.tgz$/)]));
 
