@@ -95,7 +95,14 @@ export const isError = (e: unknown): e is RecallError => e instanceof RecallErro
 `;
   writeFileSync(path.join(app, "esm.mts"), `import { RecallClient, RecallError, type Profile } from "@recall/client";\n${body}`);
   writeFileSync(path.join(app, "cjs.cts"), `import { RecallClient, RecallError, type Profile } from "@recall/client";\n${body}`);
-  const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, lib: ["ES2023", "DOM"], types: [] };
+  const compilerOptions = {
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    strict: true,
+    noEmit: true,
+    lib: ["ES2023", "DOM"],
+    types: [],
+  };
   writeFileSync(path.join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["esm.mts", "cjs.cts"] }));
   const tsc = require.resolve("typescript/bin/tsc");
   await runCommand(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: app, timeoutMs: 60_000 });

@@ -77,20 +77,24 @@ test("the README's quickstart and the clients' examples in every language are ma
   expect(new Set(SNIPPETS.map((s) => s.name)).size).toBe(SNIPPETS.length);
 });
 
-test.each(SNIPPETS.map((s) => [`${s.file}: ${s.name}`, s] as const))("%s runs against the service", async (_title, snippet) => {
-  const created = await new RecallClient({ baseUrl: server.url, adminKey: ADMIN_KEY }).admin.contexts.create({ name: snippet.name });
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    RECALL_CONTEXT_ID: created.context_id,
-    RECALL_API_KEY: created.api_key,
-    CTX: created.context_id,
-    KEY: created.api_key,
-  };
-  const code = snippet.code.replaceAll("localhost:8080", new URL(server.url).host);
-  const run = await runSnippet(snippet.language, snippet.name, code, env);
-  if (snippet.expected !== undefined) expect(run.stdout).toContain(snippet.expected);
-}, 120_000);
+test.each(SNIPPETS.map((s) => [`${s.file}: ${s.name}`, s] as const))(
+  "%s runs against the service",
+  async (_title, snippet) => {
+    const created = await new RecallClient({ baseUrl: server.url, adminKey: ADMIN_KEY }).admin.contexts.create({ name: snippet.name });
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      RECALL_CONTEXT_ID: created.context_id,
+      RECALL_API_KEY: created.api_key,
+      CTX: created.context_id,
+      KEY: created.api_key,
+    };
+    const code = snippet.code.replaceAll("localhost:8080", new URL(server.url).host);
+    const run = await runSnippet(snippet.language, snippet.name, code, env);
+    if (snippet.expected !== undefined) expect(run.stdout).toContain(snippet.expected);
+  },
+  120_000,
+);
 
 async function runSnippet(language: Snippet["language"], name: string, code: string, env: NodeJS.ProcessEnv) {
   if (language === "sh") {
