@@ -4,7 +4,7 @@ const tseslint = require("typescript-eslint");
 const globals = require("globals");
 
 module.exports = tseslint.config(
-  { ignores: ["**/node_modules/**", "packages/db/src/generated/**", ".data/**", "coverage/**"] },
+  { ignores: ["**/node_modules/**", "packages/db/src/generated/**", ".data/**", "coverage/**", "**/dist/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },

@@ -9,7 +9,8 @@ module.exports = {
     "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.base.json", diagnostics: false }],
   },
   // packages/client is ESM source: its relative imports name the emitted .js file, which is the .ts one here.
-  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  // Inside the workspace @recall/client is its source (its package.json exports the dist/ that `npm pack` builds).
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1", "^@recall/client$": "<rootDir>/packages/client/src/index.ts" },
   globalSetup: "<rootDir>/packages/test-support/src/global-setup.ts",
   globalTeardown: "<rootDir>/packages/test-support/src/global-teardown.ts",
   testTimeout: 60_000,

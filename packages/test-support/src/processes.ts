@@ -38,3 +38,39 @@ export async function stopChild(child: ChildProcess | undefined, graceMs = 10_00
   await exited;
   clearTimeout(timer);
 }
+
+export interface CommandResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a command to its end without blocking the event loop (the test's own server must keep
+ * answering it), killed past `timeoutMs`. Rejects, with everything it printed, when it exits non-zero.
+ */
+export function runCommand(
+  command: string,
+  args: string[],
+  { cwd, env = process.env, timeoutMs = 60_000 }: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once("close", (status, signal) => {
+      clearTimeout(timer);
+      const result = { status, stdout, stderr };
+      if (status === 0) return resolve(result);
+      const why = signal ? `was killed (${signal}${signal === "SIGKILL" ? `, past ${timeoutMs} ms` : ""})` : `exited ${status}`;
+      reject(new Error(`${command} ${args.join(" ")} ${why}\n${stdout}${stderr}`.trim()));
+    });
+  });
+}

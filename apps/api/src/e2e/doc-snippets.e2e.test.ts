@@ -1,0 +1,118 @@
+// The examples in the README and docs/ run against the real service, so an example that drifts from
+// the API fails here. An example is a ```sh, ```ts or ```python fence on the line after
+// `<!-- test: name -->` (optionally `expect="text"`: the output must contain it). Each runs in a new
+// context with localhost:8080 pointed at this test's server, the admin key in .data/admin-api-key of
+// its working folder, and RECALL_CONTEXT_ID / RECALL_API_KEY (also CTX / KEY) in its environment.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { RecallClient } from "@recall/client";
+import { runCommand, startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
+import { listen, type Listening } from "../testing/listen";
+import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
+
+const REPO = path.resolve(__dirname, "../../../..");
+const NO_FACTS = { entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] };
+const LANGUAGES = ["sh", "ts", "python"] as const;
+
+interface Snippet {
+  file: string;
+  name: string;
+  language: (typeof LANGUAGES)[number];
+  code: string;
+  expected?: string;
+}
+
+/** The marked examples of one Markdown file; a marker not directly followed by a runnable fence is an error, not a skip. */
+function markedSnippets(file: string, markdown: string): Snippet[] {
+  const lines = markdown.split("\n");
+  const snippets: Snippet[] = [];
+  lines.forEach((line, at) => {
+    const marker = /^<!-- test: (\S+)(?: expect="([^"]*)")? -->$/.exec(line.trim());
+    if (!marker) return;
+    const fence = /^```(\w+)$/.exec(lines[at + 1] ?? "");
+    const language = LANGUAGES.find((l) => l === fence?.[1]);
+    if (!language) throw new Error(`${file}:${at + 1}: "${marker[1]}" must be followed by a \`\`\`${LANGUAGES.join(" / ")} fence`);
+    const end = lines.findIndex((l, i) => i > at + 1 && l === "```");
+    if (end === -1) throw new Error(`${file}:${at + 2}: the fence of "${marker[1]}" is never closed`);
+    snippets.push({ file, name: marker[1]!, language, code: lines.slice(at + 2, end).join("\n"), expected: marker[2] });
+  });
+  return snippets;
+}
+
+const SOURCES = ["README.md", ...readdirSync(path.join(REPO, "docs")).map((f) => `docs/${f}`)].filter((f) => f.endsWith(".md"));
+const SNIPPETS = SOURCES.flatMap((file) => markedSnippets(file, readFileSync(path.join(REPO, file), "utf8")));
+
+let h: Harness;
+let llm: FakeLlmServer;
+let server: Listening;
+let work: string;
+
+beforeAll(async () => {
+  llm = await startFakeLlmServer();
+  llm.respondWith(() => ({ json: NO_FACTS }));
+  h = await startHarness({ RECALL_FAST_MODEL: "openai-compatible:test-fast", OPENAI_BASE_URL: llm.openaiBaseUrl });
+  server = await listen(h.app);
+  work = mkdtempSync(path.join(os.tmpdir(), "recall-doc-snippets-"));
+  mkdirSync(path.join(work, ".data"));
+  writeFileSync(path.join(work, ".data/admin-api-key"), ADMIN_KEY);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await h?.close();
+  await llm?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test("the README's quickstart and the clients' examples in every language are marked to run", () => {
+  expect(SNIPPETS.map((s) => `${s.file} ${s.name} ${s.language}`)).toEqual(
+    expect.arrayContaining([
+      "README.md quickstart sh",
+      "docs/clients.md clients-ts ts",
+      "docs/clients.md clients-python python",
+      "docs/clients.md clients-curl sh",
+    ]),
+  );
+  expect(new Set(SNIPPETS.map((s) => s.name)).size).toBe(SNIPPETS.length);
+});
+
+test.each(SNIPPETS.map((s) => [`${s.file}: ${s.name}`, s] as const))(
+  "%s runs against the service",
+  async (_title, snippet) => {
+    const created = await new RecallClient({ baseUrl: server.url, adminKey: ADMIN_KEY }).admin.contexts.create({ name: snippet.name });
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      RECALL_CONTEXT_ID: created.context_id,
+      RECALL_API_KEY: created.api_key,
+      CTX: created.context_id,
+      KEY: created.api_key,
+    };
+    const code = snippet.code.replaceAll("localhost:8080", new URL(server.url).host);
+    const run = await runSnippet(snippet.language, snippet.name, code, env);
+    if (snippet.expected !== undefined) expect(run.stdout).toContain(snippet.expected);
+  },
+  120_000,
+);
+
+async function runSnippet(language: Snippet["language"], name: string, code: string, env: NodeJS.ProcessEnv) {
+  if (language === "sh") {
+    writeFileSync(path.join(work, `${name}.sh`), code);
+    return runCommand("bash", ["-eo", "pipefail", `${name}.sh`], { cwd: work, env });
+  }
+  if (language === "python") {
+    writeFileSync(path.join(work, `${name}.py`), code);
+    return runCommand("python3", [`${name}.py`], { cwd: work, env: { ...env, PYTHONPATH: path.join(REPO, "clients/python") } });
+  }
+  // TypeScript runs inside the repository, where @recall/client resolves to the workspace's client (tsconfig paths).
+  const dir = path.join(REPO, ".scratch/doc-snippets");
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.mts`);
+  writeFileSync(file, code);
+  try {
+    return await runCommand(process.execPath, ["--import", "tsx", file], { cwd: REPO, env });
+  } finally {
+    rmSync(file, { force: true });
+  }
+}

@@ -1,0 +1,130 @@
+"""One HTTP call with retries, over urllib.
+
+Every write carries one ``Idempotency-Key``, reused by each of its attempts, so a write the
+server already took is not stored twice. ``429`` and ``503`` are retried after the server's
+``Retry-After`` (seconds or an HTTP date), else with exponential backoff and jitter; a
+``Retry-After`` longer than ``max_delay`` ends the retries. Reads are also retried after a
+network error (a write that failed mid-flight may have been stored, so it is not resent).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any, Callable, Dict, Mapping, Optional
+
+from .errors import RecallError, RecallTimeoutError
+
+RETRYABLE_STATUSES = frozenset({429, 503})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    #: Attempts in all, the first included (1 turns retries off).
+    max_attempts: int = 3
+    #: First backoff in seconds when the server gives no Retry-After; doubled each attempt.
+    base_delay: float = 0.5
+    #: The longest wait between attempts; a longer Retry-After ends the retries instead.
+    max_delay: float = 30.0
+
+    def delay(self, retry_after: Optional[str], attempt: int, now: Optional[float] = None) -> Optional[float]:
+        """Seconds to wait before attempt ``attempt + 1``; None when the server asks for longer than allowed."""
+        asked = parse_retry_after(retry_after, time.time() if now is None else now)
+        if asked is not None:
+            return asked if asked <= self.max_delay else None
+        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        # Half fixed, half random, so clients refused together do not come back together.
+        return backoff / 2 + random.random() * backoff / 2
+
+
+def parse_retry_after(value: Optional[str], now: float) -> Optional[float]:
+    """Retry-After is delay-seconds or an HTTP date (RFC 9110 section 10.2.3)."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    if text.isdigit():
+        return float(text)
+    try:
+        return max(0.0, parsedate_to_datetime(text).timestamp() - now)
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class Request:
+    method: str
+    url: str
+    headers: Dict[str, str]
+    body: Optional[bytes] = None
+
+
+class Transport:
+    def __init__(self, timeout: float, retry: RetryPolicy, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.timeout = timeout
+        self.retry = retry
+        self._sleep = sleep
+
+    def send(self, request: Request, idempotency_key: Optional[str] = None) -> Any:
+        """Sends the request until it is answered for good; returns the parsed 2xx body or raises RecallError."""
+        safe = request.method in SAFE_METHODS
+        if not safe:
+            request.headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
+        attempt = 1
+        while True:
+            answer = self._once(request, retry_network_error=safe and attempt < self.retry.max_attempts)
+            if answer is None:  # a read that met a network error: back off and try again
+                self._sleep(self.retry.delay(None, attempt) or 0.0)
+                attempt += 1
+                continue
+            status, headers, body = answer
+            if 200 <= status < 300:
+                return _parse(headers, body)
+            retry_after = headers.get("Retry-After")
+            delay = (
+                self.retry.delay(retry_after, attempt)
+                if status in RETRYABLE_STATUSES and attempt < self.retry.max_attempts
+                else None
+            )
+            if delay is None:
+                raise RecallError(status, request.method, request.url, body, retry_after)
+            self._sleep(delay)
+            attempt += 1
+
+    def _once(self, r: Request, retry_network_error: bool):
+        req = urllib.request.Request(r.url, data=r.body, headers=r.headers, method=r.method)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as response:
+                return response.status, response.headers, response.read()
+        except urllib.error.HTTPError as err:
+            try:
+                return err.code, err.headers, err.read()
+            finally:
+                err.close()
+        except (socket.timeout, TimeoutError) as err:
+            raise RecallTimeoutError(self.timeout, f"{r.method} {r.url}") from err
+        except urllib.error.URLError as err:
+            if isinstance(err.reason, (socket.timeout, TimeoutError)):
+                raise RecallTimeoutError(self.timeout, f"{r.method} {r.url}") from err
+            if retry_network_error:
+                return None
+            raise
+        except ConnectionError:
+            if retry_network_error:
+                return None
+            raise
+
+
+def _parse(headers: Mapping[str, str], body: bytes) -> Any:
+    if not body:
+        return None
+    if "json" in (headers.get("Content-Type") or ""):
+        return json.loads(body.decode("utf-8"))
+    return body.decode("utf-8", "replace")

@@ -1,0 +1,135 @@
+"""The client against a running Recall: RECALL_URL, RECALL_API_KEY and RECALL_CONTEXT_ID name it
+(apps/api/src/e2e/python-client.e2e.test.ts starts one with a scripted model that finds nothing,
+so what is extracted here is the heuristics' reading). Skipped when they are not set."""
+
+from __future__ import annotations
+
+import os
+import unittest
+
+from recall_client import RecallClient, RecallError
+
+SERVICE = {name: os.environ.get(name) for name in ("RECALL_URL", "RECALL_API_KEY", "RECALL_CONTEXT_ID")}
+MISSING = [name for name, value in SERVICE.items() if not value]
+ALICE = {"org": "acme", "user": "alice"}
+
+
+@unittest.skipIf(MISSING, f"no Recall to test against: set {', '.join(MISSING)}")
+class ServiceTest(unittest.TestCase):
+    recall: RecallClient
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.recall = RecallClient(
+            base_url=SERVICE["RECALL_URL"], api_key=SERVICE["RECALL_API_KEY"], context_id=SERVICE["RECALL_CONTEXT_ID"]
+        )
+
+    def test_session_turn_profile_query_provenance_history_and_retraction(self) -> None:
+        session_id = self.recall.create_session(metadata={"channel": "python"})
+        turn = self.recall.add_turn(
+            session_id, role="user", content="I'm Alice, CTO at Acme. Always respond in bullet points.", scope=["org=acme", "user=alice"]
+        )
+        self.assertEqual(turn["extraction"]["status"], "committed")
+        self.assertIn(("Alice", "role", "CTO"), [(a["entity"], a["key"], a["value"]) for a in turn["diff"]["attributes"]])
+
+        profile = self.recall.profile(scope=ALICE)
+        alice = next(e for e in profile["entities"] if e["name"] == "Alice")
+        role = next(a for a in alice["attributes"] if a["key"] == "role")
+        self.assertEqual(role["value"], "CTO")
+        self.assertRegex(profile["instructions"][0]["description"], "(?i)bullet points")
+        self.assertEqual(self.recall.profile(scope={"org": "acme"})["entities"], [], "Alice's scope is not the org's")
+
+        state = self.recall.state(ALICE)
+        self.assertIn(("role", "CTO"), [(f.get("key"), f.get("value")) for f in state["facts"]])
+        found = self.recall.query("what does Alice do at Acme", ["org=acme", "user=alice"], limit=5)
+        self.assertTrue({"attribute", "turn"} <= {r["kind"] for r in found["results"]}, found)
+
+        provenance = self.recall.provenance(role["id"], scope=ALICE)
+        self.assertEqual((provenance["source"]["type"], provenance["source"]["session_id"]), ("turn", session_id))
+        self.assertIn("CTO at Acme", provenance["span"]["text"])
+        history = self.recall.history(alice["id"], scope=ALICE)
+        self.assertIn(("role", "CTO", True), [(v.get("key"), v.get("value"), v["current"]) for v in history["values"]])
+        self.assertEqual([t["turn_id"] for t in self.recall.list_turns(session_id, scope=ALICE)["turns"]], [turn["turn_id"]])
+
+        retraction = self.recall.retract_turn(turn["turn_id"], "the user asked to forget it")
+        self.assertEqual((retraction["source_type"], retraction["retracted"]["attributes"]), ("turn", 1))
+        self.assertEqual(self.recall.profile(scope=ALICE)["entities"], [])
+
+    def test_a_turn_without_waiting_and_a_batch(self) -> None:
+        session_id = self.recall.create_session()
+        accepted = self.recall.add_turn(session_id, role="user", content="I'm Bob, VP at Initech.", scope=["org=initech"], wait=False)
+        self.assertEqual(accepted["extraction"], {"status": "pending"})
+        self.assertIn(accepted["turn_id"], accepted["status_url"])
+        done = self.recall.wait_for_turn(session_id, accepted["turn_id"], timeout=60)
+        self.assertEqual(done["extraction"]["status"], "committed")
+
+        batch = self.recall.add_turns(
+            session_id,
+            [
+                {"role": "user", "content": "I live in Berlin.", "scope": {"org": "initech"}, "name": "Bob"},
+                {"role": "assistant", "content": "Noted.", "scope": ["org=initech"]},
+            ],
+        )
+        self.assertEqual(len(batch["turn_ids"]), 2)
+        status = self.recall.batch_status(session_id, batch["batch_id"])
+        self.assertEqual(status["turns"], 2)
+        for turn_id in batch["turn_ids"]:
+            self.recall.wait_for_turn(session_id, turn_id, timeout=60)
+        self.assertEqual(self.recall.batch_status(session_id, batch["batch_id"])["state"], "done")
+
+    def test_direct_writes_and_their_retraction(self) -> None:
+        written = self.recall.write_facts(
+            {"org": "acme", "user": "carol"},
+            attributes=[{"entity": "Carol", "entity_type": "person", "key": "role", "value": "CFO", "memory_category": "identity"}],
+        )
+        self.assertEqual(len(written["committed"]["attribute_ids"]), 1)
+        undone = self.recall.retract_fact_write(written["fact_write_id"], "entered by mistake")
+        self.assertEqual(undone["retracted"]["attributes"], 1)
+
+    def test_documents_as_text_and_as_a_file_upload(self) -> None:
+        accepted = self.recall.add_document("Recall stores memory in Postgres.", scope=["org=acme"])
+        status = self.recall.wait_for_document(accepted["document_id"], timeout=60)
+        self.assertEqual(status["state"], "committed")
+        self.assertEqual(self.recall.document_status(accepted["document_id"])["state"], "committed")
+
+        uploaded = self.recall.upload_document(
+            b"# Runbook\n\nThe ledger keeps entries in Postgres.\n", file_name="runbook.md", scope=["org=acme"], source="runbook"
+        )
+        self.assertEqual((uploaded["format"], uploaded["duplicate"]), ("markdown", False))
+        self.assertEqual(self.recall.wait_for_document(uploaded["document_id"], timeout=60)["state"], "committed")
+        again = self.recall.upload_document(
+            b"# Runbook\n\nThe ledger keeps entries in Postgres.\n", file_name="runbook.md", scope=["org=acme"], source="runbook"
+        )
+        self.assertEqual((again["document_id"], again["duplicate"]), (uploaded["document_id"], True))
+        self.assertEqual(self.recall.retract_document(uploaded["document_id"], "outdated")["source_type"], "document")
+
+    def test_work_items_are_listed_and_a_finished_one_is_not_retried(self) -> None:
+        session_id = self.recall.create_session()
+        turn = self.recall.add_turn(session_id, role="user", content="I'm Erin, CEO at Globex.", scope=["org=globex"])
+        items = self.recall.work_items(turn_id=turn["turn_id"], status=["succeeded"])["work_items"]
+        self.assertTrue(items)
+        detail = self.recall.work_item(items[0]["work_item_id"])
+        self.assertEqual(detail["status"], "succeeded")
+        with self.assertRaises(RecallError) as raised:
+            self.recall.retry_work_item(items[0]["work_item_id"])
+        self.assertEqual(raised.exception.status, 409)
+
+    def test_a_refused_request_raises_recall_error_naming_the_field(self) -> None:
+        session_id = self.recall.create_session()
+        with self.assertRaises(RecallError) as raised:
+            self.recall.add_turn(session_id, role="user", content="", scope=["org acme"])
+        err = raised.exception
+        self.assertEqual((err.status, err.title), (400, "invalid request"))
+        self.assertEqual(sorted(e.field for e in err.errors), ["body.content", "body.scope.0"])
+        self.assertEqual(err.field_error("body.content"), "must not be empty")
+        with self.assertRaises(RecallError) as missing:
+            self.recall.turn_status(session_id, "00000000-0000-4000-8000-000000000000")
+        self.assertEqual(missing.exception.status, 404)
+        wrong_key = RecallClient(base_url=SERVICE["RECALL_URL"], api_key="rk_wrong", context_id=SERVICE["RECALL_CONTEXT_ID"])
+        with self.assertRaises(RecallError) as unauthorised:
+            wrong_key.profile(ALICE)
+        self.assertEqual(unauthorised.exception.status, 401)
+
+
+if __name__ == "__main__":
+    unittest.main()
