@@ -1,42 +1,32 @@
 // The /docs page in headless Chromium (Debian's `chromium`, driven by playwright-core; never a
 // browser download): it renders every operation of /openapi.json, and every request the page
 // makes goes to the API that served it, none to another host.
-import { existsSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { browserTestFor, launchChromium } from "../testing/browser";
 import { startHarness, type Harness } from "../testing/harness";
+import { listen, type Listening } from "../testing/listen";
 
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`/docs browser test skipped: ${CHROMIUM} is absent (apt-get install -y chromium; .ci/run installs it)`);
-const browserTest = available ? test : test.skip;
+const browserTest = browserTestFor("/docs browser test");
 
 let h: Harness;
-let server: Server;
+let server: Listening;
 let baseUrl: string;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
   h = await startHarness({}, []);
-  server = await new Promise<Server>((resolve) => {
-    const listening = h.app.listen(0, "127.0.0.1", () => resolve(listening));
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listen(h.app);
+  baseUrl = server.url;
 });
 
 afterAll(async () => {
   await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await h?.close();
 });
 
 browserTest("the reference page renders every operation and asks nothing of another host", async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage();
   const requested: string[] = [];
   const problems: string[] = [];
