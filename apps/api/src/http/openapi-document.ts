@@ -4,7 +4,7 @@ import { z } from "zod";
 import { Problem } from "./errors";
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../idempotency/idempotency-guard";
 import { TAGS } from "./openapi-tags";
-import { openApiPath, type ResponseSpec, type RouteDefinition, type RouteGroup } from "./route-definition";
+import { openApiPath, type RouteDefinition, type RouteGroup } from "./route-definition";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -102,7 +102,8 @@ function pathParameters(route: RouteDefinition, path: string) {
     name,
     in: "path",
     required: true,
-    schema: name === "contextId" ? CONTEXT_ID_SCHEMA : shape[name!] ? jsonSchema(shape[name!]!, "input") : { type: "string", format: "uuid" },
+    schema:
+      name === "contextId" ? CONTEXT_ID_SCHEMA : shape[name!] ? jsonSchema(shape[name!]!, "input") : { type: "string", format: "uuid" },
   }));
 }
 
@@ -145,14 +146,14 @@ function declaredResponses(route: RouteDefinition) {
       status,
       {
         description: spec.description,
-        ...(spec.schema ? { content: { [spec.contentType ?? "application/json"]: mediaType(spec) } } : {}),
+        ...(spec.schema ? { content: { [spec.contentType ?? "application/json"]: mediaType(spec.schema, spec.example) } } : {}),
       },
     ]),
   );
 }
 
-function mediaType(spec: ResponseSpec & { schema: z.ZodType }) {
-  return { schema: jsonSchema(spec.schema, "output"), ...(spec.example !== undefined ? { example: spec.example } : {}) };
+function mediaType(schema: z.ZodType, example: unknown) {
+  return { schema: jsonSchema(schema, "output"), ...(example !== undefined ? { example } : {}) };
 }
 
 /** Errors every route of a kind can answer, as RFC 9457 problem details. */

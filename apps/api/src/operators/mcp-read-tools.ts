@@ -133,7 +133,8 @@ function registerSourceReads(server: McpServer, deps: ApiDeps, contextId: string
     "get_turn_status",
     {
       title: "A turn's extraction status",
-      description: "A turn's extraction: pending, committed (with its diff) or failed (with the work item). For turns remembered with wait: false.",
+      description:
+        "A turn's extraction: pending, committed (with its diff) or failed (with the work item). For turns remembered with wait: false.",
       inputSchema: { session_id: z.uuid("must be a session id"), turn_id: z.uuid("must be a turn id") },
       outputSchema: TurnResult,
       annotations: READ_ONLY,

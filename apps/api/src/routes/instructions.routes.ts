@@ -46,7 +46,7 @@ export function instructionRoutes(deps: ApiDeps): RouteDefinition[] {
       path: "/instructions",
       summary: "Instructions in scope with who gave them and when; include_revoked=true adds revoked ones with who revoked them",
       description:
-        "Standing directives (\"always answer in bullet points\") visible to the reader's scope, oldest first, each with the turn, document or direct write that gave it. A revoked instruction is kept with when and by which turn it was revoked.",
+        'Standing directives ("always answer in bullet points") visible to the reader\'s scope, oldest first, each with the turn, document or direct write that gave it. A revoked instruction is kept with when and by which turn it was revoked.',
       tags: ["memory"],
       params: z.object({ contextId: z.string() }),
       query: InstructionsQuery,

@@ -45,8 +45,7 @@ export function retractionRoutes(deps: ApiDeps): RouteDefinition[] {
       idempotent: true,
       path,
       summary: `Retract everything derived from one ${noun} (delete by source), with an audit record`,
-      description:
-        `Everything learned from the ${noun} (facts, instructions, uncertainties, and entities nothing else mentions) stops being read at once; values it superseded are current again. Nothing is deleted: the raw text stays and the retraction is recorded with its reason. 404 when the ${noun} is not in this context.`,
+      description: `Everything learned from the ${noun} (facts, instructions, uncertainties, and entities nothing else mentions) stops being read at once; values it superseded are current again. Nothing is deleted: the raw text stays and the retraction is recorded with its reason. 404 when the ${noun} is not in this context.`,
       tags: ["facts"],
       params: z.object({ contextId: z.string(), [param]: z.uuid(`must be a ${noun} id`) }),
       body: RetractBody,
