@@ -57,7 +57,13 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
     ({ session_id, ...turn }) =>
       asTool(async () => {
         const sessionId = session_id ?? (await turns.createSession(contextId));
-        const added = await turns.addTurn(contextId, sessionId, CreateTurnBody.parse(turn));
+        const body = CreateTurnBody.parse(turn);
+        // As POST …/turns: wait: false stores and queues the turn, and answers at once.
+        if (!body.wait) {
+          const accepted = await turns.acceptTurn(contextId, sessionId, body);
+          return json({ session_id: sessionId, turn_id: accepted.id, extraction: { status: "pending" }, trace_id: accepted.traceId });
+        }
+        const added = await turns.addTurn(contextId, sessionId, body);
         const { id: turn_id, traceId: trace_id } = added.turn;
         if (!added.waited) return json({ session_id: sessionId, turn_id, extraction: { status: "pending" }, trace_id });
         return json({ session_id: sessionId, turn_id, diff: added.diff, extraction: added.extraction, trace_id });
