@@ -7,6 +7,7 @@ import { mountGroup } from "./http/route-mount";
 import { idempotencyGuard } from "./idempotency/idempotency-options";
 import { jsonBody, rejectUnstorableText } from "./http/request-guards";
 import { contextRoutes } from "./routes/contexts.routes";
+import { docsRoutes } from "./routes/docs.routes";
 import { documentRoutes } from "./routes/documents.routes";
 import { entityRoutes } from "./routes/entities.routes";
 import { factRoutes } from "./routes/facts.routes";
@@ -26,7 +27,7 @@ import { workItemRoutes } from "./routes/work-items.routes";
 export function routeGroups(deps: ApiDeps): RouteGroup[] {
   const groups: RouteGroup[] = [];
   groups.push(
-    { prefix: "", auth: "none", routes: [...healthRoutes(deps), ...openApiRoutes(() => groups)] },
+    { prefix: "", auth: "none", routes: [...healthRoutes(deps), ...openApiRoutes(() => groups), ...docsRoutes()] },
     { prefix: "/api/v1/contexts", auth: "admin", routes: [...contextRoutes(deps), ...keyRoutes(deps)] },
     // Before /api/v1/:contextId, which would otherwise take "admin" for a context id.
     { prefix: "/api/v1/admin", auth: "admin", routes: workItemRoutes(deps, "admin") },

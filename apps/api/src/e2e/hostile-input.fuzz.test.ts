@@ -92,6 +92,7 @@ function targets(): FuzzTarget[] {
   );
   const beside: FuzzTarget[] = [
     { method: "POST", path: "/api/v1/{contextId}/mcp", auth: "api_key", hasBody: true, problemJson: false },
+    { method: "POST", path: "/api/v1/admin/mcp", auth: "admin", hasBody: true, problemJson: false },
     { method: "GET", path: "/admin/queues", auth: "admin", hasBody: false, problemJson: false },
   ];
   return [...declared, ...beside];

@@ -53,8 +53,16 @@ function outageAnswerProblems(a: ProbeAnswer): string[] {
   return problems.map((p) => `${a.route}: ${p}`);
 }
 
-/** Routes that answer without the database: the process is up, its own OpenAPI document, and its metrics. */
-const WITHOUT_DATABASE = new Set(["GET /healthz", "GET /openapi.json", "GET /metrics"]);
+/** Routes that answer without the database: the process is up, its own OpenAPI document and reference page, and its metrics. */
+const WITHOUT_DATABASE = new Set([
+  "GET /healthz",
+  "GET /openapi.json",
+  "GET /docs",
+  "GET /docs/swagger-ui.css",
+  "GET /docs/swagger-ui-bundle.js",
+  "GET /docs/init.js",
+  "GET /metrics",
+]);
 
 test("Postgres stopped mid-run: 503 + Retry-After on every route, /readyz names postgres, workers wait; all of it commits once after", async () => {
   const ctx = await createContext(h.app, "postgres-restart");

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { Problem } from "./errors";
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../idempotency/idempotency-guard";
+import { TAGS } from "./openapi-tags";
 import { openApiPath, type RouteDefinition, type RouteGroup } from "./route-definition";
 
 type JsonSchema = Record<string, unknown>;
@@ -13,17 +14,42 @@ const SECURITY: Record<RouteGroup["auth"], Record<string, string[]>[]> = {
   admin: [{ AdminBearer: [] }],
 };
 
+const DESCRIPTION = [
+  "Durable, traceable memory for agents: ingest conversation turns and documents, read what was learned.",
+  "",
+  "Every context-scoped path starts with `/api/v1/{contextId}` and takes that context's key in the `API-KEY` header.",
+  "`/api/v1/contexts` and `/api/v1/admin` are fixed segments of the admin routes (`Authorization: Bearer ADMIN_API_KEY`);",
+  "context ids are UUIDs, so they never collide with them. Errors are RFC 9457 problem details naming each bad field.",
+  "This document is served at `/openapi.json` and rendered at `/docs`.",
+].join("\n");
+
+/** The `{contextId}` of every context-scoped path, constrained so it cannot be read as a fixed segment. */
+const CONTEXT_ID_SCHEMA = {
+  type: "string",
+  format: "uuid",
+  pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+  description: "The context (tenant) the API key belongs to. A UUID: never `contexts` or `admin`, the admin routes' fixed segments.",
+};
+
 export function buildOpenApiDocument(groups: RouteGroup[], version: string): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const group of groups) {
-    for (const route of group.routes) {
+    for (const route of group.routes.filter((r) => !r.unlisted)) {
       const path = openApiPath(group.prefix, route.path);
       paths[path] = { ...paths[path], [route.method]: operation(group, route, path) };
     }
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Recall API", version, description: "Durable, traceable memory for agents: ingest turns and documents, read memory." },
+    info: {
+      title: "Recall API",
+      version,
+      description: DESCRIPTION,
+      license: { name: "Apache 2.0", identifier: "Apache-2.0" },
+    },
+    // Relative: the server that serves this document (so /docs tries requests against itself).
+    servers: [{ url: "/", description: "This server" }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: {
@@ -39,7 +65,7 @@ function operation(group: RouteGroup, route: RouteDefinition, path: string) {
   return {
     operationId: operationId(route.method, path),
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    description: route.description,
     tags: route.tags,
     security: SECURITY[group.auth],
     parameters: [...pathParameters(route, path), ...queryParameters(route), ...idempotencyParameters(route)],
@@ -51,7 +77,13 @@ function operation(group: RouteGroup, route: RouteDefinition, path: string) {
 function requestBody(route: RouteDefinition) {
   const bodies: Record<string, z.ZodType | JsonSchema> = route.requestBody ?? (route.body ? { "application/json": route.body } : {});
   const content = Object.fromEntries(
-    Object.entries(bodies).map(([type, schema]) => [type, { schema: schema instanceof z.ZodType ? jsonSchema(schema, "input") : schema }]),
+    Object.entries(bodies).map(([type, schema]) => [
+      type,
+      {
+        schema: schema instanceof z.ZodType ? jsonSchema(schema, "input") : schema,
+        ...(type === "application/json" && route.bodyExample !== undefined ? { example: route.bodyExample } : {}),
+      },
+    ]),
   );
   return Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {};
 }
@@ -70,7 +102,8 @@ function pathParameters(route: RouteDefinition, path: string) {
     name,
     in: "path",
     required: true,
-    schema: shape[name!] ? jsonSchema(shape[name!]!, "input") : { type: "string", format: "uuid" },
+    schema:
+      name === "contextId" ? CONTEXT_ID_SCHEMA : shape[name!] ? jsonSchema(shape[name!]!, "input") : { type: "string", format: "uuid" },
   }));
 }
 
@@ -113,10 +146,14 @@ function declaredResponses(route: RouteDefinition) {
       status,
       {
         description: spec.description,
-        ...(spec.schema ? { content: { [spec.contentType ?? "application/json"]: { schema: jsonSchema(spec.schema, "output") } } } : {}),
+        ...(spec.schema ? { content: { [spec.contentType ?? "application/json"]: mediaType(spec.schema, spec.example) } } : {}),
       },
     ]),
   );
+}
+
+function mediaType(schema: z.ZodType, example: unknown) {
+  return { schema: jsonSchema(schema, "output"), ...(example !== undefined ? { example } : {}) };
 }
 
 /** Errors every route of a kind can answer, as RFC 9457 problem details. */
@@ -126,9 +163,12 @@ function problemResponses(group: RouteGroup, route: RouteDefinition, path: strin
     content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
   });
   return {
-    ...(route.params || route.query || route.body || route.requestBody
-      ? { 400: problem("The request is invalid; `errors` names each field.") }
-      : {}),
+    // Any route: the path or query may hold text no server stores (NUL, a lone surrogate), a body may not be JSON.
+    400: problem(
+      route.params || route.query || route.body || route.requestBody
+        ? "The request is invalid; `errors` names each field."
+        : "The path, query or body holds what no request may (a NUL, a lone UTF-16 surrogate, malformed JSON); `errors` names where.",
+    ),
     ...(group.auth !== "none" ? { 401: problem("Missing or invalid credentials.") } : {}),
     ...(path.includes("{") ? { 404: problem("Not found, or not in this context (ids never leak across contexts).") } : {}),
     ...(route.idempotent

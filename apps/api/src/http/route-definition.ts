@@ -5,6 +5,7 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { fromZod } from "./errors";
+import type { Tag } from "./openapi-tags";
 
 export type HttpMethod = "get" | "post" | "delete";
 
@@ -16,6 +17,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** application/json unless given. */
   contentType?: string;
+  /** A realistic answer, published in the OpenAPI document; openapi.test.ts checks it against `schema`. */
+  example?: unknown;
 }
 
 export interface Reply {
@@ -40,8 +43,9 @@ interface RouteMeta {
   /** Express syntax, relative to the group's prefix: `/sessions/:sessionId/turns`. */
   path: string;
   summary: string;
-  description?: string;
-  tags: string[];
+  /** What a caller needs beyond the summary: when to call it, what it guarantees, what it refuses. */
+  description: string;
+  tags: Tag[];
   responses: Record<number, ResponseSpec>;
   /** A write that honours the Idempotency-Key header (idempotency/idempotency-guard.ts). */
   idempotent?: boolean;
@@ -56,6 +60,10 @@ interface RouteMeta {
    * type carries, for the OpenAPI document. A zod schema or a JSON Schema object.
    */
   requestBody?: Record<string, z.ZodType | Record<string, unknown>>;
+  /** Served and parsed like any route, but left out of the OpenAPI document (the /docs page's static files). */
+  unlisted?: boolean;
+  /** A realistic JSON body, published in the OpenAPI document; openapi.test.ts checks it against `body`. */
+  bodyExample?: unknown;
 }
 
 export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> extends RouteMeta {

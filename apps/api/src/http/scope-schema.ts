@@ -30,4 +30,7 @@ export const ScopeQuery = z
   .union([ScopeObject, ScopeList, ScopeEntry])
   .optional()
   .transform((v) => scopeFromQuery(v))
-  .describe("the reader's scope: scope[org]=acme&scope[user]=alice; only memory written in a subset of it is visible");
+  .meta({
+    description: "the reader's scope: scope[org]=acme&scope[user]=alice; only memory written in a subset of it is visible",
+    examples: [{ org: "acme", user: "alice" }],
+  });

@@ -1,29 +1,41 @@
-// MCP tools for agents: remember (post a turn), forget (retract a source), get_state and
-// get_instructions. Each calls what the matching HTTP route calls, so both answer the same.
+// MCP tools that write memory for agents: remember (post a turn) and forget (retract a source).
+// Each calls what the matching HTTP route calls, so both answer the same. The shared pieces of
+// every MCP tool (results, annotations, refusals) live here too.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { normaliseScope, readInstructionHistory, readState } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { AppError } from "../http/errors";
-import { encodeCursor } from "../http/pagination";
-import { ScopeList } from "../http/scope-schema";
-import { instructionView } from "../routes/instructions.routes";
-import { view as retractionView } from "../routes/retractions.routes";
+import { RetractionView, view as retractionView } from "../routes/retractions.routes";
 import { CreateTurnBody } from "../routes/sessions.schemas";
+import { DomainError } from "../services/domain-error";
 import { RetractionService } from "../services/retraction.service";
 
+/** JSON as text, for clients that read content only. */
 export const json = (value: unknown): CallToolResult => ({ content: [{ type: "text", text: JSON.stringify(value) }] });
+
+/**
+ * A tool with an outputSchema answers its value as structuredContent too, in its wire form (dates as
+ * strings) so the server's and the client's schema checks see what the HTTP API would send.
+ */
+export const structured = (value: unknown): CallToolResult => {
+  const wire = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  return { content: [{ type: "text", text: JSON.stringify(wire) }], structuredContent: wire };
+};
+
 export const toolError = (message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: message }] });
 
-const scopeArg = ScopeList.describe('the reader\'s scope, e.g. ["org=acme", "user=alice"]');
+/** Nothing outside Recall is touched by any tool (openWorldHint false). */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const APPENDS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+const RETRACTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 
 /** Refusals the HTTP API answers with 4xx become tool errors carrying the same message. */
 export async function asTool(fn: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof AppError) return toolError(err.message);
+    if (err instanceof AppError || err instanceof DomainError) return toolError(err.message);
     throw err;
   }
 }
@@ -34,13 +46,24 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
   server.registerTool(
     "remember",
     {
-      description: "Post a conversation turn; answers once its extraction is committed, with what was learned (the diff)",
+      title: "Remember a conversation turn",
+      description:
+        "Post a conversation turn; answers once its extraction is committed, with what was learned (the diff). " +
+        "Pass the session_id it answered to keep later turns in the same session. wait: false answers at once; " +
+        "follow the turn with get_turn_status.",
       inputSchema: { session_id: z.uuid().optional().describe("omit to start a new session"), ...CreateTurnBody.shape },
+      annotations: APPENDS,
     },
     ({ session_id, ...turn }) =>
       asTool(async () => {
         const sessionId = session_id ?? (await turns.createSession(contextId));
-        const added = await turns.addTurn(contextId, sessionId, CreateTurnBody.parse(turn));
+        const body = CreateTurnBody.parse(turn);
+        // As POST …/turns: wait: false stores and queues the turn, and answers at once.
+        if (!body.wait) {
+          const accepted = await turns.acceptTurn(contextId, sessionId, body);
+          return json({ session_id: sessionId, turn_id: accepted.id, extraction: { status: "pending" }, trace_id: accepted.traceId });
+        }
+        const added = await turns.addTurn(contextId, sessionId, body);
         const { id: turn_id, traceId: trace_id } = added.turn;
         if (!added.waited) return json({ session_id: sessionId, turn_id, extraction: { status: "pending" }, trace_id });
         return json({ session_id: sessionId, turn_id, diff: added.diff, extraction: added.extraction, trace_id });
@@ -49,49 +72,21 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
   server.registerTool(
     "forget",
     {
-      description: "Retract everything learned from one turn, document or direct write (delete by source), with an audit record",
+      title: "Forget a source",
+      description:
+        "Retract everything learned from one turn, document or direct write (delete by source), with an audit record. " +
+        "The facts stop being read at once; the raw text stays. get_provenance names a fact's source.",
       inputSchema: {
         source_type: z.enum(["turn", "document", "fact_write"]),
         source_id: z.uuid(),
-        reason: z.string().trim().min(1).max(1_000),
+        reason: z.string().trim().min(1).max(1_000).describe("why, kept in the audit record"),
       },
+      outputSchema: RetractionView,
+      annotations: RETRACTS,
     },
     ({ source_type, source_id, reason }) =>
       asTool(async () =>
-        json(retractionView(source_type, source_id, await retractions.retract(contextId, source_type, source_id, reason))),
+        structured(retractionView(source_type, source_id, await retractions.retract(contextId, source_type, source_id, reason))),
       ),
-  );
-  server.registerTool(
-    "get_state",
-    {
-      description: "Facts true now (or at as_of) in scope, the active instructions and open unknowns, as POST /state answers",
-      inputSchema: { scope: scopeArg, as_of: z.iso.datetime({ offset: true }).optional(), include_resolved: z.boolean().optional() },
-    },
-    async ({ scope, as_of, include_resolved }) => {
-      const state = await readState(deps.db, {
-        contextId,
-        scope: normaliseScope(scope),
-        asOf: as_of ? new Date(as_of) : undefined,
-        includeResolved: include_resolved ?? false,
-        limit: 500,
-      });
-      const { next, ...rest } = state;
-      return json({ ...rest, next_cursor: encodeCursor(next) });
-    },
-  );
-  server.registerTool(
-    "get_instructions",
-    {
-      description: "Instructions in scope with who gave them and when; include_revoked adds revoked ones with who revoked them",
-      inputSchema: { scope: scopeArg, include_revoked: z.boolean().optional() },
-    },
-    async ({ scope, include_revoked }) => {
-      const page = await readInstructionHistory(
-        deps.db,
-        { contextId, scope: normaliseScope(scope) },
-        { includeRevoked: include_revoked ?? false, limit: 500 },
-      );
-      return json({ instructions: page.items.map(instructionView), next_cursor: encodeCursor(page.next) });
-    },
   );
 }

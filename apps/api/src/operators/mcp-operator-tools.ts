@@ -1,46 +1,71 @@
-// MCP tools for operators, within the key's context: list failed work items and retry one,
-// under the same rules as the HTTP routes (WorkItemService).
+// MCP tools for operators, on the admin endpoint only (the admin key): failed work across every
+// context (context_id narrows it), one item with its attempts, and a retry, under the same rules
+// as the admin HTTP routes (WorkItemService).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { NotRetryableError, WorkItemNotFoundError } from "@recall/queues";
 import type { ApiDeps } from "../deps";
-import { json, toolError } from "./mcp-agent-tools";
+import { READ_ONLY, structured, toolError } from "./mcp-agent-tools";
 import { encodeCursor } from "../http/pagination";
-import { FilterFields, filterOf } from "../routes/work-items.schemas";
-import { workItemView } from "../views/work-item-view";
+import { AdminFilterFields, WorkItemDetail, WorkItemPage, filterOf, workItemDetail } from "../routes/work-items.schemas";
+import { WorkItemView, workItemView } from "../views/work-item-view";
 
-export function registerOperatorTools(server: McpServer, deps: ApiDeps, contextId: string): void {
+const RETRIES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+export function registerOperatorTools(server: McpServer, deps: ApiDeps): void {
   server.registerTool(
     "list_failed_work_items",
     {
+      title: "List failed work",
       description: "Failed and dead work items (or the statuses given), newest first, with error class and message and trace id",
       inputSchema: {
         status: z
           .array(z.enum(["failed", "dead", "cancelled"]))
           .optional()
           .describe("default: failed and dead"),
-        queue: FilterFields.queue,
-        error_class: FilterFields.error_class,
-        limit: z.number().int().min(1).max(500).optional(),
+        context_id: AdminFilterFields.context_id.describe("only this context's items (default: every context)"),
+        queue: AdminFilterFields.queue,
+        error_class: AdminFilterFields.error_class,
+        limit: z.number().int().min(1).max(500).optional().describe("page size (default 50)"),
       },
+      outputSchema: WorkItemPage,
+      annotations: READ_ONLY,
     },
-    async ({ status, queue, error_class, limit }) => {
-      const filter = filterOf({ status: status ?? ["failed", "dead"], queue, error_class }, contextId);
+    async ({ status, context_id, queue, error_class, limit }) => {
+      const filter = filterOf({ status: status ?? ["failed", "dead"], context_id, queue, error_class }, undefined);
       const page = await deps.workItems.list(filter, { limit: limit ?? 50 });
-      return json({ work_items: page.items.map(workItemView), next_cursor: encodeCursor(page.next) });
+      return structured({ work_items: page.items.map(workItemView), next_cursor: encodeCursor(page.next) });
+    },
+  );
+  server.registerTool(
+    "get_work_item",
+    {
+      title: "Read a work item",
+      description: "One work item with every attempt: error class and message, budget used, timings, trace id",
+      inputSchema: { work_item_id: z.uuid("must be a work item id") },
+      outputSchema: WorkItemDetail,
+      annotations: READ_ONLY,
+    },
+    async ({ work_item_id }) => {
+      const item = await deps.workItems.get(work_item_id);
+      return item ? structured(workItemDetail(item)) : toolError(`work item ${work_item_id} not found`);
     },
   );
   server.registerTool(
     "retry_work_item",
     {
+      title: "Retry a work item",
       description: "Retry a failed, dead or cancelled work item from its kept input; from=extract runs its extraction again",
-      inputSchema: { work_item_id: z.uuid(), from: z.enum(["failed", "extract"]).optional() },
+      inputSchema: { work_item_id: z.uuid("must be a work item id"), from: z.enum(["failed", "extract"]).optional() },
+      outputSchema: WorkItemView,
+      annotations: RETRIES,
     },
     async ({ work_item_id, from }) => {
       try {
-        return json(workItemView(await deps.workItems.retry(work_item_id, { contextId, from })));
+        return structured(workItemView(await deps.workItems.retry(work_item_id, { from })));
       } catch (err) {
-        if (err instanceof WorkItemNotFoundError) return toolError(`work item ${work_item_id} not found in this context`);
+        if (err instanceof WorkItemNotFoundError) return toolError(`work item ${work_item_id} not found`);
         if (err instanceof NotRetryableError) return toolError(err.message);
         throw err;
       }

@@ -1,77 +1,65 @@
-// Recall over MCP (Streamable HTTP, stateless) at /api/v1/{context_id}/mcp. An agent
-// runtime, not the API contract, so it is mounted as an extra and is not in the OpenAPI
-// document. The tools call the same functions as the HTTP routes, under the same
-// API-KEY rule: a missing or wrong key answers 401, a key of another context 404.
+// Recall over MCP (Streamable HTTP, stateless). Two endpoints, mounted as extras (an agent
+// runtime, not the API contract, so neither is in the OpenAPI document):
+// - /api/v1/{context_id}/mcp for agents, under the API-KEY rule of the HTTP API (a missing or
+//   wrong key answers 401, a key of another context 404): memory tools only;
+// - /api/v1/admin/mcp for operators, with Authorization: Bearer ADMIN_API_KEY: work items and
+//   retries across contexts. An agent's key never reaches those tools.
+// The tools call the same functions as the HTTP routes, so both answer the same.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { Router, type Request, type Response } from "express";
-import { z } from "zod";
-import { SEARCH_KINDS, normaliseScope, readProfile, searchMemory } from "@recall/memory";
-import { requireContextKey } from "../http/auth";
+import { Router, type Request, type RequestHandler, type Response } from "express";
+import { requireAdmin, requireContextKey } from "../http/auth";
 import type { ApiDeps } from "../deps";
-import { json, registerAgentTools, toolError } from "./mcp-agent-tools";
-import { registerOperatorTools } from "./mcp-operator-tools";
-import { documentStatus } from "../views/pipeline-status";
-import { ScopeList } from "../http/scope-schema";
 import { contextIdOf } from "../http/validate";
+import { registerAgentTools } from "./mcp-agent-tools";
+import { registerOperatorTools } from "./mcp-operator-tools";
+import { registerReadTools } from "./mcp-read-tools";
 
 export const MCP_PATH = "/api/v1/:contextId/mcp";
+/** Mounted before MCP_PATH, which would otherwise take "admin" for a context id. */
+export const ADMIN_MCP_PATH = "/api/v1/admin/mcp";
 
-const PROFILE_LIMIT = 50;
+const VERSION = "0.1.0";
+
+/** What an agent is told on connecting: the loop that keeps its memory right. */
+export const AGENT_INSTRUCTIONS = `Recall is your long-term memory for one context (tenant). Work in this loop:
+1. Before writing a system prompt, call get_profile with the user's scope: state the entities' attributes and relations it returns, and honour every active instruction.
+2. After each turn worth keeping, call remember with its role, content and the same scope. It answers once the turn's extraction is committed, with the diff of what was learned; pass the session_id it returned with the next turns. With wait: false it answers at once; check it later with get_turn_status.
+3. When unsure of a fact, do not guess: call query_memory (search) or get_state (what is true now, and the open unknowns). get_provenance shows where a fact came from, get_entity_history how an entity's values changed.
+4. When the user asks you to forget something, call forget with the source the fact came from (get_provenance names it): everything learned from that turn, document or direct write is retracted, with an audit record.
+Scope: a list ["org=acme", "user=alice"] or an object {"org": "acme", "user": "alice"}. A reader sees memory written in a subset of its scope; write with the narrowest scope that fits (a user's preference under user=…, a team fact under org=…).`;
+
+export const ADMIN_INSTRUCTIONS = `Recall's operator tools, across every context: list_failed_work_items shows failed and dead pipeline work with its error class (context_id narrows it), get_work_item shows every attempt, retry_work_item runs a failed item again from its kept input once the cause (a provider, a budget) is fixed.`;
 
 /** One server per request: stateless mode keeps nothing between calls, so any API process can answer any call. */
 export function recallMcpServer(deps: ApiDeps, contextId: string): McpServer {
-  const server = new McpServer({ name: "recall", version: "0.1.0" });
-  server.registerTool(
-    "get_doc_pipeline_status",
-    {
-      description:
-        "A document's pipeline progress: state (queued, processing, committed, failed), stages, extraction plan, rejected candidates",
-      inputSchema: { document_id: z.uuid("must be a document id") },
-    },
-    async ({ document_id }) => {
-      const status = await documentStatus(deps.db, contextId, document_id);
-      return status ? json(status) : toolError(`document ${document_id} not found in this context`);
-    },
-  );
-  server.registerTool(
-    "get_profile",
-    {
-      description: "Entities in scope with their current attributes and relations, and the active instructions",
-      inputSchema: { scope: ScopeList.describe('the reader\'s scope, e.g. ["org=acme", "user=alice"]') },
-    },
-    async ({ scope }) => {
-      const profile = await readProfile(deps.db, { contextId, scope: normaliseScope(scope), limit: PROFILE_LIMIT });
-      return json({ entities: profile.entities, instructions: profile.instructions });
-    },
-  );
-  server.registerTool(
-    "query_memory",
-    {
-      description: "Search facts, instructions, turns and document text in scope, best first",
-      inputSchema: {
-        query: z.string().trim().min(1).max(2_000),
-        scope: ScopeList.describe('the reader\'s scope, e.g. ["org=acme", "user=alice"]'),
-        limit: z.number().int().min(1).max(100).optional(),
-      },
-    },
-    async ({ query, scope, limit }) => {
-      const input = { contextId, query, scope: normaliseScope(scope), limit: limit ?? 20, kinds: SEARCH_KINDS, match: "any" as const };
-      const { results, retrievers } = await searchMemory(deps.db, input, deps.vector);
-      return json({ query, results, retrievers });
-    },
-  );
+  const server = new McpServer({ name: "recall", version: VERSION }, { instructions: AGENT_INSTRUCTIONS });
+  registerReadTools(server, deps, contextId);
   registerAgentTools(server, deps, contextId);
-  registerOperatorTools(server, deps, contextId);
   return server;
 }
 
-/** The Express mount for createApp's extras: API-KEY check, then one stateless transport per POST. */
+export function recallAdminMcpServer(deps: ApiDeps): McpServer {
+  const server = new McpServer({ name: "recall-admin", version: VERSION }, { instructions: ADMIN_INSTRUCTIONS });
+  registerOperatorTools(server, deps);
+  return server;
+}
+
+/** The agents' endpoint for createApp's extras: API-KEY check, then one stateless transport per POST. */
 export function mcpEndpoint(deps: ApiDeps): Router {
+  return statelessEndpoint(requireContextKey(deps), (req) => recallMcpServer(deps, contextIdOf(req)));
+}
+
+/** The operators' endpoint: the admin key, then the operator tools. */
+export function adminMcpEndpoint(deps: ApiDeps): Router {
+  return statelessEndpoint(requireAdmin(deps), () => recallAdminMcpServer(deps));
+}
+
+function statelessEndpoint(auth: RequestHandler, serverFor: (req: Request) => McpServer): Router {
   const router = Router({ mergeParams: true });
-  router.use(requireContextKey(deps));
+  router.use(auth);
   router.post("/", async (req: Request, res: Response) => {
-    const server = recallMcpServer(deps, contextIdOf(req));
+    const server = serverFor(req);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on("close", () => void Promise.all([transport.close(), server.close()]));
     await server.connect(transport);

@@ -1,15 +1,20 @@
 // The MCP endpoint driven by the SDK's own client over Streamable HTTP, against the app
 // listening on an ephemeral port with the real workers, Postgres and Redis.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { Server } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { waitFor } from "@recall/test-support";
 import { createApp } from "../app";
-import { MCP_PATH, mcpEndpoint } from "./mcp-server";
+import { ADMIN_MCP_PATH, MCP_PATH, adminMcpEndpoint, mcpEndpoint } from "./mcp-server";
 import { contextClient, createContext, type ContextHandle } from "../testing/api-client";
-import { startHarness, type Harness } from "../testing/harness";
+import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 
 let h: Harness;
 let server: Server;
@@ -20,7 +25,13 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  const app = createApp(h.api, { extras: [[MCP_PATH, mcpEndpoint(h.api)]] });
+  // As createServerApp mounts them: the admin endpoint first, since MCP_PATH would take "admin" for a context id.
+  const app = createApp(h.api, {
+    extras: [
+      [ADMIN_MCP_PATH, adminMcpEndpoint(h.api)],
+      [MCP_PATH, mcpEndpoint(h.api)],
+    ],
+  });
   server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, () => resolve(listening));
   });
@@ -37,32 +48,59 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function connect(contextId: string, apiKey?: string): Promise<Client> {
-  const headers: Record<string, string> = apiKey ? { "API-KEY": apiKey } : {};
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/v1/${contextId}/mcp`), { requestInit: { headers } });
+/** Lists the tools once connected: the SDK client then checks every structuredContent against its tool's outputSchema. */
+async function open(transport: Transport): Promise<Client> {
   const client = new Client({ name: "recall-test", version: "0.0.0" });
   await client.connect(transport);
   clients.push(client);
+  await client.listTools();
   return client;
 }
 
+const overHttp = (url: string, headers: Record<string, string>) =>
+  open(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+const connect = (contextId: string, apiKey?: string) => overHttp(`${baseUrl}/api/v1/${contextId}/mcp`, apiKey ? { "API-KEY": apiKey } : {});
+const connectAdmin = (headers: Record<string, string>) => overHttp(`${baseUrl}/api/v1/admin/mcp`, headers);
+
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
-test("tools/list shows the reading, agent and operator tools", async () => {
+const READ_TOOLS = [
+  "get_doc_pipeline_status",
+  "get_entity_history",
+  "get_instructions",
+  "get_profile",
+  "get_provenance",
+  "get_state",
+  "get_turn_status",
+  "query_memory",
+];
+
+test("tools/list shows the agent's tools, each annotated, the read ones with output schemas; the server teaches the loop", async () => {
   const client = await connect(acme.contextId, acme.apiKey);
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual([
-    "forget",
-    "get_doc_pipeline_status",
-    "get_instructions",
-    "get_profile",
-    "get_state",
-    "list_failed_work_items",
-    "query_memory",
-    "remember",
-    "retry_work_item",
-  ]);
-  expect(tools.find((t) => t.name === "query_memory")?.inputSchema.required).toEqual(["query", "scope"]);
+  expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, "forget", "remember"].sort());
+  for (const tool of tools) {
+    const hints = tool.annotations ?? {};
+    const expected = {
+      readOnlyHint: READ_TOOLS.includes(tool.name),
+      destructiveHint: tool.name === "forget",
+      idempotentHint: tool.name !== "remember",
+      openWorldHint: false,
+    };
+    expect({ tool: tool.name, hints }).toEqual({ tool: tool.name, hints: expected });
+    expect({ tool: tool.name, titled: Boolean(tool.title), described: (tool.description ?? "").length > 40 }).toEqual({
+      tool: tool.name,
+      titled: true,
+      described: true,
+    });
+    if (READ_TOOLS.includes(tool.name))
+      expect({ tool: tool.name, output: tool.outputSchema?.type }).toEqual({ tool: tool.name, output: "object" });
+  }
+  expect(tools.find((t) => t.name === "query_memory")?.inputSchema.required).toEqual(["query"]);
+  const instructions = client.getInstructions() ?? "";
+  for (const step of ["get_profile", "system prompt", "remember", "query_memory", "forget", "get_turn_status"]) {
+    expect(instructions).toContain(step);
+  }
 });
 
 test("get_doc_pipeline_status answers what GET …/documents/{id}/status answers", async () => {
@@ -81,6 +119,7 @@ test("get_doc_pipeline_status answers what GET …/documents/{id}/status answers
   const result = await client.callTool({ name: "get_doc_pipeline_status", arguments: { document_id: documentId } });
   expect(result.isError).toBeFalsy();
   expect(JSON.parse(textOf(result))).toEqual(status);
+  expect(result.structuredContent).toEqual(status);
   expect(JSON.parse(textOf(result)).state).toBe("committed");
 });
 
@@ -107,6 +146,16 @@ test("get_profile and query_memory answer what GET /profile and POST /query answ
   const viaHttp = await api.post("/query", query);
   expect(viaMcp.results.length).toBeGreaterThan(0);
   expect(viaMcp.results).toEqual(viaHttp.body.results);
+
+  // scope as an object, as HTTP bodies take it: the same answers.
+  const asObject = { org: "acme", user: "alice" };
+  expect(JSON.parse(textOf(await client.callTool({ name: "get_profile", arguments: { scope: asObject } })))).toEqual(profile);
+  const byObject = await client.callTool({ name: "query_memory", arguments: { ...query, scope: asObject } });
+  expect((byObject.structuredContent as { results: unknown[] }).results).toEqual(viaHttp.body.results);
+  const state = await client.callTool({ name: "get_state", arguments: { scope: asObject } });
+  expect(state.structuredContent).toMatchObject({ facts: (await api.post("/state", { scope: asObject })).body.facts });
+  const refused = await client.callTool({ name: "get_profile", arguments: { scope: { org: "has space" } } });
+  expect(refused.isError).toBe(true);
 });
 
 test("a key of another context answers 404, a missing key 401, to the transport", async () => {
@@ -115,10 +164,13 @@ test("a key of another context answers 404, a missing key 401, to the transport"
   await expect(connect(acme.contextId, "rk_wrong")).rejects.toMatchObject({ code: 401 });
 });
 
+/** A tool's answer; where it has an output schema, the SDK client has already checked structuredContent against it. */
 const call = async (client: Client, name: string, args: Record<string, unknown>) => {
   const result = await client.callTool({ name, arguments: args });
   if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
-  return JSON.parse(textOf(result));
+  const parsed = JSON.parse(textOf(result));
+  if (result.structuredContent !== undefined) expect(result.structuredContent).toEqual(parsed);
+  return parsed;
 };
 
 test("remember posts turns, get_state and get_instructions agree with /state and GET /instructions, forget retracts", async () => {
@@ -172,20 +224,103 @@ test("remember posts turns, get_state and get_instructions agree with /state and
   expect(unknown.isError).toBe(true);
 });
 
-test("list_failed_work_items and retry_work_item: a turn that needs a model none is set for fails, is listed and retried", async () => {
-  const client = await connect(other.contextId, other.apiKey);
-  const turn = await call(client, "remember", {
+test("get_provenance, get_entity_history and get_turn_status answer what their HTTP routes answer", async () => {
+  const api = contextClient(h.app, acme);
+  const client = await connect(acme.contextId, acme.apiKey);
+  const scope = ["org=acme", "user=lena"];
+  const turn = await call(client, "remember", { role: "user", content: "I'm Lena, CTO at Acme.", scope });
+  expect(turn.extraction.status).toBe("committed");
+  // Facts written without a scope (the document of another test) are visible here too: find this turn's.
+  const facts = (await call(client, "get_state", { scope })).facts;
+  const sources = await Promise.all(
+    facts.map((f: { id: string }) => call(client, "get_provenance", { fact_id: f.id, scope: { org: "acme", user: "lena" } })),
+  );
+  const mine = sources.findIndex((p) => p.source?.id === turn.turn_id);
+  expect(mine).toBeGreaterThanOrEqual(0);
+  const [fact, provenance] = [facts[mine], sources[mine]];
+  expect(provenance.source).toMatchObject({ type: "turn", id: turn.turn_id, session_id: turn.session_id });
+  expect(provenance.span.quote.length).toBeGreaterThan(0);
+  expect(provenance).toEqual((await api.get(`/facts/${fact.id}/provenance?scope[org]=acme&scope[user]=lena`)).body);
+
+  const entityId = fact.kind === "attribute" ? fact.entity.id : fact.subject.id;
+  const history = await call(client, "get_entity_history", { entity_id: entityId, scope });
+  expect(history.values.length).toBeGreaterThan(0);
+  expect(history).toEqual((await api.get(`/entities/${entityId}/history?scope[org]=acme&scope[user]=lena`)).body);
+
+  const status = await call(client, "get_turn_status", { session_id: turn.session_id, turn_id: turn.turn_id });
+  expect(status).toEqual((await api.get(`/sessions/${turn.session_id}/turns/${turn.turn_id}/status`)).body);
+  expect(status.extraction.status).toBe("committed");
+
+  const later = await call(client, "remember", {
+    session_id: turn.session_id,
+    role: "user",
+    content: "Always respond in bullet points.",
+    scope,
+    wait: false,
+  });
+  expect(later.extraction).toEqual({ status: "pending" });
+  const settled = await waitFor(
+    async () => {
+      const now = await call(client, "get_turn_status", { session_id: turn.session_id, turn_id: later.turn_id });
+      return now.extraction.status !== "pending" && now;
+    },
+    { what: "the wait: false turn to settle" },
+  );
+  expect(settled).toEqual((await api.get(`/sessions/${turn.session_id}/turns/${later.turn_id}/status`)).body);
+
+  const unknown = "00000000-0000-4000-8000-000000000000";
+  for (const [name, args] of [
+    ["get_provenance", { fact_id: unknown, scope }],
+    ["get_entity_history", { entity_id: unknown, scope }],
+    ["get_turn_status", { session_id: turn.session_id, turn_id: unknown }],
+  ] as const) {
+    const result = await client.callTool({ name, arguments: args });
+    expect({ name, isError: result.isError, text: textOf(result) }).toEqual({
+      name,
+      isError: true,
+      text: expect.stringContaining("not found"),
+    });
+  }
+});
+
+test("operator tools are only on the admin endpoint, which needs the admin key", async () => {
+  const agent = await connect(other.contextId, other.apiKey);
+  const refused = await agent.callTool({ name: "retry_work_item", arguments: { work_item_id: crypto.randomUUID() } });
+  expect(refused.isError).toBe(true);
+  expect(textOf(refused)).toMatch(/not found/i);
+  await expect(connectAdmin({})).rejects.toMatchObject({ constructor: StreamableHTTPError, code: 401 });
+  await expect(connectAdmin({ "API-KEY": other.apiKey })).rejects.toMatchObject({ code: 401 });
+  await expect(connectAdmin({ Authorization: `Bearer ${other.apiKey}` })).rejects.toMatchObject({ code: 401 });
+  const admin = await connectAdmin({ Authorization: `Bearer ${ADMIN_KEY}` });
+  const { tools } = await admin.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(["get_work_item", "list_failed_work_items", "retry_work_item"]);
+  for (const tool of tools) {
+    expect(tool.annotations).toMatchObject({ openWorldHint: false, destructiveHint: false, readOnlyHint: tool.name !== "retry_work_item" });
+    expect(tool.outputSchema?.type).toBe("object");
+  }
+});
+
+test("list_failed_work_items, get_work_item and retry_work_item: a turn that needs a model none is set for fails, is listed and retried", async () => {
+  const agent = await connect(other.contextId, other.apiKey);
+  const turn = await call(agent, "remember", {
     role: "user",
     content: "Priya's team owns the payments gateway, which runs on Kubernetes.",
     scope: [],
   });
   expect(turn.extraction).toMatchObject({ status: "failed", error_class: "no_provider" });
-  const listed = await call(client, "list_failed_work_items", {});
+  const admin = await connectAdmin({ Authorization: `Bearer ${ADMIN_KEY}` });
+  const listed = await call(admin, "list_failed_work_items", { context_id: other.contextId });
   expect(listed.work_items).toEqual([
     expect.objectContaining({ work_item_id: turn.extraction.work_item_id, error: expect.objectContaining({ class: "no_provider" }) }),
   ]);
-  expect((await call(client, "list_failed_work_items", { error_class: ["budget"] })).work_items).toEqual([]);
-  const retried = await call(client, "retry_work_item", { work_item_id: turn.extraction.work_item_id });
+  expect((await call(admin, "list_failed_work_items", { context_id: other.contextId, error_class: ["budget"] })).work_items).toEqual([]);
+  const acmes = (await call(admin, "list_failed_work_items", { context_id: acme.contextId })).work_items;
+  expect(acmes.filter((i: { context_id: string }) => i.context_id !== acme.contextId)).toEqual([]);
+  const everywhere = (await call(admin, "list_failed_work_items", {})).work_items;
+  expect(everywhere.map((i: { work_item_id: string }) => i.work_item_id)).toContain(turn.extraction.work_item_id);
+  const detail = await call(admin, "get_work_item", { work_item_id: turn.extraction.work_item_id });
+  expect(detail.attempt_records.map((a: { error: { class: string } }) => a.error.class)).toEqual(["no_provider"]);
+  const retried = await call(admin, "retry_work_item", { work_item_id: turn.extraction.work_item_id });
   expect(retried).toMatchObject({ status: "queued" });
   const api = contextClient(h.app, other);
   const again = await waitFor(async () => {
@@ -193,7 +328,73 @@ test("list_failed_work_items and retry_work_item: a turn that needs a model none
     return res.body.status === "dead" && res.body.attempts === 2 ? res.body : undefined;
   });
   expect(again.attempt_records.map((a: { error: { class: string } }) => a.error.class)).toEqual(["no_provider", "no_provider"]);
-  const foreign = await connect(acme.contextId, acme.apiKey);
-  const refused = await foreign.callTool({ name: "retry_work_item", arguments: { work_item_id: turn.extraction.work_item_id } });
-  expect(refused.isError).toBe(true);
+  const unknown = await admin.callTool({ name: "retry_work_item", arguments: { work_item_id: crypto.randomUUID() } });
+  expect(unknown.isError).toBe(true);
+});
+
+describe("docs/mcp.md's configuration snippets", () => {
+  interface ServerConfig {
+    type?: string;
+    url?: string;
+    headers?: Record<string, string>;
+    command?: string;
+    args?: string[];
+    env?: Record<string, string>;
+  }
+  const page = readFileSync(path.resolve(__dirname, "../../../../docs/mcp.md"), "utf8");
+  const configs = [...page.matchAll(/```json\n([\s\S]*?)\n```/g)].map(
+    (m) => (JSON.parse(m[1]!) as { mcpServers?: Record<string, ServerConfig> }).mcpServers ?? {},
+  );
+  const find = (name: string, test: (c: ServerConfig) => boolean) => {
+    const found = configs.map((c) => c[name]).find((c): c is ServerConfig => c !== undefined && test(c));
+    if (!found) throw new Error(`docs/mcp.md has no ${name} snippet of that kind`);
+    return found;
+  };
+  /** What a user fills in: the address the service listens on, their context id; `${VAR}`s from `vars`. */
+  const fill = (text: string, vars: Record<string, string> = {}) =>
+    text
+      .replace("http://localhost:8080", baseUrl)
+      .replace("<CONTEXT_ID>", acme.contextId)
+      .replace(/\$\{(\w+)\}/g, (whole, name: string) => vars[name] ?? whole);
+
+  test("the header configuration connects with the SDK client, and the admin one reaches the operator tools", async () => {
+    const agent = find("recall", (c) => c.type === "http");
+    const client = await overHttp(
+      fill(agent.url!),
+      Object.fromEntries(Object.entries(agent.headers!).map(([k, v]) => [k, fill(v, { RECALL_API_KEY: acme.apiKey })])),
+    );
+    expect((await client.callTool({ name: "get_profile", arguments: { scope: [] } })).isError).toBeFalsy();
+    const operator = find("recall-admin", (c) => c.type === "http");
+    const headers = Object.fromEntries(
+      Object.entries(operator.headers!).map(([k, v]) => [k, fill(v, { RECALL_ADMIN_API_KEY: ADMIN_KEY })]),
+    );
+    const admin = await overHttp(fill(operator.url!), headers);
+    expect((await admin.listTools()).tools.map((t) => t.name)).toContain("retry_work_item");
+  });
+
+  test("the mcp-remote configuration works through mcp-remote itself (installed, not fetched by npx)", async () => {
+    const bridged = find("recall", (c) => c.command === "npx");
+    const [yes, bridge, url, ...rest] = bridged.args!;
+    expect([yes, bridge]).toEqual(["-y", "mcp-remote"]);
+    expect(rest).toEqual(["--header", "API-KEY:${RECALL_API_KEY}"]);
+    const proxy = path.join(path.dirname(require.resolve("mcp-remote/package.json")), "dist/proxy.js");
+    const configDir = mkdtempSync(path.join(tmpdir(), "mcp-remote-"));
+    try {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        // The header argument exactly as documented: mcp-remote fills ${RECALL_API_KEY} from its environment.
+        args: [proxy, fill(url!), ...rest],
+        env: { ...getDefaultEnvironment(), ...bridged.env, RECALL_API_KEY: acme.apiKey, MCP_REMOTE_CONFIG_DIR: configDir },
+        stderr: "pipe",
+      });
+      const client = await open(transport);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["get_profile", "remember", "forget"]));
+      const profile = await client.callTool({ name: "get_profile", arguments: { scope: { org: "acme" } } });
+      expect(profile.isError).toBeFalsy();
+      await client.close();
+    } finally {
+      rmSync(configDir, { recursive: true, force: true });
+    }
+  });
 });

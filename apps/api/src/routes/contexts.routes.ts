@@ -17,6 +17,8 @@ export function contextRoutes(deps: ApiDeps): RouteDefinition[] {
       idempotent: true,
       path: "/",
       summary: "Create a context (tenant) and its first API key",
+      description:
+        "A context is a tenant: its memory, sessions, documents and keys are invisible to every other context. The answer holds the context's first API key, shown this once (only a hash is kept). `config` sets the context's rules, such as `require_scope: true` (every write must carry a scope).",
       tags: ["admin"],
       body: CreateContextBody,
       responses: {

@@ -9,6 +9,7 @@ import { DocumentService, type DocumentInput } from "../services/document.servic
 import { documentStatus } from "../views/pipeline-status";
 import { readDocumentInput } from "./document-upload";
 import { CreateDocumentBody, DocumentAccepted, DocumentQuery, DocumentStatus, DocumentVersions, UPLOAD_BODIES } from "./documents.schemas";
+import { EXAMPLES } from "./openapi-examples";
 
 const DocumentParams = z.object({ contextId: z.string(), documentId: z.uuid("must be a document id") });
 
@@ -33,8 +34,9 @@ function postDocument(deps: ApiDeps): RouteDefinition {
     params: z.object({ contextId: z.string() }),
     query: DocumentQuery,
     requestBody: { "application/json": CreateDocumentBody, ...UPLOAD_BODIES },
+    bodyExample: EXAMPLES.document.request,
     responses: {
-      202: { description: "Stored and queued", schema: DocumentAccepted },
+      202: { description: "Stored and queued", schema: DocumentAccepted, example: EXAMPLES.document.response },
       200: { description: "These bytes were already stored in this scope: the existing document", schema: DocumentAccepted },
       413: { description: "Larger than RECALL_DOCUMENT_MAX_BYTES", schema: Problem, contentType: "application/problem+json" },
       415: {
@@ -75,6 +77,8 @@ function documentVersionsRoute(deps: ApiDeps): RouteDefinition {
     method: "get",
     path: "/documents/:documentId/versions",
     summary: "Every version of the document's source, oldest first, with which one is current",
+    description:
+      "Documents posted with the same source id are versions of one source; the newest is current and the memory of earlier versions is superseded by it. 404 when the document is not in this context.",
     tags: ["documents"],
     params: DocumentParams,
     responses: { 200: { description: "The source's versions", schema: DocumentVersions } },
@@ -91,6 +95,8 @@ function documentStatusRoute(deps: ApiDeps): RouteDefinition {
     method: "get",
     path: "/documents/:documentId/status",
     summary: "A document's pipeline progress, extraction plan and rejected candidates",
+    description:
+      "Poll it after POST /documents (202). `state` ends `committed`, `failed` or `cancelled`; each stage shows its work item, attempts and error class; `extraction_plan` says which skill and purpose were chosen and why; rejected candidates are listed with their validation errors.",
     tags: ["documents"],
     params: DocumentParams,
     responses: { 200: { description: "Progress by stage", schema: DocumentStatus } },

@@ -17,6 +17,8 @@ export function entityRoutes(deps: ApiDeps): RouteDefinition[] {
       method: "get",
       path: "/entities/:entityId/history",
       summary: "Every value of an entity's attributes and relations, in valid-time order",
+      description:
+        "Superseded, expired and retracted values included, each with its validity interval, what replaced it and `current`. Only values written in a subset of the reader's scope are listed; an entity the reader cannot see is a 404.",
       tags: ["memory"],
       params: EntityParams,
       query: HistoryQuery,

@@ -1,16 +1,15 @@
 // POST /facts: direct writes through the same validation, commit and truth maintenance
 // as extracted facts. GET /facts/{id}/provenance: from any fact back to its source bytes.
 import { z } from "zod";
-import type { Assertion } from "@recall/db";
-import { readProvenance } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import { FactWriteService, type StoredFactWrite } from "../services/fact-write.service";
-import { workItemView } from "../views/work-item-view";
+import { provenanceView } from "../views/provenance-view";
 import { FactWriteAccepted, FactWriteBody, FactWriteResult } from "./fact-write.schemas";
 import { Provenance } from "./memory.schemas";
+import { EXAMPLES } from "./openapi-examples";
 
 const FactParams = z.object({ contextId: z.string(), factId: z.uuid("must be a fact id") });
 
@@ -36,8 +35,9 @@ function writeFactsRoute(writes: FactWriteService): RouteDefinition {
     tags: ["memory"],
     params: z.object({ contextId: z.string() }),
     body: FactWriteBody,
+    bodyExample: EXAMPLES.facts.request,
     responses: {
-      201: { description: "Committed", schema: FactWriteResult },
+      201: { description: "Committed", schema: FactWriteResult, example: EXAMPLES.facts.response },
       202: { description: "Stored; a worker commits it (its work item says when)", schema: FactWriteAccepted },
     },
     handle: async ({ params, body, req }) => {
@@ -61,32 +61,11 @@ function provenanceRoute(deps: ApiDeps): RouteDefinition {
     query: z.object({ scope: ScopeQuery }),
     responses: { 200: { description: "The fact's provenance", schema: Provenance } },
     handle: async ({ params, query }) => {
-      const found = await readProvenance(deps.db, { contextId: params.contextId, scope: query.scope }, params.factId);
-      if (!found) throw notFound("fact");
-      const body = {
-        ...found,
-        assertion: found.assertion && assertionView(found.assertion),
-        work_items: found.work_items.map(workItemView),
-      };
+      const body = await provenanceView(deps.db, { contextId: params.contextId, scope: query.scope }, params.factId);
+      if (!body) throw notFound("fact");
       return { status: 200, body };
     },
   });
-}
-
-function assertionView(a: Assertion) {
-  return {
-    id: a.id,
-    subject_entity_id: a.subjectEntityId,
-    predicate: a.predicate,
-    object_entity_id: a.objectEntityId,
-    object_literal: a.objectLiteral,
-    confidence: a.confidence,
-    significance: a.significance,
-    memory_category: a.memoryCategory,
-    event_time: a.eventTime,
-    recorded_at: a.recordedAt,
-    retracted_at: a.retractedAt,
-  };
 }
 
 function acceptedView(contextId: string, result: Extract<StoredFactWrite, { outcome: "stored" }>) {

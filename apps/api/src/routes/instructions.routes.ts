@@ -28,6 +28,8 @@ export const InstructionHistory = Instruction.extend({
   revoked_by_turn_id: z.uuid().nullable(),
 });
 
+export const InstructionPage = z.object({ instructions: z.array(InstructionHistory), next_cursor: NextCursor });
+
 export function instructionView(row: Awaited<ReturnType<typeof readInstructionHistory>>["items"][number]) {
   const { given_by_turn_id, given_by_document_id, given_by_fact_write_id, ...rest } = row;
   return {
@@ -43,13 +45,15 @@ export function instructionRoutes(deps: ApiDeps): RouteDefinition[] {
       method: "get",
       path: "/instructions",
       summary: "Instructions in scope with who gave them and when; include_revoked=true adds revoked ones with who revoked them",
+      description:
+        'Standing directives ("always answer in bullet points") visible to the reader\'s scope, oldest first, each with the turn, document or direct write that gave it. A revoked instruction is kept with when and by which turn it was revoked.',
       tags: ["memory"],
       params: z.object({ contextId: z.string() }),
       query: InstructionsQuery,
       responses: {
         200: {
           description: "A page of instructions, oldest first",
-          schema: z.object({ instructions: z.array(InstructionHistory), next_cursor: NextCursor }),
+          schema: InstructionPage,
         },
       },
       handle: async ({ params, query }) => {

@@ -33,6 +33,8 @@ function listKeys(keys: ApiKeyService): RouteDefinition {
     method: "get",
     path: "/:contextId/keys",
     summary: "List a context's API keys (prefixes only)",
+    description:
+      "Keys are listed by prefix and state (active, last used, revoked); a key's secret is never shown again after it is issued.",
     tags: ["admin"],
     params: ContextParams,
     query: z.object({ limit: limitParam(100, 500), cursor: cursorParam("time") }),
@@ -52,6 +54,8 @@ function issueKey(keys: ApiKeyService): RouteDefinition {
     idempotent: true,
     path: "/:contextId/keys",
     summary: "Issue another API key for a context",
+    description:
+      "The new key works at once beside the existing ones and is shown only in this answer. Use it to give each client its own key, so one can be revoked alone.",
     tags: ["admin"],
     params: ContextParams,
     responses: { 201: { description: "The new key, shown once", schema: IssuedKey } },
@@ -86,6 +90,8 @@ function revokeKey(keys: ApiKeyService): RouteDefinition {
     idempotent: true,
     path: "/:contextId/keys/:keyId",
     summary: "Revoke a key (at once; revoking twice is harmless)",
+    description:
+      "The next request with the key answers 401, even in a process that has verified it before. 404 when the key is not the context's.",
     tags: ["admin"],
     params: KeyParams,
     responses: { 200: { description: "The revoked key", schema: KeyView } },

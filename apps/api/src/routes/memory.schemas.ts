@@ -20,10 +20,10 @@ const FactCommon = {
   assertion_id: z.uuid().describe("the evidence; follow it with GET /facts/{id}/provenance"),
 };
 
-export const Fact = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("attribute"), entity: Entity, key: z.string(), value: z.string(), ...FactCommon }),
-  z.object({ kind: z.literal("relation"), subject: Entity, predicate: z.string(), object: Entity, ...FactCommon }),
-]);
+const AttributeFact = z.object({ kind: z.literal("attribute"), entity: Entity, key: z.string(), value: z.string(), ...FactCommon });
+const RelationFact = z.object({ kind: z.literal("relation"), subject: Entity, predicate: z.string(), object: Entity, ...FactCommon });
+
+export const Fact = z.discriminatedUnion("kind", [AttributeFact, RelationFact]);
 
 export const Instruction = z.object({
   id: z.uuid(),
@@ -172,8 +172,12 @@ export const Provenance = z.object({
   work_items: z.array(WorkItemView),
 });
 
+const current = { current: z.boolean().describe("valid now and not retracted") };
+
 export const History = z.object({
   entity: Entity.extend({ memory_category: Category, aliases: z.array(z.string()), created_at: Timestamp }),
-  values: z.array(z.intersection(Fact, z.object({ current: z.boolean() }))),
+  // One object per kind, not an intersection: a JSON Schema validator (an MCP client checking
+  // structuredContent) rejects every value of allOf[union, object] whose parts forbid extra fields.
+  values: z.array(z.discriminatedUnion("kind", [AttributeFact.extend(current), RelationFact.extend(current)])),
   next_cursor: NextCursor,
 });

@@ -14,6 +14,8 @@ export function openApiRoutes(groups: () => RouteGroup[]): RouteDefinition[] {
       method: "get",
       path: "/openapi.json",
       summary: "This API's OpenAPI 3.1 document",
+      description:
+        "Generated from the same route declarations that parse requests and check answers, so it cannot drift from the server. Rendered at /docs; the TypeScript client's types are generated from it.",
       tags: ["meta"],
       responses: {
         200: {

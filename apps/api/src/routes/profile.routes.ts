@@ -6,6 +6,7 @@ import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import { Profile } from "./memory.schemas";
+import { EXAMPLES } from "./openapi-examples";
 
 const ContextParams = z.object({ contextId: z.string() });
 const ProfileQuery = z.object({ scope: ScopeQuery, limit: limitParam(50, 500), cursor: cursorParam("time") });
@@ -20,7 +21,7 @@ export function profileRoutes(deps: ApiDeps): RouteDefinition[] {
       tags: ["memory"],
       params: ContextParams,
       query: ProfileQuery,
-      responses: { 200: { description: "The profile", schema: Profile } },
+      responses: { 200: { description: "The profile", schema: Profile, example: EXAMPLES.profile.response } },
       handle: async ({ params, query }) => {
         const profile = await readProfile(deps.db, {
           contextId: params.contextId,

@@ -7,6 +7,7 @@ import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeBody } from "../http/scope-schema";
 import { QueryResult } from "./memory.schemas";
+import { EXAMPLES } from "./openapi-examples";
 
 const ContextParams = z.object({ contextId: z.string() });
 
@@ -28,10 +29,13 @@ export function queryRoutes(deps: ApiDeps): RouteDefinition[] {
       method: "post",
       path: "/query",
       summary: "Search memory and the raw text of turns and documents",
+      description:
+        "Full-text search always; vector similarity too when an embedding model is configured, fused by reciprocal rank. Only what is visible to the reader's scope is searched. `retrievers` says which retrievers ran: a failing embedding provider leaves a full-text answer, not an error.",
       tags: ["memory"],
       params: ContextParams,
       body: QueryBody,
-      responses: { 200: { description: "Ranked results, best first", schema: QueryResult } },
+      bodyExample: EXAMPLES.query.request,
+      responses: { 200: { description: "Ranked results, best first", schema: QueryResult, example: EXAMPLES.query.response } },
       handle: async ({ params, body }) => {
         const { results, retrievers } = await searchMemory(deps.db, { contextId: params.contextId, ...body }, deps.vector);
         for (const r of retrievers.filter(degraded))

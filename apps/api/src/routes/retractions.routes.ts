@@ -5,12 +5,13 @@ import type { RetractionReport } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { RetractionService, type RetractableSource } from "../services/retraction.service";
+import { EXAMPLES } from "./openapi-examples";
 
 type SourceType = RetractableSource;
 
 const RetractBody = z.object({ reason: z.string().trim().min(1, "say why").max(1_000) });
 
-const RetractionView = z.object({
+export const RetractionView = z.object({
   retraction_id: z.string().nullable(),
   pending: z
     .boolean()
@@ -44,10 +45,18 @@ export function retractionRoutes(deps: ApiDeps): RouteDefinition[] {
       idempotent: true,
       path,
       summary: `Retract everything derived from one ${noun} (delete by source), with an audit record`,
+      description: `Everything learned from the ${noun} (facts, instructions, uncertainties, and entities nothing else mentions) stops being read at once; values it superseded are current again. Nothing is deleted: the raw text stays and the retraction is recorded with its reason. 404 when the ${noun} is not in this context.`,
       tags: ["facts"],
       params: z.object({ contextId: z.string(), [param]: z.uuid(`must be a ${noun} id`) }),
       body: RetractBody,
-      responses: { 200: { description: "What was retracted and reopened", schema: RetractionView } },
+      bodyExample: EXAMPLES.retract.request,
+      responses: {
+        200: {
+          description: "What was retracted and reopened",
+          schema: RetractionView,
+          example: { ...EXAMPLES.retract.response, source_type: sourceType },
+        },
+      },
       handle: async ({ params, body }) => {
         const { contextId } = params as { contextId: string };
         const sourceId = (params as Record<string, string>)[param]!;

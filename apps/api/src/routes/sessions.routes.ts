@@ -8,6 +8,7 @@ import type { TurnService } from "../services/turn.service";
 import { contextIdOf } from "../http/validate";
 import { CreateSessionBody, CreateTurnBody, SessionParams, TurnAccepted, TurnPage, TurnResult } from "./sessions.schemas";
 import { turnAccepted } from "./turn-batches.routes";
+import { EXAMPLES } from "./openapi-examples";
 
 const TurnListQuery = z.object({ scope: ScopeQuery, limit: limitParam(100, 500), cursor: cursorParam("seq") });
 
@@ -22,6 +23,8 @@ function createSession(turns: TurnService): RouteDefinition {
     idempotent: true,
     path: "/sessions",
     summary: "Start a conversation session",
+    description:
+      "A session orders its turns: each turn gets the next sequence number, and extraction reads the turns before it for context. `metadata` is kept with the session (at most REQUEST_BODY_LIMIT_BYTES of JSON).",
     tags: ["sessions"],
     body: CreateSessionBody,
     responses: { 201: { description: "The new session", schema: z.object({ session_id: z.uuid() }) } },
@@ -42,8 +45,9 @@ function postTurn(turns: TurnService): RouteDefinition {
     tags: ["sessions"],
     params: SessionParams,
     body: CreateTurnBody,
+    bodyExample: EXAMPLES.turn.request,
     responses: {
-      200: { description: "The turn's committed (or failed) extraction", schema: TurnResult },
+      200: { description: "The turn's committed (or failed) extraction", schema: TurnResult, example: EXAMPLES.turn.response },
       202: {
         description: "Stored; extraction still running (wait: false answers this at once, with a status_url)",
         schema: z.union([TurnResult, TurnAccepted]),
@@ -65,6 +69,8 @@ function listTurns(deps: ApiDeps, service: TurnService): RouteDefinition {
     method: "get",
     path: "/sessions/:sessionId/turns",
     summary: "List a session's turns in order, those visible to the reader's scope",
+    description:
+      "Turns in sequence order with their role, content, scope and extraction status. Turns written in a scope the reader does not hold are left out. 404 when the session is not in this context.",
     tags: ["sessions"],
     params: SessionParams,
     query: TurnListQuery,

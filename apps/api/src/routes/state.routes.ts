@@ -24,6 +24,8 @@ export function stateRoutes(deps: ApiDeps): RouteDefinition[] {
       method: "post",
       path: "/state",
       summary: "Current facts in scope, active instructions and open unknowns",
+      description:
+        "The facts true at `as_of` (valid time, default now) as the store knew them at `recorded_as_of` (system time, default now), with the active instructions and the open uncertainties (`unknowns`) on the first page. Ask here what is known for sure, and what is not.",
       tags: ["memory"],
       params: ContextParams,
       body: StateBody,

@@ -4,8 +4,9 @@ import type { Turn, WorkItem } from "@recall/db";
 import type { ApiDeps } from "../deps";
 import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
-import { diffView, extractionView, turnState } from "../views/turn-result";
+import { turnState, turnStatusView } from "../views/turn-result";
 import { BatchAccepted, BatchParams, BatchStatus, SessionParams, TurnBatchBody, TurnParams, TurnResult } from "./sessions.schemas";
+import { EXAMPLES } from "./openapi-examples";
 
 export function turnBatchRoutes(deps: ApiDeps): RouteDefinition[] {
   return [turnStatus(deps), postBatch(deps), batchStatus(deps)];
@@ -26,24 +27,15 @@ function turnStatus(deps: ApiDeps): RouteDefinition {
     method: "get",
     path: "/sessions/:sessionId/turns/:turnId/status",
     summary: "A turn's extraction: pending, committed (with its diff) or failed (with the work item to retry)",
+    description:
+      "Follow a turn posted with `wait: false` (its `status_url`) or one whose answer was 202. Once `committed`, the diff is what the turn taught; `failed` names the work item to retry once the cause is fixed.",
     tags: ["sessions"],
     params: TurnParams,
     responses: { 200: { description: "The turn's extraction so far", schema: TurnResult } },
     handle: async ({ params }) => {
-      const turn = await deps.db.turn.findFirst({
-        where: { id: params.turnId, sessionId: params.sessionId, contextId: params.contextId },
-        select: { id: true, traceId: true },
-      });
-      if (!turn) throw notFound("turn");
-      const items = await deps.db.workItem.findMany({ where: { subjectType: "turn", subjectId: turn.id } });
-      const candidates = await deps.db.knowledgeCandidate.findMany({
-        where: { turnId: turn.id, contextId: params.contextId },
-        orderBy: { ordinal: "asc" },
-      });
-      return {
-        status: 200,
-        body: { turn_id: turn.id, diff: diffView(candidates), extraction: extractionView(items), trace_id: turn.traceId },
-      };
+      const status = await turnStatusView(deps.db, params);
+      if (!status) throw notFound("turn");
+      return { status: 200, body: status };
     },
   });
 }
@@ -59,7 +51,8 @@ function postBatch(deps: ApiDeps): RouteDefinition {
     tags: ["sessions"],
     params: SessionParams,
     body: TurnBatchBody,
-    responses: { 202: { description: "Stored and queued", schema: BatchAccepted } },
+    bodyExample: EXAMPLES.batch.request,
+    responses: { 202: { description: "Stored and queued", schema: BatchAccepted, example: EXAMPLES.batch.response } },
     handle: async ({ params, body }) => {
       const stored = await deps.turnService.addBatch(params.contextId, params.sessionId, body.turns);
       const status_url = `/api/v1/${params.contextId}/sessions/${params.sessionId}/turn-batches/${stored.batchId}`;
@@ -73,6 +66,8 @@ function batchStatus(deps: ApiDeps): RouteDefinition {
     method: "get",
     path: "/sessions/:sessionId/turn-batches/:batchId",
     summary: "A batch's progress: turns per state, and each failed turn with its work item",
+    description:
+      "Follow a batch posted to …/turns/batch (its `status_url`). `state` is `done` once every turn is committed, failed or cancelled; each failed turn names its work item to retry.",
     tags: ["sessions"],
     params: BatchParams,
     responses: { 200: { description: "Counts per state and failures", schema: BatchStatus } },

@@ -40,6 +40,8 @@ function list(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
     method: "get",
     path: "/work-items",
     summary: "List work items, newest first, by status (several at once), queue, error class, document, session and time",
+    description:
+      "Each stage run of a turn or document is a work item (queued, running, waiting, succeeded, failed, dead, cancelled), with its last error class and message and trace id. Filter by several statuses at once, e.g. `status=failed,dead`.",
     tags: ["operations"],
     params: mount === "context" ? z.object({ contextId: z.string() }) : undefined,
     query: ListQuery,
@@ -57,6 +59,8 @@ function getOne(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
     method: "get",
     path: "/work-items/:workItemId",
     summary: "One work item with every attempt: error class and message, budget used, timings, trace id",
+    description:
+      "Every attempt keeps its error class (provider, budget, validation, no_provider, internal, abandoned), message, tokens and wall time, so a failure can be understood before it is retried.",
     tags: ["operations"],
     params: paramsFor(mount),
     responses: { 200: { description: "The work item", schema: WorkItemDetail } },
@@ -92,6 +96,8 @@ function retryMany(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
     idempotent: true,
     path: "/work-items/retries",
     summary: "Retry every failed or dead work item a filter matches (dry_run: only count them)",
+    description:
+      "The same filters as the list. Items that cannot be retried are reported in `skipped` with the reason; `dry_run: true` only counts them. Each retry keeps the item's input and reuses the stages that finished.",
     tags: ["operations"],
     params: mount === "context" ? z.object({ contextId: z.string() }) : undefined,
     body: RetryManyBody,
@@ -117,6 +123,8 @@ function cancel(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
     idempotent: true,
     path: "/work-items/:workItemId/cancel",
     summary: "Cancel a queued or failed work item: it is not run again (until retried) and its status says so",
+    description:
+      "For work that should not run (a document posted by mistake, a provider that will not recover). The item and its subject report `cancelled` until someone retries it. Queued, failed and dead work can be cancelled; anything else is a 409 naming its status.",
     tags: ["operations"],
     params: paramsFor(mount),
     responses: { 200: { description: "Cancelled", schema: WorkItemView }, 409: conflict },

@@ -64,6 +64,7 @@ export const SAMPLES: Record<string, Json> = {
     attributes: [{ entity: "Alice", key: "role", value: "CTO", memory_category: "identity" }],
   },
   "POST /api/v1/{contextId}/mcp": { jsonrpc: "2.0", id: 1, method: "tools/list" },
+  "POST /api/v1/admin/mcp": { jsonrpc: "2.0", id: 1, method: "tools/list" },
 };
 const RETRACT = { reason: "wrong" };
 

@@ -53,6 +53,17 @@ export async function waitForTurn(
   }
 }
 
+/** A turn's extraction so far (GET …/turns/{id}/status, MCP get_turn_status); undefined when the session holds no such turn. */
+export async function turnStatusView(db: Db, ref: { contextId: string; sessionId: string; turnId: string }) {
+  const turn = await db.turn.findFirst({
+    where: { id: ref.turnId, sessionId: ref.sessionId, contextId: ref.contextId },
+    select: { id: true, traceId: true },
+  });
+  if (!turn) return undefined;
+  const { items, candidates } = await readTurn(db, { id: turn.id, contextId: ref.contextId });
+  return { turn_id: turn.id, diff: diffView(candidates), extraction: extractionView(items), trace_id: turn.traceId };
+}
+
 async function readTurn(db: Db, turn: { id: string; contextId: string }): Promise<TurnProgress> {
   const [items, candidates] = await db.$transaction([
     db.workItem.findMany({ where: { subjectType: "turn", subjectId: turn.id } }),

@@ -31,7 +31,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retract everything derived from one document (delete by source), with an audit record */
+    /**
+     * Retract everything derived from one document (delete by source), with an audit record
+     * @description Everything learned from the document (facts, instructions, uncertainties, and entities nothing else mentions) stops being read at once; values it superseded are current again. Nothing is deleted: the raw text stays and the retraction is recorded with its reason. 404 when the document is not in this context.
+     */
     post: operations["post_documents_retract"];
     delete?: never;
     options?: never;
@@ -46,7 +49,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A document's pipeline progress, extraction plan and rejected candidates */
+    /**
+     * A document's pipeline progress, extraction plan and rejected candidates
+     * @description Poll it after POST /documents (202). `state` ends `committed`, `failed` or `cancelled`; each stage shows its work item, attempts and error class; `extraction_plan` says which skill and purpose were chosen and why; rejected candidates are listed with their validation errors.
+     */
     get: operations["get_documents_status"];
     put?: never;
     post?: never;
@@ -63,7 +69,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every version of the document's source, oldest first, with which one is current */
+    /**
+     * Every version of the document's source, oldest first, with which one is current
+     * @description Documents posted with the same source id are versions of one source; the newest is current and the memory of earlier versions is superseded by it. 404 when the document is not in this context.
+     */
     get: operations["get_documents_versions"];
     put?: never;
     post?: never;
@@ -80,7 +89,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every value of an entity's attributes and relations, in valid-time order */
+    /**
+     * Every value of an entity's attributes and relations, in valid-time order
+     * @description Superseded, expired and retracted values included, each with its validity interval, what replaced it and `current`. Only values written in a subset of the reader's scope are listed; an entity the reader cannot see is a 404.
+     */
     get: operations["get_entities_history"];
     put?: never;
     post?: never;
@@ -99,7 +111,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retract everything derived from one direct write (delete by source), with an audit record */
+    /**
+     * Retract everything derived from one direct write (delete by source), with an audit record
+     * @description Everything learned from the direct write (facts, instructions, uncertainties, and entities nothing else mentions) stops being read at once; values it superseded are current again. Nothing is deleted: the raw text stays and the retraction is recorded with its reason. 404 when the direct write is not in this context.
+     */
     post: operations["post_fact_writes_retract"];
     delete?: never;
     options?: never;
@@ -154,7 +169,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Instructions in scope with who gave them and when; include_revoked=true adds revoked ones with who revoked them */
+    /**
+     * Instructions in scope with who gave them and when; include_revoked=true adds revoked ones with who revoked them
+     * @description Standing directives ("always answer in bullet points") visible to the reader's scope, oldest first, each with the turn, document or direct write that gave it. A revoked instruction is kept with when and by which turn it was revoked.
+     */
     get: operations["get_instructions"];
     put?: never;
     post?: never;
@@ -193,7 +211,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Search memory and the raw text of turns and documents */
+    /**
+     * Search memory and the raw text of turns and documents
+     * @description Full-text search always; vector similarity too when an embedding model is configured, fused by reciprocal rank. Only what is visible to the reader's scope is searched. `retrievers` says which retrievers ran: a failing embedding provider leaves a full-text answer, not an error.
+     */
     post: operations["post_query"];
     delete?: never;
     options?: never;
@@ -210,7 +231,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Start a conversation session */
+    /**
+     * Start a conversation session
+     * @description A session orders its turns: each turn gets the next sequence number, and extraction reads the turns before it for context. `metadata` is kept with the session (at most REQUEST_BODY_LIMIT_BYTES of JSON).
+     */
     post: operations["post_sessions"];
     delete?: never;
     options?: never;
@@ -225,7 +249,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A batch's progress: turns per state, and each failed turn with its work item */
+    /**
+     * A batch's progress: turns per state, and each failed turn with its work item
+     * @description Follow a batch posted to …/turns/batch (its `status_url`). `state` is `done` once every turn is committed, failed or cancelled; each failed turn names its work item to retry.
+     */
     get: operations["get_sessions_turn_batches_by_id"];
     put?: never;
     post?: never;
@@ -242,7 +269,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List a session's turns in order, those visible to the reader's scope */
+    /**
+     * List a session's turns in order, those visible to the reader's scope
+     * @description Turns in sequence order with their role, content, scope and extraction status. Turns written in a scope the reader does not hold are left out. 404 when the session is not in this context.
+     */
     get: operations["get_sessions_turns"];
     put?: never;
     /**
@@ -263,7 +293,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A turn's extraction: pending, committed (with its diff) or failed (with the work item to retry) */
+    /**
+     * A turn's extraction: pending, committed (with its diff) or failed (with the work item to retry)
+     * @description Follow a turn posted with `wait: false` (its `status_url`) or one whose answer was 202. Once `committed`, the diff is what the turn taught; `failed` names the work item to retry once the cause is fixed.
+     */
     get: operations["get_sessions_turns_status"];
     put?: never;
     post?: never;
@@ -302,7 +335,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Current facts in scope, active instructions and open unknowns */
+    /**
+     * Current facts in scope, active instructions and open unknowns
+     * @description The facts true at `as_of` (valid time, default now) as the store knew them at `recorded_as_of` (system time, default now), with the active instructions and the open uncertainties (`unknowns`) on the first page. Ask here what is known for sure, and what is not.
+     */
     post: operations["post_state"];
     delete?: never;
     options?: never;
@@ -319,7 +355,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retract everything derived from one turn (delete by source), with an audit record */
+    /**
+     * Retract everything derived from one turn (delete by source), with an audit record
+     * @description Everything learned from the turn (facts, instructions, uncertainties, and entities nothing else mentions) stops being read at once; values it superseded are current again. Nothing is deleted: the raw text stays and the retraction is recorded with its reason. 404 when the turn is not in this context.
+     */
     post: operations["post_turns_retract"];
     delete?: never;
     options?: never;
@@ -334,7 +373,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List work items, newest first, by status (several at once), queue, error class, document, session and time */
+    /**
+     * List work items, newest first, by status (several at once), queue, error class, document, session and time
+     * @description Each stage run of a turn or document is a work item (queued, running, waiting, succeeded, failed, dead, cancelled), with its last error class and message and trace id. Filter by several statuses at once, e.g. `status=failed,dead`.
+     */
     get: operations["get_work_items"];
     put?: never;
     post?: never;
@@ -351,7 +393,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One work item with every attempt: error class and message, budget used, timings, trace id */
+    /**
+     * One work item with every attempt: error class and message, budget used, timings, trace id
+     * @description Every attempt keeps its error class (provider, budget, validation, no_provider, internal, abandoned), message, tokens and wall time, so a failure can be understood before it is retried.
+     */
     get: operations["get_work_items_by_id"];
     put?: never;
     post?: never;
@@ -370,7 +415,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel a queued or failed work item: it is not run again (until retried) and its status says so */
+    /**
+     * Cancel a queued or failed work item: it is not run again (until retried) and its status says so
+     * @description For work that should not run (a document posted by mistake, a provider that will not recover). The item and its subject report `cancelled` until someone retries it. Queued, failed and dead work can be cancelled; anything else is a 409 naming its status.
+     */
     post: operations["post_work_items_cancel"];
     delete?: never;
     options?: never;
@@ -407,7 +455,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retry every failed or dead work item a filter matches (dry_run: only count them) */
+    /**
+     * Retry every failed or dead work item a filter matches (dry_run: only count them)
+     * @description The same filters as the list. Items that cannot be retried are reported in `skipped` with the reason; `dry_run: true` only counts them. Each retry keeps the item's input and reuses the stages that finished.
+     */
     post: operations["post_work_items_retries"];
     delete?: never;
     options?: never;
@@ -422,7 +473,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List work items, newest first, by status (several at once), queue, error class, document, session and time */
+    /**
+     * List work items, newest first, by status (several at once), queue, error class, document, session and time
+     * @description Each stage run of a turn or document is a work item (queued, running, waiting, succeeded, failed, dead, cancelled), with its last error class and message and trace id. Filter by several statuses at once, e.g. `status=failed,dead`.
+     */
     get: operations["get_admin_work_items"];
     put?: never;
     post?: never;
@@ -439,7 +493,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One work item with every attempt: error class and message, budget used, timings, trace id */
+    /**
+     * One work item with every attempt: error class and message, budget used, timings, trace id
+     * @description Every attempt keeps its error class (provider, budget, validation, no_provider, internal, abandoned), message, tokens and wall time, so a failure can be understood before it is retried.
+     */
     get: operations["get_admin_work_items_by_id"];
     put?: never;
     post?: never;
@@ -458,7 +515,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel a queued or failed work item: it is not run again (until retried) and its status says so */
+    /**
+     * Cancel a queued or failed work item: it is not run again (until retried) and its status says so
+     * @description For work that should not run (a document posted by mistake, a provider that will not recover). The item and its subject report `cancelled` until someone retries it. Queued, failed and dead work can be cancelled; anything else is a 409 naming its status.
+     */
     post: operations["post_admin_work_items_cancel"];
     delete?: never;
     options?: never;
@@ -495,7 +555,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retry every failed or dead work item a filter matches (dry_run: only count them) */
+    /**
+     * Retry every failed or dead work item a filter matches (dry_run: only count them)
+     * @description The same filters as the list. Items that cannot be retried are reported in `skipped` with the reason; `dry_run: true` only counts them. Each retry keeps the item's input and reuses the stages that finished.
+     */
     post: operations["post_admin_work_items_retries"];
     delete?: never;
     options?: never;
@@ -512,7 +575,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a context (tenant) and its first API key */
+    /**
+     * Create a context (tenant) and its first API key
+     * @description A context is a tenant: its memory, sessions, documents and keys are invisible to every other context. The answer holds the context's first API key, shown this once (only a hash is kept). `config` sets the context's rules, such as `require_scope: true` (every write must carry a scope).
+     */
     post: operations["post_contexts"];
     delete?: never;
     options?: never;
@@ -527,10 +593,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List a context's API keys (prefixes only) */
+    /**
+     * List a context's API keys (prefixes only)
+     * @description Keys are listed by prefix and state (active, last used, revoked); a key's secret is never shown again after it is issued.
+     */
     get: operations["get_contexts_keys"];
     put?: never;
-    /** Issue another API key for a context */
+    /**
+     * Issue another API key for a context
+     * @description The new key works at once beside the existing ones and is shown only in this answer. Use it to give each client its own key, so one can be revoked alone.
+     */
     post: operations["post_contexts_keys"];
     delete?: never;
     options?: never;
@@ -548,7 +620,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Revoke a key (at once; revoking twice is harmless) */
+    /**
+     * Revoke a key (at once; revoking twice is harmless)
+     * @description The next request with the key answers 401, even in a process that has verified it before. 404 when the key is not the context's.
+     */
     delete: operations["delete_contexts_keys"];
     options?: never;
     head?: never;
@@ -575,6 +650,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/docs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * This API's reference page
+     * @description An HTML page rendering /openapi.json with Swagger UI. Every script and style it loads is served by this API (from the swagger-ui-dist package); nothing comes from another host.
+     */
+    get: operations["get_docs"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/healthz": {
     parameters: {
       query?: never;
@@ -582,7 +677,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The process is up */
+    /**
+     * The process is up
+     * @description Liveness: answers 200 while the process runs, without touching Postgres or Redis. Use /readyz to decide whether to send traffic.
+     */
     get: operations["get_healthz"];
     put?: never;
     post?: never;
@@ -599,7 +697,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Prometheus metrics */
+    /**
+     * Prometheus metrics
+     * @description Request durations by route template, queue depths, job outcomes and stage durations, model calls, tokens and cost, in the Prometheus text exposition format. Unauthenticated: expose it to your scraper only.
+     */
     get: operations["get_metrics"];
     put?: never;
     post?: never;
@@ -616,7 +717,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** This API's OpenAPI 3.1 document */
+    /**
+     * This API's OpenAPI 3.1 document
+     * @description Generated from the same route declarations that parse requests and check answers, so it cannot drift from the server. Rendered at /docs; the TypeScript client's types are generated from it.
+     */
     get: operations["get_openapi_json"];
     put?: never;
     post?: never;
@@ -633,7 +737,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Taking requests (not shutting down), and Postgres, Redis and migrations are ready */
+    /**
+     * Taking requests (not shutting down), and Postgres, Redis and migrations are ready
+     * @description Readiness: 200 when every check passes, 503 with the failing checks named otherwise (also while the process drains on shutdown). The workers check says whether every queue has a live worker process.
+     */
     get: operations["get_readyz"];
     put?: never;
     post?: never;
@@ -690,6 +797,20 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "text": "# Payments\n\nThe payments service runs on Kubernetes. Priya Rao owns it.",
+         *       "format": "markdown",
+         *       "scope": [
+         *         "org=acme"
+         *       ],
+         *       "source": {
+         *         "type": "wiki",
+         *         "name": "Payments runbook",
+         *         "external_id": "wiki:payments"
+         *       }
+         *     }
+         */
         "application/json": {
           /**
            * @description how to split the text; default text
@@ -759,6 +880,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "document_id": "d3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a",
+           *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+           *       "queued": true,
+           *       "duplicate": false,
+           *       "format": "markdown",
+           *       "previous_version_id": null
+           *     }
+           */
           "application/json": {
             /** Format: uuid */
             document_id: string;
@@ -890,6 +1021,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "reason": "the user asked to forget this conversation"
+         *     }
+         */
         "application/json": {
           reason: string;
         };
@@ -902,6 +1038,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "retraction_id": "e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b",
+           *       "pending": false,
+           *       "source_type": "document",
+           *       "source_id": "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
+           *       "retracted": {
+           *         "assertions": 3,
+           *         "attributes": 1,
+           *         "relations": 1,
+           *         "instructions": 1,
+           *         "uncertainties": 0,
+           *         "entities": 0
+           *       },
+           *       "reopened": {
+           *         "facts": 0,
+           *         "instructions": 0,
+           *         "uncertainties": 0
+           *       }
+           *     }
+           */
           "application/json": {
             /** @description the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far) */
             pending: boolean;
@@ -1252,6 +1409,7 @@ export interface operations {
                    */
                   assertion_id: string;
                   confidence: number;
+                  /** @description valid now and not retracted */
                   current: boolean;
                   entity: {
                     /** Format: uuid */
@@ -1284,6 +1442,7 @@ export interface operations {
                    */
                   assertion_id: string;
                   confidence: number;
+                  /** @description valid now and not retracted */
                   current: boolean;
                   /** Format: uuid */
                   id: string;
@@ -1380,6 +1539,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "reason": "the user asked to forget this conversation"
+         *     }
+         */
         "application/json": {
           reason: string;
         };
@@ -1392,6 +1556,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "retraction_id": "e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b",
+           *       "pending": false,
+           *       "source_type": "fact_write",
+           *       "source_id": "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
+           *       "retracted": {
+           *         "assertions": 3,
+           *         "attributes": 1,
+           *         "relations": 1,
+           *         "instructions": 1,
+           *         "uncertainties": 0,
+           *         "entities": 0
+           *       },
+           *       "reopened": {
+           *         "facts": 0,
+           *         "instructions": 0,
+           *         "uncertainties": 0
+           *       }
+           *     }
+           */
           "application/json": {
             /** @description the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far) */
             pending: boolean;
@@ -1503,6 +1688,32 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "scope": [
+         *         "org=acme",
+         *         "user=alice"
+         *       ],
+         *       "attributes": [
+         *         {
+         *           "entity": "Alice Chen",
+         *           "entity_type": "person",
+         *           "key": "timezone",
+         *           "value": "Europe/Berlin",
+         *           "memory_category": "identity"
+         *         }
+         *       ],
+         *       "relations": [
+         *         {
+         *           "subject": "Alice Chen",
+         *           "verb": "works_at",
+         *           "object": "Acme",
+         *           "object_type": "organization",
+         *           "memory_category": "identity"
+         *         }
+         *       ]
+         *     }
+         */
         "application/json": {
           attributes?: {
             /** @description default 1 */
@@ -1606,6 +1817,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "fact_write_id": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+           *       "work_item_id": "c2d3e4f5-a6b7-4c8d-9e0f-1a2b3c4d5e6f",
+           *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+           *       "committed": {
+           *         "entity_ids": [
+           *           "3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "4b3c2d1e-0f9a-4b8c-9d7e-6f5a4b3c2d1e"
+           *         ],
+           *         "assertion_ids": [
+           *           "8f7a6b5c-4d3e-4f2a-8b1c-0d9e8f7a6b5c",
+           *           "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"
+           *         ],
+           *         "attribute_ids": [
+           *           "6d5e4f3a-2b1c-4d0e-8f9a-8b7c6d5e4f3a"
+           *         ],
+           *         "relation_ids": [
+           *           "7e6f5a4b-3c2d-4e1f-9a0b-9c8d7e6f5a4b"
+           *         ],
+           *         "instruction_ids": [],
+           *         "uncertainty_ids": []
+           *       },
+           *       "truth_maintenance": {
+           *         "status": "applied",
+           *         "superseded": [],
+           *         "revoked_instruction_ids": [],
+           *         "conflict_uncertainty_ids": [],
+           *         "resolved_uncertainty_ids": []
+           *       }
+           *     }
+           */
           "application/json": {
             committed: {
               assertion_ids: string[];
@@ -2036,6 +2279,60 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "entities": [
+           *         {
+           *           "id": "3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+           *           "name": "Alice Chen",
+           *           "type": "person",
+           *           "memory_category": "identity",
+           *           "aliases": [
+           *             "Alice"
+           *           ],
+           *           "attributes": [
+           *             {
+           *               "id": "6d5e4f3a-2b1c-4d0e-8f9a-8b7c6d5e4f3a",
+           *               "key": "role",
+           *               "value": "CTO",
+           *               "memory_category": "identity",
+           *               "confidence": 0.92,
+           *               "valid_from": "2026-03-02T09:15:27.412Z",
+           *               "valid_to": null
+           *             }
+           *           ],
+           *           "relations": [
+           *             {
+           *               "id": "7e6f5a4b-3c2d-4e1f-9a0b-9c8d7e6f5a4b",
+           *               "predicate": "works_at",
+           *               "object": {
+           *                 "id": "4b3c2d1e-0f9a-4b8c-9d7e-6f5a4b3c2d1e",
+           *                 "name": "Acme",
+           *                 "type": "organization"
+           *               },
+           *               "memory_category": "identity",
+           *               "confidence": 0.92,
+           *               "valid_from": "2026-03-02T09:15:27.412Z",
+           *               "valid_to": null
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "instructions": [
+           *         {
+           *           "id": "2c1d0e9f-8a7b-4c6d-ae5f-4a3b2c1d0e9f",
+           *           "label": "format",
+           *           "description": "Always answer in bullet points",
+           *           "scope": [
+           *             "org=acme",
+           *             "user=alice"
+           *           ],
+           *           "created_at": "2026-03-02T09:15:27.412Z"
+           *         }
+           *       ],
+           *       "next_cursor": null
+           *     }
+           */
           "application/json": {
             entities: {
               aliases: string[];
@@ -2148,6 +2445,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "query": "what does Alice do at Acme",
+         *       "scope": {
+         *         "org": "acme",
+         *         "user": "alice"
+         *       },
+         *       "limit": 5
+         *     }
+         */
         "application/json": {
           /**
            * @description which kinds of text to search
@@ -2188,6 +2495,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "query": "what does Alice do at Acme",
+           *       "results": [
+           *         {
+           *           "kind": "attribute",
+           *           "id": "6d5e4f3a-2b1c-4d0e-8f9a-8b7c6d5e4f3a",
+           *           "text": "Alice Chen role CTO",
+           *           "score": 0.0328,
+           *           "raw_score": 0.0759,
+           *           "ranks": {
+           *             "full_text": 1,
+           *             "vector": 1
+           *           },
+           *           "link": {
+           *             "fact_id": "6d5e4f3a-2b1c-4d0e-8f9a-8b7c6d5e4f3a",
+           *             "assertion_id": "8f7a6b5c-4d3e-4f2a-8b1c-0d9e8f7a6b5c",
+           *             "entity_id": "3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d"
+           *           }
+           *         },
+           *         {
+           *           "kind": "turn",
+           *           "id": "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
+           *           "text": "I'm Alice Chen, CTO at Acme. Always answer in bullet points.",
+           *           "score": 0.0323,
+           *           "raw_score": 0.0607,
+           *           "ranks": {
+           *             "full_text": 2,
+           *             "vector": 2
+           *           },
+           *           "link": {
+           *             "turn_id": "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
+           *             "session_id": "5b0f3c2e-8a41-4d7e-9c1a-2f6e7d8b9a10",
+           *             "seq": 1
+           *           }
+           *         }
+           *       ],
+           *       "retrievers": [
+           *         {
+           *           "name": "full_text",
+           *           "enabled": true,
+           *           "ran": true
+           *         },
+           *         {
+           *           "name": "vector",
+           *           "enabled": true,
+           *           "ran": true,
+           *           "model": "openai:text-embedding-3-small",
+           *           "index": "pgvector_hnsw"
+           *         }
+           *       ]
+           *     }
+           */
           "application/json": {
             query: string;
             results: {
@@ -2616,6 +2976,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "role": "user",
+         *       "name": "Alice Chen",
+         *       "content": "I'm Alice Chen, CTO at Acme. Always answer in bullet points.",
+         *       "scope": [
+         *         "org=acme",
+         *         "user=alice"
+         *       ]
+         *     }
+         */
         "application/json": {
           content: string;
           /** @description the speaker's name, as on a chat message; "I" and "my" in the content then refer to them */
@@ -2647,6 +3018,53 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "turn_id": "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
+           *       "diff": {
+           *         "entities": [
+           *           {
+           *             "name": "Alice Chen",
+           *             "type": "person",
+           *             "memory_category": "identity"
+           *           },
+           *           {
+           *             "name": "Acme",
+           *             "type": "organization",
+           *             "memory_category": "knowledge"
+           *           }
+           *         ],
+           *         "attributes": [
+           *           {
+           *             "entity": "Alice Chen",
+           *             "key": "role",
+           *             "value": "CTO",
+           *             "memory_category": "identity"
+           *           }
+           *         ],
+           *         "relations": [
+           *           {
+           *             "subject": "Alice Chen",
+           *             "verb": "works_at",
+           *             "object": "Acme",
+           *             "memory_category": "identity"
+           *           }
+           *         ],
+           *         "instructions": [
+           *           {
+           *             "label": "format",
+           *             "description": "Always answer in bullet points"
+           *           }
+           *         ],
+           *         "uncertainties": []
+           *       },
+           *       "extraction": {
+           *         "status": "committed",
+           *         "stage": "heuristic"
+           *       },
+           *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *     }
+           */
           "application/json": {
             diff: {
               attributes: {
@@ -2969,6 +3387,30 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "turns": [
+         *         {
+         *           "role": "user",
+         *           "content": "We moved the payments service to Kubernetes in January.",
+         *           "occurred_at": "2026-02-03T10:00:00Z",
+         *           "scope": [
+         *             "org=acme",
+         *             "user=alice"
+         *           ]
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "Noted: payments runs on Kubernetes since January.",
+         *           "occurred_at": "2026-02-03T10:00:05Z",
+         *           "scope": [
+         *             "org=acme",
+         *             "user=alice"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
         "application/json": {
           /** @description in the order they were said */
           turns: {
@@ -2998,6 +3440,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "batch_id": "9e1f2a3b-4c5d-4e6f-8a7b-0c1d2e3f4a5b",
+           *       "turn_ids": [
+           *         "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
+           *         "1d8b6f72-4e3c-4c9e-b6f5-7e2d3c4b5a61"
+           *       ],
+           *       "status_url": "/api/v1/f5a6b7c8-d9e0-4f1a-8b2c-4d5e6f7a8b9c/sessions/5b0f3c2e-8a41-4d7e-9c1a-2f6e7d8b9a10/turn-batches/9e1f2a3b-4c5d-4e6f-8a7b-0c1d2e3f4a5b",
+           *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *     }
+           */
           "application/json": {
             /** Format: uuid */
             batch_id: string;
@@ -3308,6 +3761,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "reason": "the user asked to forget this conversation"
+         *     }
+         */
         "application/json": {
           reason: string;
         };
@@ -3320,6 +3778,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "retraction_id": "e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b",
+           *       "pending": false,
+           *       "source_type": "turn",
+           *       "source_id": "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
+           *       "retracted": {
+           *         "assertions": 3,
+           *         "attributes": 1,
+           *         "relations": 1,
+           *         "instructions": 1,
+           *         "uncertainties": 0,
+           *         "entities": 0
+           *       },
+           *       "reopened": {
+           *         "facts": 0,
+           *         "instructions": 0,
+           *         "uncertainties": 0
+           *       }
+           *     }
+           */
           "application/json": {
             /** @description the source's extraction had not committed yet: the retraction is recorded and its commit will write nothing (the counts are what was committed so far) */
             pending: boolean;
@@ -5177,6 +5656,44 @@ export interface operations {
       };
     };
   };
+  get_docs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description The path, query or body holds what no request may (a NUL, a lone UTF-16 surrogate, malformed JSON); `errors` names where. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   get_healthz: {
     parameters: {
       query?: never;
@@ -5196,6 +5713,15 @@ export interface operations {
             /** @constant */
             status: "ok";
           };
+        };
+      };
+      /** @description The path, query or body holds what no request may (a NUL, a lone UTF-16 surrogate, malformed JSON); `errors` names where. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Internal error; details are in the server log under the trace id. */
@@ -5225,6 +5751,15 @@ export interface operations {
         };
         content: {
           "text/plain": string;
+        };
+      };
+      /** @description The path, query or body holds what no request may (a NUL, a lone UTF-16 surrogate, malformed JSON); `errors` names where. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Internal error; details are in the server log under the trace id. */
@@ -5264,6 +5799,15 @@ export interface operations {
           };
         };
       };
+      /** @description The path, query or body holds what no request may (a NUL, a lone UTF-16 surrogate, malformed JSON); `errors` names where. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
       /** @description Internal error; details are in the server log under the trace id. */
       500: {
         headers: {
@@ -5300,6 +5844,15 @@ export interface operations {
             /** @enum {string} */
             status: "ready" | "not_ready";
           };
+        };
+      };
+      /** @description The path, query or body holds what no request may (a NUL, a lone UTF-16 surrogate, malformed JSON); `errors` names where. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description Internal error; details are in the server log under the trace id. */

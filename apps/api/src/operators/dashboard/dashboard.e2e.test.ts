@@ -6,17 +6,15 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import request from "supertest";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { createServerApp } from "../../server-app";
 import { contextClient, createContext } from "../../testing/api-client";
+import { browserTestFor, launchChromium } from "../../testing/browser";
 import { ADMIN_KEY, startHarness, type Harness } from "../../testing/harness";
 
-const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = path.resolve(__dirname, "../../../../../.data/screenshots");
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`dashboard e2e skipped: ${CHROMIUM} is absent (apt-get install -y chromium; .ci/run installs it)`);
-const browserTest = available ? test : test.skip;
+const browserTest = browserTestFor("dashboard e2e");
 
 let h: Harness;
 let llm: FakeLlmServer;
@@ -97,19 +95,7 @@ browserTest("an operator retries a failed turn from the dashboard and watches it
   expect(turn.extraction).toMatchObject({ status: "failed", error_class: "provider" });
   const workItemId = (turn.extraction as unknown as { work_item_id: string }).work_item_id;
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ httpCredentials: { username: "ops", password: ADMIN_KEY } });
   const page = await context.newPage();
   await page.goto(`${baseUrl}/admin`);

@@ -1,0 +1,17 @@
+// The tags that group operations in the OpenAPI document and on the /docs page.
+/** Every tag an operation may carry, described once (the reference page groups operations by them). */
+export const TAGS = {
+  sessions:
+    "Conversation sessions and their turns: post a turn (answered once its extraction is committed), import history in batches, follow asynchronous turns.",
+  documents: "Documents (text, Markdown, HTML, PDF): stored at once and extracted asynchronously, stage by stage.",
+  memory:
+    "Reading memory: the profile before a system prompt, the state at an instant, search, instructions, provenance and history; direct fact writes.",
+  facts: "Delete by source: retract everything learned from one turn, document or direct write, with an audit record.",
+  operations:
+    "Work items, one per pipeline stage run: list failures, read every attempt, retry or cancel. Per context (its API key) or across contexts under /api/v1/admin (the admin key).",
+  admin: "Tenants and their API keys (the admin key).",
+  health: "Liveness, readiness and Prometheus metrics, for orchestrators and monitoring.",
+  meta: "This document and the reference page rendered from it.",
+} as const;
+
+export type Tag = keyof typeof TAGS;
