@@ -53,7 +53,8 @@ export async function claimWindowTurns(tx: Tx, queue: string, windowId: string, 
 
 /**
  * A turn whose stage failed inside its window's job leaves the window: its attempt is closed with the
- * error and it is queued to run alone (its own job, its own retries). Answers the item to enqueue.
+ * error and it is queued to run alone (its own job, its own retries: the attempts its window's jobs spent on it,
+ * which were the window's to count, do not shorten them). Answers the item to enqueue.
  */
 export async function leaveWindow(
   tx: DbOrTx,
@@ -67,7 +68,7 @@ export async function leaveWindow(
       WHERE id = ${claim.attemptId}::uuid
     )
     UPDATE work_items w SET status = 'queued', payload = w.payload - 'window_id', error_class = ${errorClass}::"ErrorClass",
-      error_message = ${message}
+      error_message = ${message}, max_attempts = w.attempts + w.max_attempts
     WHERE id = ${claim.item.id}::uuid
     RETURNING ${itemColumns("w")}`;
   return row!;
@@ -75,12 +76,14 @@ export async function leaveWindow(
 
 /**
  * The window's job gave up for good: every turn still waiting for (or held by) it runs alone, queued
- * with its own job; an attempt the window left open is closed with the window's error. Answers the items to enqueue.
+ * with its own job and its own full number of tries; an attempt the window left open is closed with the window's
+ * error. Answers the items to enqueue.
  */
 export async function releaseWindowTurns(db: DbOrTx, queue: string, windowId: string, message: string): Promise<WorkItem[]> {
   return db.$queryRaw<WorkItem[]>`
     WITH items AS (
-      UPDATE work_items w SET status = 'queued', payload = w.payload - 'window_id', finished_at = NULL
+      UPDATE work_items w SET status = 'queued', payload = w.payload - 'window_id', finished_at = NULL,
+        max_attempts = w.attempts + w.max_attempts
       WHERE w.queue = ${queue} AND w.subject_type = 'turn'
         AND w.subject_id = ANY(SELECT unnest(turn_ids) FROM extraction_windows WHERE id = ${windowId}::uuid)
         AND w.payload->>'window_id' = ${windowId} AND w.status IN ('waiting', 'running')
