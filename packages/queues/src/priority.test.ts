@@ -63,9 +63,11 @@ test("interactive work runs while background work holds every background slot", 
     }),
   );
   try {
-    // Both interactive jobs finish while the first background job still holds its lane's only slot.
+    // The first background job takes its lane's only slot and holds it (the two lanes' workers start in either
+    // order, so the interactive jobs may be done before it starts: what matters is that they never wait for it).
+    await waitFor(async () => order.includes(background[0]!.id), { what: "the first background job to start" });
+    // Both interactive jobs finish while it still holds that slot.
     await waitFor(async () => (await settledIds(interactive)) === 2, { what: "both interactive jobs" });
-    expect(order).toContain(background[0]!.id);
     expect(await db.workItem.findUniqueOrThrow({ where: { id: background[0]!.id } })).toMatchObject({ status: "running" });
     release();
     await waitFor(async () => (await settledIds(background)) === 3, { what: "the background jobs" });
