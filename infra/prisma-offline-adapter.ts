@@ -14,16 +14,24 @@ const NAME_OID = 19;
 const CHAR_OID = 18;
 const TEXT_OID = 25;
 
+/** The adapter's (private) method every query goes through; its result carries the columns' type ids. */
+function performIOOf(queryable: object): Queryable["performIO"] {
+  const performIO: unknown = Reflect.get(queryable, "performIO");
+  if (typeof performIO !== "function")
+    throw new Error("@prisma/adapter-pg no longer has performIO; prisma-offline-adapter.ts needs updating");
+  return (query) => Reflect.apply(performIO, queryable, [query]);
+}
+
 function readSystemColumnsAsText<T extends object>(queryable: T): T {
-  const target = queryable as unknown as Queryable;
-  const performIO = target.performIO.bind(target);
-  target.performIO = async (query) => {
+  const performIO = performIOOf(queryable);
+  const patched: Queryable["performIO"] = async (query) => {
     const result = await performIO(query);
     for (const field of result?.fields ?? []) {
       if (field.dataTypeID === NAME_OID || field.dataTypeID === CHAR_OID) field.dataTypeID = TEXT_OID;
     }
     return result;
   };
+  Reflect.set(queryable, "performIO", patched);
   return queryable;
 }
 

@@ -36,10 +36,10 @@ function summarise(times: number[]): Latency {
 
 /** Statements sent to Postgres by everything in this process while `fn` runs. */
 export async function countStatements(fn: () => Promise<void>): Promise<number> {
-  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const original = proto.query;
+  const proto = pg.Client.prototype;
+  const original: (...args: unknown[]) => unknown = proto.query;
   let count = 0;
-  proto.query = function (this: unknown, ...args: unknown[]) {
+  const counting = function (this: unknown, ...args: unknown[]) {
     count++;
     if (process.env.BENCH_DEBUG_SQL)
       console.log(
@@ -49,10 +49,11 @@ export async function countStatements(fn: () => Promise<void>): Promise<number> 
       );
     return original.apply(this, args);
   };
+  Reflect.set(proto, "query", counting);
   try {
     await fn();
   } finally {
-    proto.query = original;
+    Reflect.set(proto, "query", original);
   }
   return count;
 }

@@ -12,7 +12,8 @@ export function httpTelemetry(): RequestHandler {
   return (req, res, next) => {
     const stop = httpDuration.startTimer({ method: req.method });
     const active = trace.getActiveSpan();
-    const fromInstrumentation = active?.isRecording() && (active as unknown as { kind?: SpanKind }).kind === SpanKind.SERVER;
+    // The SDK's span keeps its kind; the API's Span type does not show it.
+    const fromInstrumentation = active?.isRecording() && "kind" in active && active.kind === SpanKind.SERVER;
     const finish = (span: Span) => {
       const route = templateOf(res);
       span.updateName(`${req.method} ${route}`);

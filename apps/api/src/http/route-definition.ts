@@ -93,14 +93,15 @@ export function defineRoute<P extends Schema = undefined, Q extends Schema = und
 ): RouteDefinition {
   const { handle, ...meta } = spec;
   // A field the API does not know is an error naming it (a typo such as `occured_at` is never silently dropped).
-  if (spec.body instanceof z.ZodObject) meta.body = spec.body.strict() as unknown as B;
+  const body: z.ZodType | undefined = spec.body instanceof z.ZodObject ? spec.body.strict() : spec.body;
   return {
     ...meta,
+    body,
     run: (req, res) =>
       handle({
         params: parse(spec.params, req.params, "path") as Parsed<P>,
         query: parse(spec.query, req.query, "query") as Parsed<Q>,
-        body: parse(meta.body, req.body ?? {}, "body") as Parsed<B>,
+        body: parse(body, req.body ?? {}, "body") as Parsed<B>,
         req,
         res,
       }),

@@ -20,8 +20,13 @@ interface Layer {
 }
 
 export function registeredRoutes(app: Express): RegisteredRoute[] {
-  const root = (app as unknown as { router: { stack: Layer[] } }).router;
+  const root: unknown = Reflect.get(app, "router");
+  if (!isLayerList(root)) throw new Error("Express keeps no router stack where Express 5 does; route-inventory.ts needs updating");
   return walk(root.stack, "");
+}
+
+function isLayerList(router: unknown): router is { stack: Layer[] } {
+  return typeof router === "object" && router !== null && "stack" in router && Array.isArray(router.stack);
 }
 
 function walk(stack: Layer[], prefix: string): RegisteredRoute[] {

@@ -6,7 +6,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import { z } from "zod";
 import type { ApiDeps } from "../deps";
 import { AppError } from "../http/errors";
-import { RetractionView, view as retractionView } from "../routes/retractions.routes";
+import { RetractionView, retractionView } from "../routes/retractions.schemas";
 import { CreateTurnBody } from "../routes/sessions.schemas";
 import { DomainError } from "../services/domain-error";
 import { RetractionService } from "../services/retraction.service";

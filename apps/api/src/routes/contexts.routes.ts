@@ -1,8 +1,8 @@
 // Admin API (Authorization: Bearer ADMIN_API_KEY): contexts (tenants). Their keys: keys.routes.ts.
 import { z } from "zod";
 import { ContextConfig } from "@recall/contracts";
-import { issueApiKey } from "../services/api-key-secrets";
 import type { ApiDeps } from "../deps";
+import { ApiKeyService } from "../services/api-key.service";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 
 export const CreateContextBody = z.object({
@@ -11,6 +11,7 @@ export const CreateContextBody = z.object({
 });
 
 export function contextRoutes(deps: ApiDeps): RouteDefinition[] {
+  const keys = new ApiKeyService(deps);
   return [
     defineRoute({
       method: "post",
@@ -25,15 +26,8 @@ export function contextRoutes(deps: ApiDeps): RouteDefinition[] {
         201: { description: "The context and its key", schema: z.object({ context_id: z.uuid(), api_key: z.string(), name: z.string() }) },
       },
       handle: async ({ body }) => {
-        const issued = await issueApiKey();
-        const context = await deps.db.context.create({
-          data: {
-            name: body.name,
-            config: (body.config ?? {}) as object,
-            apiKeys: { create: { prefix: issued.prefix, hash: issued.hash } },
-          },
-        });
-        return { status: 201, body: { context_id: context.id, api_key: issued.key, name: context.name } };
+        const { context, apiKey } = await keys.createContext(body.name, body.config);
+        return { status: 201, body: { context_id: context.id, api_key: apiKey, name: context.name } };
       },
     }),
   ];

@@ -3,11 +3,10 @@
 import { z } from "zod";
 import { readInstructionHistory } from "@recall/memory";
 import type { ApiDeps } from "../deps";
-import { NextCursor, cursorParam, encodeCursor, limitParam } from "../http/pagination";
+import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
-import { Timestamp } from "../views/work-item-view";
-import { Instruction } from "./memory.schemas";
+import { InstructionPage, instructionView } from "./memory.schemas";
 
 const InstructionsQuery = z.object({
   scope: ScopeQuery,
@@ -19,25 +18,6 @@ const InstructionsQuery = z.object({
   limit: limitParam(100, 500),
   cursor: cursorParam("time"),
 });
-
-export const InstructionHistory = Instruction.extend({
-  active: z.boolean(),
-  given_at: Timestamp,
-  given_by: z.object({ turn_id: z.uuid().nullable(), document_id: z.uuid().nullable(), fact_write_id: z.uuid().nullable() }),
-  revoked_at: Timestamp.nullable(),
-  revoked_by_turn_id: z.uuid().nullable(),
-});
-
-export const InstructionPage = z.object({ instructions: z.array(InstructionHistory), next_cursor: NextCursor });
-
-export function instructionView(row: Awaited<ReturnType<typeof readInstructionHistory>>["items"][number]) {
-  const { given_by_turn_id, given_by_document_id, given_by_fact_write_id, ...rest } = row;
-  return {
-    ...rest,
-    given_at: row.created_at,
-    given_by: { turn_id: given_by_turn_id, document_id: given_by_document_id, fact_write_id: given_by_fact_write_id },
-  };
-}
 
 export function instructionRoutes(deps: ApiDeps): RouteDefinition[] {
   return [

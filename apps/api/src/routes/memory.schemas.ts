@@ -1,6 +1,6 @@
-// Response shapes of the memory read routes (profile, state, query, provenance, history).
+// Response shapes of the memory read routes (profile, state, query, provenance, history, instructions).
 import { z } from "zod";
-import { SEARCH_KINDS } from "@recall/memory";
+import { SEARCH_KINDS, type readInstructionHistory } from "@recall/memory";
 import { NextCursor } from "../http/pagination";
 import { Timestamp, WorkItemView } from "../views/work-item-view";
 
@@ -181,3 +181,22 @@ export const History = z.object({
   values: z.array(z.discriminatedUnion("kind", [AttributeFact.extend(current), RelationFact.extend(current)])),
   next_cursor: NextCursor,
 });
+
+export const InstructionHistory = Instruction.extend({
+  active: z.boolean(),
+  given_at: Timestamp,
+  given_by: z.object({ turn_id: z.uuid().nullable(), document_id: z.uuid().nullable(), fact_write_id: z.uuid().nullable() }),
+  revoked_at: Timestamp.nullable(),
+  revoked_by_turn_id: z.uuid().nullable(),
+});
+
+export const InstructionPage = z.object({ instructions: z.array(InstructionHistory), next_cursor: NextCursor });
+
+export function instructionView(row: Awaited<ReturnType<typeof readInstructionHistory>>["items"][number]) {
+  const { given_by_turn_id, given_by_document_id, given_by_fact_write_id, ...rest } = row;
+  return {
+    ...rest,
+    given_at: row.created_at,
+    given_by: { turn_id: given_by_turn_id, document_id: given_by_document_id, fact_write_id: given_by_fact_write_id },
+  };
+}

@@ -1,10 +1,10 @@
 // Asynchronous turns: a turn's status by id (for wait: false), a batch of up to 500 turns of one
 // session (history import) answered 202 at once, and the batch's status as counts per state.
-import type { Turn, WorkItem } from "@recall/db";
+import type { Turn } from "@recall/db";
 import type { ApiDeps } from "../deps";
 import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
-import { turnState, turnStatusView } from "../views/turn-result";
+import { batchStatusView, turnStatusView } from "../views/turn-result";
 import { BatchAccepted, BatchParams, BatchStatus, SessionParams, TurnBatchBody, TurnParams, TurnResult } from "./sessions.schemas";
 import { EXAMPLES } from "./openapi-examples";
 
@@ -72,42 +72,9 @@ function batchStatus(deps: ApiDeps): RouteDefinition {
     params: BatchParams,
     responses: { 200: { description: "Counts per state and failures", schema: BatchStatus } },
     handle: async ({ params }) => {
-      const batch = await deps.db.turnBatch.findFirst({
-        where: { id: params.batchId, sessionId: params.sessionId, contextId: params.contextId },
-      });
-      if (!batch) throw notFound("turn batch");
-      const turns = await deps.db.turn.findMany({
-        where: { sessionId: batch.sessionId, seq: { gte: batch.firstSeq, lte: batch.lastSeq } },
-        select: { id: true, seq: true },
-        orderBy: { seq: "asc" },
-      });
-      const items = await deps.db.workItem.findMany({ where: { subjectType: "turn", subjectId: { in: turns.map((t) => t.id) } } });
-      return { status: 200, body: { batch_id: batch.id, session_id: batch.sessionId, turns: turns.length, ...summarise(turns, items) } };
+      const status = await batchStatusView(deps.db, params);
+      if (!status) throw notFound("turn batch");
+      return { status: 200, body: status };
     },
   });
-}
-
-function summarise(turns: { id: string; seq: number }[], items: WorkItem[]) {
-  const bySubject = new Map<string, WorkItem[]>();
-  for (const item of items) bySubject.set(item.subjectId, [...(bySubject.get(item.subjectId) ?? []), item]);
-  const counts = { queued: 0, processing: 0, committed: 0, failed: 0, cancelled: 0 };
-  const failures = [];
-  for (const turn of turns) {
-    const own = bySubject.get(turn.id) ?? [];
-    const state = turnState(own);
-    counts[state]++;
-    const dead = own.find((i) => i.status === "dead");
-    if (dead) {
-      failures.push({
-        turn_id: turn.id,
-        seq: turn.seq,
-        queue: dead.queue,
-        work_item_id: dead.id,
-        error_class: dead.errorClass,
-        message: dead.errorMessage,
-      });
-    }
-  }
-  const state = counts.committed + counts.failed + counts.cancelled === turns.length ? ("done" as const) : ("processing" as const);
-  return { state, counts, failures };
 }

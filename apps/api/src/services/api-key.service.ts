@@ -1,8 +1,9 @@
-// A context's API keys: listed by prefix a page at a time, issued (shown once), rotated and
+// Contexts (tenants) and their API keys. A context is created with its first key. Its keys are listed by prefix a page at a time, issued (shown once), rotated and
 // revoked. Every lookup is by context and key id together, so a key id of another context is
 // simply not found. Rotation and revocation are conditional updates, so two of them racing on
 // one key never both succeed against an active key.
-import type { ApiKey, Db } from "@recall/db";
+import type { ContextConfig } from "@recall/contracts";
+import { toJson, type ApiKey, type Context, type Db } from "@recall/db";
 import { issueApiKey } from "./api-key-secrets";
 import { DomainError, notFoundError } from "./domain-error";
 
@@ -18,6 +19,15 @@ export interface IssuedKeyRow {
 
 export class ApiKeyService {
   constructor(private readonly deps: { db: Db }) {}
+
+  /** A new context with its first key, in one statement (a context never exists without a key). */
+  async createContext(name: string, config: ContextConfig | undefined): Promise<{ context: Context; apiKey: string }> {
+    const issued = await issueApiKey();
+    const context = await this.deps.db.context.create({
+      data: { name, config: toJson(config ?? {}), apiKeys: { create: { prefix: issued.prefix, hash: issued.hash } } },
+    });
+    return { context, apiKey: issued.key };
+  }
 
   /** Oldest first; `limit + 1` rows, so the caller knows whether a next page exists. */
   async list(contextId: string, limit: number, after?: KeyPosition): Promise<ApiKey[]> {

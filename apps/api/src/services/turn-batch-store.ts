@@ -4,13 +4,10 @@
 // range its status reads. Turns without occurred_at get received times 1 ms apart, so valid time
 // keeps their order for supersession even when they commit out of order.
 import { randomUUID } from "node:crypto";
-import type { z } from "zod";
 import type { Prisma, Tx, WorkItem } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
 import { createWorkItems, turnExtraction } from "@recall/queues";
-import type { TurnBatchBody } from "../routes/sessions.schemas";
-
-type BatchTurn = z.infer<typeof TurnBatchBody>["turns"][number];
+import type { BatchTurn } from "./turn-input";
 
 export interface StoredBatch {
   batchId: string;

@@ -2,8 +2,9 @@
 // that moves a turn to an answer (truth maintained, or a stage dead), and this process's one
 // listening connection wakes exactly the requests waiting on that turn. A slow re-read stays
 // as the safety net for a notification lost while the connection was down.
-import { CHANNELS, NotificationListener } from "@recall/db";
+import { CHANNELS, NotificationListener, type Db } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
+import { readTurn, turnState, type TurnProgress } from "../views/turn-result";
 
 export class TurnCompletion {
   readonly #waiters = new Map<string, Set<() => void>>();
@@ -66,4 +67,39 @@ export function createTurnCompletion(databaseUrl: string, fallbackPollMs: number
   });
   void listener.start();
   return new TurnCompletion(listener, fallbackPollMs);
+}
+
+/**
+ * Waits for the turn's completion notification (`first`, taken before its job was queued), or, if
+ * one was lost, fallbackPollMs, then reads the turn's work items and candidates in one transaction;
+ * again until it is committed or failed, or the timeout passes.
+ */
+export async function waitForTurn(
+  db: Db,
+  completion: TurnCompletion,
+  turn: { id: string; contextId: string },
+  timeoutMs: number,
+  first: { woken: Promise<void>; cancel(): void },
+): Promise<TurnProgress> {
+  const deadline = Date.now() + timeoutMs;
+  let wait = first;
+  try {
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left > 0 && !completion.released) await Promise.race([wait.woken, sleep(Math.min(left, completion.fallbackPollMs))]);
+      // The next notification is listened for before reading, so a commit landing during the read is not missed.
+      wait.cancel();
+      wait = completion.next(turn.id);
+      const progress = await readTurn(db, turn);
+      const state = turnState(progress.items);
+      if (state === "committed" || state === "failed" || state === "cancelled" || Date.now() >= deadline || completion.released)
+        return progress;
+    }
+  } finally {
+    wait.cancel();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

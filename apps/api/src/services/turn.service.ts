@@ -2,19 +2,18 @@
 // transaction, queued, and answered once truth maintenance has applied them. One instance per
 // API process (built in bootstrap.ts): its session lines are what keeps concurrent turns to one
 // session in order of arrival, for single turns and batches alike.
-import type { z } from "zod";
 import { toJson, transaction, type Tx } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
 import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction, type EnqueueTarget } from "@recall/queues";
 import { currentTraceId, newTraceId } from "@recall/telemetry";
-import type { CreateTurnBody, TurnBatchBody } from "../routes/sessions.schemas";
-import { diffView, extractionView, waitForTurn } from "../views/turn-result";
+import { diffView, extractionView } from "../views/turn-result";
 import { notFoundError } from "./domain-error";
 import { checkScope } from "./scope-rule";
 import { claimSessionSeq, sessionBusy, type ClaimedSeq } from "./session-sequence";
 import type { ServiceDeps } from "./service-deps";
 import { storeTurnBatch, type StoredBatch } from "./turn-batch-store";
-import type { TurnCompletion } from "./turn-completion";
+import { waitForTurn, type TurnCompletion } from "./turn-completion";
+import type { BatchTurn, TurnInput } from "./turn-input";
 import { KeyedWaitLines } from "./wait-line";
 
 export interface TurnServiceOptions {
@@ -25,9 +24,6 @@ export interface TurnServiceOptions {
   /** RECALL_SESSION_WAIT_MS: how long a turn waits for the session's earlier turns to be stored. */
   sessionWaitMs: number;
 }
-
-type TurnInput = z.infer<typeof CreateTurnBody>;
-type BatchTurn = z.infer<typeof TurnBatchBody>["turns"][number];
 
 /** Turns waiting for one session in one process; one more is refused at once (503, Retry-After). */
 const MAX_WAITING_PER_SESSION = 500;

@@ -1,10 +1,9 @@
-// Interactive turns are synchronous: the answer waits until the turn's work has
-// passed truth maintenance (or died), so the next read already reflects it.
+// How a turn's progress reads: its pipeline state, its extraction and the diff it committed. (The
+// interactive answer's wait for it is TurnCompletion.waitForTurn.)
 import type { Db, KnowledgeCandidate, WorkItem } from "@recall/db";
 import { candidatePayload, stageResult, type CandidateKind } from "@recall/contracts";
 import { truthMaintained } from "@recall/memory";
 import { pipelineState, type PipelineState } from "./pipeline-status";
-import type { TurnCompletion } from "../services/turn-completion";
 
 /**
  * A turn counts as committed once truth maintenance has applied it, even while (or if)
@@ -22,37 +21,6 @@ export interface TurnProgress {
   candidates: KnowledgeCandidate[];
 }
 
-/**
- * Waits for the turn's completion notification (`first`, taken before its job was queued), or, if
- * one was lost, fallbackPollMs, then reads the turn's work items and candidates in one transaction;
- * again until it is committed or failed, or the timeout passes.
- */
-export async function waitForTurn(
-  db: Db,
-  completion: TurnCompletion,
-  turn: { id: string; contextId: string },
-  timeoutMs: number,
-  first: { woken: Promise<void>; cancel(): void },
-): Promise<TurnProgress> {
-  const deadline = Date.now() + timeoutMs;
-  let wait = first;
-  try {
-    for (;;) {
-      const left = deadline - Date.now();
-      if (left > 0 && !completion.released) await Promise.race([wait.woken, sleep(Math.min(left, completion.fallbackPollMs))]);
-      // The next notification is listened for before reading, so a commit landing during the read is not missed.
-      wait.cancel();
-      wait = completion.next(turn.id);
-      const progress = await readTurn(db, turn);
-      const state = turnState(progress.items);
-      if (state === "committed" || state === "failed" || state === "cancelled" || Date.now() >= deadline || completion.released)
-        return progress;
-    }
-  } finally {
-    wait.cancel();
-  }
-}
-
 /** A turn's extraction so far (GET …/turns/{id}/status, MCP get_turn_status); undefined when the session holds no such turn. */
 export async function turnStatusView(db: Db, ref: { contextId: string; sessionId: string; turnId: string }) {
   const turn = await db.turn.findFirst({
@@ -64,16 +32,51 @@ export async function turnStatusView(db: Db, ref: { contextId: string; sessionId
   return { turn_id: turn.id, diff: diffView(candidates), extraction: extractionView(items), trace_id: turn.traceId };
 }
 
-async function readTurn(db: Db, turn: { id: string; contextId: string }): Promise<TurnProgress> {
+/** A batch's progress (GET …/turn-batches/{id}): its turns counted per state, each failed one with its work item. */
+export async function batchStatusView(db: Db, ref: { contextId: string; sessionId: string; batchId: string }) {
+  const batch = await db.turnBatch.findFirst({ where: { id: ref.batchId, sessionId: ref.sessionId, contextId: ref.contextId } });
+  if (!batch) return undefined;
+  const turns = await db.turn.findMany({
+    where: { sessionId: batch.sessionId, seq: { gte: batch.firstSeq, lte: batch.lastSeq } },
+    select: { id: true, seq: true },
+    orderBy: { seq: "asc" },
+  });
+  const items = await db.workItem.findMany({ where: { subjectType: "turn", subjectId: { in: turns.map((t) => t.id) } } });
+  return { batch_id: batch.id, session_id: batch.sessionId, turns: turns.length, ...summarise(turns, items) };
+}
+
+function summarise(turns: { id: string; seq: number }[], items: WorkItem[]) {
+  const bySubject = new Map<string, WorkItem[]>();
+  for (const item of items) bySubject.set(item.subjectId, [...(bySubject.get(item.subjectId) ?? []), item]);
+  const counts = { queued: 0, processing: 0, committed: 0, failed: 0, cancelled: 0 };
+  const failures = [];
+  for (const turn of turns) {
+    const own = bySubject.get(turn.id) ?? [];
+    const state = turnState(own);
+    counts[state]++;
+    const dead = own.find((i) => i.status === "dead");
+    if (dead) {
+      failures.push({
+        turn_id: turn.id,
+        seq: turn.seq,
+        queue: dead.queue,
+        work_item_id: dead.id,
+        error_class: dead.errorClass,
+        message: dead.errorMessage,
+      });
+    }
+  }
+  const state = counts.committed + counts.failed + counts.cancelled === turns.length ? ("done" as const) : ("processing" as const);
+  return { state, counts, failures };
+}
+
+/** The turn's work items and candidates, read together in one transaction. */
+export async function readTurn(db: Db, turn: { id: string; contextId: string }): Promise<TurnProgress> {
   const [items, candidates] = await db.$transaction([
     db.workItem.findMany({ where: { subjectType: "turn", subjectId: turn.id } }),
     db.knowledgeCandidate.findMany({ where: { turnId: turn.id, contextId: turn.contextId }, orderBy: { ordinal: "asc" } }),
   ]);
   return { items, candidates };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**

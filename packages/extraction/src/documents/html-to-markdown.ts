@@ -6,11 +6,14 @@ import { gfm } from "@joplin/turndown-plugin-gfm";
 import { parseHTML } from "linkedom";
 import TurndownService from "turndown";
 
+/** Readability reads any DOM with the standard interface; linkedom's document has its own types. */
+const ReaderView: new (document: object) => Pick<Readability, "parse"> = Readability;
+
 export function htmlToMarkdown(html: string): string {
   const { document } = parseHTML(html);
   const fallbackTitle = document.querySelector("title")?.textContent?.trim() ?? "";
   // Readability edits the DOM it reads; the fallback reads a fresh copy.
-  const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0]).parse();
+  const article = new ReaderView(document).parse();
   const content = article?.content?.trim() ? article.content : bodyOf(html);
   const markdown = turndown().turndown(content).trim();
   const title = (article?.title ?? fallbackTitle).trim();
