@@ -2,6 +2,7 @@
 const js = require("@eslint/js");
 const tseslint = require("typescript-eslint");
 const globals = require("globals");
+const importX = require("eslint-plugin-import-x");
 
 module.exports = tseslint.config(
   { ignores: ["**/node_modules/**", "packages/db/src/generated/**", ".data/**", "coverage/**", "**/dist/**"] },
@@ -13,6 +14,31 @@ module.exports = tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-require-imports": "off",
       "no-constant-condition": ["error", { checkLoops: false }],
+    },
+  },
+  {
+    // Package boundaries: another package is used through its entry points (its package.json "exports"),
+    // never by reaching into its files; and no module imports itself back through a cycle.
+    files: ["**/*.ts"],
+    plugins: { "import-x": importX },
+    settings: {
+      "import-x/extensions": [".ts", ".js"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+      "import-x/resolver-next": [importX.createNodeResolver({ extensions: [".ts", ".js", ".json"] })],
+    },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^@recall/[^/]+/src(/|$)",
+              message: "Import the package's entry point (its package.json exports), not its files.",
+            },
+          ],
+        },
+      ],
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
     },
   },
   {

@@ -14,7 +14,7 @@ import {
   redisServerArgs,
   startPostgres,
   waitForPort,
-} from "@recall/test-support/src/private-servers";
+} from "@recall/test-support/private-servers";
 
 const repoRoot = path.resolve(__dirname, "..");
 const dataDir = path.join(repoRoot, ".data");

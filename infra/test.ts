@@ -2,7 +2,7 @@
 // `--redis-cluster` (pnpm test:cluster) first starts a private three-node Redis Cluster and runs
 // the tests against it (REDIS_URL=redis-cluster://…), removing it afterwards.
 import { spawnSync } from "node:child_process";
-import { PrivateRedisCluster } from "@recall/test-support/src/private-servers";
+import { PrivateRedisCluster } from "@recall/test-support/private-servers";
 import { MissingServiceError, ensureServices } from "./local-services";
 
 const CLUSTER_FLAG = "--redis-cluster";

@@ -1,4 +1,4 @@
-import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support/src/fake-llm-server";
+import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { MalformedOutputError, OutputValidationError, ProviderError } from "./llm-errors";
 import { fakeClient, factsRequest, GOOD_FACTS } from "./test-clients";
 

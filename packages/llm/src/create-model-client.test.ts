@@ -1,5 +1,5 @@
 import { configWith, providerOptions } from "@recall/config";
-import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support/src/fake-llm-server";
+import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { createModelClient, requireModelClient } from "./create-model-client";
 import { NoProviderError } from "./llm-errors";
 import { factsRequest, GOOD_FACTS } from "./test-clients";

@@ -1,4 +1,4 @@
-import { startFakeLlmServer, type FakeLlmServer, type FakeRecordedRequest } from "@recall/test-support/src/fake-llm-server";
+import { startFakeLlmServer, type FakeLlmServer, type FakeRecordedRequest } from "@recall/test-support";
 import { Budget } from "./budget";
 import { BudgetExceededError, MalformedOutputError, OutputValidationError, ProviderError } from "./llm-errors";
 import { structuredCall } from "./structured-call";

@@ -1,6 +1,6 @@
 // Test-only: model clients built through the real factory, pointed at the fake provider server.
 import { configWith, providerOptions, type Config } from "@recall/config";
-import type { FakeLlmServer } from "@recall/test-support/src/fake-llm-server";
+import type { FakeLlmServer } from "@recall/test-support";
 import { z } from "zod";
 import { createModelClient } from "./create-model-client";
 import type { ModelClient } from "./model-client";

@@ -5,7 +5,7 @@
 import { configWith } from "@recall/config";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type TestDatabase } from "@recall/test-support";
 import { createRedisConnection } from "@recall/queues";
-import { bootstrapWorker } from "@recall/worker/src/bootstrap";
+import { bootstrapWorker } from "@recall/worker/bootstrap";
 import { bootstrapApi, claimDeployment } from "../bootstrap";
 import { contextClient, createContext } from "../testing/api-client";
 import { startApiProcess } from "../testing/api-process";

@@ -6,8 +6,8 @@ import request from "supertest";
 import { configWith, type Config } from "@recall/config";
 import { QUEUE_NAMES } from "@recall/queues";
 import { startFakeLlmServer, waitFor, type FakeLlmResponse, type FakeLlmServer } from "@recall/test-support";
-import { bootstrapWorker, type WorkerProcess } from "@recall/worker/src/bootstrap";
-import { startWorkers, type WorkerRuntime } from "@recall/worker/src/worker-runtime";
+import { bootstrapWorker, type WorkerProcess } from "@recall/worker/bootstrap";
+import { startWorkers, type WorkerRuntime } from "@recall/worker/runtime";
 import { pipelineState } from "../views/pipeline-status";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 

@@ -18,8 +18,8 @@ import {
   type AcceptedInput,
   type TestDatabase,
 } from "@recall/test-support";
-import { markerAnswer, markerText, promptInput, type Marker } from "@recall/worker/src/testing/marker-model";
-import { WorkerFleet } from "@recall/worker/src/testing/worker-fleet";
+import { markerAnswer, markerText, promptInput, type Marker } from "@recall/worker/testing";
+import { WorkerFleet } from "@recall/worker/testing";
 import { connects, pipelined, rawRequest, startApiProcess, type RawResponse } from "../testing/api-process";
 import { FAULT_ADMIN_KEY, startFaultService, type FaultService } from "../testing/fault-service";
 

@@ -2,7 +2,7 @@
 // extraction goes through the real OpenAI SDK against a local wire-protocol server,
 // and an interactive turn finished by the heuristic stage.
 import request from "supertest";
-import { startWorkers } from "@recall/worker/src/worker-runtime";
+import { startWorkers } from "@recall/worker/runtime";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 

@@ -3,7 +3,7 @@
 // attributes → commit → truth maintenance, all under the trace id the turn answered with.
 import { SpanKind } from "@opentelemetry/api";
 import { initTracing, shutdownTracing } from "@recall/telemetry";
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@recall/telemetry/src/testing";
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@recall/telemetry/testing";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { contextClient, createContext } from "../testing/api-client";
 import { startHarness, type Harness } from "../testing/harness";

@@ -17,7 +17,7 @@ import {
   type EffectsReport,
   type TestDatabase,
 } from "@recall/test-support";
-import { StageKiller } from "@recall/worker/src/testing/stage-killer";
+import { StageKiller } from "@recall/worker/testing";
 import { FaultLoad, percentile } from "../testing/fault-load";
 import { FAULT_ADMIN_KEY, startFaultService, type FaultService } from "../testing/fault-service";
 

@@ -5,7 +5,7 @@
 // retrying network errors, 5xx and 429 after Retry-After.
 import { randomUUID } from "node:crypto";
 import type { AcceptedInput } from "@recall/test-support";
-import { markerText, markersFor, type Marker } from "@recall/worker/src/testing/marker-model";
+import { markerText, markersFor, type Marker } from "@recall/worker/testing";
 
 export interface LoadOptions {
   baseUrl: string;

@@ -5,8 +5,8 @@ import type { LoggerOptions } from "@recall/telemetry";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type TestDatabase } from "@recall/test-support";
 import { QUEUE_NAMES, createRedisConnection, type QueueName } from "@recall/queues";
-import { bootstrapWorker, type WorkerProcess } from "@recall/worker/src/bootstrap";
-import { startWorkers, type WorkerRuntime } from "@recall/worker/src/worker-runtime";
+import { bootstrapWorker, type WorkerProcess } from "@recall/worker/bootstrap";
+import { startWorkers, type WorkerRuntime } from "@recall/worker/runtime";
 import { createApp } from "../app";
 import { bootstrapApi } from "../bootstrap";
 
