@@ -1,0 +1,107 @@
+// The table the heuristics' tests share: who the context knows, the case shape, how a case is run and what every
+// outcome must satisfy (a diff that parses, evidence that slices back to its quote, the case's expectations). The
+// cases themselves sit beside the rules they exercise.
+import { ExtractionDiff, sliceBytes, type ExtractionInput, type HeuristicOutcome } from "@recall/contracts";
+import { runHeuristics } from "../run-heuristics";
+
+export const REF = new Date("2024-05-15T10:00:00Z");
+
+export const alice = { id: "e-alice", name: "Alice", type: "person", aliases: ["Al"] };
+export const bob = { id: "e-bob", name: "Bob", type: "person", aliases: [] };
+export const acme = { id: "e-acme", name: "Acme", type: "organization", aliases: [] };
+export const max = { id: "e-max", name: "Max", type: "pet", aliases: [] };
+export const bullets = { id: "i-bullets", label: "Bullet-point responses", description: "Always respond in bullet points" };
+export const jargon = { id: "i-jargon", label: "No technical jargon", description: "Never use technical jargon" };
+
+export const caroline = { id: "e-caroline", name: "Caroline", type: "person", aliases: [] };
+export const melanie = { id: "e-melanie", name: "Melanie", type: "person", aliases: ["Mel"] };
+
+/** Two people talk; the caller names the speaker, so "I" is Caroline without a model. */
+export const asCaroline: Partial<ExtractionInput> = { speaker: "Caroline", knownEntities: [caroline, melanie] };
+
+/** Alice is the only person the context knows, so "I" is Alice. */
+export const withAlice: Partial<ExtractionInput> = {
+  knownEntities: [alice, acme, max],
+  knownAttributes: [
+    { entity: "Alice", key: "title", value: "CTO" },
+    { entity: "Alice", key: "lives_in", value: "Berlin" },
+  ],
+};
+
+export interface Case {
+  name: string;
+  text: string;
+  input?: Partial<ExtractionInput>;
+  threshold?: number;
+  finished: boolean;
+  /** Finished or not, the diff has no items at all. */
+  empty?: boolean;
+  entities?: [string, string][];
+  attributes?: [string, string, string][];
+  relations?: [string, string, string][];
+  instructions?: [string, string][];
+  revocations?: [string, string][];
+  /** No instruction and no revocation may come out (look-alikes). */
+  noDirectives?: boolean;
+  absentEntities?: string[];
+  validity?: { valid_from?: string; valid_to?: string };
+  reason?: RegExp;
+  /** No attribute and no relation may come out (look-alikes of the personal rules). */
+  noFacts?: boolean;
+  /** Relation verbs that must not come out. */
+  absentVerbs?: string[];
+}
+
+export function run(c: Case): HeuristicOutcome {
+  const input: ExtractionInput = {
+    text: c.text,
+    kind: "turn",
+    role: "user",
+    referenceTime: REF,
+    knownEntities: [],
+    knownAttributes: [],
+    activeInstructions: [bullets, jargon],
+    ...c.input,
+  };
+  return runHeuristics(input, { threshold: c.threshold ?? 0.75 });
+}
+
+/** Every evidence span slices back to its quote. */
+function expectSpansSliceBack(text: string, diff: ExtractionDiff): void {
+  const evidence = [...diff.entities, ...diff.attributes, ...diff.relations, ...diff.instructions, ...diff.revocations].map(
+    (item) => item.evidence,
+  );
+  for (const e of evidence) {
+    if (!e) continue;
+    expect(e.start_byte).toBeDefined();
+    expect(sliceBytes(text, { start_byte: e.start_byte!, end_byte: e.end_byte! })).toBe(e.quote);
+  }
+}
+
+/** One test per case, named by the case. */
+export function testCases(cases: Case[]): void {
+  test.each(cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
+    const outcome = run(c);
+    const diff = outcome.finished ? outcome.diff : outcome.partial;
+    expect(outcome.finished).toBe(c.finished);
+    expect(() => ExtractionDiff.parse(diff)).not.toThrow();
+    expectSpansSliceBack(c.text, diff);
+    if (c.empty) expect(Object.values(diff).every((items) => items.length === 0)).toBe(true);
+    for (const [name, type] of c.entities ?? []) expect(diff.entities).toContainEqual(expect.objectContaining({ name, type }));
+    for (const name of c.absentEntities ?? []) expect(diff.entities.map((e) => e.name)).not.toContain(name);
+    for (const [entity, key, value] of c.attributes ?? [])
+      expect(diff.attributes).toContainEqual(expect.objectContaining({ entity, key, value }));
+    for (const [subject, verb, object] of c.relations ?? [])
+      expect(diff.relations).toContainEqual(expect.objectContaining({ subject, verb, object }));
+    if (c.instructions) expect(diff.instructions.map((i) => [i.label, i.description])).toEqual(c.instructions);
+    if (c.revocations) expect(diff.revocations.map((r) => [r.instruction_id, r.matches])).toEqual(c.revocations);
+    if (c.noDirectives) expect([...diff.instructions, ...diff.revocations]).toEqual([]);
+    if (c.validity) {
+      const fact = [...diff.attributes, ...diff.relations][0];
+      expect({ valid_from: fact?.valid_from, valid_to: fact?.valid_to }).toMatchObject(c.validity);
+    }
+    if (c.reason) expect(outcome.reason).toMatch(c.reason);
+    if (c.noFacts) expect([...diff.attributes, ...diff.relations]).toEqual([]);
+    for (const verb of c.absentVerbs ?? []) expect(diff.relations.map((r) => r.verb)).not.toContain(verb);
+  });
+}
