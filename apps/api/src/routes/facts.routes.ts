@@ -40,10 +40,10 @@ function writeFactsRoute(writes: FactWriteService): RouteDefinition {
       201: { description: "Committed", schema: FactWriteResult, example: EXAMPLES.facts.response },
       202: { description: "Stored; a worker commits it (its work item says when)", schema: FactWriteAccepted },
     },
-    handle: async ({ params, body, req }) => {
-      // The service applies its own defaults to the raw items (a direct fact is high significance), so it gets them as sent.
-      const { scope: _scope, ...diff } = (req.body ?? {}) as Record<string, unknown>;
-      const result = await writes.write(params.contextId, body.scope, diff);
+    handle: async ({ params, body }) => {
+      // The body leaves a direct write's own defaults unset (high significance, confidence 1): the memory package applies them.
+      const { scope, ...diff } = body;
+      const result = await writes.write(params.contextId, scope, diff);
       if (result.outcome === "stored") return { status: 202, body: acceptedView(params.contextId, result) };
       return { status: 201, body: writeView(result) };
     },
