@@ -1,8 +1,29 @@
-export * from "./diff";
-export * from "./spans";
-export * from "./candidates";
-export * from "./stage-results";
-export * from "./queues";
-export * from "./errors";
-export * from "./extraction-stage";
-export * from "./context-config";
+// What other packages use of @recall/contracts, and only that: everything else in it is internal.
+export { CANDIDATE_SCHEMAS, CandidateKind, ValidationIssue, candidatePayload, typedCandidate } from "./candidates";
+export { ContextConfig, contextConfigOf } from "./context-config";
+export {
+  type ActiveInstruction,
+  AttributeCandidate,
+  DIFF_KINDS,
+  EntityCandidate,
+  Evidence,
+  ExtractionDiff,
+  type ExtractionInput,
+  type HeuristicOutcome,
+  InstructionCandidate,
+  type KnownAttribute,
+  type KnownEntity,
+  MemoryCategory,
+  RelationCandidate,
+  RevocationCandidate,
+  Significance,
+  Stage,
+  UncertaintyCandidate,
+  emptyDiff,
+  isEmptyDiff,
+} from "./diff";
+export { ClassifiedError, StageFailure, isClassifiedError } from "./errors";
+export { type Escalation, type ExtractionGuidance, type ExtractionStage, type StageAttempt, type StageCall } from "./extraction-stage";
+export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, stageResult } from "./queues";
+export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";
+export { CommittedRefs, DisambiguationDecision, ExtractResult, UnitOutcome } from "./stage-results";

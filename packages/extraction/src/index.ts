@@ -1,11 +1,15 @@
-export * from "./extractor";
-export * from "./chunker";
-export * from "./skills";
-export * from "./model-output";
-export * from "./staged-extractor";
-export * from "./documents";
-export * from "./model-prompt";
-export * from "./window-output";
-export * from "./window-prompt";
-export { CpuBudgetError, CpuPool, inlineCpu, type CpuLane, type CpuPoolOptions, type CpuRunner } from "./cpu/cpu-pool";
-export { ambiguousReference, readWithRules, type RuleReading } from "./cpu/rule-reading";
+// What other packages use of @recall/extraction, and only that: everything else in it is internal.
+export { type ExtractionGuidance } from "../../contracts/src/extraction-stage";
+export { chunkText } from "./chunker";
+export { CpuPool, type CpuRunner } from "./cpu/cpu-pool";
+export { DOCUMENT_FORMATS, type DocumentFormat } from "./documents/document-types";
+export { SUPPORTED_MEDIA_TYPES, detectFormat, mediaTypeOf } from "./documents/format-detection";
+export { type BudgetLimits, type Extractor, type ExtractorFactory, type StageOutcome } from "./extractor";
+export { systemPrompt } from "./model-prompt";
+export { resolveExtractionPlan } from "./skills/plan-resolver";
+export { findSkill } from "./skills/skill-finder";
+export { loadSkills } from "./skills/skill-loader";
+export { type Skill } from "./skills/skill-types";
+export { createStagedExtractorFactory } from "./staged-extractor";
+export { WindowDiff, splitWindowDiff, strayTurns } from "./window-output";
+export { windowPrompt } from "./window-prompt";

@@ -1,17 +1,48 @@
-export * from "./registry";
-export * from "./errors";
-export * from "./connection";
-export * from "./producer";
-export * from "./work-state";
-export * from "./worker-factory";
-export * from "./outbox-relay";
-export * from "./retry";
-export * from "./stale-running";
-export * from "./lost-jobs";
-export * from "./extraction-mode";
-export * from "./priority";
-export * from "./rate-gate";
-export * from "./work-item-service";
-export * from "./queue-metrics";
-export * from "./worker-heartbeat";
-export * from "./prefix-claim";
+// What other packages use of @recall/queues, and only that: everything else in it is internal.
+export { type QueueName, StagePayload, SubjectType } from "../../contracts/src/queues";
+export {
+  type RedisConnection,
+  createProducerConnection,
+  createRedisConnection,
+  createWorkerConnection,
+  isRedisUnavailable,
+} from "./connection";
+export { WorkError, classifyError } from "./errors";
+export { extractionMode, turnExtraction } from "./extraction-mode";
+export { OutboxRelay } from "./outbox-relay";
+export { claimQueuePrefixFor } from "./prefix-claim";
+export { isBackground } from "./priority";
+export {
+  type EnqueueTarget,
+  type Producer,
+  type QueueSet,
+  createQueues,
+  enqueueOrLeaveForSweeper,
+  enqueueWorkItem,
+  promoteWorkItem,
+  redelayWorkItem,
+} from "./producer";
+export { observePipeline, queueDepths } from "./queue-metrics";
+export { RedisRateGate } from "./rate-gate";
+export { PIPELINE, QUEUES, QUEUE_NAMES, isQueueName, jobIdFor } from "./registry";
+export { NotRetryableError, requeueWorkItem, retryWorkItem } from "./retry";
+export { NotCancellableError, type RetryFrom, type WorkItemFilter, WorkItemNotFoundError, WorkItemService } from "./work-item-service";
+export { markTruthMaintained, truthMaintainedNow, writeCheckpoint } from "./work-state/checkpoints";
+export { ClaimedPlan, type ClaimedWork } from "./work-state/claim-item";
+export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "./work-state/create-items";
+export { directStages } from "./work-state/direct-stages";
+export { finishInTransaction } from "./work-state/finish-item";
+export { resetToQueued } from "./work-state/requeue-item";
+export { assignWindow, failWaitingTurns, finishWaitingTurn, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";
+export { type WindowTurnClaim, claimWindowTurns, leaveWindow, releaseWindowTurns } from "./work-state/window-stages";
+export {
+  HAND_BACK,
+  type StageContext,
+  type StageHandler,
+  type StageProcessor,
+  type StageResult,
+  type StageWorkerOptions,
+  createStageWorker,
+  workerName,
+} from "./worker-factory";
+export { liveWorkers, startHeartbeat } from "./worker-heartbeat";

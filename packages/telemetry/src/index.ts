@@ -1,5 +1,30 @@
-export * from "./logger";
-export * from "./tracing";
-export * from "./metrics";
-export * from "./secret-scrubber";
-export * from "./shutdown";
+// What other packages use of @recall/telemetry, and only that: everything else in it is internal.
+export { type Logger, type LoggerOptions, createLogger } from "./logger";
+export {
+  type QueueDepth,
+  extractionInputs,
+  httpDuration,
+  jobsTotal,
+  lostJobsRequeued,
+  observeOutbox,
+  observeQueues,
+  recordModelCall,
+  registry,
+  setModelPrices,
+  stageDuration,
+  workItemsFinished,
+} from "./metrics";
+export { scrubSecrets } from "./secret-scrubber";
+export { SHUTDOWN_GRACE_MS, exitAfter, settlesWithin } from "./shutdown";
+export {
+  SpanKind,
+  type TraceCarrier,
+  carrierForTraceId,
+  currentTraceId,
+  initTracing,
+  injectTraceContext,
+  newTraceId,
+  shutdownTracing,
+  withSpan,
+  withTraceContext,
+} from "./tracing";

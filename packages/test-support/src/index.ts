@@ -1,11 +1,19 @@
-export * from "./databases";
-export * from "./wait-for";
-export * from "./queues";
-export * from "./fake-llm-server";
-export * from "./fake-embeddings";
-export * from "./pdf-fixture";
-export * from "./prometheus-text";
-export * from "./effects-audit";
-export * from "./private-servers";
-export * from "./exactly-once-audit";
-export * from "./processes";
+// What other packages use of @recall/test-support, and only that: everything else in it is internal.
+export { type TestDatabase, adminQuery, adminUrl, createTestDatabase, withDatabase } from "./databases";
+export { type AcceptedInput, type EffectsReport, auditEffects, describeEffects } from "./effects-audit";
+export { auditExactlyOnce, exactlyOnceMismatches } from "./exactly-once-audit";
+export { FAKE_EMBEDDING_DIMENSIONS, defaultEmbedding, embeddingInputs, embeddingReply, embeddingsState } from "./fake-embeddings";
+export {
+  type FakeLlmResponse,
+  type FakeLlmServer,
+  type FakeRecordedRequest,
+  type FakeResponder,
+  promptText,
+  startFakeLlmServer,
+} from "./fake-llm-server";
+export { buildPdf } from "./pdf-fixture";
+export { PrivatePostgres, PrivateRedis, PrivateRedisCluster, freePort, portAnswers } from "./private-servers";
+export { type SpawnedEntry, runCommand, spawnEntry, stopChild } from "./processes";
+export { sampleValue } from "./prometheus-text";
+export { removeQueuePrefix, testQueuePrefix } from "./queues";
+export { waitFor } from "./wait-for";
