@@ -5,7 +5,8 @@
 // puts it back on its queue. Job ids derive from work item ids, so a job still there is never
 // doubled; a `failed` item is claimed back to `queued` first, so of several sweepers one acts.
 import type { Db, WorkItem } from "@recall/db";
-import { carrierForTraceId, lostJobsRequeued, type Logger } from "@recall/telemetry";
+import { lostJobsRequeued, type Logger } from "@recall/telemetry";
+import { itemTrace } from "./item-trace";
 import { enqueueWorkItem, findJobState, type QueueSet } from "./producer";
 import { isQueueName } from "./registry";
 import { requeueWorkItem } from "./retry";
@@ -53,7 +54,7 @@ async function requeueIfLost({ db, queues, logger }: LostJobsOptions, item: Work
     // Claimed while still the failure this sweep read: a worker or another sweeper may have moved it on.
     if (!(await reclaimFailedWorkItem(db, item))) return false;
   }
-  const trace = carrierForTraceId(item.traceId);
+  const trace = itemTrace(item);
   // A finished job under the item's id would make a plain add a no-op: it is retried or replaced.
   if (state === "unknown") await enqueueWorkItem(queues, item, trace);
   else await requeueWorkItem(queues, item, trace);

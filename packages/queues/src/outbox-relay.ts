@@ -6,7 +6,7 @@
 import type { Db, NotificationListener } from "@recall/db";
 import { CHANNELS, transaction } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
-import { carrierForTraceId } from "@recall/telemetry";
+import { itemTrace } from "./item-trace";
 import { enqueueWorkItem, type QueueSet } from "./producer";
 import { SubjectType, type QueueName } from "./registry";
 import { requeueLostJobs } from "./lost-jobs";
@@ -40,6 +40,8 @@ interface ClaimedRow {
   subject_id: string;
   /** The committing work item was background work (priority.ts); so is its truth maintenance. */
   background: boolean;
+  /** The span that created the committing item (item-trace.ts), when it was kept. */
+  trace: unknown;
 }
 
 export class OutboxRelay {
@@ -60,7 +62,7 @@ export class OutboxRelay {
       const items = await transaction(db, async (tx) => {
         const rows = await tx.$queryRaw<ClaimedRow[]>`
           SELECT o.id, o.context_id, o.trace_id, o.payload->>'subjectType' AS subject_type, o.payload->>'subjectId' AS subject_id,
-            coalesce(w.payload->>'background' = 'true', false) AS background
+            coalesce(w.payload->>'background' = 'true', false) AS background, w.payload->'trace' AS trace
           FROM outbox_events o LEFT JOIN work_items w ON w.id = o.work_item_id
           WHERE o.processed_at IS NULL
           ORDER BY o.created_at LIMIT ${batchSize} FOR UPDATE OF o SKIP LOCKED`;
@@ -74,6 +76,8 @@ export class OutboxRelay {
               subjectId: row.subject_id,
               traceId: row.trace_id,
               background: row.background,
+              // Published under the span that created the commit's item: a span of this trace that was exported.
+              ...(row.trace ? { payload: { trace: row.trace } } : {}),
             }),
           );
         }
@@ -82,7 +86,7 @@ export class OutboxRelay {
         }
         return created;
       });
-      for (const item of items) await enqueueWorkItem(this.options.queues, item, carrierForTraceId(item.traceId));
+      for (const item of items) await enqueueWorkItem(this.options.queues, item, itemTrace(item));
       moved += items.length;
       if (items.length < batchSize) return moved;
     }

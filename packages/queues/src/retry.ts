@@ -1,7 +1,8 @@
 // Operator retry: the input was kept, so a failed, dead or cancelled work item starts again from it.
 import type { Db, WorkItem, WorkStatus } from "@recall/db";
-import { carrierForTraceId, type TraceCarrier } from "@recall/telemetry";
+import type { TraceCarrier } from "@recall/telemetry";
 import { isRedisUnavailable } from "./connection";
+import { itemTrace } from "./item-trace";
 import { enqueueWorkItem, findJob, type EnqueueTarget, type QueueSet } from "./producer";
 import { isQueueName } from "./registry";
 import { resetToQueued } from "./work-state";
@@ -31,7 +32,7 @@ export async function retryWorkItem(
   const updated = await resetToQueued(db, item.id, item.status);
   if (!updated) throw new NotRetryableError("work item changed while being retried; read it again");
   try {
-    await requeueWorkItem(queues, updated, carrierForTraceId(item.traceId));
+    await requeueWorkItem(queues, updated, itemTrace(updated));
   } catch (err) {
     // It is queued in Postgres: the sweeper puts it on its queue once Redis answers again.
     if (!isRedisUnavailable(err)) throw err;

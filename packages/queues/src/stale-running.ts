@@ -6,7 +6,8 @@
 // attempts left, marks it dead for an operator to retry. Rerunning is safe because every stage
 // is idempotent per work item (a commit finds its own outbox row and writes nothing twice).
 import type { Db, WorkItem } from "@recall/db";
-import { carrierForTraceId, jobsTotal, workItemsFinished, type Logger } from "@recall/telemetry";
+import { jobsTotal, workItemsFinished, type Logger } from "@recall/telemetry";
+import { itemTrace } from "./item-trace";
 import { AbandonedAttemptError } from "./errors";
 import { LIVE_JOB_STATES } from "./lost-jobs";
 import { findJobState, type QueueSet } from "./producer";
@@ -62,7 +63,7 @@ async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promis
     { workItemId: item.id, queue: item.queue, attempt: item.attempts, status, traceId: item.traceId },
     "took back an abandoned work item",
   );
-  if (status === "queued") await requeueWorkItem(queues, item, carrierForTraceId(item.traceId));
+  if (status === "queued") await requeueWorkItem(queues, item, itemTrace(item));
   // A window's stage that will not run again lets its turns run alone.
   if (status === "dead" && item.subjectType === "window" && WINDOW_STAGES.includes(item.queue)) {
     await releaseTurns(options, item.queue, item.subjectId, err.message);
@@ -85,5 +86,5 @@ async function recoverWindowTurn(options: StaleRunningOptions, item: WorkItem, w
 
 async function releaseTurns(options: StaleRunningOptions, queue: string, windowId: string, why: string): Promise<void> {
   const turns = await releaseWindowTurns(options.db, queue, windowId, `window: ${why}`);
-  for (const turn of turns) await requeueWorkItem(options.queues, turn, carrierForTraceId(turn.traceId));
+  for (const turn of turns) await requeueWorkItem(options.queues, turn, itemTrace(turn));
 }

@@ -16,6 +16,7 @@ import {
   withTraceContext,
   workItemsFinished,
   type Logger,
+  type Span,
 } from "@recall/telemetry";
 import { OutageBackoff, runThroughOutages } from "./database-outage";
 import { HandBackError, WorkTimeoutError, classifyError, tokensSpent } from "./errors";
@@ -151,9 +152,11 @@ async function runJob(options: StageWorkerOptions, delivery: Delivery): Promise<
         "messaging.message.id": job.id ?? "",
         "recall.work_item_id": payload.workItemId,
         "recall.queue": options.queue,
-        "recall.attempt": job.attemptsMade + 1,
+        "recall.context_id": payload.contextId,
+        "recall.subject_type": payload.subjectType,
+        "recall.subject_id": payload.subjectId,
       },
-      () => runStage(options, delivery, payload),
+      (span) => runStage(options, delivery, payload, span),
       SpanKind.CONSUMER,
     ),
   );
@@ -163,7 +166,7 @@ function handlerOf(process: StageWorkerOptions["process"]): StageHandler<unknown
   return typeof process === "function" ? { process: (ctx) => process({ ...ctx, input: undefined }) } : process;
 }
 
-async function runStage(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload): Promise<StageResult> {
+async function runStage(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload, span: Span): Promise<StageResult> {
   const { db, queue } = options;
   const { job } = delivery;
   const handler = handlerOf(options.process);
@@ -177,6 +180,8 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
   // Attempt records count across operator retries (which restart BullMQ's own count),
   // so the history of every try is kept; `lastTry` is whether BullMQ will give up after this one.
   const attempt = item.attempts;
+  // The work item's count, as its attempt records say (BullMQ's own count restarts after an operator's retry).
+  span.setAttribute("recall.attempt", attempt);
   const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? item.maxAttempts);
   const logger = options.logger.child({ queue, workItemId: item.id, attempt, traceId: item.traceId });
   const started = performance.now();
@@ -318,7 +323,8 @@ async function failAttempt(
   if (final) workItemsFinished.inc({ queue: options.queue, status: "dead", error_class: errorClass });
   if (final) await onDead?.(ctx.item, `${errorClass}: ${message}`);
   ctx.logger.warn({ errorClass, final, err: message }, "stage attempt failed");
-  if (!retryable) return new UnrecoverableError(`${errorClass}: ${message}`);
+  // The cause travels with it, so the stage's span can say what failed without quoting the message (recordError).
+  if (!retryable) return Object.assign(new UnrecoverableError(`${errorClass}: ${message}`), { cause: err });
   return err instanceof Error ? err : new Error(message);
 }
 

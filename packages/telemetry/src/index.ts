@@ -18,12 +18,15 @@ export { scrubSecrets } from "./secret-scrubber";
 export { SHUTDOWN_GRACE_MS, exitAfter, settlesWithin } from "./shutdown";
 export {
   SpanKind,
+  annotateActiveSpan,
+  type Span,
   type TraceCarrier,
   carrierForTraceId,
   currentTraceId,
   initTracing,
   injectTraceContext,
   newTraceId,
+  recordError,
   shutdownTracing,
   withSpan,
   withTraceContext,

@@ -105,7 +105,9 @@ test("a failing request and a failing model call record their errors", async () 
   expect(chat.attributes["error.type"]).toBe("ProviderError");
   expect(chat.events.map((e) => e.name)).toContain("exception");
   const process = spans.find((s) => s.name === "process extract_assertions")!;
-  expect(process.status).toMatchObject({ code: 2, message: expect.stringMatching(/401/) });
+  // What failed, never what it said: the provider's message (which may quote the input) stays on the work item.
+  expect(process.status).toMatchObject({ code: 2, message: expect.stringMatching(/ProviderError \(class provider.*status 401\)/) });
+  expect(JSON.stringify([process.status, process.events, chat.status, chat.events])).not.toContain("invalid key");
 
   const notFound = await api.get("/work-items/00000000-0000-4000-8000-000000000000");
   expect(notFound.status).toBe(404);

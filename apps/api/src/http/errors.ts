@@ -5,7 +5,7 @@ import type { ErrorRequestHandler, Response } from "express";
 import { ZodError, z } from "zod";
 import { isDatabaseUnavailable } from "@recall/db";
 import { isRedisUnavailable } from "@recall/queues";
-import type { Logger } from "@recall/telemetry";
+import { recordError, type Logger } from "@recall/telemetry";
 import { DomainError, type DomainErrorCode } from "../services/domain-error";
 
 export interface FieldError {
@@ -137,7 +137,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendProblem(res, new AppError(status, "bad_request", `${field}: ${message}`, [{ field, message }]));
     }
     logger.error({ err: (err as Error).message, stack: (err as Error).stack, path: req.path }, "unhandled error");
-    trace.getActiveSpan()?.recordException(err as Error);
+    const span = trace.getActiveSpan();
+    if (span) recordError(span, err);
     sendProblem(res, new AppError(500, "internal", "internal error; see the server log"));
   };
 }

@@ -6,6 +6,9 @@ import { SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import type { RequestHandler, Response } from "express";
 import { httpDuration } from "@recall/telemetry";
 
+/** A context's routes: /api/v1/{contextId}/… with a UUID (admin and health routes have none). */
+const CONTEXT_IN_PATH = /^\/api\/v1\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[/?]|$)/i;
+
 const templateOf = (res: Response): string => (res.locals["routeTemplate"] as string | undefined) ?? "unmatched";
 
 export function httpTelemetry(): RequestHandler {
@@ -18,6 +21,8 @@ export function httpTelemetry(): RequestHandler {
       const route = templateOf(res);
       span.updateName(`${req.method} ${route}`);
       span.setAttributes({ "http.route": route, "http.request.method": req.method, "http.response.status_code": res.statusCode });
+      const contextId = CONTEXT_IN_PATH.exec(req.originalUrl)?.[1];
+      if (contextId) span.setAttribute("recall.context_id", contextId);
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${res.statusCode}` });
       stop({ route, status: String(res.statusCode) });
     };

@@ -26,7 +26,10 @@ export function registeredRoutes(app: Express): RegisteredRoute[] {
 }
 
 function isLayerList(router: unknown): router is { stack: Layer[] } {
-  return typeof router === "object" && router !== null && "stack" in router && Array.isArray(router.stack);
+  // Express's router is a function with properties.
+  return (
+    (typeof router === "object" || typeof router === "function") && router !== null && "stack" in router && Array.isArray(router.stack)
+  );
 }
 
 function walk(stack: Layer[], prefix: string): RegisteredRoute[] {

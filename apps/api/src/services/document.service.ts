@@ -6,6 +6,7 @@ import { toJson, transaction, type Document, type Tx, type WorkItem } from "@rec
 import type { DocumentFormat } from "@recall/extraction";
 import { normaliseScope, sha256, storeOriginal } from "@recall/memory";
 import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/queues";
+import { annotateActiveSpan } from "@recall/telemetry";
 import { checkScope, storedConfigOf } from "./scope-rule";
 import type { ServiceDeps } from "./service-deps";
 
@@ -47,6 +48,7 @@ export class DocumentService {
     const scope = metadataOf(input).scope as string[] | undefined;
     checkScope(await storedConfigOf(this.deps.db, contextId), scope, "body.scope");
     const { document, workItem } = await this.store(contextId, input, traceId);
+    annotateActiveSpan({ "recall.document_id": document.id });
     if (!workItem) return { document, queued: false, duplicate: true };
     return { document, queued: await enqueueOrLeaveForSweeper(this.deps, workItem), duplicate: false };
   }

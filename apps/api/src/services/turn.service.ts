@@ -5,7 +5,7 @@
 import { toJson, transaction, type Tx } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
 import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction, type EnqueueTarget } from "@recall/queues";
-import { currentTraceId, newTraceId } from "@recall/telemetry";
+import { annotateActiveSpan, currentTraceId, newTraceId } from "@recall/telemetry";
 import { diffView, extractionView } from "../views/turn-result";
 import { notFoundError } from "./domain-error";
 import { checkScope } from "./scope-rule";
@@ -115,7 +115,7 @@ export class TurnService {
   private async storeTurn(contextId: string, sessionId: string, input: TurnInput) {
     const traceId = currentTraceId() ?? newTraceId();
     const scope = normaliseScope(input.scope);
-    return this.inSessionOrder({ contextId, sessionId }, async (tx, { seq, contextConfig }) => {
+    const stored = await this.inSessionOrder({ contextId, sessionId }, async (tx, { seq, contextConfig }) => {
       checkScope(contextConfig, scope, "body.scope");
       const turn = await tx.turn.create({
         data: {
@@ -134,6 +134,8 @@ export class TurnService {
       const [workItem] = await createWorkItems(tx, [turnExtraction({ contextId, turnId: turn.id, traceId, mode })]);
       return { turn, workItem: workItem! };
     });
+    annotateActiveSpan({ "recall.session_id": sessionId, "recall.turn_id": stored.turn.id });
+    return stored;
   }
 
   /** Requests for the session waiting in this process for the one being stored (operators, tests). */

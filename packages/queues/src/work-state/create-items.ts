@@ -2,6 +2,7 @@
 // document), and a stage found or created by whoever hands work on. A subject has one item
 // per stage (unique queue, subject type and id), so creating it twice finds the first.
 import { Prisma, type DbOrTx, type WorkItem } from "@recall/db";
+import { creatorTrace } from "../item-trace";
 import { isBackground } from "../priority";
 import { QUEUES, type QueueName, type SubjectType } from "../registry";
 import { itemColumns, jsonb } from "./item-row";
@@ -21,7 +22,8 @@ export interface NewWorkItem {
 }
 
 function initialPayload(item: NewWorkItem): Record<string, unknown> {
-  return { ...(item.background ? { background: true } : {}), ...item.payload };
+  const trace = creatorTrace(item.traceId);
+  return { ...(item.background ? { background: true } : {}), ...(trace ? { trace } : {}), ...item.payload };
 }
 
 /** Creates the stage's work item, or returns the existing one, in one statement. */
