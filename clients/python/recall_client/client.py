@@ -291,6 +291,20 @@ class RecallClient:
         query = {"from": "extract"} if from_extract else {}
         return self._ctx("POST", f"/work-items/{_id(work_item_id)}/retry", query=query, idempotency_key=idempotency_key)
 
+    # Usage
+
+    def usage(self, *, group_by: str = "day", from_: Optional[str] = None, to: Optional[str] = None) -> Json:
+        """Model calls, tokens and estimated cost of this context between ``from_`` and ``to`` (ISO timestamps; default
+        the last 7 days), grouped by ``day``, ``stage`` or ``model``; with the inputs extracted by the stage that finished them."""
+        return self._ctx("GET", "/usage", query={"group_by": group_by, "from": from_, "to": to})
+
+    def admin_usage(self, *, group_by: str = "context", from_: Optional[str] = None, to: Optional[str] = None) -> Json:
+        """The same across contexts (``group_by`` may also be ``context``); needs ``admin_key``."""
+        if not self.admin_key:
+            raise ValueError("admin_usage needs admin_key (the server's ADMIN_API_KEY)")
+        headers = {"Authorization": f"Bearer {self.admin_key}"}
+        return self._send("GET", "/api/v1/admin/usage", headers=headers, query={"group_by": group_by, "from": from_, "to": to})
+
     # Admin and health
 
     def create_context(self, name: str, config: Optional[Mapping[str, Any]] = None) -> Json:

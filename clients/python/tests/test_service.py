@@ -114,6 +114,17 @@ class ServiceTest(unittest.TestCase):
             self.recall.retry_work_item(items[0]["work_item_id"])
         self.assertEqual(raised.exception.status, 409)
 
+    def test_usage_sums_this_context_and_refuses_a_bad_range(self) -> None:
+        session_id = self.recall.create_session()
+        self.recall.add_turn(session_id, role="user", content="I'm Erin, CEO at Globex.", scope=["org=globex"])
+        usage = self.recall.usage(group_by="stage")
+        self.assertEqual(usage["group_by"], "stage")
+        self.assertGreaterEqual(usage["totals"]["inputs_extracted"]["heuristic"], 1)
+        with self.assertRaises(RecallError) as raised:
+            self.recall.usage(from_="2026-01-02T00:00:00Z", to="2026-01-01T00:00:00Z")
+        self.assertEqual(raised.exception.status, 400)
+        self.assertIn("query.from", [e.field for e in raised.exception.errors])
+
     def test_a_refused_request_raises_recall_error_naming_the_field(self) -> None:
         session_id = self.recall.create_session()
         with self.assertRaises(RecallError) as raised:

@@ -150,8 +150,16 @@ export class RecallClient {
       ),
   };
 
+  /** Model calls, tokens and estimated cost of this context over a range (default the last 7 days), by day, stage or model. */
+  usage(query: T.UsageQuery = {}, o?: CallOptions): Promise<T.Usage> {
+    return this.call(o, (init) => this.raw.GET("/api/v1/{contextId}/usage", { ...init, params: { path: this.ctx(), query } }));
+  }
+
   /** Calls with the server's ADMIN_API_KEY (`adminKey`). */
   readonly admin = {
+    /** Model spend across contexts (`group_by` may also be `context`). */
+    usage: (query: T.AdminUsageQuery = {}, o?: CallOptions): Promise<T.Usage> =>
+      this.call(o, (init) => this.raw.GET("/api/v1/admin/usage", { ...init, headers: this.adminHeaders(), params: { query } })),
     contexts: {
       /** A new context and its first API key (shown once). */
       create: (body: T.ContextInput, o?: CallOptions): Promise<T.ContextCreated> =>

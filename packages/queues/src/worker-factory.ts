@@ -14,7 +14,9 @@ import {
   stageDuration,
   withSpan,
   withTraceContext,
+  withModelCallLedger,
   workItemsFinished,
+  type LedgerEntry,
   type Logger,
   type Span,
 } from "@recall/telemetry";
@@ -29,7 +31,9 @@ import {
   failWorkItem,
   finishWorkItem,
   handBackWorkItem,
+  recordModelCalls,
   successorOf,
+  type CallingAttempt,
   type ClaimedWork,
   type NewWorkItem,
   type NextItem,
@@ -187,10 +191,11 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
   const started = performance.now();
   const stopTimer = stageDuration.startTimer({ queue });
   const failure: FailureContext = { item, attemptId, lastTry, started, logger };
+  const calls: LedgerEntry[] = [];
   try {
     const result = await withWallBudget(
       options.wallBudgetMs,
-      (signal) => handler.process({ item, claim, input, payload, attempt, signal, logger }),
+      (signal) => withModelCallLedger(calls, () => handler.process({ item, claim, input, payload, attempt, signal, logger })),
       delivery.signal,
     );
     if (result.status === "waiting") return result;
@@ -205,6 +210,17 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
     // Another run of this item succeeded meanwhile: this late failure changes nothing and is not retried.
     if (!thrown) return { status: "skipped" };
     throw thrown;
+  } finally {
+    await keepModelCalls(options, { contextId: item.contextId, workItemId: item.id, attempt, queue }, calls, logger);
+  }
+}
+
+/** The attempt's model calls, for the usage API; a failure to keep them is logged (the metrics counted them anyway). */
+async function keepModelCalls(options: StageWorkerOptions, attempt: CallingAttempt, calls: LedgerEntry[], logger: Logger) {
+  try {
+    await recordModelCalls(options.db, attempt, calls);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message, calls: calls.length }, "model calls not kept for usage");
   }
 }
 

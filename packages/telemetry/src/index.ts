@@ -9,6 +9,8 @@ export {
   observeOutbox,
   observeQueues,
   recordModelCall,
+  type LedgerEntry,
+  withModelCallLedger,
   registry,
   setModelPrices,
   stageDuration,

@@ -1,6 +1,7 @@
 // Prometheus metrics (prom-client), named by the Prometheus conventions: units in the name,
 // counters ending in _total. Gauges about shared state (queue depth, outbox lag) are read when
 // /metrics is scraped, from sources the process registers (see observeQueues, observeOutbox).
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 export const registry = new Registry();
@@ -87,13 +88,32 @@ export interface ModelCallRecord {
   outputTokens: number;
 }
 
+/** A model call as a stage attempt's ledger keeps it: the record, its estimated cost, and when it ended. */
+export interface LedgerEntry extends ModelCallRecord {
+  /** USD from the price table; null when the model has no price there. */
+  costUsd: number | null;
+  at: Date;
+}
+
+const ledgers = new AsyncLocalStorage<LedgerEntry[]>();
+
+/**
+ * Runs `fn` keeping every model call made inside it (in its async context) in `calls`, so the caller can store
+ * them with the attempt that made them (the usage API reads them). Calls outside any ledger only count in metrics.
+ */
+export async function withModelCallLedger<T>(calls: LedgerEntry[], fn: () => Promise<T>): Promise<T> {
+  return ledgers.run(calls, fn);
+}
+
 export function recordModelCall(call: ModelCallRecord): void {
   const { model, stage } = call;
   modelCalls.inc({ model, stage, outcome: call.outcome });
   modelTokens.inc({ model, stage, direction: "input" }, call.inputTokens);
   modelTokens.inc({ model, stage, direction: "output" }, call.outputTokens);
   const price = prices[model];
-  if (price) modelCost.inc({ model, stage }, (call.inputTokens * price.inputPerMTok + call.outputTokens * price.outputPerMTok) / 1e6);
+  const costUsd = price ? (call.inputTokens * price.inputPerMTok + call.outputTokens * price.outputPerMTok) / 1e6 : null;
+  if (costUsd !== null) modelCost.inc({ model, stage }, costUsd);
+  ledgers.getStore()?.push({ ...call, costUsd, at: new Date() });
 }
 
 export interface QueueDepth {

@@ -167,6 +167,11 @@ test("failed work: waitUntilCommitted says why, work items are listed and retrie
   const again = await tight.documents.waitUntilCommitted(accepted.document_id).catch((e: unknown) => e);
   expect((again as RecallPipelineError).document.stages[0]).toMatchObject({ status: "dead", attempts: 2, error: { class: "budget" } });
 
+  // Usage counts the model calls this context made (the failed document's budget-bound calls among them).
+  const spent = await tight.usage({ group_by: "model" });
+  expect(spent.totals.calls).toBeGreaterThanOrEqual(1);
+  expect(spent.groups.map((g) => g.key)).toEqual([expect.stringContaining(":")]);
+
   const done = (await recall.workItems.list({ status: "succeeded", limit: 1 })).work_items[0]!;
   await expect(recall.workItems.retry(done.work_item_id)).rejects.toMatchObject({
     status: 409,

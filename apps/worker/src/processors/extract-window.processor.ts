@@ -96,7 +96,8 @@ async function readWindow(deps: WorkerDeps, ctx: StageContext, { windowId, turns
       maxTokens: Math.max(1, Math.min(MAX_OUTPUT_TOKENS, budget.remainingTokens)),
       signal: ctx.signal,
     },
-    { budget },
+    // The fast tier's call (its turns' outcomes say stage fast): labelled so in metrics and usage.
+    { budget, stage: "fast" },
   );
   const stray = strayTurns(result.value, turns.length);
   if (stray.length > 0) throw new StrayTurnsError(`answer names turns ${stray.join(", ")} of a ${turns.length}-turn window`);

@@ -366,6 +366,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/usage": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What this context spent on models: calls, tokens and cost
+     * @description Model calls, prompt and completion tokens and estimated cost between `from` and `to` (at most 366 days), grouped by `day` (UTC), `stage` (fast, strong, disambiguation), `model`; with the inputs extracted in that range by the stage that finished them. A window's one model call for many turns counts once.
+     */
+    get: operations["get_usage"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/work-items": {
     parameters: {
       query?: never;
@@ -460,6 +480,26 @@ export interface paths {
      * @description The same filters as the list. Items that cannot be retried are reported in `skipped` with the reason; `dry_run: true` only counts them. Each retry keeps the item's input and reuses the stages that finished.
      */
     post: operations["post_work_items_retries"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/admin/usage": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Model spend across contexts
+     * @description Model calls, prompt and completion tokens and estimated cost between `from` and `to` (at most 366 days), grouped by `day` (UTC), `stage` (fast, strong, disambiguation), `model` or `context`; with the inputs extracted in that range by the stage that finished them. A window's one model call for many turns counts once.
+     */
+    get: operations["get_admin_usage"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -3896,6 +3936,118 @@ export interface operations {
       };
     };
   };
+  get_usage: {
+    parameters: {
+      query?: {
+        /** @description start of the range (inclusive); default: 7 days before `to` */
+        from?: string;
+        group_by?: "day" | "stage" | "model";
+        /** @description end of the range (exclusive); default: now */
+        to?: string;
+      };
+      header?: never;
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sums and groups */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            context_id?: string;
+            /** Format: date-time */
+            from: string;
+            /** @enum {string} */
+            group_by: "day" | "stage" | "model" | "context";
+            groups: {
+              calls: number;
+              /** @description estimated from RECALL_MODEL_PRICES_JSON at the time of each call */
+              cost_usd: number;
+              /** @description prompt tokens */
+              input_tokens: number;
+              /** @description the day (UTC), stage, model or context id */
+              key: string;
+              /** @description completion tokens */
+              output_tokens: number;
+              /** @description calls of models without a price in RECALL_MODEL_PRICES_JSON (not in cost_usd) */
+              unpriced_calls: number;
+            }[];
+            /** Format: date-time */
+            to: string;
+            totals: {
+              calls: number;
+              /** @description estimated from RECALL_MODEL_PRICES_JSON at the time of each call */
+              cost_usd: number;
+              /** @description prompt tokens */
+              input_tokens: number;
+              /** @description turns and document nodes extracted in the range, by the stage that finished them */
+              inputs_extracted: {
+                fast: number;
+                heuristic: number;
+                strong: number;
+              };
+              /** @description completion tokens */
+              output_tokens: number;
+              /** @description calls of models without a price in RECALL_MODEL_PRICES_JSON (not in cost_usd) */
+              unpriced_calls: number;
+            };
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   get_work_items: {
     parameters: {
       query?: {
@@ -4502,6 +4654,107 @@ export interface operations {
       };
       /** @description The Idempotency-Key was already used for a different request. */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_admin_usage: {
+    parameters: {
+      query?: {
+        /** @description start of the range (inclusive); default: 7 days before `to` */
+        from?: string;
+        group_by?: "day" | "stage" | "model" | "context";
+        /** @description end of the range (exclusive); default: now */
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sums and groups */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            context_id?: string;
+            /** Format: date-time */
+            from: string;
+            /** @enum {string} */
+            group_by: "day" | "stage" | "model" | "context";
+            groups: {
+              calls: number;
+              /** @description estimated from RECALL_MODEL_PRICES_JSON at the time of each call */
+              cost_usd: number;
+              /** @description prompt tokens */
+              input_tokens: number;
+              /** @description the day (UTC), stage, model or context id */
+              key: string;
+              /** @description completion tokens */
+              output_tokens: number;
+              /** @description calls of models without a price in RECALL_MODEL_PRICES_JSON (not in cost_usd) */
+              unpriced_calls: number;
+            }[];
+            /** Format: date-time */
+            to: string;
+            totals: {
+              calls: number;
+              /** @description estimated from RECALL_MODEL_PRICES_JSON at the time of each call */
+              cost_usd: number;
+              /** @description prompt tokens */
+              input_tokens: number;
+              /** @description turns and document nodes extracted in the range, by the stage that finished them */
+              inputs_extracted: {
+                fast: number;
+                heuristic: number;
+                strong: number;
+              };
+              /** @description completion tokens */
+              output_tokens: number;
+              /** @description calls of models without a price in RECALL_MODEL_PRICES_JSON (not in cost_usd) */
+              unpriced_calls: number;
+            };
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
         headers: {
           [name: string]: unknown;
         };

@@ -12,3 +12,4 @@ export * from "./window-items";
 export * from "./checkpoints";
 export * from "./direct-stages";
 export * from "./window-stages";
+export * from "./model-calls";
