@@ -21,6 +21,7 @@ import { retractionRoutes } from "./routes/retractions.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
 import { turnBatchRoutes } from "./routes/turn-batches.routes";
 import { stateRoutes } from "./routes/state.routes";
+import { webhookRoutes } from "./routes/webhooks.routes";
 import { workItemRoutes } from "./routes/work-items.routes";
 
 /** Every route the API serves, grouped by prefix and authentication; the OpenAPI document is generated from these. */
@@ -46,6 +47,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...factRoutes(deps),
         ...entityRoutes(deps),
         ...retractionRoutes(deps),
+        ...webhookRoutes(deps),
       ],
     },
   );

@@ -6,3 +6,4 @@ export * from "./queues";
 export * from "./errors";
 export * from "./extraction-stage";
 export * from "./context-config";
+export * from "./webhooks";

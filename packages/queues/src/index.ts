@@ -15,3 +15,4 @@ export * from "./work-item-service";
 export * from "./queue-metrics";
 export * from "./worker-heartbeat";
 export * from "./prefix-claim";
+export * from "./webhooks";

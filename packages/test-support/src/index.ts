@@ -9,3 +9,4 @@ export * from "./effects-audit";
 export * from "./private-servers";
 export * from "./exactly-once-audit";
 export * from "./processes";
+export * from "./webhook-receiver";
