@@ -100,7 +100,9 @@ test("a committed turn is pushed signed; a 500 is retried with the same event id
   expect(batch.status).toBe(202);
   const done = await waitFor(async () => ofType("batch.done")[0], { what: "batch.done" });
   expect(done.body.data).toMatchObject({ batch_id: batch.body.batch_id, turns: 2, committed: 2, failed: 0 });
-  expect(ofType("turn.committed").map((r) => r.body.data.turn_id)).toEqual(expect.arrayContaining(batch.body.turn_ids));
+  await waitFor(async () => batch.body.turn_ids.every((id: string) => ofType("turn.committed").some((r) => r.body.data.turn_id === id)), {
+    what: "each batch turn's turn.committed",
+  });
   expect(ofType("batch.done")).toHaveLength(1);
 
   // The list shows no secret; rotating answers a new one that signs from then on.
@@ -110,9 +112,10 @@ test("a committed turn is pushed signed; a 500 is retried with the same event id
   const rotated = await api.post(`/webhooks/${hook.webhook_id}/rotate-secret`);
   expect(rotated.status).toBe(200);
   expect(rotated.body.secret).not.toBe(hook.secret);
-  const seen = receiver.received.length;
-  await api.turn(session, "Dave is the COO at Acme.", ["org=acme"]);
-  const latest = await waitFor(async () => receiver.received[seen], { what: "an event after rotation" });
+  const dave = await api.turn(session, "Dave is the COO at Acme.", ["org=acme"]);
+  const latest = await waitFor(async () => ofType("turn.committed").find((r) => r.body.data.turn_id === dave.turn_id), {
+    what: "an event after rotation",
+  });
   expect(verify(rotated.body.secret, latest)).toBe(true);
   expect(verify(hook.secret, latest)).toBe(false);
 }, 120_000);
@@ -169,7 +172,7 @@ test("URLs that are not http(s), carry credentials or point at private, link-loc
   for (const url of refused) {
     const res = await api.post("/webhooks", { url, events: ["turn.committed"] });
     expect({ url, status: res.status }).toEqual({ url, status: 400 });
-    expect(res.body.errors?.[0]?.field).toMatch(/^(body\.)?url$/);
+    expect(res.body.errors?.[0]?.field).toBe("body.url");
   }
   const badEvents = await api.post("/webhooks", { url: receiver.url, events: ["turn.committed", "memory.exploded"] });
   expect(badEvents.status).toBe(400);

@@ -102,7 +102,7 @@ export class WebhookService {
     try {
       return await checkWebhookUrl(text, this.policy);
     } catch (err) {
-      if (err instanceof WebhookUrlError) throw invalidField("url", err.message);
+      if (err instanceof WebhookUrlError) throw invalidField("body.url", err.message);
       throw err;
     }
   }

@@ -11,7 +11,7 @@ import { claimDue, recordDelivered, recordFailed, type ClaimedDelivery, type Out
 import { sendRequest } from "./send-request";
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from "./signature";
 import { AddressPolicy, parseWebhookUrl } from "./url-guard";
-import { WakeLoop } from "./wake-loop";
+import { WakeLoop } from "../wake-loop";
 
 export interface WebhookDispatcherOptions {
   db: Db;
