@@ -50,7 +50,7 @@ test("a committed turn is pushed signed; a 500 is retried with the same event id
   h = await startHarness({ ...LOOPBACK_ONLY, RECALL_FAST_MODEL: "openai-compatible:test-fast", OPENAI_BASE_URL: llm.openaiBaseUrl });
   const ctx = await createContext(h.app, "hooks");
   const api = contextClient(h.app, ctx);
-  const hook = await register(api, receiver.url, ["turn.committed", "batch.done"]);
+  const hook = await register(api, receiver.url, ["turn.committed", "batch.done", "document.committed"]);
   expect(hook.secret).toMatch(/^whsec_/);
   receiver.answer(500, 200);
 
@@ -105,6 +105,12 @@ test("a committed turn is pushed signed; a 500 is retried with the same event id
   });
   expect(ofType("batch.done")).toHaveLength(1);
 
+  const document = await api.post("/documents", { text: "# Ledger\n\nOsprey is the ledger service of Acme." });
+  expect(document.status).toBe(202);
+  const documentEvent = await waitFor(async () => ofType("document.committed")[0], { what: "document.committed" });
+  expect(documentEvent.body.data).toMatchObject({ document_id: document.body.document_id });
+  expect(documentEvent.rawBody).not.toContain("Osprey");
+
   // The list shows no secret; rotating answers a new one that signs from then on.
   const list = await api.get("/webhooks");
   expect(list.body.webhooks).toEqual([expect.objectContaining({ webhook_id: hook.webhook_id, url: receiver.url, disabled_at: null })]);
@@ -120,11 +126,11 @@ test("a committed turn is pushed signed; a 500 is retried with the same event id
   expect(verify(hook.secret, latest)).toBe(false);
 }, 120_000);
 
-test("fact writes announce superseded facts; other contexts see nothing of a webhook; deletion stops deliveries", async () => {
+test("superseded facts and revoked instructions are announced; other contexts see nothing of a webhook; deletion stops deliveries", async () => {
   h = await startHarness(LOOPBACK_ONLY);
   const api = contextClient(h.app, await createContext(h.app, "facts"));
   const other = contextClient(h.app, await createContext(h.app, "other"));
-  const hook = await register(api, receiver.url, ["fact.superseded"]);
+  const hook = await register(api, receiver.url, ["fact.superseded", "instruction.revoked"]);
   const role = (value: string) => ({ entity: "Carol", entity_type: "person", key: "role", value, memory_category: "identity" });
   const cto = await api.post("/facts", { scope: ["org=acme"], attributes: [role("CTO")] });
   const ceo = await api.post("/facts", { scope: ["org=acme"], attributes: [role("CEO")] });
@@ -136,6 +142,12 @@ test("fact writes announce superseded facts; other contexts see nothing of a web
     superseded_by: ceo.body.committed.attribute_ids[0],
   });
   expect(event.rawBody).not.toContain("CTO");
+
+  const session = await api.session();
+  await api.turn(session, "Always respond in bullet points.", ["org=acme"]);
+  const stop = await api.turn(session, "Stop using bullet points.", ["org=acme"]);
+  const revoked = await waitFor(async () => ofType("instruction.revoked")[0], { what: "instruction.revoked" });
+  expect(revoked.body.data).toMatchObject({ revoked_by_turn_id: stop.turn_id, instruction_id: expect.any(String) });
 
   expect((await other.get(`/webhooks/${hook.webhook_id}`)).status).toBe(404);
   expect((await other.get(`/webhooks/${hook.webhook_id}/deliveries`)).status).toBe(404);

@@ -21,7 +21,7 @@ export interface OutgoingRequest {
   policy: AddressPolicy;
 }
 
-export function sendRequest(req: OutgoingRequest): Promise<SentRequest> {
+export async function sendRequest(req: OutgoingRequest): Promise<SentRequest> {
   checkLiteralHost(req.url, req.policy);
   const client = req.url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
