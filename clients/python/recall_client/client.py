@@ -307,9 +307,9 @@ class RecallClient:
     def webhook(self, webhook_id: str) -> Json:
         return self._ctx("GET", f"/webhooks/{_id(webhook_id)}")
 
-    def delete_webhook(self, webhook_id: str) -> None:
-        """Deletes the webhook; its pending deliveries are not sent."""
-        self._ctx("DELETE", f"/webhooks/{_id(webhook_id)}")
+    def delete_webhook(self, webhook_id: str) -> Json:
+        """Deletes the webhook (its pending deliveries are not sent); answers it as it was."""
+        return self._ctx("DELETE", f"/webhooks/{_id(webhook_id)}")
 
     def rotate_webhook_secret(self, webhook_id: str) -> Json:
         """A new signing secret (shown only now); the old one stops working at once."""

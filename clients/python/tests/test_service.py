@@ -136,10 +136,6 @@ class ServiceTest(unittest.TestCase):
             wrong_key.profile(ALICE)
         self.assertEqual(unauthorised.exception.status, 401)
 
-
-if __name__ == "__main__":
-    unittest.main()
-
     def test_webhooks_signed_turn_event_deliveries_redelivery_rotation(self) -> None:
         received = []
 
@@ -184,7 +180,7 @@ if __name__ == "__main__":
             with self.assertRaises(RecallError) as refused:
                 self.recall.create_webhook("http://10.0.0.1/hook", ["turn.committed"])
             self.assertEqual(refused.exception.status, 400)
-            self.recall.delete_webhook(hook["webhook_id"])
+            self.assertEqual(self.recall.delete_webhook(hook["webhook_id"])["webhook_id"], hook["webhook_id"])
             self.assertEqual(self.recall.webhooks()["webhooks"], [])
         finally:
             server.shutdown()
@@ -209,3 +205,7 @@ def _wait(read, what: str, timeout: float = 30.0):
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+if __name__ == "__main__":
+    unittest.main()

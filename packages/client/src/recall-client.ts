@@ -160,7 +160,7 @@ export class RecallClient {
       this.call(o, (init) =>
         this.raw.GET("/api/v1/{contextId}/webhooks/{webhookId}", { ...init, params: { path: { ...this.ctx(), webhookId } } }),
       ),
-    delete: (webhookId: string, o?: CallOptions): Promise<void> =>
+    delete: (webhookId: string, o?: CallOptions): Promise<T.Webhook> =>
       this.call(o, (init) =>
         this.raw.DELETE("/api/v1/{contextId}/webhooks/{webhookId}", { ...init, params: { path: { ...this.ctx(), webhookId } } }),
       ),

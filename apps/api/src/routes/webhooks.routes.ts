@@ -111,11 +111,8 @@ function remove(hooks: WebhookService): RouteDefinition {
     description: "The webhook and its delivery records go at once. 404 when it is not this context's (or already deleted).",
     tags: ["webhooks"],
     params: WebhookParams,
-    responses: { 204: { description: "Deleted" } },
-    handle: async ({ params }) => {
-      await hooks.remove(params.contextId, params.webhookId);
-      return { status: 204 };
-    },
+    responses: { 200: { description: "The webhook as it was when deleted", schema: WebhookView } },
+    handle: async ({ params }) => ({ status: 200, body: webhookView(await hooks.remove(params.contextId, params.webhookId)) }),
   });
 }
 

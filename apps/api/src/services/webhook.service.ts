@@ -58,10 +58,13 @@ export class WebhookService {
     return hook;
   }
 
-  /** Deletes the webhook and its deliveries; pending ones are not sent. */
-  async remove(contextId: string, webhookId: string): Promise<void> {
+  /** Deletes the webhook and its deliveries (pending ones are not sent); answers it as it was. */
+  async remove(contextId: string, webhookId: string): Promise<Webhook> {
+    const hook = await this.get(contextId, webhookId);
+    // Conditional on the row still being there: of two deletes racing, the second answers 404.
     const { count } = await this.deps.db.webhook.deleteMany({ where: { id: webhookId, contextId } });
     if (count === 0) throw notFoundError("webhook");
+    return hook;
   }
 
   /** A new secret, used from the next attempt on; the old one stops working at once. */

@@ -4359,12 +4359,36 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Deleted */
-      204: {
+      /** @description The webhook as it was when deleted */
+      200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          "application/json": {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+            disabled_at: string | null;
+            events: (
+              | "turn.committed"
+              | "turn.failed"
+              | "document.committed"
+              | "document.failed"
+              | "batch.done"
+              | "work_item.dead"
+              | "fact.superseded"
+              | "instruction.revoked"
+              | "webhook.disabled"
+            )[];
+            /** @description first failed attempt since the last success */
+            failing_since: string | null;
+            url: string;
+            /** Format: uuid */
+            webhook_id: string;
+          };
+        };
       };
       /** @description The request is invalid; `errors` names each field. */
       400: {
