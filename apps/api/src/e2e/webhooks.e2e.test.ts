@@ -4,7 +4,9 @@
 // refused naming `url`; an endpoint that keeps failing is disabled with a webhook.disabled event.
 import { createHmac } from "node:crypto";
 import { startFakeLlmServer, startWebhookReceiver, waitFor, type ReceivedRequest, type WebhookReceiver } from "@recall/test-support";
+import { RecallClient, RecallError } from "@recall/client";
 import { dashboardOverview } from "../operators/dashboard/dashboard-overview";
+import { listen } from "../testing/listen";
 import { startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextClient } from "../testing/api-client";
 
@@ -231,3 +233,28 @@ test("an endpoint failing past the disable window is disabled, announced by webh
     await failing.close();
   }
 }, 120_000);
+
+test("the TypeScript client's webhook calls", async () => {
+  h = await startHarness(LOOPBACK_ONLY);
+  const server = await listen(h.app);
+  afterThis.push(() => server.close());
+  const ctx = await createContext(h.app, "client");
+  const recall = new RecallClient({ baseUrl: server.url, contextId: ctx.contextId, apiKey: ctx.apiKey });
+  const created = await recall.webhooks.create({ url: receiver.url, events: ["turn.committed"], description: "ts" });
+  expect(created.secret).toMatch(/^whsec_/);
+  expect((await recall.webhooks.list()).webhooks.map((w) => w.webhook_id)).toEqual([created.webhook_id]);
+  expect(await recall.webhooks.get(created.webhook_id)).not.toHaveProperty("secret");
+  const session = await recall.sessions.create();
+  await recall.turns.post(session.session_id, { role: "user", content: "Frank is the CIO at Acme.", scope: ["org=acme"] });
+  const page = await waitFor(async () => {
+    const p = await recall.webhooks.deliveries(created.webhook_id, { limit: 1 });
+    return p.deliveries[0]?.status === "delivered" && p;
+  });
+  const again = await recall.webhooks.redeliver(created.webhook_id, page.deliveries[0]!.delivery_id);
+  expect(again.event_id).toBe(page.deliveries[0]!.event_id);
+  expect((await recall.webhooks.rotateSecret(created.webhook_id)).secret).not.toBe(created.secret);
+  const refused = await recall.webhooks.create({ url: "http://169.254.169.254/", events: ["turn.committed"] }).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(RecallError);
+  expect((refused as RecallError).errors.map((e) => e.field)).toEqual(["body.url"]);
+  expect((await recall.webhooks.delete(created.webhook_id)).webhook_id).toBe(created.webhook_id);
+}, 60_000);
