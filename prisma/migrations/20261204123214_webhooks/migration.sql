@@ -187,9 +187,11 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- The WHEN clause keeps the function out of every other transition (claims, attempts, checkpoints).
 CREATE TRIGGER work_items_webhooks
   AFTER INSERT OR UPDATE ON work_items
-  FOR EACH ROW EXECUTE FUNCTION recall_webhook_work_item();
+  FOR EACH ROW WHEN (NEW.status IN ('dead', 'cancelled') OR (NEW.queue = 'truth_maintenance' AND NEW.payload ? 'truth_maintained_at'))
+  EXECUTE FUNCTION recall_webhook_work_item();
 
 -- fact.superseded: every step that closes a fact (supersession.ts writes one row per step).
 CREATE FUNCTION recall_webhook_supersession() RETURNS trigger LANGUAGE plpgsql AS $$

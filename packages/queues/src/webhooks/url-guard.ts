@@ -75,6 +75,23 @@ function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, "$1");
 }
 
+/** A registration waits this long for the host's addresses, not for the resolver's own retries. */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
+async function resolveWithin(host: string, ms: number): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new WebhookUrlError(`host ${host} did not resolve within ${ms / 1_000} s`)), ms);
+  });
+  try {
+    return (await Promise.race([lookupAll(host, { all: true }), late])).map((a) => a.address);
+  } catch (err) {
+    throw err instanceof WebhookUrlError ? err : new WebhookUrlError(`host ${host} does not resolve`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Registration: the URL's form, and every address its host resolves to now. */
 export async function checkWebhookUrl(text: string, policy: AddressPolicy): Promise<URL> {
   const url = parseWebhookUrl(text);
@@ -82,11 +99,7 @@ export async function checkWebhookUrl(text: string, policy: AddressPolicy): Prom
   let addresses: string[];
   if (isIP(host)) addresses = [host];
   else {
-    try {
-      addresses = (await lookupAll(host, { all: true })).map((a) => a.address);
-    } catch {
-      throw new WebhookUrlError(`host ${host} does not resolve`);
-    }
+    addresses = await resolveWithin(host, RESOLVE_TIMEOUT_MS);
   }
   for (const address of addresses) {
     const refused = policy.refusal(address);
