@@ -222,6 +222,12 @@ export const EnvSchema = z.object({
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
   /** Deliveries one worker process sends at once. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** Delivered and given-up deliveries, and the events they carried, are deleted this long after they were written. */
+  WEBHOOK_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .default(7 * 86_400_000),
 
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
   OTEL_SERVICE_NAME: z.string().default("recall"),
@@ -325,6 +331,7 @@ export function webhookOptions(config: Config) {
     disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
     pollMs: config.WEBHOOK_POLL_MS,
     concurrency: config.WEBHOOK_CONCURRENCY,
+    retentionMs: config.WEBHOOK_RETENTION_MS,
   };
 }
 

@@ -88,3 +88,22 @@ export async function recordFailed(
     return { givenUp, disabled: true };
   });
 }
+
+/**
+ * Deletes finished deliveries (delivered or failed) older than `olderThanMs`, then events no delivery
+ * refers to any more, up to `limit` rows each; answers how many deliveries went.
+ */
+export async function pruneDeliveries(db: Db, olderThanMs: number, limit = 5_000): Promise<number> {
+  const deliveries = await db.$executeRaw`
+    DELETE FROM webhook_deliveries WHERE id IN (
+      SELECT id FROM webhook_deliveries
+      WHERE status IN ('delivered', 'failed') AND created_at < now() - ${olderThanMs} * interval '1 millisecond'
+      LIMIT ${limit})`;
+  await db.$executeRaw`
+    DELETE FROM webhook_events WHERE id IN (
+      SELECT e.id FROM webhook_events e
+      WHERE e.created_at < now() - ${olderThanMs} * interval '1 millisecond'
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+      LIMIT ${limit})`;
+  return deliveries;
+}

@@ -7,7 +7,7 @@ import type { Db, NotificationListener } from "@recall/db";
 import { CHANNELS } from "@recall/db";
 import { webhookDeliveries, webhookDeliveryDuration, webhooksDisabled, type Logger } from "@recall/telemetry";
 import { webhookBackoffMs, type WebhookRetry } from "./backoff";
-import { claimDue, recordDelivered, recordFailed, type ClaimedDelivery, type Outcome } from "./delivery-store";
+import { claimDue, pruneDeliveries, recordDelivered, recordFailed, type ClaimedDelivery, type Outcome } from "./delivery-store";
 import { sendRequest } from "./send-request";
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from "./signature";
 import { AddressPolicy, parseWebhookUrl } from "./url-guard";
@@ -23,7 +23,12 @@ export interface WebhookDispatcherOptions {
   disableAfterMs: number;
   pollMs: number;
   concurrency: number;
+  /** Finished deliveries, and events none refers to, are deleted this long after they were written. */
+  retentionMs: number;
 }
+
+/** How often a dispatcher prunes (each worker process's own; pruning twice is harmless). */
+const PRUNE_EVERY_MS = 10 * 60_000;
 
 /** The body every attempt of a delivery sends, byte for byte the same: a redelivery can be deduplicated. */
 export function eventBody(claim: Pick<ClaimedDelivery, "event_id" | "type" | "created_at" | "context_id" | "data">): string {
@@ -40,6 +45,7 @@ export class WebhookDispatcher {
   private readonly loop: WakeLoop;
   private readonly policy: AddressPolicy;
   private unlisten: (() => void) | undefined;
+  private lastPrune = 0;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
     this.policy = new AddressPolicy(options.allowedNetworks);
@@ -73,6 +79,10 @@ export class WebhookDispatcher {
   private async tick(): Promise<void> {
     try {
       await this.drain();
+      if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+        this.lastPrune = Date.now();
+        await pruneDeliveries(this.options.db, this.options.retentionMs);
+      }
     } catch (err) {
       this.options.logger.error({ err: (err as Error).message }, "webhook dispatch failed");
     }

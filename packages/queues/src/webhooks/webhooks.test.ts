@@ -5,7 +5,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from "@recall/test-support";
 import { db, logger, newItem, useQueueTestEnv } from "../testing/queue-test-env";
 import { webhookBackoffMs } from "./backoff";
-import { claimDue } from "./delivery-store";
+import { claimDue, pruneDeliveries } from "./delivery-store";
 import { sendRequest } from "./send-request";
 import { newWebhookSecret, signatureHeader, verifySignature } from "./signature";
 import { AddressPolicy, WebhookUrlError, checkWebhookUrl } from "./url-guard";
@@ -157,6 +157,7 @@ describe("claims", () => {
       disableAfterMs: 60_000,
       pollMs: 1_000,
       concurrency: 4,
+      retentionMs: 86_400_000,
     });
 
   test("two claimers never take the same delivery", async () => {
@@ -197,5 +198,25 @@ describe("claims", () => {
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.rawBody).toBe(receiver.received[0]!.rawBody);
     expect((await db.webhook.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
+  });
+
+  test("pruning deletes finished deliveries past the retention and their events, never pending ones", async () => {
+    const contextId = randomUUID();
+    await webhook(contextId, ["work_item.dead"]);
+    const [done, failed, pending, recent] = [
+      await event(contextId),
+      await event(contextId),
+      await event(contextId),
+      await event(contextId),
+    ];
+    const old = new Date(Date.now() - 2 * 86_400_000);
+    await db.webhookDelivery.updateMany({ where: { eventId: done }, data: { status: "delivered", createdAt: old } });
+    await db.webhookDelivery.updateMany({ where: { eventId: failed }, data: { status: "failed", createdAt: old } });
+    await db.webhookDelivery.updateMany({ where: { eventId: pending }, data: { createdAt: old } });
+    await db.webhookDelivery.updateMany({ where: { eventId: recent }, data: { status: "delivered" } });
+    await db.webhookEvent.updateMany({ where: { id: { in: [done, failed, pending] } }, data: { createdAt: old } });
+    expect(await pruneDeliveries(db, 86_400_000)).toBe(2);
+    expect((await db.webhookEvent.findMany({ select: { id: true } })).map((e) => e.id).sort()).toEqual([pending, recent].sort());
+    expect(await db.webhookDelivery.count()).toBe(2);
   });
 });
