@@ -7,14 +7,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
 import { parseRedisUrl } from "@recall/config";
-import {
-  findBinary,
-  initPostgres,
-  portAnswers,
-  redisServerArgs,
-  startPostgres,
-  waitForPort,
-} from "@recall/test-support/private-servers";
+import { findBinary, initPostgres, portAnswers, redisServerArgs, startPostgres, waitForPort } from "@recall/test-support/private-servers";
 
 const repoRoot = path.resolve(__dirname, "..");
 const dataDir = path.join(repoRoot, ".data");

@@ -22,6 +22,7 @@ import { usageRoutes } from "./routes/usage.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
 import { turnBatchRoutes } from "./routes/turn-batches.routes";
 import { stateRoutes } from "./routes/state.routes";
+import { webhookRoutes } from "./routes/webhooks.routes";
 import { workItemRoutes } from "./routes/work-items.routes";
 
 /** Every route the API serves, grouped by prefix and authentication; the OpenAPI document is generated from these. */
@@ -48,6 +49,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...entityRoutes(deps),
         ...retractionRoutes(deps),
         ...usageRoutes(deps),
+        ...webhookRoutes(deps),
       ],
     },
   );

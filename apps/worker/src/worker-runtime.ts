@@ -1,9 +1,11 @@
-// Starts the processors for the chosen queues, plus the outbox relay, in this process.
+// Starts the processors for the chosen queues, plus the outbox relay and the webhook dispatcher, in this process.
 import type { Worker } from "bullmq";
+import { webhookOptions } from "@recall/config";
 import { CHANNELS, NotificationListener } from "@recall/db";
 import {
   HAND_BACK,
   OutboxRelay,
+  WebhookDispatcher,
   createStageWorker,
   startHeartbeat,
   workerName,
@@ -25,6 +27,7 @@ import { validateArtifactsProcessor } from "./processors/validate-artifacts.proc
 export interface WorkerRuntime {
   workers: Worker[];
   relay: OutboxRelay;
+  webhooks: WebhookDispatcher;
   /**
    * Stops taking jobs and waits for the running ones; those not finished within `timeoutMs` are handed back
    * to their queues (attempt abandoned, no retry spent). Answers whether everything finished in time.
@@ -35,7 +38,7 @@ export interface WorkerRuntime {
 export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queues: readonly QueueName[]): WorkerRuntime {
   const listener = new NotificationListener({
     databaseUrl: deps.config.DATABASE_URL,
-    channels: [CHANNELS.outbox],
+    channels: [CHANNELS.outbox, CHANNELS.webhooks],
     onError: (err) => deps.logger.warn({ err: err.message }, "outbox notification connection lost; reconnecting"),
   });
   void listener.start();
@@ -49,6 +52,7 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
     sweepAfterMs: deps.config.RECALL_SWEEP_AFTER_MS,
     sweepIntervalMs: deps.config.RECALL_SWEEP_INTERVAL_MS,
   });
+  const webhooks = new WebhookDispatcher({ ...webhookOptions(deps.config), db: deps.db, logger: deps.logger, listener });
   // A window's later stages run as one job per stage for all its turns (windowing/window-stage.ts).
   const perTurnOrWindow = (queue: QueueName, turn: StageHandler<unknown>) => bySubject(turn, windowStage(deps, queue, turn));
   const processors: Record<QueueName, StageWorkerOptions["process"]> = {
@@ -83,14 +87,17 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
   );
   for (const worker of workers) worker.on("error", (err) => deps.logger.error({ err: err.message }, "worker error"));
   relay.start();
+  webhooks.start();
   const heartbeat = startHeartbeat(connection, deps.config.QUEUE_PREFIX, { name: workerName(), queues: [...queues] });
   return {
     workers,
     relay,
+    webhooks,
     async close(timeoutMs = deps.config.SHUTDOWN_TIMEOUT_MS) {
       await heartbeat.stop();
       const closing = Promise.all(workers.map((w) => w.close()));
       await relay.stop();
+      await webhooks.stop();
       await listener.close();
       if (await settlesWithin(closing, timeoutMs)) return { drained: true };
       deps.logger.warn({ timeoutMs }, "jobs still running at the shutdown bound; handing them back");

@@ -305,6 +305,38 @@ class RecallClient:
         headers = {"Authorization": f"Bearer {self.admin_key}"}
         return self._send("GET", "/api/v1/admin/usage", headers=headers, query={"group_by": group_by, "from": from_, "to": to})
 
+    # Webhooks: signed pushes of this context's events (docs/webhooks.md)
+
+    def create_webhook(
+        self, url: str, events: Sequence[str], *, description: Optional[str] = None, idempotency_key: Optional[str] = None
+    ) -> Json:
+        """Registers an endpoint; the answer's ``secret`` signs every request and is shown only now."""
+        body = _drop_none({"url": url, "events": list(events), "description": description})
+        return self._ctx("POST", "/webhooks", body=body, idempotency_key=idempotency_key)
+
+    def webhooks(self) -> Json:
+        """The context's webhooks, without their secrets."""
+        return self._ctx("GET", "/webhooks")
+
+    def webhook(self, webhook_id: str) -> Json:
+        return self._ctx("GET", f"/webhooks/{_id(webhook_id)}")
+
+    def delete_webhook(self, webhook_id: str) -> Json:
+        """Deletes the webhook (its pending deliveries are not sent); answers it as it was."""
+        return self._ctx("DELETE", f"/webhooks/{_id(webhook_id)}")
+
+    def rotate_webhook_secret(self, webhook_id: str) -> Json:
+        """A new signing secret (shown only now); the old one stops working at once."""
+        return self._ctx("POST", f"/webhooks/{_id(webhook_id)}/rotate-secret")
+
+    def webhook_deliveries(self, webhook_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Json:
+        """Deliveries, newest first: status, attempts, last answer code, next try."""
+        return self._ctx("GET", f"/webhooks/{_id(webhook_id)}/deliveries", query={"limit": limit, "cursor": cursor})
+
+    def redeliver(self, webhook_id: str, delivery_id: str) -> Json:
+        """Sends the delivery again with the same event id."""
+        return self._ctx("POST", f"/webhooks/{_id(webhook_id)}/deliveries/{_id(delivery_id)}/redeliver")
+
     # Admin and health
 
     def create_context(self, name: str, config: Optional[Mapping[str, Any]] = None) -> Json:

@@ -4,8 +4,14 @@ so what is extracted here is the heuristics' reading). Skipped when they are not
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import os
+import threading
+import time
 import unittest
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from recall_client import RecallClient, RecallError
 
@@ -140,6 +146,76 @@ class ServiceTest(unittest.TestCase):
         with self.assertRaises(RecallError) as unauthorised:
             wrong_key.profile(ALICE)
         self.assertEqual(unauthorised.exception.status, 401)
+
+    def test_webhooks_signed_turn_event_deliveries_redelivery_rotation(self) -> None:
+        received = []
+
+        class Receiver(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                received.append((dict(self.headers), raw))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        server = HTTPServer(("127.0.0.1", 0), Receiver)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+            hook = self.recall.create_webhook(url, ["turn.committed"], description="python test")
+            self.assertTrue(hook["secret"].startswith("whsec_"))
+            session_id = self.recall.create_session()
+            turn = self.recall.add_turn(session_id, role="user", content="I'm Carol, CFO at Hooli.", scope=["org=hooli"])
+            headers, raw = _wait(lambda: received[0] if received else None, "the turn event")
+            self.assertTrue(verify_signature(hook["secret"], headers["Recall-Signature"], raw))
+            event = json.loads(raw)
+            self.assertEqual((event["type"], event["data"]["turn_id"]), ("turn.committed", turn["turn_id"]))
+            self.assertEqual(headers["Recall-Event-Id"], event["id"])
+
+            delivery = _wait(
+                lambda: next(
+                    (d for d in self.recall.webhook_deliveries(hook["webhook_id"])["deliveries"] if d["status"] == "delivered"), None
+                ),
+                "the delivery recorded",
+            )
+            self.recall.redeliver(hook["webhook_id"], delivery["delivery_id"])
+            _, again = _wait(lambda: received[1] if len(received) > 1 else None, "the redelivery")
+            self.assertEqual(json.loads(again)["id"], event["id"])
+
+            rotated = self.recall.rotate_webhook_secret(hook["webhook_id"])
+            self.assertNotEqual(rotated["secret"], hook["secret"])
+            self.assertNotIn("secret", self.recall.webhook(hook["webhook_id"]))
+            self.assertEqual([w["webhook_id"] for w in self.recall.webhooks()["webhooks"]], [hook["webhook_id"]])
+            with self.assertRaises(RecallError) as refused:
+                self.recall.create_webhook("http://10.0.0.1/hook", ["turn.committed"])
+            self.assertEqual(refused.exception.status, 400)
+            self.assertEqual(self.recall.delete_webhook(hook["webhook_id"])["webhook_id"], hook["webhook_id"])
+            self.assertEqual(self.recall.webhooks()["webhooks"], [])
+        finally:
+            server.shutdown()
+            server.server_close()
+
+
+def verify_signature(secret: str, header: str, raw_body: bytes, tolerance: int = 300) -> bool:
+    """What a receiver does: HMAC-SHA256 over "<t>.<raw body>", compared in constant time, t recent."""
+    parts = [item.split("=", 1) for item in header.split(",")]
+    t = next((v for k, v in parts if k == "t"), "")
+    if not t.isdigit() or abs(time.time() - int(t)) > tolerance:
+        return False
+    expected = hmac.new(secret.encode(), f"{t}.".encode() + raw_body, hashlib.sha256).hexdigest()
+    return any(k == "v1" and hmac.compare_digest(v, expected) for k, v in parts)
+
+
+def _wait(read, what: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = read()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 if __name__ == "__main__":

@@ -155,6 +155,44 @@ export class RecallClient {
     return this.call(o, (init) => this.raw.GET("/api/v1/{contextId}/usage", { ...init, params: { path: this.ctx(), query } }));
   }
 
+  /** Signed pushes of this context's events (docs/webhooks.md); the secret is answered only by `create` and `rotateSecret`. */
+  readonly webhooks = {
+    create: (body: T.WebhookInput, o?: CallOptions): Promise<T.WebhookCreated> =>
+      this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/webhooks", { ...init, params: { path: this.ctx() }, body })),
+    list: (o?: CallOptions): Promise<T.WebhookList> =>
+      this.call(o, (init) => this.raw.GET("/api/v1/{contextId}/webhooks", { ...init, params: { path: this.ctx() } })),
+    get: (webhookId: string, o?: CallOptions): Promise<T.Webhook> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/webhooks/{webhookId}", { ...init, params: { path: { ...this.ctx(), webhookId } } }),
+      ),
+    delete: (webhookId: string, o?: CallOptions): Promise<T.Webhook> =>
+      this.call(o, (init) =>
+        this.raw.DELETE("/api/v1/{contextId}/webhooks/{webhookId}", { ...init, params: { path: { ...this.ctx(), webhookId } } }),
+      ),
+    rotateSecret: (webhookId: string, o?: CallOptions): Promise<T.WebhookCreated> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/webhooks/{webhookId}/rotate-secret", {
+          ...init,
+          params: { path: { ...this.ctx(), webhookId } },
+        }),
+      ),
+    deliveries: (webhookId: string, page: T.Page = {}, o?: CallOptions): Promise<T.WebhookDeliveryPage> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/webhooks/{webhookId}/deliveries", {
+          ...init,
+          params: { path: { ...this.ctx(), webhookId }, query: page },
+        }),
+      ),
+    /** Sends the delivery again with the same event id (409 when the webhook is disabled). */
+    redeliver: (webhookId: string, deliveryId: string, o?: CallOptions): Promise<T.WebhookDelivery> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", {
+          ...init,
+          params: { path: { ...this.ctx(), webhookId, deliveryId } },
+        }),
+      ),
+  };
+
   /** Calls with the server's ADMIN_API_KEY (`adminKey`). */
   readonly admin = {
     /** Model spend across contexts (`group_by` may also be `context`). */

@@ -1,4 +1,5 @@
 // The only module that reads process.env. Everything else receives a Config.
+import { isIP } from "node:net";
 import { z } from "zod";
 
 const optionalString = z
@@ -183,6 +184,51 @@ export const EnvSchema = z.object({
   /** A worker process serves its own /metrics here (jobs, model calls); 0 turns it off. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
 
+  /**
+   * Networks webhook URLs may reach although they are private, loopback or link-local (refused otherwise,
+   * at registration and again at each delivery): comma-separated CIDRs, e.g. `10.0.0.0/8,::1/128`.
+   */
+  WEBHOOK_ALLOWED_NETWORKS: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      const networks = text
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const cidr of networks) {
+        const [address, bits] = cidr.split("/");
+        const family = isIP(address ?? "");
+        const max = family === 6 ? 128 : 32;
+        if (family === 0 || bits === undefined || !/^\d+$/.test(bits) || Number(bits) > max) {
+          ctx.addIssue({ code: "custom", message: `"${cidr}" is not a CIDR (address/prefix length)` });
+          return z.NEVER;
+        }
+      }
+      return networks;
+    }),
+  /** Webhooks one context may have. */
+  WEBHOOK_MAX_PER_CONTEXT: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** One delivery request's whole time (connect, send, answer); longer counts as a failure. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** The first retry's delay; each next one doubles, up to WEBHOOK_RETRY_MAX_MS. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).default(5_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).default(3_600_000),
+  /** How long a delivery is retried from its first attempt (or its redelivery) before it is given up. */
+  WEBHOOK_RETRY_FOR_MS: z.coerce.number().int().min(100).default(86_400_000),
+  /** An endpoint failing this long without a success in between is disabled. */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(100).default(86_400_000),
+  /** Only a safety net: the dispatcher is woken by NOTIFY when events are written. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  /** Deliveries one worker process sends at once. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** Delivered and given-up deliveries, and the events they carried, are deleted this long after they were written. */
+  WEBHOOK_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .default(7 * 86_400_000),
+
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
   OTEL_SERVICE_NAME: z.string().default("recall"),
 });
@@ -273,6 +319,19 @@ export function providerOptions(config: Config) {
     openaiApiKey: config.OPENAI_API_KEY,
     openaiBaseUrl: config.OPENAI_BASE_URL,
     timeoutMs: config.LLM_TIMEOUT_MS,
+  };
+}
+
+/** The webhook dispatcher's settings (packages/queues WebhookDispatcher). */
+export function webhookOptions(config: Config) {
+  return {
+    allowedNetworks: config.WEBHOOK_ALLOWED_NETWORKS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retry: { baseMs: config.WEBHOOK_RETRY_BASE_MS, maxMs: config.WEBHOOK_RETRY_MAX_MS, forMs: config.WEBHOOK_RETRY_FOR_MS },
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    pollMs: config.WEBHOOK_POLL_MS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    retentionMs: config.WEBHOOK_RETENTION_MS,
   };
 }
 

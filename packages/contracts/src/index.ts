@@ -27,3 +27,4 @@ export { type Escalation, type ExtractionGuidance, type ExtractionStage, type St
 export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, stageResult } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";
 export { CommittedRefs, DisambiguationDecision, ExtractResult, UnitOutcome } from "./stage-results";
+export { WEBHOOK_EVENT_TYPES, WebhookEventType } from "./webhooks";

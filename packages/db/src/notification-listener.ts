@@ -106,4 +106,6 @@ export const CHANNELS = {
   turnProgress: "recall_turn_progress",
   /** payload: empty; outbox rows were committed. */
   outbox: "recall_outbox",
+  /** payload: empty; webhook deliveries were written (the recall_webhook_emit function). */
+  webhooks: "recall_webhooks",
 } as const;

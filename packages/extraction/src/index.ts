@@ -1,10 +1,9 @@
 // What other packages use of @recall/extraction, and only that: everything else in it is internal.
-export { type ExtractionGuidance } from "../../contracts/src/extraction-stage";
 export { chunkText } from "./chunker";
 export { CpuPool, type CpuRunner } from "./cpu/cpu-pool";
 export { DOCUMENT_FORMATS, type DocumentFormat } from "./documents/document-types";
 export { SUPPORTED_MEDIA_TYPES, detectFormat, mediaTypeOf } from "./documents/format-detection";
-export { type BudgetLimits, type Extractor, type ExtractorFactory, type StageOutcome } from "./extractor";
+export { type BudgetLimits, type ExtractionGuidance, type Extractor, type ExtractorFactory, type StageOutcome } from "./extractor";
 export { systemPrompt } from "./model-prompt";
 export { resolveExtractionPlan } from "./skills/plan-resolver";
 export { findSkill } from "./skills/skill-finder";

@@ -1,5 +1,4 @@
 // What other packages use of @recall/queues, and only that: everything else in it is internal.
-export { type QueueName, StagePayload, SubjectType } from "../../contracts/src/queues";
 export {
   type RedisConnection,
   createProducerConnection,
@@ -24,8 +23,11 @@ export {
 } from "./producer";
 export { observePipeline, queueDepths } from "./queue-metrics";
 export { RedisRateGate } from "./rate-gate";
-export { PIPELINE, QUEUES, QUEUE_NAMES, isQueueName, jobIdFor } from "./registry";
+export { PIPELINE, QUEUES, QUEUE_NAMES, type QueueName, StagePayload, SubjectType, isQueueName, jobIdFor } from "./registry";
 export { NotRetryableError, requeueWorkItem, retryWorkItem } from "./retry";
+export { newWebhookSecret } from "./webhooks/signature";
+export { AddressPolicy, WebhookUrlError, checkWebhookUrl } from "./webhooks/url-guard";
+export { WebhookDispatcher } from "./webhooks/webhook-dispatcher";
 export { NotCancellableError, type RetryFrom, type WorkItemFilter, WorkItemNotFoundError, WorkItemService } from "./work-item-service";
 export { markTruthMaintained, truthMaintainedNow, writeCheckpoint } from "./work-state/checkpoints";
 export { ClaimedPlan, type ClaimedWork } from "./work-state/claim-item";

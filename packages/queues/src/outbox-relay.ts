@@ -11,6 +11,7 @@ import { enqueueWorkItem, type QueueSet } from "./producer";
 import { SubjectType, type QueueName } from "./registry";
 import { requeueLostJobs } from "./lost-jobs";
 import { recoverStaleRunning } from "./stale-running";
+import { WakeLoop } from "./wake-loop";
 import { ensureWorkItem } from "./work-state";
 
 export interface RelayOptions {
@@ -45,14 +46,12 @@ interface ClaimedRow {
 }
 
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  /** A wake-up arrived while a drain was running: drain again right after it. */
-  private again = false;
+  private readonly loop: WakeLoop;
   private unlisten: (() => void) | undefined;
 
-  constructor(private readonly options: RelayOptions) {}
+  constructor(private readonly options: RelayOptions) {
+    this.loop = new WakeLoop(() => this.tick(), options.pollMs);
+  }
 
   /** Relays every unprocessed outbox row; returns how many it moved. */
   async drain(): Promise<number> {
@@ -105,35 +104,18 @@ export class OutboxRelay {
   }
 
   start(): void {
-    this.stopped = false;
     this.unlisten = this.options.listener?.on(CHANNELS.outbox, () => this.kick());
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Drain now (after a commit) instead of waiting for the next poll. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
+    this.loop.kick();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unlisten?.();
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
-        this.running = undefined;
-        const again = this.again;
-        this.again = false;
-        if (!this.stopped) this.schedule(again ? 0 : this.options.pollMs);
-      });
-    }, delayMs);
+    await this.loop.stop();
   }
 
   private lastSweep = 0;

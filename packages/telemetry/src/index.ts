@@ -1,6 +1,7 @@
 // What other packages use of @recall/telemetry, and only that: everything else in it is internal.
 export { type Logger, type LoggerOptions, createLogger } from "./logger";
 export {
+  type LedgerEntry,
   type QueueDepth,
   extractionInputs,
   httpDuration,
@@ -9,20 +10,22 @@ export {
   observeOutbox,
   observeQueues,
   recordModelCall,
-  type LedgerEntry,
-  withModelCallLedger,
   registry,
   setModelPrices,
   stageDuration,
+  webhookDeliveries,
+  webhookDeliveryDuration,
+  webhooksDisabled,
+  withModelCallLedger,
   workItemsFinished,
 } from "./metrics";
 export { scrubSecrets } from "./secret-scrubber";
 export { SHUTDOWN_GRACE_MS, exitAfter, settlesWithin } from "./shutdown";
 export {
-  SpanKind,
-  annotateActiveSpan,
   type Span,
+  SpanKind,
   type TraceCarrier,
+  annotateActiveSpan,
   carrierForTraceId,
   currentTraceId,
   initTracing,

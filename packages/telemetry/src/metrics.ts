@@ -36,6 +36,27 @@ export const lostJobsRequeued = new Counter({
   registers: [registry],
 });
 
+export const webhookDeliveries = new Counter({
+  name: "recall_webhook_deliveries_total",
+  help: "Webhook delivery attempts by outcome: delivered (2xx), retrying (failed, tried again later), failed (given up)",
+  labelNames: ["outcome"] as const,
+  registers: [registry],
+});
+
+export const webhookDeliveryDuration = new Histogram({
+  name: "recall_webhook_delivery_duration_seconds",
+  help: "Wall time of one webhook delivery attempt (connect, send, first bytes of the answer), by outcome",
+  labelNames: ["outcome"] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const webhooksDisabled = new Counter({
+  name: "recall_webhooks_disabled_total",
+  help: "Webhooks disabled because their endpoint kept failing for WEBHOOK_DISABLE_AFTER_MS",
+  registers: [registry],
+});
+
 export const httpDuration = new Histogram({
   name: "recall_http_request_duration_seconds",
   help: "HTTP request duration by route template and status",

@@ -17,3 +17,4 @@ export { type SpawnedEntry, runCommand, spawnEntry, stopChild } from "./processe
 export { sampleValue } from "./prometheus-text";
 export { removeQueuePrefix, testQueuePrefix } from "./queues";
 export { waitFor } from "./wait-for";
+export { type ReceivedRequest, type WebhookReceiver, startWebhookReceiver } from "./webhook-receiver";

@@ -18,7 +18,12 @@ let server: Listening;
 beforeAll(async () => {
   llm = await startFakeLlmServer();
   llm.respondWith(() => ({ json: NO_FACTS }));
-  h = await startHarness({ RECALL_FAST_MODEL: "openai-compatible:test-fast", OPENAI_BASE_URL: llm.openaiBaseUrl });
+  h = await startHarness({
+    RECALL_FAST_MODEL: "openai-compatible:test-fast",
+    OPENAI_BASE_URL: llm.openaiBaseUrl,
+    // The Python suite's webhook receiver listens on loopback.
+    WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
+  });
   server = await listen(h.app);
 });
 
@@ -40,4 +45,5 @@ test("python3 -I -m unittest discover passes against the running service, none s
   expect(run.stderr).toMatch(/^OK$/m);
   expect(run.stderr).not.toMatch(/skipped/);
   expect(run.stderr).toMatch(/test_session_turn_profile_query_provenance_history_and_retraction .* ok/);
+  expect(run.stderr).toMatch(/test_webhooks_signed_turn_event_deliveries_redelivery_rotation .* ok/);
 }, 180_000);

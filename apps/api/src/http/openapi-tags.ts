@@ -9,6 +9,8 @@ export const TAGS = {
   facts: "Delete by source: retract everything learned from one turn, document or direct write, with an audit record.",
   operations:
     "Work items, one per pipeline stage run: list failures, read every attempt, retry or cancel. Per context (its API key) or across contexts under /api/v1/admin (the admin key).",
+  webhooks:
+    "Signed pushes of this context's events (turn and document committed or failed, batches done, facts superseded, instructions revoked) to endpoints it registers, with their delivery records.",
   admin: "Tenants and their API keys (the admin key).",
   health: "Liveness, readiness and Prometheus metrics, for orchestrators and monitoring.",
   meta: "This document and the reference page rendered from it.",

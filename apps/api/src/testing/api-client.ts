@@ -20,6 +20,7 @@ export function contextClient(app: Express, ctx: ContextHandle) {
   return {
     get: (path: string) => request(app).get(url(path)).set("API-KEY", ctx.apiKey),
     post: (path: string, body: object = {}) => request(app).post(url(path)).set("API-KEY", ctx.apiKey).send(body),
+    del: (path: string) => request(app).delete(url(path)).set("API-KEY", ctx.apiKey),
     async session(): Promise<string> {
       const res = await request(app).post(url("/sessions")).set("API-KEY", ctx.apiKey).send({});
       return res.body.session_id;

@@ -386,6 +386,114 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/webhooks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List this context's webhooks (without secrets)
+     * @description Oldest first; a disabled webhook shows when it was disabled. A context has at most WEBHOOK_MAX_PER_CONTEXT of them.
+     */
+    get: operations["get_webhooks"];
+    put?: never;
+    /**
+     * Register a webhook for some of this context's events; the answer shows its signing secret once
+     * @description Events are POSTed as JSON, signed with `Recall-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, and retried with backoff for hours until the endpoint answers 2xx. The URL must be http(s) and must not point at a private, loopback or link-local address (400 naming `url`). 409 when the context has its maximum of webhooks.
+     */
+    post: operations["post_webhooks"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/webhooks/{webhookId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One webhook (without its secret)
+     * @description 404 when the webhook is not this context's.
+     */
+    get: operations["get_webhooks_by_id"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook; its pending deliveries are not sent
+     * @description The webhook and its delivery records go at once. 404 when it is not this context's (or already deleted).
+     */
+    delete: operations["delete_webhooks"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/webhooks/{webhookId}/deliveries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A webhook's deliveries, newest first: status, attempts, last answer and next try
+     * @description One delivery per event the webhook subscribed to. Response bodies are not kept beyond the last error line.
+     */
+    get: operations["get_webhooks_deliveries"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a delivery again, with the same event id, as soon as a worker is free
+     * @description Works on delivered, failed and pending deliveries alike; the delivery is retried for another full window if it fails. 409 when the webhook is disabled.
+     */
+    post: operations["post_webhooks_deliveries_redeliver"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/webhooks/{webhookId}/rotate-secret": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace a webhook's signing secret; the answer shows the new one once
+     * @description Attempts from now on are signed with the new secret only; a delivery the receiver refuses meanwhile is retried, or can be redelivered.
+     */
+    post: operations["post_webhooks_rotate_secret"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/work-items": {
     parameters: {
       query?: never;
@@ -4021,6 +4129,812 @@ export interface operations {
       };
       /** @description Not found, or not in this context (ids never leak across contexts). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_webhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every webhook of the context */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            webhooks: {
+              /** Format: date-time */
+              created_at: string;
+              description: string | null;
+              /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+              disabled_at: string | null;
+              events: (
+                | "turn.committed"
+                | "turn.failed"
+                | "document.committed"
+                | "document.failed"
+                | "batch.done"
+                | "work_item.dead"
+                | "fact.superseded"
+                | "instruction.revoked"
+                | "webhook.disabled"
+              )[];
+              /** @description first failed attempt since the last success */
+              failing_since: string | null;
+              url: string;
+              /** Format: uuid */
+              webhook_id: string;
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_webhooks: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://example.com/recall-events",
+         *       "events": [
+         *         "turn.committed",
+         *         "document.committed"
+         *       ],
+         *       "description": "search index"
+         *     }
+         */
+        "application/json": {
+          description?: string;
+          events: (
+            | "turn.committed"
+            | "turn.failed"
+            | "document.committed"
+            | "document.failed"
+            | "batch.done"
+            | "work_item.dead"
+            | "fact.superseded"
+            | "instruction.revoked"
+            | "webhook.disabled"
+          )[];
+          /** @description http(s) endpoint; private and loopback hosts are refused */
+          url: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The webhook with its secret */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+            disabled_at: string | null;
+            events: (
+              | "turn.committed"
+              | "turn.failed"
+              | "document.committed"
+              | "document.failed"
+              | "batch.done"
+              | "work_item.dead"
+              | "fact.superseded"
+              | "instruction.revoked"
+              | "webhook.disabled"
+            )[];
+            /** @description first failed attempt since the last success */
+            failing_since: string | null;
+            /** @description signs every request (Recall-Signature); shown only now */
+            secret: string;
+            url: string;
+            /** Format: uuid */
+            webhook_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many webhooks */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_webhooks_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The webhook */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+            disabled_at: string | null;
+            events: (
+              | "turn.committed"
+              | "turn.failed"
+              | "document.committed"
+              | "document.failed"
+              | "batch.done"
+              | "work_item.dead"
+              | "fact.superseded"
+              | "instruction.revoked"
+              | "webhook.disabled"
+            )[];
+            /** @description first failed attempt since the last success */
+            failing_since: string | null;
+            url: string;
+            /** Format: uuid */
+            webhook_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  delete_webhooks: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The webhook as it was when deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+            disabled_at: string | null;
+            events: (
+              | "turn.committed"
+              | "turn.failed"
+              | "document.committed"
+              | "document.failed"
+              | "batch.done"
+              | "work_item.dead"
+              | "fact.superseded"
+              | "instruction.revoked"
+              | "webhook.disabled"
+            )[];
+            /** @description first failed attempt since the last success */
+            failing_since: string | null;
+            url: string;
+            /** Format: uuid */
+            webhook_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_webhooks_deliveries: {
+    parameters: {
+      query?: {
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        /** @description page size (default 50, at most 100) */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        contextId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of deliveries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            deliveries: {
+              attempts: number;
+              /** Format: date-time */
+              created_at: string;
+              delivered_at: string | null;
+              /** Format: uuid */
+              delivery_id: string;
+              /**
+               * Format: uuid
+               * @description the same on every attempt and redelivery: deduplicate on it
+               */
+              event_id: string;
+              /** @enum {string} */
+              event_type:
+                | "turn.committed"
+                | "turn.failed"
+                | "document.committed"
+                | "document.failed"
+                | "batch.done"
+                | "work_item.dead"
+                | "fact.superseded"
+                | "instruction.revoked"
+                | "webhook.disabled";
+              last_attempt_at: string | null;
+              last_error: string | null;
+              last_status_code: number | null;
+              /** @description when a pending delivery is tried next */
+              next_attempt_at: string | null;
+              /**
+               * @description failed: retries ran out (redeliver to try again)
+               * @enum {string}
+               */
+              status: "pending" | "delivered" | "failed";
+            }[];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_webhooks_deliveries_redeliver: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+        deliveryId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued to be sent again */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            delivered_at: string | null;
+            /** Format: uuid */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt and redelivery: deduplicate on it
+             */
+            event_id: string;
+            /** @enum {string} */
+            event_type:
+              | "turn.committed"
+              | "turn.failed"
+              | "document.committed"
+              | "document.failed"
+              | "batch.done"
+              | "work_item.dead"
+              | "fact.superseded"
+              | "instruction.revoked"
+              | "webhook.disabled";
+            last_attempt_at: string | null;
+            last_error: string | null;
+            last_status_code: number | null;
+            /** @description when a pending delivery is tried next */
+            next_attempt_at: string | null;
+            /**
+             * @description failed: retries ran out (redeliver to try again)
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The webhook is disabled */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_webhooks_rotate_secret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The webhook with its new secret */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+            disabled_at: string | null;
+            events: (
+              | "turn.committed"
+              | "turn.failed"
+              | "document.committed"
+              | "document.failed"
+              | "batch.done"
+              | "work_item.dead"
+              | "fact.superseded"
+              | "instruction.revoked"
+              | "webhook.disabled"
+            )[];
+            /** @description first failed attempt since the last success */
+            failing_since: string | null;
+            /** @description signs every request (Recall-Signature); shown only now */
+            secret: string;
+            url: string;
+            /** Format: uuid */
+            webhook_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
         headers: {
           [name: string]: unknown;
         };

@@ -7,6 +7,7 @@ import { workItemView } from "../../views/work-item-view";
 const RECENT_DOCUMENTS = 15;
 const RECENT_SESSIONS = 8;
 const TURNS_PER_SESSION = 5;
+const FAILING_WEBHOOKS = 20;
 
 export interface OverviewDeps {
   db: Db;
@@ -82,12 +83,29 @@ async function recentSessions(db: Db) {
   }));
 }
 
+/** Webhooks whose endpoint is failing or was disabled for it (docs/webhooks.md), longest failing first. */
+async function failingWebhooks(db: Db) {
+  const hooks = await db.webhook.findMany({
+    where: { OR: [{ failingSince: { not: null } }, { disabledAt: { not: null } }] },
+    orderBy: [{ failingSince: "asc" }, { id: "asc" }],
+    take: FAILING_WEBHOOKS,
+  });
+  return hooks.map((w) => ({
+    webhook_id: w.id,
+    context_id: w.contextId,
+    url: w.url,
+    failing_since: w.failingSince,
+    disabled_at: w.disabledAt,
+  }));
+}
+
 export async function dashboardOverview(deps: OverviewDeps) {
-  const [queues, documents, sessions, failed] = await Promise.all([
+  const [queues, documents, sessions, failed, webhooks] = await Promise.all([
     queueDepths(deps.queues),
     recentDocuments(deps.db),
     recentSessions(deps.db),
     deps.workItems.list({ statuses: ["failed", "dead"] }, { limit: 50 }),
+    failingWebhooks(deps.db),
   ]);
-  return { generated_at: new Date(), queues, documents, sessions, failed: failed.items.map(workItemView) };
+  return { generated_at: new Date(), queues, documents, sessions, failed: failed.items.map(workItemView), webhooks };
 }

@@ -1,0 +1,112 @@
+// A context's webhooks (docs/webhooks.md): registered with a URL that passes the address policy (no
+// private, loopback or link-local host unless WEBHOOK_ALLOWED_NETWORKS allows it), at most
+// WEBHOOK_MAX_PER_CONTEXT of them (counted under a per-context lock, so two registrations racing for the
+// last place cannot both get it); the signing secret is answered only on creation and rotation. Every
+// lookup is by context and id together, so another context's webhook is simply not found.
+import type { Config } from "@recall/config";
+import { transaction, type Db, type Webhook, type WebhookDelivery } from "@recall/db";
+import { AddressPolicy, WebhookUrlError, checkWebhookUrl, newWebhookSecret } from "@recall/queues";
+import { DomainError, invalidField, notFoundError } from "./domain-error";
+
+export interface NewWebhook {
+  url: string;
+  events: string[];
+  description?: string;
+}
+
+export interface Position {
+  k: string | number;
+  id: string;
+}
+
+export type DeliveryRow = WebhookDelivery & { event: { type: string } };
+
+export class WebhookService {
+  private readonly policy: AddressPolicy;
+
+  constructor(private readonly deps: { db: Db; config: Pick<Config, "WEBHOOK_ALLOWED_NETWORKS" | "WEBHOOK_MAX_PER_CONTEXT"> }) {
+    this.policy = new AddressPolicy(deps.config.WEBHOOK_ALLOWED_NETWORKS);
+  }
+
+  async create(contextId: string, input: NewWebhook): Promise<Webhook> {
+    const url = await this.checkUrl(input.url);
+    const max = this.deps.config.WEBHOOK_MAX_PER_CONTEXT;
+    return transaction(this.deps.db, async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhooks|${contextId}`}, 0))`;
+      if ((await tx.webhook.count({ where: { contextId } })) >= max) {
+        throw new DomainError("conflict", `a context may have at most ${max} webhooks; delete one first`);
+      }
+      return tx.webhook.create({
+        data: {
+          contextId,
+          url: url.toString(),
+          events: [...new Set(input.events)],
+          description: input.description,
+          secret: newWebhookSecret(),
+        },
+      });
+    });
+  }
+
+  list(contextId: string): Promise<Webhook[]> {
+    return this.deps.db.webhook.findMany({ where: { contextId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  }
+
+  async get(contextId: string, webhookId: string): Promise<Webhook> {
+    const hook = await this.deps.db.webhook.findFirst({ where: { id: webhookId, contextId } });
+    if (!hook) throw notFoundError("webhook");
+    return hook;
+  }
+
+  /** Deletes the webhook and its deliveries (pending ones are not sent); answers it as it was. */
+  async remove(contextId: string, webhookId: string): Promise<Webhook> {
+    const hook = await this.get(contextId, webhookId);
+    // Conditional on the row still being there: of two deletes racing, the second answers 404.
+    const { count } = await this.deps.db.webhook.deleteMany({ where: { id: webhookId, contextId } });
+    if (count === 0) throw notFoundError("webhook");
+    return hook;
+  }
+
+  /** A new secret, used from the next attempt on; the old one stops working at once. */
+  async rotateSecret(contextId: string, webhookId: string): Promise<Webhook> {
+    const { count } = await this.deps.db.webhook.updateMany({ where: { id: webhookId, contextId }, data: { secret: newWebhookSecret() } });
+    if (count === 0) throw notFoundError("webhook");
+    return this.get(contextId, webhookId);
+  }
+
+  /** Newest first; `limit + 1` rows, so the caller knows whether a next page exists. */
+  async deliveries(contextId: string, webhookId: string, limit: number, before?: Position): Promise<DeliveryRow[]> {
+    await this.get(contextId, webhookId);
+    const at = before && new Date(String(before.k));
+    return this.deps.db.webhookDelivery.findMany({
+      where: { webhookId, ...(at && before ? { OR: [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: before.id } }] } : {}) },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: limit + 1,
+      include: { event: { select: { type: true } } },
+    });
+  }
+
+  /**
+   * Sends the delivery again as soon as a worker is free, with the same event id and body, and retries
+   * it for another full window if it fails. A disabled webhook's deliveries are not redelivered (409).
+   */
+  async redeliver(contextId: string, webhookId: string, deliveryId: string): Promise<DeliveryRow> {
+    const hook = await this.get(contextId, webhookId);
+    if (hook.disabledAt) throw new DomainError("conflict", `webhook ${webhookId} is disabled; register it again to receive events`);
+    const { count } = await this.deps.db.webhookDelivery.updateMany({
+      where: { id: deliveryId, webhookId },
+      data: { status: "pending", nextAttemptAt: new Date(), giveUpAt: null },
+    });
+    if (count === 0) throw notFoundError("delivery");
+    return this.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { event: { select: { type: true } } } });
+  }
+
+  private async checkUrl(text: string): Promise<URL> {
+    try {
+      return await checkWebhookUrl(text, this.policy);
+    } catch (err) {
+      if (err instanceof WebhookUrlError) throw invalidField("body.url", err.message);
+      throw err;
+    }
+  }
+}

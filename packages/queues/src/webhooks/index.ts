@@ -1,0 +1,4 @@
+export * from "./backoff";
+export * from "./signature";
+export * from "./url-guard";
+export * from "./webhook-dispatcher";
