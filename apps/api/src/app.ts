@@ -18,6 +18,7 @@ import { openApiRoutes } from "./routes/openapi.routes";
 import { profileRoutes } from "./routes/profile.routes";
 import { queryRoutes } from "./routes/query.routes";
 import { retractionRoutes } from "./routes/retractions.routes";
+import { adminErasureRoutes, erasureRoutes } from "./routes/erasures.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
 import { turnBatchRoutes } from "./routes/turn-batches.routes";
 import { stateRoutes } from "./routes/state.routes";
@@ -28,7 +29,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
   const groups: RouteGroup[] = [];
   groups.push(
     { prefix: "", auth: "none", routes: [...healthRoutes(deps), ...openApiRoutes(() => groups), ...docsRoutes()] },
-    { prefix: "/api/v1/contexts", auth: "admin", routes: [...contextRoutes(deps), ...keyRoutes(deps)] },
+    { prefix: "/api/v1/contexts", auth: "admin", routes: [...contextRoutes(deps), ...keyRoutes(deps), ...adminErasureRoutes(deps)] },
     // Before /api/v1/:contextId, which would otherwise take "admin" for a context id.
     { prefix: "/api/v1/admin", auth: "admin", routes: workItemRoutes(deps, "admin") },
     {
@@ -46,6 +47,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...factRoutes(deps),
         ...entityRoutes(deps),
         ...retractionRoutes(deps),
+        ...erasureRoutes(deps),
       ],
     },
   );

@@ -19,3 +19,4 @@ export type { FieldError } from "./write/fact-write-diff";
 export * from "./read";
 export * from "./document-originals";
 export * from "./retraction/document-versions";
+export * from "./erasure/erasure";

@@ -171,3 +171,8 @@ const documentJson = Prisma.raw(`CASE WHEN d.id IS NULL THEN NULL ELSE json_buil
 
 const factWriteJson = Prisma.raw(`CASE WHEN f.id IS NULL THEN NULL ELSE json_build_object('id', f.id, 'contextId', f.context_id,
   'text', f.text, 'scope', f.scope, 'traceId', f.trace_id, 'createdAt', f.created_at) END`);
+
+/** Whether an erasure deleted the subject (and its work items): a job still queued for one has nothing to claim. */
+export async function subjectErased(db: DbOrTx, subjectId: string): Promise<boolean> {
+  return (await db.erasedInput.count({ where: { inputId: subjectId } })) > 0;
+}
