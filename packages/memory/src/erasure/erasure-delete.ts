@@ -25,6 +25,8 @@ export interface DeleteOutcome {
   counts: ErasureCounts;
   /** Erased sessions (asked for, or left without turns). */
   sessionIds: string[];
+  /** Their receipt lines (`session <id> <sha256 of metadata>`), from the deleted rows. */
+  sessionLines: string[];
   /** Blob files the erased documents pointed to (deleted after commit when nothing else does). */
   blobPaths: string[];
   /** Extraction windows left without turns, deleted with their work items (tombstoned, so their queued jobs end). */
@@ -38,11 +40,12 @@ export async function deleteErased(tx: Tx, contextId: string, ids: InputIds): Pr
   await deleteEntities(tx, run);
   const windowIds = await deletePipeline(tx, run);
   const blobPaths = await deleteDocuments(tx, run);
-  const sessionIds = await deleteTurns(tx, run);
+  const sessions = await deleteTurns(tx, run);
+  const sessionIds = sessions.map((s) => s.id);
   await deleteIdempotency(tx, run, [...run.all, ...run.ids.session, ...sessionIds]);
   await count(run, "fact_writes", tx.$executeRaw`DELETE FROM fact_writes WHERE id = ANY(${ids.fact_write}::uuid[])`);
   await count(run, "search_term_stats", tx.$executeRaw`DELETE FROM search_term_stats WHERE context_id = ${contextId}::uuid AND docs <= 0`);
-  return { counts: run.counts, sessionIds, blobPaths, windowIds };
+  return { counts: run.counts, sessionIds, sessionLines: sessions.map((s) => s.line), blobPaths, windowIds };
 }
 
 async function count(run: Erased, kind: string, deleted: Promise<number>): Promise<void> {
@@ -216,18 +219,18 @@ async function deleteDocuments(tx: Tx, run: Erased): Promise<string[]> {
 }
 
 /** Turns, then the sessions asked for or left without turns, with their batches. Answers the sessions erased. */
-async function deleteTurns(tx: Tx, run: Erased): Promise<string[]> {
+async function deleteTurns(tx: Tx, run: Erased): Promise<{ id: string; line: string }[]> {
   const touched = await tx.$queryRaw<
     { id: string }[]
   >`DELETE FROM turns WHERE id = ANY(${run.ids.turn}::uuid[]) RETURNING session_id::text AS id`;
   run.counts.turns = touched.length;
   const candidates = [...new Set([...touched.map((t) => t.id), ...run.ids.session])];
-  const sessions = await ids(
-    run,
-    "sessions",
-    tx.$queryRaw`DELETE FROM sessions s WHERE s.context_id = ${run.contextId}::uuid AND s.id = ANY(${candidates}::uuid[])
-      AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id) RETURNING id::text`,
-  );
-  await count(run, "turn_batches", tx.$executeRaw`DELETE FROM turn_batches WHERE session_id = ANY(${sessions}::uuid[])`);
+  const sessions = await tx.$queryRaw<{ id: string; line: string }[]>`
+    DELETE FROM sessions s WHERE s.context_id = ${run.contextId}::uuid AND s.id = ANY(${candidates}::uuid[])
+      AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id)
+    RETURNING id::text, 'session ' || id || ' ' || encode(sha256(convert_to(metadata::text, 'UTF8')), 'hex') AS line`;
+  run.counts.sessions = sessions.length;
+  const sessionIds = sessions.map((x) => x.id);
+  await count(run, "turn_batches", tx.$executeRaw`DELETE FROM turn_batches WHERE session_id = ANY(${sessionIds}::uuid[])`);
   return sessions;
 }

@@ -66,7 +66,7 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
       if (resolved.notFound.length > 0) throw new UnknownErasureInputs(resolved.notFound);
       await lockInputs(tx, resolved.erase);
       await dropVanished(tx, request.contextId, resolved.erase, resolved.alreadyErased);
-      const hash = await inputsHash(tx, resolved.erase);
+      const lines = await inputLines(tx, resolved.erase);
       const now = new Date();
       for (const kind of ["turn", "document", "fact_write"] as const) {
         for (const sourceId of resolved.erase[kind]) {
@@ -82,7 +82,7 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
         erased,
         alreadyErased: resolved.alreadyErased,
         counts: outcome.counts,
-        hash,
+        hash: hashLines([...lines, ...outcome.sessionLines]),
         complete: resolved.complete,
       });
       await tombstone(tx, receipt, outcome.windowIds);
@@ -157,13 +157,13 @@ async function dropVanished(tx: Tx, contextId: string, erase: InputIds, alreadyE
 
 const DIGEST = (column: string) => Prisma.raw(`encode(sha256(convert_to(${column}, 'UTF8')), 'hex')`);
 
-async function inputsHash(tx: Tx, ids: InputIds): Promise<string> {
+/** The receipt lines of the erased turns, documents and direct writes, read before they are deleted (sessions: erasure-delete.ts). */
+async function inputLines(tx: Tx, ids: InputIds): Promise<string[]> {
   const rows = await tx.$queryRaw<{ line: string }[]>`
     SELECT 'turn ' || id || ' ' || ${DIGEST("content")} AS line FROM turns WHERE id = ANY(${ids.turn}::uuid[])
     UNION ALL SELECT 'document ' || id || ' ' || ${DIGEST("text")} || ' ' || content_hash FROM documents WHERE id = ANY(${ids.document}::uuid[])
-    UNION ALL SELECT 'fact_write ' || id || ' ' || ${DIGEST("text")} FROM fact_writes WHERE id = ANY(${ids.fact_write}::uuid[])
-    UNION ALL SELECT 'session ' || id || ' ' || ${DIGEST("metadata::text")} FROM sessions WHERE id = ANY(${ids.session}::uuid[])`;
-  return hashLines(rows.map((r) => r.line));
+    UNION ALL SELECT 'fact_write ' || id || ' ' || ${DIGEST("text")} FROM fact_writes WHERE id = ANY(${ids.fact_write}::uuid[])`;
+  return rows.map((r) => r.line);
 }
 
 /** The same lines for every input of the context, hashed in Postgres (a context may hold millions). */
