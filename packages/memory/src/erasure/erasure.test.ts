@@ -32,7 +32,9 @@ test("erasing the newest value deletes its rows and reopens the value it had sup
   expect(await f.db.workItem.count({ where: { subjectId: ceo.id } })).toBe(0);
   expect(await f.db.turn.count({ where: { id: ceo.id } })).toBe(0);
   expect(receipt.counts).toMatchObject({ turns: 1, attributes: 1, assertions: 1, supersessions: 1, entities: 0 });
-  expect(receipt.hash).toBe(hashLines([`turn ${ceo.id} ${sha("I'm CEO now.")}`]));
+  // Its session had no other turn: it goes too, and is part of the hash.
+  expect(receipt.erased.session).toEqual([ceo.sessionId]);
+  expect(receipt.hash).toBe(hashLines([`turn ${ceo.id} ${sha("I'm CEO now.")}`, `session ${ceo.sessionId} ${sha("{}")}`]));
   expect(await readErasure(f.db, f.contextId, receipt.erasureId)).toEqual(receipt);
   expect(await f.db.erasedInput.findUniqueOrThrow({ where: { inputId: ceo.id } })).toMatchObject({ kind: "turn" });
 });
