@@ -13,7 +13,7 @@ export interface TextHit {
 
 export async function tablesHolding(db: Db, needle: string): Promise<TextHit[]> {
   const columns = await db.$queryRaw<{ table: string; column: string; type: string }[]>`
-    SELECT table_name AS table, column_name AS column, data_type AS type FROM information_schema.columns
+    SELECT table_name::text AS table, column_name::text AS column, data_type::text AS type FROM information_schema.columns
     WHERE table_schema = 'public' AND data_type = ANY(${TYPES}::text[]) AND table_name NOT LIKE '\\_prisma%'`;
   const hits: TextHit[] = [];
   for (const { table, column, type } of columns) {

@@ -35,7 +35,7 @@ export async function deleteContext(tx: Tx, contextId: string): Promise<{ counts
   counts.work_attempts = attempts?.n ?? 0;
   counts.work_items = await tx.$executeRaw`DELETE FROM work_items WHERE context_id = ${ctx}`;
   for (const table of BY_CONTEXT) counts[table] = await tx.$executeRaw`DELETE FROM ${Prisma.raw(table)} WHERE context_id = ${ctx}`;
-  counts.idempotency_keys = await tx.$executeRaw`DELETE FROM idempotency_keys WHERE scope = ${contextId}`;
+  counts.idempotency_keys = await tx.$executeRaw`DELETE FROM idempotency_keys WHERE scope = ${`context:${contextId}`}`;
   counts.document_nodes =
     await tx.$executeRaw`DELETE FROM document_nodes WHERE document_id IN (SELECT id FROM documents WHERE context_id = ${ctx})`;
   for (const table of ["documents", "sources", "turns", "sessions", "fact_writes", "api_keys"]) {

@@ -166,13 +166,16 @@ async function deletePipeline(tx: Tx, run: Erased): Promise<string[]> {
   return leaveWindows(tx, run);
 }
 
-/** Stored answers of idempotent requests that name an erased input (a turn's answer quotes its extraction). */
+/**
+ * Kept answers of idempotent requests that name an erased input (a turn's answer carries its extraction). They are
+ * sealed with the client's Idempotency-Key, so they are found by the input ids recorded beside them. A context's
+ * rows are scoped `context:<id>` (apps/api http/route-mount.ts).
+ */
 async function deleteIdempotency(tx: Tx, run: Erased, subjects: string[]): Promise<void> {
   await count(
     run,
     "idempotency_keys",
-    tx.$executeRaw`DELETE FROM idempotency_keys k WHERE k.scope = ${run.contextId}
-      AND EXISTS (SELECT 1 FROM unnest(${subjects}::text[]) AS i(id) WHERE strpos(k.response_body::text, i.id) > 0)`,
+    tx.$executeRaw`DELETE FROM idempotency_keys WHERE scope = ${`context:${run.contextId}`} AND input_ids && ${subjects}::uuid[]`,
   );
 }
 

@@ -1,3 +1,6 @@
+-- AlterTable
+ALTER TABLE "idempotency_keys" ADD COLUMN     "input_ids" UUID[] DEFAULT ARRAY[]::UUID[];
+
 -- CreateTable
 CREATE TABLE "erasures" (
     "id" UUID NOT NULL,
