@@ -102,6 +102,7 @@ export function adminErasureRoutes(deps: ApiDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: "post",
+      idempotent: true,
       path: "/:contextId/erasure",
       summary: "Erase a whole context (every input, all memory, its API keys), with a receipt",
       description:

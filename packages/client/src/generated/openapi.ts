@@ -5648,7 +5648,10 @@ export interface operations {
   post_contexts_erasure: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
       path: {
         contextId: string;
       };
@@ -5713,6 +5716,24 @@ export interface operations {
       };
       /** @description Not found, or not in this context (ids never leak across contexts). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
