@@ -249,6 +249,56 @@ test("a document erased while its extraction waits on the model commits nothing 
   expect(JSON.stringify(profile.body)).not.toContain(marker);
 });
 
+test("a turn erased while its window's model call runs: the window commits the others, the erased turn writes nothing", async () => {
+  const marker = "Vexlumbrine";
+  const contents = [
+    "Melanie told me her daughter started violin lessons with a teacher from Vienna last spring.",
+    `The ${marker} bridge in Porto was delayed because the steel supplier went bankrupt.`,
+    "Our quarterly review moved the Zephyr launch to October after the audit found gaps.",
+  ];
+  const windowFact = (turn: number, entity: string, key: string, value: string, evidence: string) => ({
+    turn,
+    entity,
+    key,
+    value,
+    evidence,
+    ...fields,
+  });
+  llm.script({
+    delayMs: 1_500,
+    json: {
+      ...NOTHING,
+      attributes: [
+        windowFact(0, "Melanie's daughter", "activity", "violin lessons", "her daughter started violin lessons"),
+        windowFact(1, `${marker} bridge`, "status", "delayed", `The ${marker} bridge in Porto was delayed`),
+        windowFact(2, "Zephyr launch", "scheduled_for", "October", "moved the Zephyr launch to October"),
+      ],
+    },
+  });
+  const session = await newSession();
+  const batch = await request(h.app)
+    .post(api(`/sessions/${session}/turns/batch`))
+    .set("API-KEY", key)
+    .send({ turns: contents.map((content) => ({ role: "user", content, scope: ["org=window"] })) });
+  expect(batch.status).toBe(202);
+  const [first, erased, last] = batch.body.turn_ids as string[];
+  await waitFor(async () => llm.requests.some((r) => JSON.stringify(r.body).includes(marker)), { what: "the window's model call" });
+  expect(await jobs("active")).toBe(1);
+
+  const res = await erase({ turn_ids: [erased] });
+  expect(res.body.erased.turn_ids).toEqual([erased]);
+
+  const committedFacts = async () => {
+    const assertions = await h.api.db.assertion.findMany({ where: { turnId: { in: [first!, last!] } }, select: { turnId: true } });
+    return new Set(assertions.map((a) => a.turnId)).size === 2 && (await queuesIdle());
+  };
+  await waitFor(committedFacts, { what: "the window's other turns to commit", timeoutMs: 30_000 });
+  expect(await tablesHolding(h.api.db, marker)).toEqual([]);
+  expect(await h.api.db.workItem.count({ where: { subjectId: erased } })).toBe(0);
+  const window = await h.api.db.extractionWindow.findFirstOrThrow({ where: { sessionId: session } });
+  expect(window.turnIds).toEqual([first, last]);
+});
+
 test("4xx: nothing named, too many ids, a bad id, another context's turn (refused, not erased), an unknown receipt", async () => {
   const empty = await erase({});
   expect(empty.status).toBe(400);
