@@ -172,7 +172,7 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
   const claim = await claimWorkItem(db, { workItemId: payload.workItemId, traceId: currentTraceId() ?? null }, load);
   if (!claim) {
     // Its subject was erased (docs/erasure.md) and its item with it: nothing is left to run.
-    if (await subjectErased(db, payload.subjectId)) return { status: "skipped" };
+    if (await subjectErased(db, payload)) return { status: "skipped" };
     throw await leaveForOwner(options, delivery, payload);
   }
   // Done already (a repeated delivery), handed to a window that finishes it (a turn's extraction whose worker
