@@ -202,10 +202,17 @@ test("a scope erases every input written under it, and sessions left empty; othe
       attributes: [{ entity: "Dana", key: "city", value: "Lisbon", memory_category: "context" }],
     });
   expect(write.status).toBeLessThan(300);
+  const doc = await request(h.app)
+    .post(api("/documents"))
+    .set("API-KEY", key)
+    .send({ text: "Dana keeps her notes in Tallinn.", scope: dana });
+  await committed(doc.body.document_id);
 
   const res = await erase({ scope: { user: "dana" } });
   expect(res.status).toBe(200);
   expect(new Set(res.body.erased.turn_ids)).toEqual(new Set([t1, t2]));
+  expect(res.body.erased.document_ids).toEqual([doc.body.document_id]);
+  expect(await tablesHolding(h.api.db, "Tallinn")).toEqual([]);
   expect(res.body.erased.fact_write_ids).toEqual([write.body.fact_write_id]);
   expect(res.body.erased.session_ids).toEqual([session]);
   expect(res.body.complete).toBe(true);
@@ -214,7 +221,7 @@ test("a scope erases every input written under it, and sessions left empty; othe
   expect(await h.api.db.turn.count({ where: { id: erin } })).toBe(1);
   expect(await tablesHolding(h.api.db, "Lisbon")).toEqual([]);
   expect(await tablesHolding(h.api.db, "French")).toEqual([]);
-  expect(await h.api.db.erasedInput.count({ where: { erasureId: res.body.erasure_id } })).toBe(4);
+  expect(await h.api.db.erasedInput.count({ where: { erasureId: res.body.erasure_id } })).toBe(5);
 });
 
 test("a document erased while its extraction waits on the model commits nothing when the answer comes", async () => {
