@@ -324,7 +324,7 @@ test("4xx: nothing named, too many ids, a bad id, another context's turn (refuse
   const mine = await say(await newSession(), "I'm Gina, CTO at Wayne.");
   const refused = await erase({ turn_ids: [mine, theirs] });
   expect(refused.status).toBe(404);
-  expect(refused.body.errors).toEqual([expect.objectContaining({ field: "turn_ids", message: expect.stringContaining(theirs) })]);
+  expect(refused.body.errors).toEqual([expect.objectContaining({ field: "body.turn_ids", message: expect.stringContaining(theirs) })]);
   expect(await h.api.db.turn.count({ where: { id: { in: [mine, theirs] } } })).toBe(2);
 
   const missing = await request(h.app)

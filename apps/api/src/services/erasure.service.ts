@@ -16,7 +16,7 @@ export class ErasureService {
       return await eraseInputs(this.deps.db, request, { blobDir: this.options.blobDir });
     } catch (err) {
       if (!(err instanceof UnknownErasureInputs)) throw err;
-      const fields = err.unknown.map((u) => ({ field: u.field, message: `${u.id} is not in this context` }));
+      const fields = err.unknown.map((u) => ({ field: `body.${u.field}`, message: `${u.id} is not in this context` }));
       throw new DomainError("not_found", `nothing erased: ${err.message}`, { fields });
     }
   }
