@@ -19,6 +19,7 @@ import { profileRoutes } from "./routes/profile.routes";
 import { queryRoutes } from "./routes/query.routes";
 import { retractionRoutes } from "./routes/retractions.routes";
 import { usageRoutes } from "./routes/usage.routes";
+import { adminErasureRoutes, erasureRoutes } from "./routes/erasures.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
 import { turnBatchRoutes } from "./routes/turn-batches.routes";
 import { stateRoutes } from "./routes/state.routes";
@@ -30,7 +31,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
   const groups: RouteGroup[] = [];
   groups.push(
     { prefix: "", auth: "none", routes: [...healthRoutes(deps), ...openApiRoutes(() => groups), ...docsRoutes()] },
-    { prefix: "/api/v1/contexts", auth: "admin", routes: [...contextRoutes(deps), ...keyRoutes(deps)] },
+    { prefix: "/api/v1/contexts", auth: "admin", routes: [...contextRoutes(deps), ...keyRoutes(deps), ...adminErasureRoutes(deps)] },
     // Before /api/v1/:contextId, which would otherwise take "admin" for a context id.
     { prefix: "/api/v1/admin", auth: "admin", routes: [...workItemRoutes(deps, "admin"), ...usageRoutes(deps, "admin")] },
     {
@@ -50,6 +51,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...retractionRoutes(deps),
         ...usageRoutes(deps),
         ...webhookRoutes(deps),
+        ...erasureRoutes(deps),
       ],
     },
   );

@@ -251,6 +251,34 @@ class RecallClient:
     def retract_fact_write(self, fact_write_id: str, reason: str, *, idempotency_key: Optional[str] = None) -> Json:
         return self._ctx("POST", f"/fact-writes/{_id(fact_write_id)}/retract", body={"reason": reason}, idempotency_key=idempotency_key)
 
+    # Erasure: the inputs' text deleted for good from every table, answered with a receipt (docs/erasure.md)
+
+    def erase(
+        self,
+        *,
+        turn_ids: Optional[Sequence[str]] = None,
+        document_ids: Optional[Sequence[str]] = None,
+        session_ids: Optional[Sequence[str]] = None,
+        fact_write_ids: Optional[Sequence[str]] = None,
+        scope: Optional[Scope] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Json:
+        body: Dict[str, Any] = {}
+        for name, value in (
+            ("turn_ids", turn_ids),
+            ("document_ids", document_ids),
+            ("session_ids", session_ids),
+            ("fact_write_ids", fact_write_ids),
+        ):
+            if value is not None:
+                body[name] = list(value)
+        if scope is not None:
+            body["scope"] = dict(scope) if isinstance(scope, Mapping) else list(scope)
+        return self._ctx("POST", "/erasures", body=body, idempotency_key=idempotency_key)
+
+    def erasure(self, erasure_id: str) -> Json:
+        return self._ctx("GET", f"/erasures/{_id(erasure_id)}")
+
     # Work items
 
     def work_items(

@@ -61,6 +61,21 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual((retraction["source_type"], retraction["retracted"]["attributes"]), ("turn", 1))
         self.assertEqual(self.recall.profile(scope=ALICE)["entities"], [])
 
+    def test_erasure_and_its_receipt(self) -> None:
+        session_id = self.recall.create_session()
+        turn = self.recall.add_turn(session_id, role="user", content="I'm Yusuf, CTO at Cyberdyne.", scope=["org=cyberdyne"])
+        receipt = self.recall.erase(turn_ids=[turn["turn_id"]])
+        self.assertEqual(receipt["erased"]["turn_ids"], [turn["turn_id"]])
+        self.assertEqual(receipt["counts"]["turns"], 1)
+        self.assertRegex(receipt["hash"], "^[0-9a-f]{64}$")
+        self.assertEqual(self.recall.erasure(receipt["erasure_id"]), receipt)
+        self.assertEqual(self.recall.profile(scope={"org": "cyberdyne"})["entities"], [])
+        again = self.recall.erase(turn_ids=[turn["turn_id"]])
+        self.assertEqual(again["already_erased"]["turn_ids"], [turn["turn_id"]])
+        with self.assertRaises(RecallError) as refused:
+            self.recall.erase()
+        self.assertEqual(refused.exception.status, 400)
+
     def test_a_turn_without_waiting_and_a_batch(self) -> None:
         session_id = self.recall.create_session()
         accepted = self.recall.add_turn(session_id, role="user", content="I'm Bob, VP at Initech.", scope=["org=initech"], wait=False)

@@ -140,6 +140,16 @@ export class RecallClient {
       ),
   };
 
+  /** Erasure: the inputs' text deleted for good from every table, answered with a receipt (docs/erasure.md). */
+  readonly erasures = {
+    create: (body: T.ErasureInput, o?: CallOptions): Promise<T.Erasure> =>
+      this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/erasures", { ...init, params: { path: this.ctx() }, body })),
+    get: (erasureId: string, o?: CallOptions): Promise<T.Erasure> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/erasures/{erasureId}", { ...init, params: { path: { ...this.ctx(), erasureId } } }),
+      ),
+  };
+
   readonly workItems = {
     list: (query: T.WorkItemQuery = {}, o?: CallOptions): Promise<T.WorkItemPage> =>
       this.call(o, (init) => this.raw.GET("/api/v1/{contextId}/work-items", { ...init, params: { path: this.ctx(), query } })),
@@ -202,6 +212,21 @@ export class RecallClient {
       /** A new context and its first API key (shown once). */
       create: (body: T.ContextInput, o?: CallOptions): Promise<T.ContextCreated> =>
         this.call(o, (init) => this.raw.POST("/api/v1/contexts", { ...init, headers: this.adminHeaders(), body })),
+    },
+    erasures: {
+      /** The whole context erased: every input, all memory, its keys and the context itself. */
+      eraseContext: (contextId: string, o?: CallOptions): Promise<T.Erasure> =>
+        this.call(o, (init) =>
+          this.raw.POST("/api/v1/contexts/{contextId}/erasure", { ...init, headers: this.adminHeaders(), params: { path: { contextId } } }),
+        ),
+      get: (contextId: string, erasureId: string, o?: CallOptions): Promise<T.Erasure> =>
+        this.call(o, (init) =>
+          this.raw.GET("/api/v1/contexts/{contextId}/erasures/{erasureId}", {
+            ...init,
+            headers: this.adminHeaders(),
+            params: { path: { contextId, erasureId } },
+          }),
+        ),
     },
     keys: {
       list: (contextId: string, page: T.Page = {}, o?: CallOptions): Promise<T.KeyPage> =>

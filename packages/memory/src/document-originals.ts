@@ -3,7 +3,7 @@
 // there, so large PDFs stay out of the database. Content-addressed, so the same bytes are
 // written once and a file written before a transaction that then fails is harmless.
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 export interface StoredOriginal {
@@ -42,5 +42,16 @@ async function exists(file: string): Promise<boolean> {
   return stat(file).then(
     () => true,
     () => false,
+  );
+}
+
+/** Deletes a blob file (an erased document's original); a file already gone is fine. */
+export async function removeOriginal(blobDir: string, blobPath: string): Promise<boolean> {
+  return unlink(join(blobDir, blobPath)).then(
+    () => true,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return false;
+      throw err;
+    },
   );
 }

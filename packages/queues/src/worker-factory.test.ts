@@ -209,6 +209,31 @@ test("a job whose work item is not in this database is left for its owner (delay
   expect(job.failedReason ?? null).toBeNull();
 });
 
+test("a job whose item an erasure deleted (its subject's tombstone, or its context's erasure) completes at once, running nothing", async () => {
+  let ran = 0;
+  startWorker("extract_assertions", async () => ({ status: "succeeded", tokensUsed: ran++ }));
+  const erasedInput = await newItem("extract_assertions");
+  const erasedContext = await newItem("extract_assertions");
+  await db.workItem.deleteMany({ where: { id: { in: [erasedInput.id, erasedContext.id] } } });
+  const erasureId = randomUUID();
+  await db.erasedInput.create({ data: { inputId: erasedInput.subjectId, contextId: erasedInput.contextId, kind: "turn", erasureId } });
+  const receipt = { request: {}, erased: {}, counts: {}, hash: "0".repeat(64) };
+  await db.erasure.create({ data: { ...receipt, contextId: erasedContext.contextId, kind: "context" } });
+  for (const item of [erasedInput, erasedContext]) await enqueueWorkItem(queues, item);
+  for (const item of [erasedInput, erasedContext]) {
+    const state = await waitFor(
+      async () => {
+        const job = await queues.extract_assertions.getJob(jobIdFor(item.id));
+        const now = job && (await job.getState());
+        return now === "completed" || now === "delayed" || now === "failed" ? now : undefined;
+      },
+      { what: "the job to end" },
+    );
+    expect(state).toBe("completed");
+  }
+  expect(ran).toBe(0);
+});
+
 test("an item that fails for good tells its stage (onDead), which a window's stage uses to let its turns run alone", async () => {
   const dead: string[] = [];
   startWorker("validate_artifacts", {

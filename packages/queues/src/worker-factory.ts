@@ -28,6 +28,7 @@ import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
 import {
   claimWorkItem,
+  subjectErased,
   failWorkItem,
   finishWorkItem,
   handBackWorkItem,
@@ -176,7 +177,11 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
   const handler = handlerOf(options.process);
   const load = handler.load && ((tx: Tx, claimed: ClaimedWork) => handler.load!(tx, claimed));
   const claim = await claimWorkItem(db, { workItemId: payload.workItemId, traceId: currentTraceId() ?? null }, load);
-  if (!claim) throw await leaveForOwner(options, delivery, payload);
+  if (!claim) {
+    // Its subject was erased (docs/erasure.md) and its item with it: nothing is left to run.
+    if (await subjectErased(db, payload)) return { status: "skipped" };
+    throw await leaveForOwner(options, delivery, payload);
+  }
   // Done already (a repeated delivery), handed to a window that finishes it (a turn's extraction whose worker
   // died after the hand-over), or stopped by an operator: nothing to run.
   if (!claim.claimed) return { status: "skipped" };

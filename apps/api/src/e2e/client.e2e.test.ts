@@ -108,6 +108,20 @@ test("direct writes, and delete by source for a write and a turn", async () => {
   expect((await recall.profile({ org: "initech" })).entities).toEqual([]);
 });
 
+test("erasure: a turn erased with a receipt read back, and a whole context erased by the admin", async () => {
+  const { session_id } = await recall.sessions.create();
+  const turn = await recall.turns.post(session_id, { role: "user", content: "I'm Omar, CTO at Massive Dynamic.", scope: ["org=md"] });
+  const receipt = await recall.erasures.create({ turn_ids: [turn.turn_id] });
+  expect(receipt).toMatchObject({ kind: "inputs", erased: { turn_ids: [turn.turn_id] }, counts: { turns: 1 } });
+  expect(await recall.erasures.get(receipt.erasure_id)).toEqual(receipt);
+  expect((await recall.profile({ org: "md" })).entities).toEqual([]);
+
+  const leaving = await admin.admin.contexts.create({ name: "leaving" });
+  const erased = await admin.admin.erasures.eraseContext(leaving.context_id);
+  expect(erased).toMatchObject({ kind: "context", counts: { contexts: 1, api_keys: 1 } });
+  expect(await admin.admin.erasures.get(leaving.context_id, erased.erasure_id)).toEqual(erased);
+});
+
 test("a document: posted, waited on until committed, then retracted", async () => {
   llm.script({
     json: {

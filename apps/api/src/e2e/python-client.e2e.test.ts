@@ -46,4 +46,5 @@ test("python3 -I -m unittest discover passes against the running service, none s
   expect(run.stderr).not.toMatch(/skipped/);
   expect(run.stderr).toMatch(/test_session_turn_profile_query_provenance_history_and_retraction .* ok/);
   expect(run.stderr).toMatch(/test_webhooks_signed_turn_event_deliveries_redelivery_rotation .* ok/);
+  expect(run.stderr).toMatch(/test_erasure_and_its_receipt .* ok/);
 }, 180_000);

@@ -7,6 +7,8 @@ export const TAGS = {
   memory:
     "Reading memory: the profile before a system prompt, the state at an instant, search, instructions, provenance and history; direct fact writes.",
   facts: "Delete by source: retract everything learned from one turn, document or direct write, with an audit record.",
+  erasure:
+    "Erasure: the text of turns, documents, direct writes, sessions or a scope's inputs deleted for good from every table, with a receipt.",
   operations:
     "Work items, one per pipeline stage run: list failures, read every attempt, retry or cancel. Per context (its API key) or across contexts under /api/v1/admin (the admin key).",
   webhooks:

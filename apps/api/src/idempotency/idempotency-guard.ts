@@ -10,7 +10,7 @@ import type { Logger } from "@recall/telemetry";
 import { AppError } from "../http/errors";
 import type { Reply } from "../http/route-definition";
 import { keyDigest, seal, unseal, type Sealed } from "./idempotency-seal";
-import { claimKey, completeKey, pruneExpiredKeys, readKey, releaseKey } from "./idempotency-store";
+import { claimKey, completeKey, inputIdsOf, pruneExpiredKeys, readKey, releaseKey } from "./idempotency-store";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
@@ -85,7 +85,7 @@ export class IdempotencyGuard {
       throw err;
     }
     // The write is done: a failure to keep its answer is logged, never turned into an error answer.
-    await completeKey(this.db, token, reply.status, seal(scope, key, reply.body)).catch((e: Error) =>
+    await completeKey(this.db, token, reply.status, seal(scope, key, reply.body), inputIdsOf(reply.body)).catch((e: Error) =>
       this.logger.error({ err: e.message }, "idempotency answer not kept"),
     );
     this.pruneNow();

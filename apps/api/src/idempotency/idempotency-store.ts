@@ -53,11 +53,27 @@ export async function readKey(db: Db, scope: string, digest: string): Promise<Ke
 }
 
 /** Records the answer under the claim; a claim taken over meanwhile (token changed) records nothing. */
-export async function completeKey(db: Db, token: string, status: number, body: Sealed): Promise<void> {
+export async function completeKey(db: Db, token: string, status: number, body: Sealed, inputIds: string[] = []): Promise<void> {
   await db.idempotencyKey.updateMany({
     where: { id: token },
-    data: { responseStatus: status, responseBody: body as object, lockedUntil: new Date() },
+    data: { responseStatus: status, responseBody: body as object, lockedUntil: new Date(), inputIds },
   });
+}
+
+const INPUT_KEYS = new Set(["turn_id", "session_id", "document_id", "fact_write_id"]);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The input ids an answer names (`turn_id`, `session_id`, `document_id`, `fact_write_id`, at any depth up to 3, as
+ * in a batch's list of turns): kept beside the sealed answer so an erasure of one of them finds it (docs/erasure.md).
+ */
+export function inputIdsOf(body: unknown, depth = 0, found = new Set<string>()): string[] {
+  if (depth > 3 || body === null || typeof body !== "object" || found.size >= 1_000) return [...found];
+  for (const [key, value] of Object.entries(body)) {
+    if (INPUT_KEYS.has(key) && typeof value === "string" && UUID.test(value)) found.add(value);
+    else if (typeof value === "object") inputIdsOf(value, depth + 1, found);
+  }
+  return [...found];
 }
 
 /** Gives the key back after a failure that stored nothing, so a retry runs the request again. */

@@ -19,6 +19,7 @@ const ids = {
   workItem: "c2d3e4f5-a6b7-4c8d-9e0f-1a2b3c4d5e6f",
   document: "d3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a",
   retraction: "e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b",
+  erasure: "f6a7b8c9-d0e1-4f2a-9b3c-5d6e7f8a9b0c",
 };
 const trace = "4bf92f3577b34da6a3ce929d0e0e4736";
 const at = "2026-03-02T09:15:27.412Z";
@@ -164,6 +165,28 @@ export const EXAMPLES = {
       source_id: ids.turn,
       retracted: { assertions: 3, attributes: 1, relations: 1, instructions: 1, uncertainties: 0, entities: 0 },
       reopened: { facts: 0, instructions: 0, uncertainties: 0 },
+    },
+  },
+  erase: {
+    request: { turn_ids: [ids.turn] },
+    response: {
+      erasure_id: ids.erasure,
+      kind: "inputs",
+      complete: true,
+      erased: { turn_ids: [ids.turn], document_ids: [], fact_write_ids: [], session_ids: [] },
+      already_erased: { turn_ids: [], document_ids: [], fact_write_ids: [], session_ids: [] },
+      counts: {
+        turns: 1,
+        assertions: 3,
+        attributes: 1,
+        relations: 1,
+        instructions: 1,
+        knowledge_candidates: 5,
+        entities: 0,
+        work_items: 4,
+      },
+      hash: "9f2c4e1a7b3d5f6e8a0c2b4d6f8e0a1c3b5d7f9e1a2c4b6d8f0e2a4c6b8d0f1e",
+      erased_at: at,
     },
   },
 };

@@ -132,7 +132,8 @@ async function writeTurn(tx: Tx, queue: QueueName, windowId: string, outcome: Ou
   } catch (err) {
     await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT window_turn");
     const { errorClass, message } = classifyError(err);
-    left.push(await leaveWindow(tx, outcome.turn.claim, { errorClass, message: `window: ${message}` }));
+    const item = await leaveWindow(tx, outcome.turn.claim, { errorClass, message: `window: ${message}` });
+    if (item) left.push(item);
   }
 }
 

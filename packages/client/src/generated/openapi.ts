@@ -102,6 +102,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/erasures": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Erase inputs for good (turns, documents, direct writes, sessions, a scope's inputs), with a receipt
+     * @description Deletes the inputs' text from every table that holds it (turns, documents and their nodes and stored originals, candidates, assertions and quotes, search statistics, embeddings, work items, stored idempotent answers), and everything learned only from them; facts other inputs also support stay, with those inputs' provenance. One transaction; its receipt is kept (never the text) and readable by GET. 404 naming the field when an id is not this context's (nothing is erased); ids erased before are reported under already_erased. At most 100 ids a list and 500 inputs an erasure.
+     */
+    post: operations["post_erasures"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/erasures/{erasureId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read an erasure's receipt
+     * @description The receipt POST /erasures answered, as recorded. 404 when it is not this context's.
+     */
+    get: operations["get_erasures_by_id"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/fact-writes/{factWriteId}/retract": {
     parameters: {
       query?: never;
@@ -728,6 +768,46 @@ export interface paths {
      * @description A context is a tenant: its memory, sessions, documents and keys are invisible to every other context. The answer holds the context's first API key, shown this once (only a hash is kept). `config` sets the context's rules, such as `require_scope: true` (every write must carry a scope).
      */
     post: operations["post_contexts"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/contexts/{contextId}/erasure": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Erase a whole context (every input, all memory, its API keys), with a receipt
+     * @description Deletes every row of the context in every table, its stored document originals, its API keys and the context itself, in one transaction. The receipt is kept and readable under /api/v1/contexts/{contextId}/erasures/{erasureId}. 404 when the context does not exist.
+     */
+    post: operations["post_contexts_erasure"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/contexts/{contextId}/erasures/{erasureId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read any erasure's receipt of a context, including the context's own erasure
+     * @description 404 when there is no such receipt for the context.
+     */
+    get: operations["get_contexts_erasures_by_id"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1622,6 +1702,322 @@ export interface operations {
                   valid_to: string | null;
                 }
             )[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_erasures: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "turn_ids": [
+         *         "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50"
+         *       ]
+         *     }
+         */
+        "application/json": {
+          /** @description document ids of this context (at most 100) */
+          document_ids?: string[];
+          /** @description direct write ids of this context (at most 100) */
+          fact_write_ids?: string[];
+          /**
+           * @description every input written under this scope (its scope contains every pair), e.g. {"user": "alice"}: a data subject's inputs
+           * @default []
+           */
+          scope?:
+            | string[]
+            | {
+                [key: string]: string;
+              };
+          /** @description session ids of this context (at most 100) */
+          session_ids?: string[];
+          /** @description turn ids of this context (at most 100) */
+          turn_ids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The receipt */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "erasure_id": "f6a7b8c9-d0e1-4f2a-9b3c-5d6e7f8a9b0c",
+           *       "kind": "inputs",
+           *       "complete": true,
+           *       "erased": {
+           *         "turn_ids": [
+           *           "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50"
+           *         ],
+           *         "document_ids": [],
+           *         "fact_write_ids": [],
+           *         "session_ids": []
+           *       },
+           *       "already_erased": {
+           *         "turn_ids": [],
+           *         "document_ids": [],
+           *         "fact_write_ids": [],
+           *         "session_ids": []
+           *       },
+           *       "counts": {
+           *         "turns": 1,
+           *         "assertions": 3,
+           *         "attributes": 1,
+           *         "relations": 1,
+           *         "instructions": 1,
+           *         "knowledge_candidates": 5,
+           *         "entities": 0,
+           *         "work_items": 4
+           *       },
+           *       "hash": "9f2c4e1a7b3d5f6e8a0c2b4d6f8e0a1c3b5d7f9e1a2c4b6d8f0e2a4c6b8d0f1e",
+           *       "erased_at": "2026-03-02T09:15:27.412Z"
+           *     }
+           */
+          "application/json": {
+            /** @description asked-for ids an earlier erasure of this context had erased */
+            already_erased: {
+              document_ids: string[];
+              fact_write_ids: string[];
+              session_ids: string[];
+              turn_ids: string[];
+            };
+            /** @description false when sessions or scope named more than 500 inputs: send the same request again for the rest */
+            complete: boolean;
+            /** @description rows deleted per table */
+            counts: {
+              [key: string]: number;
+            };
+            /** @description the inputs erased (sessions: those asked for, or left without turns) */
+            erased: {
+              document_ids: string[];
+              fact_write_ids: string[];
+              session_ids: string[];
+              turn_ids: string[];
+            };
+            erased_at: string;
+            /** Format: uuid */
+            erasure_id: string;
+            /** @description sha256 (hex) over the sorted lines `kind id content-sha256` of the erased inputs, computed before deletion */
+            hash: string;
+            /** @enum {string} */
+            kind: "inputs" | "context";
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_erasures_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        erasureId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The receipt */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "erasure_id": "f6a7b8c9-d0e1-4f2a-9b3c-5d6e7f8a9b0c",
+           *       "kind": "inputs",
+           *       "complete": true,
+           *       "erased": {
+           *         "turn_ids": [
+           *           "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50"
+           *         ],
+           *         "document_ids": [],
+           *         "fact_write_ids": [],
+           *         "session_ids": []
+           *       },
+           *       "already_erased": {
+           *         "turn_ids": [],
+           *         "document_ids": [],
+           *         "fact_write_ids": [],
+           *         "session_ids": []
+           *       },
+           *       "counts": {
+           *         "turns": 1,
+           *         "assertions": 3,
+           *         "attributes": 1,
+           *         "relations": 1,
+           *         "instructions": 1,
+           *         "knowledge_candidates": 5,
+           *         "entities": 0,
+           *         "work_items": 4
+           *       },
+           *       "hash": "9f2c4e1a7b3d5f6e8a0c2b4d6f8e0a1c3b5d7f9e1a2c4b6d8f0e2a4c6b8d0f1e",
+           *       "erased_at": "2026-03-02T09:15:27.412Z"
+           *     }
+           */
+          "application/json": {
+            /** @description asked-for ids an earlier erasure of this context had erased */
+            already_erased: {
+              document_ids: string[];
+              fact_write_ids: string[];
+              session_ids: string[];
+              turn_ids: string[];
+            };
+            /** @description false when sessions or scope named more than 500 inputs: send the same request again for the rest */
+            complete: boolean;
+            /** @description rows deleted per table */
+            counts: {
+              [key: string]: number;
+            };
+            /** @description the inputs erased (sessions: those asked for, or left without turns) */
+            erased: {
+              document_ids: string[];
+              fact_write_ids: string[];
+              session_ids: string[];
+              turn_ids: string[];
+            };
+            erased_at: string;
+            /** Format: uuid */
+            erasure_id: string;
+            /** @description sha256 (hex) over the sorted lines `kind id content-sha256` of the erased inputs, computed before deletion */
+            hash: string;
+            /** @enum {string} */
+            kind: "inputs" | "context";
           };
         };
       };
@@ -6389,6 +6785,218 @@ export interface operations {
       };
       /** @description The Idempotency-Key was already used for a different request. */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_contexts_erasure: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The receipt */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description asked-for ids an earlier erasure of this context had erased */
+            already_erased: {
+              document_ids: string[];
+              fact_write_ids: string[];
+              session_ids: string[];
+              turn_ids: string[];
+            };
+            /** @description false when sessions or scope named more than 500 inputs: send the same request again for the rest */
+            complete: boolean;
+            /** @description rows deleted per table */
+            counts: {
+              [key: string]: number;
+            };
+            /** @description the inputs erased (sessions: those asked for, or left without turns) */
+            erased: {
+              document_ids: string[];
+              fact_write_ids: string[];
+              session_ids: string[];
+              turn_ids: string[];
+            };
+            erased_at: string;
+            /** Format: uuid */
+            erasure_id: string;
+            /** @description sha256 (hex) over the sorted lines `kind id content-sha256` of the erased inputs, computed before deletion */
+            hash: string;
+            /** @enum {string} */
+            kind: "inputs" | "context";
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_contexts_erasures_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        erasureId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The receipt */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description asked-for ids an earlier erasure of this context had erased */
+            already_erased: {
+              document_ids: string[];
+              fact_write_ids: string[];
+              session_ids: string[];
+              turn_ids: string[];
+            };
+            /** @description false when sessions or scope named more than 500 inputs: send the same request again for the rest */
+            complete: boolean;
+            /** @description rows deleted per table */
+            counts: {
+              [key: string]: number;
+            };
+            /** @description the inputs erased (sessions: those asked for, or left without turns) */
+            erased: {
+              document_ids: string[];
+              fact_write_ids: string[];
+              session_ids: string[];
+              turn_ids: string[];
+            };
+            erased_at: string;
+            /** Format: uuid */
+            erasure_id: string;
+            /** @description sha256 (hex) over the sorted lines `kind id content-sha256` of the erased inputs, computed before deletion */
+            hash: string;
+            /** @enum {string} */
+            kind: "inputs" | "context";
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -5,7 +5,8 @@
 // past the provider's per-request limits is split. Running it again is harmless: rows
 // are upserted by (owner_kind, owner_id, model), so a retry replaces, never duplicates.
 import { StageFailure } from "@recall/contracts";
-import { Prisma, type DbOrTx } from "@recall/db";
+import { Prisma, transaction, type Db, type DbOrTx } from "@recall/db";
+import { holdSourceShared } from "../retraction/source-lock";
 import { OWNER_OF, type Embedder } from "./embedder";
 import { TEXT_SOURCES } from "../read/search-sql";
 import type { SearchKind } from "../read/search-types";
@@ -29,7 +30,7 @@ const MAX_INPUTS_PER_CALL = 2_048;
 const MAX_CHARS_PER_CALL = 800_000;
 
 export async function embedCommitted(
-  db: DbOrTx,
+  db: Db,
   embedder: Embedder,
   subject: { contextId: string; refs: CommittedRefs },
   signal?: AbortSignal,
@@ -50,8 +51,29 @@ export async function embedCommitted(
       throw new StageFailure(err, tokensUsed);
     }
   }
-  if (targets.length > 0) await storeEmbeddings(db, subject.contextId, embedder.modelRef, targets, vectors);
+  if (targets.length > 0) await storeUnlessErased(db, subject, embedder.modelRef, targets, vectors);
   return { embedded: targets.length, tokensUsed };
+}
+
+/**
+ * Stored under the subject's source lock, shared, and only while it has not been erased: an erasure (which holds
+ * that lock exclusively) that ran while the texts were being embedded leaves no vector of them behind.
+ */
+async function storeUnlessErased(
+  db: Db,
+  subject: { contextId: string; refs: CommittedRefs },
+  model: string,
+  targets: Target[],
+  vectors: number[][],
+): Promise<void> {
+  const subjectId = subject.refs.subjectId;
+  await transaction(db, async (tx) => {
+    if (subjectId) {
+      await holdSourceShared(tx, subjectId);
+      if ((await tx.erasedInput.count({ where: { inputId: subjectId } })) > 0) return;
+    }
+    await storeEmbeddings(tx, subject.contextId, model, targets, vectors);
+  });
 }
 
 /** What to embed, in a stable order: the subject's text first, then its facts and instructions. */

@@ -61,19 +61,33 @@ export async function retractSource(db: Db, input: RetractSourceInput): Promise<
     db,
     async (tx) => {
       await holdSourceExclusive(tx, input.sourceId);
-      const now = new Date();
       const report = emptyReport();
       report.pending = await extractionUncommitted(tx, input);
-      const facts = await retractFacts(tx, input, now, report);
-      await retractInstructions(tx, input, now, report);
-      await retractUncertainties(tx, input, facts, now, report);
-      await reopenSuperseded(tx, input, facts, report);
-      report.entityIds = await retractEntities(tx, { contextId: input.contextId, [COLUMN[input.sourceType]]: input.sourceId }, now);
+      await undoSource(tx, input, new Date(), report);
       report.retractionId = await recordRetraction(tx, input, report);
       return report;
     },
     { timeoutMs: 60_000 },
   );
+}
+
+/**
+ * What a retraction undoes, in the caller's transaction and under its source lock, with no audit row: erasure
+ * (../erasure) runs it first, so what the erased source had changed is undone exactly as a retraction would, and
+ * then deletes the rows.
+ */
+export async function undoSourceInTransaction(tx: Tx, input: RetractSourceInput, now: Date): Promise<RetractionReport> {
+  const report = emptyReport();
+  await undoSource(tx, input, now, report);
+  return report;
+}
+
+async function undoSource(tx: Tx, input: RetractSourceInput, now: Date, report: RetractionReport): Promise<void> {
+  const facts = await retractFacts(tx, input, now, report);
+  await retractInstructions(tx, input, now, report);
+  await retractUncertainties(tx, input, facts, now, report);
+  await reopenSuperseded(tx, input, facts, report);
+  report.entityIds = await retractEntities(tx, { contextId: input.contextId, [COLUMN[input.sourceType]]: input.sourceId }, now);
 }
 
 function emptyReport(): RetractionReport {

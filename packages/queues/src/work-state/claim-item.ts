@@ -171,3 +171,12 @@ const documentJson = Prisma.raw(`CASE WHEN d.id IS NULL THEN NULL ELSE json_buil
 
 const factWriteJson = Prisma.raw(`CASE WHEN f.id IS NULL THEN NULL ELSE json_build_object('id', f.id, 'contextId', f.context_id,
   'text', f.text, 'scope', f.scope, 'traceId', f.trace_id, 'createdAt', f.created_at) END`);
+
+/**
+ * Whether an erasure deleted the subject (its tombstone), or its whole context (the context erasure's receipt),
+ * and the work items with it: a job still queued for one has nothing to claim.
+ */
+export async function subjectErased(db: DbOrTx, job: { subjectId: string; contextId: string }): Promise<boolean> {
+  if ((await db.erasedInput.count({ where: { inputId: job.subjectId } })) > 0) return true;
+  return (await db.erasure.count({ where: { contextId: job.contextId, kind: "context" } })) > 0;
+}

@@ -60,7 +60,7 @@ export async function leaveWindow(
   tx: DbOrTx,
   claim: Pick<WindowTurnClaim, "item" | "attemptId">,
   error: { errorClass: ErrorClass; message: string },
-): Promise<WorkItem> {
+): Promise<WorkItem | undefined> {
   const { errorClass, message } = error;
   const [row] = await tx.$queryRaw<WorkItem[]>`
     WITH closed AS (
@@ -71,7 +71,8 @@ export async function leaveWindow(
       error_message = ${message}, max_attempts = w.attempts + w.max_attempts
     WHERE id = ${claim.item.id}::uuid
     RETURNING ${itemColumns("w")}`;
-  return row!;
+  // Undefined when an erasure deleted the turn and its items while the window ran (docs/erasure.md).
+  return row;
 }
 
 /**

@@ -1,0 +1,249 @@
+// The deletes of one erasure, in its transaction, after what the erased inputs had changed was undone
+// (retraction's undo: superseded values reopened, revoked instructions active again, conflicts shrunk).
+// Every row that holds the inputs' text, or was derived from it, is deleted: facts and their assertions
+// (quotes), instructions, uncertainties, candidates, mentions, entities left with nothing, embeddings, the
+// pipeline's rows (work items and attempts, plans, outbox, windows' references), idempotency records whose
+// stored answer names an input, the inputs themselves (document nodes first, so the search statistics
+// triggers subtract them), and search term statistics no row counts any more.
+import { Prisma, type Tx } from "@recall/db";
+import type { InputIds } from "./erasure-inputs";
+
+export type ErasureCounts = Record<string, number>;
+
+interface Erased {
+  ids: InputIds;
+  all: string[];
+  contextId: string;
+  counts: ErasureCounts;
+  /** Entities that lost a mention or a fact: removed when nothing is left to them. */
+  touchedEntities: Set<string>;
+}
+
+type IdRow = { id: string };
+
+export interface DeleteOutcome {
+  counts: ErasureCounts;
+  /** Erased sessions (asked for, or left without turns). */
+  sessionIds: string[];
+  /** Their receipt lines (`session <id> <sha256 of metadata>`), from the deleted rows. */
+  sessionLines: string[];
+  /** Blob files the erased documents pointed to (deleted after commit when nothing else does). */
+  blobPaths: string[];
+  /** Extraction windows left without turns, deleted with their work items (tombstoned, so their queued jobs end). */
+  windowIds: string[];
+}
+
+export async function deleteErased(tx: Tx, contextId: string, ids: InputIds): Promise<DeleteOutcome> {
+  const run: Erased = { ids, all: [...ids.turn, ...ids.document, ...ids.fact_write], contextId, counts: {}, touchedEntities: new Set() };
+  await deleteFacts(tx, run);
+  await deleteStaged(tx, run);
+  await deleteEntities(tx, run);
+  const windowIds = await deletePipeline(tx, run);
+  const blobPaths = await deleteDocuments(tx, run);
+  const sessions = await deleteTurns(tx, run);
+  const sessionIds = sessions.map((s) => s.id);
+  await deleteIdempotency(tx, run, [...run.all, ...run.ids.session, ...sessionIds]);
+  await count(run, "fact_writes", tx.$executeRaw`DELETE FROM fact_writes WHERE id = ANY(${ids.fact_write}::uuid[])`);
+  await count(run, "search_term_stats", tx.$executeRaw`DELETE FROM search_term_stats WHERE context_id = ${contextId}::uuid AND docs <= 0`);
+  return { counts: run.counts, sessionIds, sessionLines: sessions.map((s) => s.line), blobPaths, windowIds };
+}
+
+async function count(run: Erased, kind: string, deleted: Promise<number>): Promise<void> {
+  const n = await deleted;
+  run.counts[kind] = (run.counts[kind] ?? 0) + n;
+}
+
+async function ids(run: Erased, kind: string, rows: Promise<IdRow[]>): Promise<string[]> {
+  const list = (await rows).map((r) => r.id);
+  run.counts[kind] = (run.counts[kind] ?? 0) + list.length;
+  return list;
+}
+
+function fromSource(run: Erased): Prisma.Sql {
+  const { turn, document, fact_write } = run.ids;
+  return Prisma.sql`context_id = ${run.contextId}::uuid AND (turn_id = ANY(${turn}::uuid[]) OR document_id = ANY(${document}::uuid[])
+    OR fact_write_id = ANY(${fact_write}::uuid[]))`;
+}
+
+async function deleteFacts(tx: Tx, run: Erased): Promise<void> {
+  const assertions = await tx.$queryRaw<{ id: string; subject: string; object: string | null }[]>`
+    SELECT id::text, subject_entity_id::text AS subject, object_entity_id::text AS object FROM assertions WHERE ${fromSource(run)}`;
+  for (const a of assertions) [a.subject, a.object].forEach((e) => e && run.touchedEntities.add(e));
+  const assertionIds = assertions.map((a) => a.id);
+  const facts = [
+    ...(await ids(
+      run,
+      "attributes",
+      tx.$queryRaw`DELETE FROM attributes WHERE assertion_id = ANY(${assertionIds}::uuid[]) RETURNING id::text`,
+    )),
+    ...(await ids(
+      run,
+      "relations",
+      tx.$queryRaw`DELETE FROM relations WHERE assertion_id = ANY(${assertionIds}::uuid[]) RETURNING id::text`,
+    )),
+  ];
+  await count(
+    run,
+    "supersessions",
+    tx.$executeRaw`DELETE FROM supersessions WHERE older_id = ANY(${facts}::uuid[]) OR newer_id = ANY(${facts}::uuid[])`,
+  );
+  await tx.$executeRaw`UPDATE attributes SET superseded_by = NULL WHERE superseded_by = ANY(${facts}::uuid[])`;
+  await tx.$executeRaw`UPDATE relations SET superseded_by = NULL WHERE superseded_by = ANY(${facts}::uuid[])`;
+  await count(
+    run,
+    "uncertainties",
+    tx.$executeRaw`DELETE FROM uncertainties WHERE ${fromSource(run)} OR (context_id = ${run.contextId}::uuid AND fact_ids && ${facts}::uuid[])`,
+  );
+  await tx.$executeRaw`UPDATE uncertainties SET resolved_by = NULL, resolved = false, resolved_at = NULL WHERE resolved_by = ANY(${assertionIds}::uuid[])`;
+  await count(run, "assertions", tx.$executeRaw`DELETE FROM assertions WHERE id = ANY(${assertionIds}::uuid[])`);
+  const instructions = await ids(run, "instructions", tx.$queryRaw`DELETE FROM instructions WHERE ${fromSource(run)} RETURNING id::text`);
+  await tx.$executeRaw`UPDATE instructions SET revoked_by = NULL WHERE revoked_by = ANY(${run.ids.turn}::uuid[])`;
+  await deleteEmbeddings(tx, run, facts, instructions);
+}
+
+async function deleteEmbeddings(tx: Tx, run: Erased, facts: string[], instructions: string[]): Promise<void> {
+  await count(
+    run,
+    "embeddings",
+    tx.$executeRaw`DELETE FROM embeddings WHERE context_id = ${run.contextId}::uuid AND (
+      (owner_kind = 'fact' AND owner_id = ANY(${facts}::uuid[]))
+      OR (owner_kind = 'instruction' AND owner_id = ANY(${instructions}::uuid[]))
+      OR (owner_kind = 'turn' AND owner_id = ANY(${run.ids.turn}::uuid[]))
+      OR (owner_kind = 'document_node' AND owner_id IN (SELECT id FROM document_nodes WHERE document_id = ANY(${run.ids.document}::uuid[]))))`,
+  );
+}
+
+/** Candidates (the extractor's output, quotes included) and the mentions they or the inputs made. */
+async function deleteStaged(tx: Tx, run: Erased): Promise<void> {
+  const candidates = await ids(
+    run,
+    "knowledge_candidates",
+    tx.$queryRaw`DELETE FROM knowledge_candidates WHERE context_id = ${run.contextId}::uuid AND (subject_id = ANY(${run.all}::uuid[])
+      OR turn_id = ANY(${run.ids.turn}::uuid[])
+      OR document_node_id IN (SELECT id FROM document_nodes WHERE document_id = ANY(${run.ids.document}::uuid[])))
+      RETURNING id::text`,
+  );
+  const mentions = await tx.$queryRaw<{ entity: string }[]>`
+    DELETE FROM entity_mentions WHERE ${fromSource(run)} OR candidate_id = ANY(${candidates}::uuid[]) RETURNING entity_id::text AS entity`;
+  run.counts.entity_mentions = mentions.length;
+  for (const m of mentions) run.touchedEntities.add(m.entity);
+}
+
+/** An entity with no mention, fact, assertion or uncertainty left is removed. */
+async function deleteEntities(tx: Tx, run: Erased): Promise<void> {
+  const touched = [...run.touchedEntities];
+  await count(
+    run,
+    "entities",
+    tx.$executeRaw`DELETE FROM entities e WHERE e.id = ANY(${touched}::uuid[])
+      AND NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)
+      AND NOT EXISTS (SELECT 1 FROM attributes a WHERE a.entity_id = e.id)
+      AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.subject_id = e.id OR r.object_id = e.id)
+      AND NOT EXISTS (SELECT 1 FROM assertions s WHERE s.subject_entity_id = e.id OR s.object_entity_id = e.id)
+      AND NOT EXISTS (SELECT 1 FROM uncertainties u WHERE u.entity_id = e.id)`,
+  );
+}
+
+/** Work items (their attempts cascade), plans, outbox rows, retraction records, windows' references, stored answers. */
+async function deletePipeline(tx: Tx, run: Erased): Promise<string[]> {
+  const subjects = [...run.all, ...run.ids.session];
+  const [attempts] = await tx.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id WHERE w.subject_id = ANY(${subjects}::uuid[])`;
+  run.counts.work_attempts = attempts?.n ?? 0;
+  const items = await ids(
+    run,
+    "work_items",
+    tx.$queryRaw`DELETE FROM work_items WHERE subject_id = ANY(${subjects}::uuid[]) RETURNING id::text`,
+  );
+  await count(
+    run,
+    "outbox_events",
+    tx.$executeRaw`DELETE FROM outbox_events WHERE work_item_id = ANY(${items}::uuid[])
+      OR (context_id = ${run.contextId}::uuid AND payload->>'subjectId' = ANY(${subjects}::text[]))`,
+  );
+  // Webhook events that name an erased input (ids only, but the input is to leave no trace): their pending
+  // deliveries go with them (cascade). The calls its model made stay in model_calls: spend, no text.
+  await count(
+    run,
+    "webhook_events",
+    tx.$executeRaw`DELETE FROM webhook_events WHERE context_id = ${run.contextId}::uuid AND (
+      data->>'subject_id' = ANY(${subjects}::text[]) OR data->>'turn_id' = ANY(${subjects}::text[])
+      OR data->>'document_id' = ANY(${subjects}::text[]) OR data->>'fact_write_id' = ANY(${subjects}::text[])
+      OR data->>'revoked_by_turn_id' = ANY(${subjects}::text[]) OR data->>'work_item_id' = ANY(${items}::text[]))`,
+  );
+  await count(run, "extraction_plans", tx.$executeRaw`DELETE FROM extraction_plans WHERE subject_id = ANY(${subjects}::uuid[])`);
+  await count(run, "retractions", tx.$executeRaw`DELETE FROM retractions WHERE source_id = ANY(${subjects}::uuid[])`);
+  return leaveWindows(tx, run);
+}
+
+/**
+ * Kept answers of idempotent requests that name an erased input (a turn's answer carries its extraction). They are
+ * sealed with the client's Idempotency-Key, so they are found by the input ids recorded beside them. A context's
+ * rows are scoped `context:<id>` (apps/api http/route-mount.ts).
+ */
+async function deleteIdempotency(tx: Tx, run: Erased, subjects: string[]): Promise<void> {
+  await count(
+    run,
+    "idempotency_keys",
+    tx.$executeRaw`DELETE FROM idempotency_keys WHERE scope = ${`context:${run.contextId}`} AND input_ids && ${subjects}::uuid[]`,
+  );
+}
+
+/**
+ * Erased turns leave their windows; a window left empty goes with its work items. The remaining windows' items and
+ * attempts lose their error messages (a provider's error may quote what it was sent).
+ */
+async function leaveWindows(tx: Tx, run: Erased): Promise<string[]> {
+  const windows = await tx.$queryRaw<{ id: string; left: number }[]>`
+    UPDATE extraction_windows SET turn_ids = ARRAY(SELECT t FROM unnest(turn_ids) AS t WHERE t <> ALL(${run.ids.turn}::uuid[]))
+    WHERE turn_ids && ${run.ids.turn}::uuid[] RETURNING id::text, cardinality(turn_ids) AS left`;
+  const empty = windows.filter((w) => Number(w.left) === 0).map((w) => w.id);
+  const kept = windows.filter((w) => Number(w.left) > 0).map((w) => w.id);
+  await count(
+    run,
+    "work_items",
+    tx.$executeRaw`DELETE FROM work_items WHERE subject_type = 'window' AND subject_id = ANY(${empty}::uuid[])`,
+  );
+  await count(run, "extraction_windows", tx.$executeRaw`DELETE FROM extraction_windows WHERE id = ANY(${empty}::uuid[])`);
+  await tx.$executeRaw`UPDATE work_attempts SET error_message = NULL WHERE error_message IS NOT NULL
+    AND work_item_id IN (SELECT id FROM work_items WHERE subject_type = 'window' AND subject_id = ANY(${kept}::uuid[]))`;
+  await tx.$executeRaw`UPDATE work_items SET error_message = NULL WHERE subject_type = 'window' AND subject_id = ANY(${kept}::uuid[])`;
+  return empty;
+}
+
+/** Nodes first (their delete trigger subtracts them from the search statistics), then the documents; answers their blob paths. */
+async function deleteDocuments(tx: Tx, run: Erased): Promise<string[]> {
+  const docs = run.ids.document;
+  const blobs = await tx.$queryRaw<{ path: string }[]>`
+    SELECT DISTINCT blob_path AS path FROM documents WHERE id = ANY(${docs}::uuid[]) AND blob_path IS NOT NULL`;
+  await count(run, "document_nodes", tx.$executeRaw`DELETE FROM document_nodes WHERE document_id = ANY(${docs}::uuid[])`);
+  await tx.$executeRaw`UPDATE documents SET previous_version_id = NULL WHERE previous_version_id = ANY(${docs}::uuid[])`;
+  const sources = await tx.$queryRaw<
+    { id: string | null }[]
+  >`DELETE FROM documents WHERE id = ANY(${docs}::uuid[]) RETURNING source_id::text AS id`;
+  run.counts.documents = sources.length;
+  const sourceIds = [...new Set(sources.map((s) => s.id).filter((id): id is string => id !== null))];
+  await count(
+    run,
+    "sources",
+    tx.$executeRaw`DELETE FROM sources s WHERE s.id = ANY(${sourceIds}::uuid[]) AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_id = s.id)`,
+  );
+  return blobs.map((b) => b.path);
+}
+
+/** Turns, then the sessions asked for or left without turns, with their batches. Answers the sessions erased. */
+async function deleteTurns(tx: Tx, run: Erased): Promise<{ id: string; line: string }[]> {
+  const touched = await tx.$queryRaw<
+    { id: string }[]
+  >`DELETE FROM turns WHERE id = ANY(${run.ids.turn}::uuid[]) RETURNING session_id::text AS id`;
+  run.counts.turns = touched.length;
+  const candidates = [...new Set([...touched.map((t) => t.id), ...run.ids.session])];
+  const sessions = await tx.$queryRaw<{ id: string; line: string }[]>`
+    DELETE FROM sessions s WHERE s.context_id = ${run.contextId}::uuid AND s.id = ANY(${candidates}::uuid[])
+      AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id)
+    RETURNING id::text, 'session ' || id || ' ' || encode(sha256(convert_to(metadata::text, 'UTF8')), 'hex') AS line`;
+  run.counts.sessions = sessions.length;
+  const sessionIds = sessions.map((x) => x.id);
+  await count(run, "turn_batches", tx.$executeRaw`DELETE FROM turn_batches WHERE session_id = ANY(${sessionIds}::uuid[])`);
+  return sessions;
+}
