@@ -20,6 +20,7 @@ import { queryRoutes } from "./routes/query.routes";
 import { retractionRoutes } from "./routes/retractions.routes";
 import { usageRoutes } from "./routes/usage.routes";
 import { adminErasureRoutes, erasureRoutes } from "./routes/erasures.routes";
+import { portabilityRoutes } from "./routes/portability.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
 import { turnBatchRoutes } from "./routes/turn-batches.routes";
 import { stateRoutes } from "./routes/state.routes";
@@ -52,6 +53,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...usageRoutes(deps),
         ...webhookRoutes(deps),
         ...erasureRoutes(deps),
+        ...portabilityRoutes(deps),
       ],
     },
   );

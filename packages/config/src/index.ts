@@ -145,6 +145,12 @@ export const EnvSchema = z.object({
     .int()
     .min(1_024)
     .default(10 * 1024 * 1024),
+  /** Largest body POST …/import reads (an NDJSON export), in bytes; past it the import stops with 413 (docs/export-format.md). */
+  RECALL_IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .default(100 * 1024 * 1024),
   /** Where uploaded originals (HTML, PDF) are kept, one file per sha256; unset: in Postgres (documents.original). */
   RECALL_BLOB_DIR: optionalString,
   /** Threads of a worker process's CPU pool that only interactive work uses (the rules, parsing). */

@@ -9,6 +9,8 @@ export const TAGS = {
   facts: "Delete by source: retract everything learned from one turn, document or direct write, with an audit record.",
   erasure:
     "Erasure: the text of turns, documents, direct writes, sessions or a scope's inputs deleted for good from every table, with a receipt.",
+  portability:
+    "Export a context as versioned NDJSON (provenance, history and supersession kept) and import such an export into an empty context or the same one.",
   operations:
     "Work items, one per pipeline stage run: list failures, read every attempt, retry or cancel. Per context (its API key) or across contexts under /api/v1/admin (the admin key).",
   webhooks:

@@ -25,6 +25,8 @@ export interface Reply {
   status: number;
   body?: unknown;
   contentType?: string;
+  /** The handler wrote and ended the response itself (a stream): nothing is left to send. */
+  streamed?: boolean;
 }
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;

@@ -62,6 +62,7 @@ function idempotencyScope(group: RouteGroup, req: Request): string {
 }
 
 function send(res: Response, reply: Reply): void {
+  if (reply.streamed) return;
   res.status(reply.status);
   if (reply.body === undefined) return void res.end();
   if (reply.contentType) return void res.type(reply.contentType).send(reply.body);
@@ -73,7 +74,7 @@ function assertDeclared(route: RouteDefinition, reply: Reply): void {
   const where = `${route.method.toUpperCase()} ${route.path} answered ${reply.status}`;
   const spec = route.responses[reply.status];
   if (!spec) throw new Error(`${where}, a status its definition does not declare`);
-  if (!spec.schema) return;
+  if (!spec.schema || reply.streamed) return;
   const wire = typeof reply.body === "string" ? reply.body : JSON.parse(JSON.stringify(reply.body ?? null));
   const parsed = spec.schema.safeParse(wire);
   if (!parsed.success) {

@@ -27,6 +27,7 @@ const BY_CONTEXT = [
   "webhook_events",
   "webhooks",
   "model_calls",
+  "context_imports",
 ] as const;
 
 export async function deleteContext(tx: Tx, contextId: string): Promise<{ counts: ErasureCounts; blobPaths: string[] }> {

@@ -1,0 +1,102 @@
+// GET …/export (docs/export-format.md): a context as NDJSON, one row a line, in one REPEATABLE READ snapshot so the
+// lines agree with each other. Rows are read in keyset pages (by id) and each page is handed to `write`, which
+// resolves when the reader has taken it (backpressure): memory holds one page, never a table.
+import { Prisma, type Db, type Tx } from "@recall/db";
+import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, KINDS, PORTABILITY_BATCH_ROWS, type ExportFilters, type KindSpec } from "./export-format";
+
+/** How long one export's snapshot may stay open. */
+export const EXPORT_SNAPSHOT_MAX_MS = 30 * 60_000;
+/** Documents carry their whole text (up to RECALL_DOCUMENT_MAX_BYTES each): they are read a few at a time. */
+const DOCUMENT_PAGE_ROWS = 2;
+const NIL_UUID = "00000000-0000-0000-0000-000000000000";
+
+export type ExportCounts = Record<string, number>;
+
+export async function exportContext(
+  db: Db,
+  contextId: string,
+  filters: ExportFilters,
+  write: (chunk: string) => Promise<void>,
+): Promise<ExportCounts> {
+  return db.$transaction(
+    async (tx) => {
+      const counts: ExportCounts = {};
+      await write(`${JSON.stringify(header(contextId, filters))}\n`);
+      for (const spec of KINDS) counts[spec.kind] = await exportKind(tx, contextId, spec, filters, write);
+      await write(`${JSON.stringify({ kind: "end", counts })}\n`);
+      return counts;
+    },
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, timeout: EXPORT_SNAPSHOT_MAX_MS, maxWait: 30_000 },
+  );
+}
+
+function header(contextId: string, filters: ExportFilters) {
+  return {
+    kind: "header",
+    format: EXPORT_FORMAT,
+    version: EXPORT_FORMAT_VERSION,
+    context_id: contextId,
+    exported_at: new Date().toISOString(),
+    filters: { scope: filters.scope ?? null, since: filters.since?.toISOString() ?? null, until: filters.until?.toISOString() ?? null },
+    original_bytes: "omitted",
+  };
+}
+
+async function exportKind(tx: Tx, contextId: string, spec: KindSpec, filters: ExportFilters, write: (chunk: string) => Promise<void>) {
+  const pageRows = spec.kind === "document" ? DOCUMENT_PAGE_ROWS : PORTABILITY_BATCH_ROWS;
+  let after = NIL_UUID;
+  let count = 0;
+  for (;;) {
+    const page = await tx.$queryRaw<{ id: string; line: string }[]>`
+      SELECT t.id::text AS id, ${lineOf(spec)}::text AS line
+      FROM ${Prisma.raw(spec.table)} t ${spec.owner === "document" ? Prisma.sql`JOIN documents d ON d.id = t.document_id` : Prisma.empty}
+      WHERE ${whereOf(spec, contextId, filters)} AND t.id > ${after}::uuid
+      ORDER BY t.id LIMIT ${pageRows}`;
+    if (page.length === 0) return count;
+    await write(page.map((r) => `${r.line}\n`).join(""));
+    count += page.length;
+    after = page[page.length - 1]!.id;
+    if (page.length < pageRows) return count;
+  }
+}
+
+/** json_build_object('kind', 'turn', 'id', t.id, …): Postgres writes the line, the process only passes it on. */
+function lineOf(spec: KindSpec): Prisma.Sql {
+  const pairs = spec.columns.map((c) => `'${c}', t.${c}`).join(", ");
+  return Prisma.raw(`json_build_object('kind', '${spec.kind}', ${pairs})`);
+}
+
+function whereOf(spec: KindSpec, contextId: string, filters: ExportFilters): Prisma.Sql {
+  const owner = spec.owner === "document" ? "d" : "t";
+  const parts = [Prisma.sql`${Prisma.raw(owner)}.context_id = ${contextId}::uuid`];
+  const timeColumn = Prisma.raw(spec.owner === "document" ? "d.created_at" : `t.${spec.time}`);
+  if (spec.kind === "session") {
+    // Sessions have neither scope nor a time of their own that matters: with a filter, those of the turns exported.
+    if (hasFilter(filters)) parts.push(Prisma.sql`EXISTS (SELECT 1 FROM turns u WHERE u.session_id = t.id AND ${turnFilter(filters)})`);
+    return Prisma.join(parts, " AND ");
+  }
+  if (filters.since) parts.push(Prisma.sql`${timeColumn} >= ${filters.since}`);
+  if (filters.until) parts.push(Prisma.sql`${timeColumn} < ${filters.until}`);
+  if (filters.scope && spec.scope === "scope") parts.push(Prisma.sql`t.scope <@ ${filters.scope}::text[]`);
+  if (filters.scope && spec.scope === "metadata") parts.push(Prisma.sql`${documentScope(owner)} <@ ${filters.scope}::text[]`);
+  return Prisma.join(parts, " AND ");
+}
+
+function turnFilter(filters: ExportFilters): Prisma.Sql {
+  const parts = [Prisma.sql`TRUE`];
+  if (filters.since) parts.push(Prisma.sql`u.created_at >= ${filters.since}`);
+  if (filters.until) parts.push(Prisma.sql`u.created_at < ${filters.until}`);
+  if (filters.scope) parts.push(Prisma.sql`u.scope <@ ${filters.scope}::text[]`);
+  return Prisma.join(parts, " AND ");
+}
+
+/** A document's scope is its metadata.scope (document.service.ts). */
+function documentScope(alias: string): Prisma.Sql {
+  return Prisma.raw(
+    `ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(${alias}.metadata->'scope') = 'array' THEN ${alias}.metadata->'scope' ELSE '[]'::jsonb END))`,
+  );
+}
+
+function hasFilter(filters: ExportFilters): boolean {
+  return Boolean(filters.scope || filters.since || filters.until);
+}

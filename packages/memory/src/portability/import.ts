@@ -1,0 +1,191 @@
+// POST …/import (docs/export-format.md): an export's lines read one at a time and written in batches, each one
+// INSERT … ON CONFLICT DO NOTHING. Ids are remapped by a function, not a table: an imported row's id is derived from
+// (the target context, the exported id), so references rewrite the same way wherever they point (forward too), the
+// process keeps no map, and a second run (or the rest of a run that failed part-way) creates nothing twice. An
+// export imported into its own context keeps its ids: what is missing comes back, what is there stays.
+import { createHash } from "node:crypto";
+import { Prisma, type Db } from "@recall/db";
+import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
+
+/** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole). */
+export class ImportLineError extends Error {
+  override name = "ImportLineError";
+  constructor(
+    readonly line: number,
+    readonly field: string,
+    message: string,
+  ) {
+    super(`line ${line}: ${field}: ${message}`);
+  }
+}
+
+/** The context already holds memory that did not come from this export's context. */
+export class ImportTargetNotEmpty extends Error {
+  override name = "ImportTargetNotEmpty";
+}
+
+export interface ImportReport {
+  sourceContextId: string;
+  lines: number;
+  /** Per kind: rows read, and rows created (the rest were there already). */
+  counts: Record<string, { read: number; created: number }>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Batch {
+  spec: KindSpec;
+  firstLine: number;
+  rows: Record<string, unknown>[];
+}
+
+export async function importContext(db: Db, contextId: string, lines: AsyncIterable<string>): Promise<ImportReport> {
+  const it = lines[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) throw new ImportLineError(1, "line", "the body is empty: an export starts with its header line");
+  const sourceContextId = parseHeader(first.value);
+  await claimTarget(db, contextId, sourceContextId);
+  const remap = remapper(sourceContextId, contextId);
+  const report: ImportReport = { sourceContextId, lines: 1, counts: {} };
+  let batch: Batch | undefined;
+  let order = -1;
+  let ended = false;
+  for (let r = await it.next(); !r.done; r = await it.next()) {
+    const n = ++report.lines;
+    if (r.value.trim() === "") continue;
+    if (ended) throw new ImportLineError(n, "kind", "a line after the end line");
+    const row = parseLine(r.value, n);
+    if (row.kind === "end") {
+      ended = true;
+      continue;
+    }
+    const spec = KIND_BY_NAME.get(String(row.kind));
+    if (!spec) throw new ImportLineError(n, "kind", `unknown kind ${JSON.stringify(row.kind)}; known: ${KINDS.map((k) => k.kind).join(", ")}`);
+    const at = KINDS.indexOf(spec);
+    if (at < order) throw new ImportLineError(n, "kind", `a ${spec.kind} after a ${KINDS[order]!.kind}: kinds come in the order ${KINDS.map((k) => k.kind).join(", ")}`);
+    order = at;
+    if (batch && (batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS)) await flush(db, contextId, batch, report);
+    if (!batch || batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS) batch = { spec, firstLine: n, rows: [] };
+    batch.rows.push(checkedRow(spec, row, n, remap));
+  }
+  if (batch?.rows.length) await flush(db, contextId, batch, report);
+  if (!ended) throw new ImportLineError(report.lines + 1, "kind", "the export ends without its end line (truncated?): what was read is imported; import the whole export again to finish");
+  await db.contextImport.update({
+    where: { contextId_sourceContextId: { contextId, sourceContextId } },
+    data: { lines: report.lines, counts: report.counts, finishedAt: new Date() },
+  });
+  return report;
+}
+
+function parseLine(text: string, n: number): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ImportLineError(n, "line", `not JSON: ${(err as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ImportLineError(n, "line", "must be a JSON object");
+  return value as Record<string, unknown>;
+}
+
+function parseHeader(text: string): string {
+  const h = parseLine(text, 1);
+  if (h.kind !== "header") throw new ImportLineError(1, "kind", 'the first line must be the header ({"kind": "header", …})');
+  if (h.format !== EXPORT_FORMAT) throw new ImportLineError(1, "format", `must be "${EXPORT_FORMAT}"`);
+  if (h.version !== EXPORT_FORMAT_VERSION) throw new ImportLineError(1, "version", `unknown format version ${JSON.stringify(h.version)}; this server reads version ${EXPORT_FORMAT_VERSION}`);
+  if (typeof h.context_id !== "string" || !UUID.test(h.context_id)) throw new ImportLineError(1, "context_id", "must be the exported context's id");
+  return h.context_id.toLowerCase();
+}
+
+/** Only the columns of its kind, every id an id; then ids rewritten. Types past that are Postgres's to check. */
+function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, remap: (id: string) => string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const known = new Set(spec.columns);
+  for (const [field, value] of Object.entries(row)) {
+    if (field === "kind") continue;
+    if (!known.has(field)) throw new ImportLineError(n, field, `not a field of a ${spec.kind} line`);
+    out[field] = value;
+  }
+  if (typeof row.id !== "string") throw new ImportLineError(n, "id", "required");
+  for (const field of spec.ids) {
+    const v = out[field];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "string" || !UUID.test(v)) throw new ImportLineError(n, field, "must be a uuid or null");
+    out[field] = remap(v.toLowerCase());
+  }
+  for (const field of spec.idLists ?? []) {
+    const v = out[field];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && UUID.test(x))) throw new ImportLineError(n, field, "must be a list of uuids");
+    out[field] = v.map((x: string) => remap(x.toLowerCase()));
+  }
+  return out;
+}
+
+async function flush(db: Db, contextId: string, batch: Batch, report: ImportReport): Promise<void> {
+  const { spec, rows, firstLine } = batch;
+  const json = JSON.stringify(rows.map((r) => (spec.owner === "context" ? { ...r, context_id: contextId } : r)));
+  const columns = spec.owner === "context" ? [...spec.columns, "context_id"] : [...spec.columns];
+  const list = Prisma.raw(columns.join(", "));
+  let created: number;
+  try {
+    created = await db.$executeRaw`
+      INSERT INTO ${Prisma.raw(spec.table)} (${list})
+      SELECT ${list} FROM jsonb_populate_recordset(NULL::${Prisma.raw(spec.table)}, ${json}::jsonb)
+      ON CONFLICT DO NOTHING`;
+  } catch (err) {
+    const lastLine = firstLine + rows.length - 1;
+    throw new ImportLineError(firstLine, spec.kind, `lines ${firstLine}–${lastLine} (${spec.kind}) refused by the database: ${databaseMessage(err)}`);
+  }
+  const c = (report.counts[spec.kind] ??= { read: 0, created: 0 });
+  c.read += rows.length;
+  c.created += created;
+  batch.rows = [];
+}
+
+/** The driver's own message (`null value in column "content" …`, `invalid input syntax for type uuid`), which names the column. */
+function databaseMessage(err: unknown): string {
+  const meta = err instanceof Prisma.PrismaClientKnownRequestError ? (err.meta as { driverAdapterError?: { cause?: { originalMessage?: string } } }) : undefined;
+  const message = meta?.driverAdapterError?.cause?.originalMessage ?? (err instanceof Error ? err.message : String(err));
+  return message.split("\n").filter(Boolean).slice(-1)[0] ?? "refused";
+}
+
+/**
+ * A context takes the exports of one context: its own, or another's while it is empty or holds only what earlier
+ * runs of that context's export wrote. Serialised on the context row, so two imports at once agree.
+ */
+async function claimTarget(db: Db, contextId: string, sourceContextId: string): Promise<void> {
+  await db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM contexts WHERE id = ${contextId}::uuid FOR UPDATE`;
+    const others = await tx.contextImport.findFirst({ where: { contextId, NOT: { sourceContextId } }, select: { sourceContextId: true } });
+    const mine = await tx.contextImport.findUnique({ where: { contextId_sourceContextId: { contextId, sourceContextId } } });
+    if (sourceContextId !== contextId && !mine) {
+      if (others) throw new ImportTargetNotEmpty(`this context already holds an import of context ${others.sourceContextId}`);
+      if (await holdsMemory(tx, contextId)) throw new ImportTargetNotEmpty("this context already holds inputs or memory: import into an empty context, or into the exported one");
+    }
+    await tx.contextImport.upsert({
+      where: { contextId_sourceContextId: { contextId, sourceContextId } },
+      create: { contextId, sourceContextId, formatVersion: EXPORT_FORMAT_VERSION, runs: 1 },
+      update: { runs: { increment: 1 }, finishedAt: null },
+    });
+  });
+}
+
+async function holdsMemory(tx: Prisma.TransactionClient, contextId: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ any: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM sessions WHERE context_id = ${contextId}::uuid)
+        OR EXISTS (SELECT 1 FROM documents WHERE context_id = ${contextId}::uuid)
+        OR EXISTS (SELECT 1 FROM fact_writes WHERE context_id = ${contextId}::uuid)
+        OR EXISTS (SELECT 1 FROM entities WHERE context_id = ${contextId}::uuid) AS any`;
+  return Boolean(row?.any);
+}
+
+/** The id an exported id gets in this context: itself in its own context, else a uuid derived from both (version 8). */
+export function remapper(sourceContextId: string, targetContextId: string): (id: string) => string {
+  if (sourceContextId === targetContextId) return (id) => id;
+  return (id) => {
+    const h = createHash("sha256").update(`${targetContextId}:${id}`).digest("hex");
+    const variant = (8 | (parseInt(h[16]!, 16) & 3)).toString(16);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  };
+}
