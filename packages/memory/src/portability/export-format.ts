@@ -19,10 +19,12 @@ export interface KindSpec {
   idLists?: readonly string[];
   /** How the table reaches its context: its own context_id, or through its document. */
   owner: "context" | "document";
+  /** A column whose line field has another name (a candidate's `kind` would clash with the line's). */
+  renamed?: Readonly<Record<string, string>>;
   /** The column a time filter reads. */
   time: string;
-  /** The column a scope filter reads: a text[] column, or a document's metadata.scope. */
-  scope?: "scope" | "metadata";
+  /** The column a scope filter reads: a text[] column, a document's metadata.scope, or a candidate's input's. */
+  scope?: "scope" | "metadata" | "input";
 }
 
 const FACT_COLUMNS = ["memory_category", "confidence", "assertion_id", "scope", "valid_from", "valid_to", "superseded_by", "recorded_at", "retracted_at"];
@@ -88,6 +90,33 @@ export const KINDS: readonly KindSpec[] = [
     owner: "document",
     time: "created_at",
     scope: "metadata",
+  },
+  {
+    // Committed candidates only: provenance reads an instruction's stage and model from its candidate. The work item
+    // they name is not exported (an import replays no pipeline); its id is remapped like any other.
+    kind: "candidate",
+    table: "knowledge_candidates",
+    columns: [
+      "id",
+      "work_item_id",
+      "subject_type",
+      "subject_id",
+      "document_node_id",
+      "turn_id",
+      "ordinal",
+      "kind",
+      "payload",
+      "status",
+      "validation_errors",
+      "stage",
+      "model",
+      "created_at",
+    ],
+    ids: ["id", "work_item_id", "subject_id", "document_node_id", "turn_id"],
+    renamed: { kind: "candidate_kind" },
+    owner: "context",
+    time: "created_at",
+    scope: "input",
   },
   {
     kind: "entity",
@@ -228,6 +257,9 @@ export const KINDS: readonly KindSpec[] = [
     time: "created_at",
   },
 ];
+
+/** The line field that holds a column. */
+export const fieldOf = (spec: KindSpec, column: string): string => spec.renamed?.[column] ?? column;
 
 export const KIND_BY_NAME: ReadonlyMap<string, KindSpec> = new Map(KINDS.map((k) => [k.kind, k]));
 

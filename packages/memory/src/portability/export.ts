@@ -2,7 +2,7 @@
 // lines agree with each other. Rows are read in keyset pages (by id) and each page is handed to `write`, which
 // resolves when the reader has taken it (backpressure): memory holds one page, never a table.
 import { Prisma, type Db, type Tx } from "@recall/db";
-import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, KINDS, PORTABILITY_BATCH_ROWS, type ExportFilters, type KindSpec } from "./export-format";
+import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KINDS, PORTABILITY_BATCH_ROWS, type ExportFilters, type KindSpec } from "./export-format";
 
 /** How long one export's snapshot may stay open. */
 export const EXPORT_SNAPSHOT_MAX_MS = 30 * 60_000;
@@ -62,7 +62,7 @@ async function exportKind(tx: Tx, contextId: string, spec: KindSpec, filters: Ex
 
 /** json_build_object('kind', 'turn', 'id', t.id, …): Postgres writes the line, the process only passes it on. */
 function lineOf(spec: KindSpec): Prisma.Sql {
-  const pairs = spec.columns.map((c) => `'${c}', t.${c}`).join(", ");
+  const pairs = spec.columns.map((c) => `'${fieldOf(spec, c)}', t.${c}`).join(", ");
   return Prisma.raw(`json_build_object('kind', '${spec.kind}', ${pairs})`);
 }
 
@@ -79,6 +79,8 @@ function whereOf(spec: KindSpec, contextId: string, filters: ExportFilters): Pri
   if (filters.until) parts.push(Prisma.sql`${timeColumn} < ${filters.until}`);
   if (filters.scope && spec.scope === "scope") parts.push(Prisma.sql`t.scope <@ ${filters.scope}::text[]`);
   if (filters.scope && spec.scope === "metadata") parts.push(Prisma.sql`${documentScope(owner)} <@ ${filters.scope}::text[]`);
+  if (filters.scope && spec.scope === "input") parts.push(candidateInputVisible(filters.scope));
+  if (spec.kind === "candidate") parts.push(Prisma.sql`t.status = 'committed'`);
   return Prisma.join(parts, " AND ");
 }
 
@@ -95,6 +97,14 @@ function documentScope(alias: string): Prisma.Sql {
   return Prisma.raw(
     `ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(${alias}.metadata->'scope') = 'array' THEN ${alias}.metadata->'scope' ELSE '[]'::jsonb END))`,
   );
+}
+
+/** A candidate carries its input's text: exported only when a reader in the scope sees that input. */
+function candidateInputVisible(scope: string[]): Prisma.Sql {
+  return Prisma.sql`(
+    (t.turn_id IS NOT NULL AND EXISTS (SELECT 1 FROM turns u WHERE u.id = t.turn_id AND u.scope <@ ${scope}::text[]))
+    OR (t.subject_type = 'document' AND EXISTS (SELECT 1 FROM documents dd WHERE dd.id = t.subject_id AND ${documentScope("dd")} <@ ${scope}::text[]))
+    OR (t.subject_type = 'fact_write' AND EXISTS (SELECT 1 FROM fact_writes f WHERE f.id = t.subject_id AND f.scope <@ ${scope}::text[])))`;
 }
 
 function hasFilter(filters: ExportFilters): boolean {

@@ -5,7 +5,7 @@
 // export imported into its own context keeps its ids: what is missing comes back, what is there stays.
 import { createHash } from "node:crypto";
 import { Prisma, type Db } from "@recall/db";
-import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
+import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
 
 /** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole). */
 export class ImportLineError extends Error {
@@ -100,11 +100,12 @@ function parseHeader(text: string): string {
 /** Only the columns of its kind, every id an id; then ids rewritten. Types past that are Postgres's to check. */
 function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, remap: (id: string) => string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const known = new Set(spec.columns);
+  const columnOf = new Map(spec.columns.map((c) => [fieldOf(spec, c), c]));
   for (const [field, value] of Object.entries(row)) {
     if (field === "kind") continue;
-    if (!known.has(field)) throw new ImportLineError(n, field, `not a field of a ${spec.kind} line`);
-    out[field] = value;
+    const column = columnOf.get(field);
+    if (!column) throw new ImportLineError(n, field, `not a field of a ${spec.kind} line`);
+    out[column] = value;
   }
   if (typeof row.id !== "string") throw new ImportLineError(n, "id", "required");
   for (const field of spec.ids) {
