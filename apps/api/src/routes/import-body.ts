@@ -1,8 +1,8 @@
 // Reads POST …/import's body as a stream of lines, never whole: the JSON body parser does not touch it (it is
-// application/x-ndjson), each line is handed on as it arrives (readline pauses the socket while the importer
-// writes), and past RECALL_IMPORT_MAX_BYTES the stream fails with 413.
-import { createInterface } from "node:readline";
+// application/x-ndjson), each line is handed on as it arrives (the socket is read only as fast as the importer
+// asks for lines, so it is paused while a batch is written), and past RECALL_IMPORT_MAX_BYTES the stream fails with 413.
 import { Transform } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import type { Request } from "express";
 import { mediaTypeOf } from "@recall/extraction";
 import { AppError } from "../http/errors";
@@ -24,7 +24,20 @@ export function importLines(req: Request, maxBytes: number): AsyncIterable<strin
     },
   });
   req.on("error", (err) => capped.destroy(err));
-  return createInterface({ input: req.pipe(capped), crlfDelay: Infinity });
+  return linesOf(req.pipe(capped));
+}
+
+/** Lines as chunks arrive: memory holds one chunk and the line it ends in, whatever the body's size. */
+async function* linesOf(chunks: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  const decoder = new StringDecoder("utf8");
+  let rest = "";
+  for await (const chunk of chunks) {
+    const parts = (rest + decoder.write(chunk)).split("\n");
+    rest = parts.pop() ?? "";
+    for (const line of parts) yield line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
+  rest += decoder.end();
+  if (rest !== "") yield rest;
 }
 
 function tooLarge(maxBytes: number): AppError {
