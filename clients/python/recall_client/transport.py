@@ -18,7 +18,7 @@ import urllib.request
 import uuid
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, BinaryIO, Callable, Dict, Mapping, Optional, Union
 
 from .errors import RecallError, RecallTimeoutError
 
@@ -63,7 +63,8 @@ class Request:
     method: str
     url: str
     headers: Dict[str, str]
-    body: Optional[bytes] = None
+    #: bytes, or a binary file read as the request goes (sent chunked)
+    body: Optional[Union[bytes, BinaryIO]] = None
 
 
 class Transport:
@@ -97,6 +98,26 @@ class Transport:
                 raise RecallError(status, request.method, request.url, body, retry_after)
             self._sleep(delay)
             attempt += 1
+
+    def stream_to(self, request: Request, sink: BinaryIO, chunk_size: int = 64 * 1024) -> int:
+        """GETs the request once and copies its 2xx body into ``sink`` chunk by chunk; returns the bytes written."""
+        req = urllib.request.Request(request.url, headers=request.headers, method=request.method)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as response:
+                written = 0
+                while True:
+                    chunk = response.read(chunk_size)
+                    if not chunk:
+                        return written
+                    sink.write(chunk)
+                    written += len(chunk)
+        except urllib.error.HTTPError as err:
+            try:
+                raise RecallError(err.code, request.method, request.url, err.read(), err.headers.get("Retry-After")) from None
+            finally:
+                err.close()
+        except (socket.timeout, TimeoutError) as err:
+            raise RecallTimeoutError(self.timeout, f"{request.method} {request.url}") from err
 
     def _once(self, r: Request, retry_network_error: bool):
         req = urllib.request.Request(r.url, data=r.body, headers=r.headers, method=r.method)

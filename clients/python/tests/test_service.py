@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import json
 import os
 import threading
@@ -75,6 +76,25 @@ class ServiceTest(unittest.TestCase):
         with self.assertRaises(RecallError) as refused:
             self.recall.erase()
         self.assertEqual(refused.exception.status, 400)
+
+    def test_export_to_a_file_and_import_it_back(self) -> None:
+        session_id = self.recall.create_session()
+        self.recall.add_turn(session_id, role="user", content="I'm Zoe, CFO at Umbrella.", scope=["org=umbrella"])
+        sink = io.BytesIO()
+        written = self.recall.export_to(sink, scope={"org": "umbrella"})
+        lines = [json.loads(line) for line in sink.getvalue().decode("utf-8").splitlines()]
+        self.assertEqual(written, len(sink.getvalue()))
+        self.assertEqual((lines[0]["kind"], lines[0]["version"], lines[-1]["kind"]), ("header", 1, "end"))
+        self.assertIn("I'm Zoe, CFO at Umbrella.", [line.get("content") for line in lines if line["kind"] == "turn"])
+        # Into its own context an export keeps its ids: everything is there already, nothing is created twice.
+        for data in (sink.getvalue(), io.BytesIO(sink.getvalue())):
+            answer = self.recall.import_export(data)
+            self.assertEqual(answer["lines"], len(lines))
+            self.assertEqual({c["created"] for c in answer["counts"].values()}, {0})
+        header = json.dumps({**lines[0], "version": 99}).encode("utf-8")
+        with self.assertRaises(RecallError) as refused:
+            self.recall.import_export(header)
+        self.assertEqual((refused.exception.status, refused.exception.errors[0].field), (400, "line 1.version"))
 
     def test_a_turn_without_waiting_and_a_batch(self) -> None:
         session_id = self.recall.create_session()

@@ -165,6 +165,29 @@ export class RecallClient {
     return this.call(o, (init) => this.raw.GET("/api/v1/{contextId}/usage", { ...init, params: { path: this.ctx(), query } }));
   }
 
+  /** Export and import of this context as NDJSON (docs/export-format.md). */
+  readonly portability = {
+    /** The export as a stream of bytes, read as it arrives (pipe it to a file); a complete one ends with its `end` line. */
+    exportStream: (query: T.ExportQuery = {}, o?: CallOptions): Promise<ReadableStream<Uint8Array>> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/export", { ...init, params: { path: this.ctx(), query }, parseAs: "stream" }),
+      ).then((stream) => stream as ReadableStream<Uint8Array>),
+    /** The whole export as one string: for small contexts. */
+    exportText: (query: T.ExportQuery = {}, o?: CallOptions): Promise<string> =>
+      this.call(o, (init) => this.raw.GET("/api/v1/{contextId}/export", { ...init, params: { path: this.ctx(), query }, parseAs: "text" })),
+    /** Imports an export into this context (empty, or the exported one): ids remapped; the same export again creates nothing. */
+    import: (ndjson: string | Uint8Array, o?: CallOptions): Promise<T.ImportResult> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/import", {
+          ...init,
+          params: { path: this.ctx() },
+          headers: { "Content-Type": "application/x-ndjson" },
+          body: typeof ndjson === "string" ? ndjson : new TextDecoder().decode(ndjson),
+          bodySerializer: (body: string) => body,
+        }),
+      ),
+  };
+
   /** Signed pushes of this context's events (docs/webhooks.md); the secret is answered only by `create` and `rotateSecret`. */
   readonly webhooks = {
     create: (body: T.WebhookInput, o?: CallOptions): Promise<T.WebhookCreated> =>

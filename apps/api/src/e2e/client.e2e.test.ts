@@ -122,6 +122,29 @@ test("erasure: a turn erased with a receipt read back, and a whole context erase
   expect(await admin.admin.erasures.get(leaving.context_id, erased.erasure_id)).toEqual(erased);
 });
 
+test("export as text and as a stream, imported into a new context with nothing created twice", async () => {
+  const { session_id } = await recall.sessions.create();
+  await recall.turns.post(session_id, { role: "user", content: "I'm Nadia, CTO at Soylent.", scope: ["org=soylent"] });
+  const text = await recall.portability.exportText({ scope: { org: "soylent" } });
+  const lines = text.trim().split("\n").map((l) => JSON.parse(l) as { kind: string; content?: string });
+  expect([lines[0]!.kind, lines[lines.length - 1]!.kind]).toEqual(["header", "end"]);
+  expect(lines.some((l) => l.content === "I'm Nadia, CTO at Soylent.")).toBe(true);
+  const streamed = await new Response(await recall.portability.exportStream({ scope: { org: "soylent" } })).text();
+  expect(streamed.split("\n").length).toBe(text.split("\n").length);
+
+  const copy = await admin.admin.contexts.create({ name: "copy" });
+  const target = admin.withContext(copy.context_id, copy.api_key);
+  const first = await target.portability.import(text);
+  expect(first.counts.turn).toEqual({ read: 1, created: 1 });
+  const again = await target.portability.import(new TextEncoder().encode(text));
+  expect(again.counts.turn).toEqual({ read: 1, created: 0 });
+  const nadia = (await target.profile({ org: "soylent" })).entities.find((e) => e.name === "Nadia");
+  expect(nadia?.attributes).toEqual([expect.objectContaining({ key: "role", value: "CTO" })]);
+  const refused = await target.portability.import('{"kind":"header","format":"recall.context-export","version":2}').catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(RecallError);
+  expect((refused as RecallError).errors[0]?.field).toBe("line 1.version");
+});
+
 test("a document: posted, waited on until committed, then retracted", async () => {
   llm.script({
     json: {

@@ -142,6 +142,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export the context (or what one scope sees, or a time range) as NDJSON
+     * @description Streams recall.context-export version 1 (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (session, turn, fact_write, source, document, document_node, candidate, entity, entity_mention, assertion, attribute, relation, supersession, instruction, uncertainty, retraction), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept).
+     */
+    get: operations["get_export"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/fact-writes/{factWriteId}/retract": {
     parameters: {
       query?: never;
@@ -196,6 +216,26 @@ export interface paths {
     get: operations["get_facts_provenance"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/import": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import an export into this context (empty, or the exported one): ids remapped, idempotent, streamed
+     * @description Reads an NDJSON export line by line and writes it in batches; no model is called and no extraction runs (the facts arrive committed, with their provenance). Every id is replaced by one derived from this context and the exported id, so importing the same export again creates nothing twice, and an import that stopped part-way finishes when run again. Into the exported context itself ids are kept (what is missing is restored). 400 naming the line and field of a line it refuses (lines before it are imported), or an unknown format version; 409 when the context holds memory from elsewhere; 413 past RECALL_IMPORT_MAX_BYTES (104857600 bytes here).
+     */
+    post: operations["post_import"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2068,6 +2108,83 @@ export interface operations {
       };
     };
   };
+  get_export: {
+    parameters: {
+      query?: {
+        /** @description only what a reader in this scope sees (written scope ⊆ it); sessions: those of the turns exported */
+        scope?:
+          | {
+              [key: string]: string;
+            }
+          | string[]
+          | string;
+        /** @description only rows created (facts: recorded) at or after this time */
+        since?: string;
+        /** @description only rows created (facts: recorded) before this time */
+        until?: string;
+      };
+      header?: never;
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The export, one JSON object a line */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   post_fact_writes_retract: {
     parameters: {
       query?: never;
@@ -2669,6 +2786,144 @@ export interface operations {
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_import: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json-seq": string;
+        "application/jsonl": string;
+        "application/x-ndjson": string;
+      };
+    };
+    responses: {
+      /** @description Imported */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description per kind: rows read, rows created (the rest were there already) */
+            counts: {
+              [key: string]: {
+                created: number;
+                read: number;
+              };
+            };
+            lines: number;
+            /** Format: uuid */
+            source_context_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The context holds memory that is not from this export's context */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Larger than RECALL_IMPORT_MAX_BYTES */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Not application/x-ndjson */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
         };
       };
       /** @description Internal error; details are in the server log under the trace id. */
