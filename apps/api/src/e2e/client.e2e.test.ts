@@ -126,7 +126,10 @@ test("export as text and as a stream, imported into a new context with nothing c
   const { session_id } = await recall.sessions.create();
   await recall.turns.post(session_id, { role: "user", content: "I'm Nadia, CTO at Soylent.", scope: ["org=soylent"] });
   const text = await recall.portability.exportText({ scope: { org: "soylent" } });
-  const lines = text.trim().split("\n").map((l) => JSON.parse(l) as { kind: string; content?: string });
+  const lines = text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { kind: string; content?: string });
   expect([lines[0]!.kind, lines[lines.length - 1]!.kind]).toEqual(["header", "end"]);
   expect(lines.some((l) => l.content === "I'm Nadia, CTO at Soylent.")).toBe(true);
   const streamed = await new Response(await recall.portability.exportStream({ scope: { org: "soylent" } })).text();
@@ -140,7 +143,9 @@ test("export as text and as a stream, imported into a new context with nothing c
   expect(again.counts.turn).toEqual({ read: 1, created: 0 });
   const nadia = (await target.profile({ org: "soylent" })).entities.find((e) => e.name === "Nadia");
   expect(nadia?.attributes).toEqual([expect.objectContaining({ key: "role", value: "CTO" })]);
-  const refused = await target.portability.import('{"kind":"header","format":"recall.context-export","version":2}').catch((e: unknown) => e);
+  const refused = await target.portability
+    .import('{"kind":"header","format":"recall.context-export","version":2}')
+    .catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(RecallError);
   expect((refused as RecallError).errors[0]?.field).toBe("line 1.version");
 });

@@ -74,7 +74,12 @@ function exportTo(port: number, ctx: ContextHandle, file: string): Promise<void>
 function importFrom(port: number, ctx: ContextHandle, body: Readable): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { port, method: "POST", path: `/api/v1/${ctx.contextId}/import`, headers: { "API-KEY": ctx.apiKey, "Content-Type": "application/x-ndjson" } },
+      {
+        port,
+        method: "POST",
+        path: `/api/v1/${ctx.contextId}/import`,
+        headers: { "API-KEY": ctx.apiKey, "Content-Type": "application/x-ndjson" },
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8").on("data", (c: string) => (body += c));
@@ -121,9 +126,19 @@ test("an import past RECALL_IMPORT_MAX_BYTES is 413 naming the body", async () =
   h = await startHarness({ RECALL_IMPORT_MAX_BYTES: "4096" });
   const ctx = await createContext(h.app, "capped");
   const header = JSON.stringify({ kind: "header", format: "recall.context-export", version: 1, context_id: ctx.contextId });
-  const session = (i: number) => JSON.stringify({ kind: "session", id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, metadata: {}, created_at: "2026-01-01T00:00:00Z" });
+  const session = (i: number) =>
+    JSON.stringify({
+      kind: "session",
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+      metadata: {},
+      created_at: "2026-01-01T00:00:00Z",
+    });
   const body = [header, ...Array.from({ length: 200 }, (_, i) => session(i)), '{"kind":"end"}'].join("\n");
-  const res = await request(h.app).post(`/api/v1/${ctx.contextId}/import`).set("API-KEY", ctx.apiKey).set("Content-Type", "application/x-ndjson").send(body);
+  const res = await request(h.app)
+    .post(`/api/v1/${ctx.contextId}/import`)
+    .set("API-KEY", ctx.apiKey)
+    .set("Content-Type", "application/x-ndjson")
+    .send(body);
   expect(res.status).toBe(413);
   expect(res.body.errors[0].field).toBe("body");
   // Sent chunked, with no length to refuse up front: the stream is cut at the cap.

@@ -29,8 +29,10 @@ beforeAll(async () => {
   llm = await startFakeLlmServer();
   llm.respondWith((req) => {
     const sent = JSON.stringify(req.body);
-    if (sent.includes("Bob runs the payments platform")) return attribute("Bob", "person", "role", "payments lead", "Bob runs the payments platform");
-    if (sent.includes("Osprey is the ledger service")) return attribute("Osprey", "system", "purpose", "ledger", "Osprey is the ledger service");
+    if (sent.includes("Bob runs the payments platform"))
+      return attribute("Bob", "person", "role", "payments lead", "Bob runs the payments platform");
+    if (sent.includes("Osprey is the ledger service"))
+      return attribute("Osprey", "system", "purpose", "ledger", "Osprey is the ledger service");
     return { json: NOTHING };
   });
   h = await startHarness({ RECALL_FAST_MODEL: "openai-compatible:test-fast", OPENAI_BASE_URL: llm.openaiBaseUrl });
@@ -44,9 +46,12 @@ beforeAll(async () => {
   await api.turn(session, "Bob runs the payments platform at Acme.", acme);
   const document = await api.post("/documents", { text: "# Ledger\n\nOsprey is the ledger service of Acme." });
   expect(document.status).toBe(202);
-  await waitFor(async () => ((await api.get(`/documents/${document.body.document_id}/status`)).body.state === "committed" ? true : undefined), {
-    what: "the document to commit",
-  });
+  await waitFor(
+    async () => ((await api.get(`/documents/${document.body.document_id}/status`)).body.state === "committed" ? true : undefined),
+    {
+      what: "the document to commit",
+    },
+  );
   const res = await api.get("/export");
   expect(res.status).toBe(200);
   expect(res.headers["content-type"]).toMatch(/^application\/x-ndjson/);
@@ -71,7 +76,11 @@ function modIds(value: unknown): unknown {
   if (typeof value === "string") return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) ? "<id>" : value;
   if (Array.isArray(value)) return value.map(modIds);
   if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).filter(([k]) => k !== "work_items").map(([k, v]) => [k, modIds(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== "work_items")
+        .map(([k, v]) => [k, modIds(v)]),
+    );
   return value;
 }
 
@@ -108,7 +117,18 @@ test("the export is a header, every kind of row, and an end line whose counts ma
   const end = all[all.length - 1]!;
   expect(end.kind).toBe("end");
   const kinds = new Set(all.map((l) => l.kind));
-  for (const kind of ["session", "turn", "document", "document_node", "candidate", "entity", "assertion", "attribute", "supersession", "instruction"])
+  for (const kind of [
+    "session",
+    "turn",
+    "document",
+    "document_node",
+    "candidate",
+    "entity",
+    "assertion",
+    "attribute",
+    "supersession",
+    "instruction",
+  ])
     expect(kinds).toContain(kind);
   const counts = end.counts as Record<string, number>;
   for (const [kind, n] of Object.entries(counts)) expect(all.filter((l) => l.kind === kind)).toHaveLength(n);
@@ -137,10 +157,17 @@ test("imported into a new context it answers the same profile, history and prove
   const again = await importInto(target, exported);
   expect(again.status).toBe(200);
   for (const c of Object.values(again.body.counts as Record<string, { created: number }>)) expect(c.created).toBe(0);
-  const rows = async (ctx: string) => [await h.api.db.attribute.count({ where: { contextId: ctx } }), await h.api.db.turn.count({ where: { contextId: ctx } })];
+  const rows = async (ctx: string) => [
+    await h.api.db.attribute.count({ where: { contextId: ctx } }),
+    await h.api.db.turn.count({ where: { contextId: ctx } }),
+  ];
   expect(await rows(target.contextId)).toEqual(await rows(source.contextId));
   // Exporting the import gives the same lines, ids apart (lines of a kind come in id order, so as a set).
-  const asSet = (text: string) => lines(text).slice(1).map((l) => JSON.stringify(modIds(l))).sort();
+  const asSet = (text: string) =>
+    lines(text)
+      .slice(1)
+      .map((l) => JSON.stringify(modIds(l)))
+      .sort();
   expect(asSet((await client.get("/export")).text)).toEqual(asSet(exported));
 }, 60_000);
 

@@ -10,7 +10,8 @@ import { ScopeQuery } from "../http/scope-schema";
 import { PortabilityService } from "../services/portability.service";
 import { importLines, IMPORT_MEDIA_TYPES } from "./import-body";
 
-const When = (what: string) => z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with its offset" }).optional().describe(what);
+const When = (what: string) =>
+  z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with its offset" }).optional().describe(what);
 
 export const ExportQuery = z.object({
   scope: ScopeQuery.describe("only what a reader in this scope sees (written scope ⊆ it); sessions: those of the turns exported"),
@@ -21,11 +22,16 @@ export const ExportQuery = z.object({
 export const ImportAnswer = z.object({
   source_context_id: z.uuid(),
   lines: z.number().int(),
-  counts: z.record(z.string(), z.object({ read: z.number().int(), created: z.number().int() })).describe("per kind: rows read, rows created (the rest were there already)"),
+  counts: z
+    .record(z.string(), z.object({ read: z.number().int(), created: z.number().int() }))
+    .describe("per kind: rows read, rows created (the rest were there already)"),
 });
 
 const kinds = EXPORT_KINDS.map((k) => k.kind).join(", ");
-const NdjsonSchema = { type: "string", description: `${EXPORT_FORMAT} version ${EXPORT_FORMAT_VERSION}: a header line, then ${kinds}, then an end line` };
+const NdjsonSchema = {
+  type: "string",
+  description: `${EXPORT_FORMAT} version ${EXPORT_FORMAT_VERSION}: a header line, then ${kinds}, then an end line`,
+};
 
 export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
   const portability = new PortabilityService(deps);
@@ -42,7 +48,10 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
       responses: { 200: { description: "The export, one JSON object a line", contentType: "application/x-ndjson" } },
       handle: async ({ params, query, res }) => {
         const filters = { scope: query.scope.length ? query.scope : undefined, since: date(query.since), until: date(query.until) };
-        res.status(200).type("application/x-ndjson").setHeader("Content-Disposition", `attachment; filename="recall-${params.contextId}.ndjson"`);
+        res
+          .status(200)
+          .type("application/x-ndjson")
+          .setHeader("Content-Disposition", `attachment; filename="recall-${params.contextId}.ndjson"`);
         try {
           await portability.export(params.contextId, filters, writer(res));
         } catch (err) {
@@ -65,7 +74,11 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
       requestBody: Object.fromEntries(IMPORT_MEDIA_TYPES.map((t) => [t, NdjsonSchema])),
       responses: {
         200: { description: "Imported", schema: ImportAnswer },
-        409: { description: "The context holds memory that is not from this export's context", schema: Problem, contentType: "application/problem+json" },
+        409: {
+          description: "The context holds memory that is not from this export's context",
+          schema: Problem,
+          contentType: "application/problem+json",
+        },
         413: { description: "Larger than RECALL_IMPORT_MAX_BYTES", schema: Problem, contentType: "application/problem+json" },
         415: { description: "Not application/x-ndjson", schema: Problem, contentType: "application/problem+json" },
       },

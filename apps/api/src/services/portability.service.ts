@@ -1,6 +1,14 @@
 // Export and import of a context (docs/export-format.md). Memory does the reading and writing; this maps what it
 // reports to domain errors: a refused line is a 400 naming its line and field, a context holding other memory a 409.
-import { exportContext, importContext, ImportLineError, ImportTargetNotEmpty, type ExportCounts, type ExportFilters, type ImportReport } from "@recall/memory";
+import {
+  exportContext,
+  importContext,
+  ImportLineError,
+  ImportTargetNotEmpty,
+  type ExportCounts,
+  type ExportFilters,
+  type ImportReport,
+} from "@recall/memory";
 import { DomainError, invalidField } from "./domain-error";
 import type { ServiceDeps } from "./service-deps";
 
@@ -16,8 +24,10 @@ export class PortabilityService {
     try {
       return await importContext(this.deps.db, contextId, lines);
     } catch (err) {
-      if (err instanceof ImportLineError) throw invalidField(`line ${err.line}.${err.field}`, err.message.replace(/^line \d+: [^:]+: /, ""));
-      if (err instanceof ImportTargetNotEmpty) throw new DomainError("conflict", err.message, { fields: [{ field: "path.contextId", message: err.message }] });
+      if (err instanceof ImportLineError)
+        throw invalidField(`line ${err.line}.${err.field}`, err.message.replace(/^line \d+: [^:]+: /, ""));
+      if (err instanceof ImportTargetNotEmpty)
+        throw new DomainError("conflict", err.message, { fields: [{ field: "path.contextId", message: err.message }] });
       throw err;
     }
   }

@@ -27,7 +27,17 @@ export interface KindSpec {
   scope?: "scope" | "metadata" | "input";
 }
 
-const FACT_COLUMNS = ["memory_category", "confidence", "assertion_id", "scope", "valid_from", "valid_to", "superseded_by", "recorded_at", "retracted_at"];
+const FACT_COLUMNS = [
+  "memory_category",
+  "confidence",
+  "assertion_id",
+  "scope",
+  "valid_from",
+  "valid_to",
+  "superseded_by",
+  "recorded_at",
+  "retracted_at",
+];
 
 /** In the order they are exported and must be imported: every row after the rows it references (bar forward links within facts). */
 export const KINDS: readonly KindSpec[] = [

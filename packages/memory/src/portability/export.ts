@@ -2,7 +2,15 @@
 // lines agree with each other. Rows are read in keyset pages (by id) and each page is handed to `write`, which
 // resolves when the reader has taken it (backpressure): memory holds one page, never a table.
 import { Prisma, type Db, type Tx } from "@recall/db";
-import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KINDS, PORTABILITY_BATCH_ROWS, type ExportFilters, type KindSpec } from "./export-format";
+import {
+  EXPORT_FORMAT,
+  EXPORT_FORMAT_VERSION,
+  fieldOf,
+  KINDS,
+  PORTABILITY_BATCH_ROWS,
+  type ExportFilters,
+  type KindSpec,
+} from "./export-format";
 
 /** How long one export's snapshot may stay open. */
 export const EXPORT_SNAPSHOT_MAX_MS = 30 * 60_000;

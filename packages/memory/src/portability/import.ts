@@ -60,16 +60,27 @@ export async function importContext(db: Db, contextId: string, lines: AsyncItera
       continue;
     }
     const spec = KIND_BY_NAME.get(String(row.kind));
-    if (!spec) throw new ImportLineError(n, "kind", `unknown kind ${JSON.stringify(row.kind)}; known: ${KINDS.map((k) => k.kind).join(", ")}`);
+    if (!spec)
+      throw new ImportLineError(n, "kind", `unknown kind ${JSON.stringify(row.kind)}; known: ${KINDS.map((k) => k.kind).join(", ")}`);
     const at = KINDS.indexOf(spec);
-    if (at < order) throw new ImportLineError(n, "kind", `a ${spec.kind} after a ${KINDS[order]!.kind}: kinds come in the order ${KINDS.map((k) => k.kind).join(", ")}`);
+    if (at < order)
+      throw new ImportLineError(
+        n,
+        "kind",
+        `a ${spec.kind} after a ${KINDS[order]!.kind}: kinds come in the order ${KINDS.map((k) => k.kind).join(", ")}`,
+      );
     order = at;
     if (batch && (batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS)) await flush(db, contextId, batch, report);
     if (!batch || batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS) batch = { spec, firstLine: n, rows: [] };
     batch.rows.push(checkedRow(spec, row, n, remap));
   }
   if (batch?.rows.length) await flush(db, contextId, batch, report);
-  if (!ended) throw new ImportLineError(report.lines + 1, "kind", "the export ends without its end line (truncated?): what was read is imported; import the whole export again to finish");
+  if (!ended)
+    throw new ImportLineError(
+      report.lines + 1,
+      "kind",
+      "the export ends without its end line (truncated?): what was read is imported; import the whole export again to finish",
+    );
   await db.contextImport.update({
     where: { contextId_sourceContextId: { contextId, sourceContextId } },
     data: { lines: report.lines, counts: report.counts, finishedAt: new Date() },
@@ -92,8 +103,14 @@ function parseHeader(text: string): string {
   const h = parseLine(text, 1);
   if (h.kind !== "header") throw new ImportLineError(1, "kind", 'the first line must be the header ({"kind": "header", …})');
   if (h.format !== EXPORT_FORMAT) throw new ImportLineError(1, "format", `must be "${EXPORT_FORMAT}"`);
-  if (h.version !== EXPORT_FORMAT_VERSION) throw new ImportLineError(1, "version", `unknown format version ${JSON.stringify(h.version)}; this server reads version ${EXPORT_FORMAT_VERSION}`);
-  if (typeof h.context_id !== "string" || !UUID.test(h.context_id)) throw new ImportLineError(1, "context_id", "must be the exported context's id");
+  if (h.version !== EXPORT_FORMAT_VERSION)
+    throw new ImportLineError(
+      1,
+      "version",
+      `unknown format version ${JSON.stringify(h.version)}; this server reads version ${EXPORT_FORMAT_VERSION}`,
+    );
+  if (typeof h.context_id !== "string" || !UUID.test(h.context_id))
+    throw new ImportLineError(1, "context_id", "must be the exported context's id");
   return h.context_id.toLowerCase();
 }
 
@@ -117,7 +134,8 @@ function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, rem
   for (const field of spec.idLists ?? []) {
     const v = out[field];
     if (v === undefined || v === null) continue;
-    if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && UUID.test(x))) throw new ImportLineError(n, field, "must be a list of uuids");
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && UUID.test(x)))
+      throw new ImportLineError(n, field, "must be a list of uuids");
     out[field] = v.map((x: string) => remap(x.toLowerCase()));
   }
   return out;
@@ -136,7 +154,11 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
       ON CONFLICT DO NOTHING`;
   } catch (err) {
     const lastLine = firstLine + rows.length - 1;
-    throw new ImportLineError(firstLine, spec.kind, `lines ${firstLine}–${lastLine} (${spec.kind}) refused by the database: ${databaseMessage(err)}`);
+    throw new ImportLineError(
+      firstLine,
+      spec.kind,
+      `lines ${firstLine}–${lastLine} (${spec.kind}) refused by the database: ${databaseMessage(err)}`,
+    );
   }
   const c = (report.counts[spec.kind] ??= { read: 0, created: 0 });
   c.read += rows.length;
@@ -146,7 +168,10 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
 
 /** The driver's own message (`null value in column "content" …`, `invalid input syntax for type uuid`), which names the column. */
 function databaseMessage(err: unknown): string {
-  const meta = err instanceof Prisma.PrismaClientKnownRequestError ? (err.meta as { driverAdapterError?: { cause?: { originalMessage?: string } } }) : undefined;
+  const meta =
+    err instanceof Prisma.PrismaClientKnownRequestError
+      ? (err.meta as { driverAdapterError?: { cause?: { originalMessage?: string } } })
+      : undefined;
   const message = meta?.driverAdapterError?.cause?.originalMessage ?? (err instanceof Error ? err.message : String(err));
   return message.split("\n").filter(Boolean).slice(-1)[0] ?? "refused";
 }
@@ -162,7 +187,10 @@ async function claimTarget(db: Db, contextId: string, sourceContextId: string): 
     const mine = await tx.contextImport.findUnique({ where: { contextId_sourceContextId: { contextId, sourceContextId } } });
     if (sourceContextId !== contextId && !mine) {
       if (others) throw new ImportTargetNotEmpty(`this context already holds an import of context ${others.sourceContextId}`);
-      if (await holdsMemory(tx, contextId)) throw new ImportTargetNotEmpty("this context already holds inputs or memory: import into an empty context, or into the exported one");
+      if (await holdsMemory(tx, contextId))
+        throw new ImportTargetNotEmpty(
+          "this context already holds inputs or memory: import into an empty context, or into the exported one",
+        );
     }
     await tx.contextImport.upsert({
       where: { contextId_sourceContextId: { contextId, sourceContextId } },
