@@ -45,7 +45,13 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
       tags: ["portability"],
       params: z.object({ contextId: z.string() }),
       query: ExportQuery,
-      responses: { 200: { description: "The export, one JSON object a line", contentType: "application/x-ndjson" } },
+      responses: {
+        200: {
+          description: "The export, one JSON object a line",
+          contentType: "application/x-ndjson",
+          schema: z.string().describe(NdjsonSchema.description),
+        },
+      },
       handle: async ({ params, query, res }) => {
         const filters = { scope: query.scope.length ? query.scope : undefined, since: date(query.since), until: date(query.until) };
         res

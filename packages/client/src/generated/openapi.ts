@@ -2136,7 +2136,9 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          "application/x-ndjson": string;
+        };
       };
       /** @description The request is invalid; `errors` names each field. */
       400: {
