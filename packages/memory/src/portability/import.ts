@@ -37,7 +37,12 @@ interface Batch {
   spec: KindSpec;
   firstLine: number;
   rows: Record<string, unknown>[];
+  /** The lines' length: a batch of long rows (documents, long quotes) is written before it reaches its row count. */
+  chars: number;
 }
+
+/** About 256 KB of lines a batch: what one batch holds in memory (as rows, and as the JSON sent) stays small. */
+const BATCH_CHARS = 256 * 1024;
 
 export async function importContext(db: Db, contextId: string, lines: AsyncIterable<string>): Promise<ImportReport> {
   const it = lines[Symbol.asyncIterator]();
@@ -70,9 +75,12 @@ export async function importContext(db: Db, contextId: string, lines: AsyncItera
         `a ${spec.kind} after a ${KINDS[order]!.kind}: kinds come in the order ${KINDS.map((k) => k.kind).join(", ")}`,
       );
     order = at;
-    if (batch && (batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS)) await flush(db, contextId, batch, report);
-    if (!batch || batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS) batch = { spec, firstLine: n, rows: [] };
+    if (!batch || batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS || batch.chars >= BATCH_CHARS) {
+      if (batch?.rows.length) await flush(db, contextId, batch, report);
+      batch = { spec, firstLine: n, rows: [], chars: 0 };
+    }
     batch.rows.push(checkedRow(spec, row, n, remap));
+    batch.chars += r.value.length;
   }
   if (batch?.rows.length) await flush(db, contextId, batch, report);
   if (!ended)
@@ -163,7 +171,6 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
   const c = (report.counts[spec.kind] ??= { read: 0, created: 0 });
   c.read += rows.length;
   c.created += created;
-  batch.rows = [];
 }
 
 /** The driver's own message (`null value in column "content" …`, `invalid input syntax for type uuid`), which names the column. */
