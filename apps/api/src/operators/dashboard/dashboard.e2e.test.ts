@@ -112,7 +112,11 @@ async function failedTurn(name: string) {
 }
 
 /** Work items written straight into the table (a context's failed work, without running anything). */
-async function seedItems(contextId: string, n: number, data: { queue: string; status: "failed" | "dead"; errorClass: "budget" | "provider" }) {
+async function seedItems(
+  contextId: string,
+  n: number,
+  data: { queue: string; status: "failed" | "dead"; errorClass: "budget" | "provider" },
+) {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const item = await h.api.db.workItem.create({
@@ -140,7 +144,13 @@ test("search finds a turn's input with its work items and each item's attempts, 
   expect(byTurn.body.matched).toEqual([{ type: "turn", id: turn.turn_id }]);
   expect(byTurn.body.inputs).toHaveLength(1);
   const input = byTurn.body.inputs[0];
-  expect(input).toMatchObject({ subject_type: "turn", subject_id: turn.turn_id, context_id: ctx.contextId, context_name: "search", session_id: session });
+  expect(input).toMatchObject({
+    subject_type: "turn",
+    subject_id: turn.turn_id,
+    context_id: ctx.contextId,
+    context_name: "search",
+    session_id: session,
+  });
   expect(input.trace_url).toBe(TRACE_UI.replace("{trace_id}", input.trace_id));
   const extract = input.work_items.find((w: { queue: string }) => w.queue === "extract_assertions");
   expect(extract).toMatchObject({ work_item_id: workItemId, status: "dead", attempts: 1 });
@@ -153,14 +163,19 @@ test("search finds a turn's input with its work items and each item's attempts, 
   expect(attempt.trace_url).toBe(TRACE_UI.replace("{trace_id}", attempt.trace_id));
 
   // The same input behind its session, its context, its work item and its trace id (any case, padded).
-  for (const [q, type] of [
+  const byEveryId: [q: string, type: string][] = [
     [session, "session"],
     [ctx.contextId, "context"],
     [workItemId, "work_item"],
     [` ${input.trace_id.toUpperCase()} `, "trace"],
-  ]) {
+  ];
+  for (const [q, type] of byEveryId) {
     const res = await adminGet(`/admin/search.json?q=${encodeURIComponent(q)}`);
-    expect({ q, status: res.status, matched: res.body.matched.map((m: { type: string }) => m.type) }).toEqual({ q, status: 200, matched: [type] });
+    expect({ q, status: res.status, matched: res.body.matched.map((m: { type: string }) => m.type) }).toEqual({
+      q,
+      status: 200,
+      matched: [type],
+    });
     expect(res.body.inputs.map((i: { subject_id: string }) => i.subject_id)).toEqual([turn.turn_id]);
     expect(res.body.inputs[0].work_items[0].attempt_records).toHaveLength(1);
   }
@@ -219,7 +234,9 @@ test("the work-item list filters by context, status, queue, error class and time
   const dead = await adminGet(`/admin/work-items.json?context_id=${ctx.contextId}&status=dead,failed&error_class=provider`);
   expect(dead.body.work_items.map((w: { work_item_id: string }) => w.work_item_id)).toEqual([...provider].reverse());
   // created_after/created_before: the seeded items are a second apart from 2026-01-01T00:00:00Z.
-  const early = await adminGet(`/admin/work-items.json?context_id=${ctx.contextId}&created_after=2026-01-01T00:00:01Z&created_before=2026-01-01T00:00:03Z`);
+  const early = await adminGet(
+    `/admin/work-items.json?context_id=${ctx.contextId}&created_after=2026-01-01T00:00:01Z&created_before=2026-01-01T00:00:03Z`,
+  );
   // Seconds 1 and 2 of the budget items, second 1 of the provider ones.
   const window = early.body.work_items.map((w: { work_item_id: string }) => w.work_item_id);
   expect([...window].sort()).toEqual([budget[2], budget[1], provider[1]].sort());
@@ -244,7 +261,11 @@ test("bulk retry counts first (dry run), then retries exactly what the filter ma
   const others = await h.api.db.workItem.findMany({ where: { id: { in: other } } });
   expect(others.map((w) => w.status)).toEqual(["dead", "dead"]);
   // Without the page's origin (or the Bearer key) nothing is retried.
-  const crossSite = await admin().post("/admin/work-items/retries").auth("ops", ADMIN_KEY).set("Origin", "https://evil.example").send(filter);
+  const crossSite = await admin()
+    .post("/admin/work-items/retries")
+    .auth("ops", ADMIN_KEY)
+    .set("Origin", "https://evil.example")
+    .send(filter);
   expect(crossSite.status).toBe(403);
 });
 
@@ -261,7 +282,10 @@ test("cancel stops a failed item once; two cancels at once: one wins, the other 
   expect(unknown.status).toBe(404);
   // Retry from extract on a document item with no extraction stage is refused with the reason.
   const fromExtract = await adminPost(`/admin/work-items/${id}/retry?from=extract`);
-  expect({ status: fromExtract.status, detail: fromExtract.body.detail }).toEqual({ status: 409, detail: expect.stringContaining("no extraction stage") });
+  expect({ status: fromExtract.status, detail: fromExtract.body.detail }).toEqual({
+    status: 409,
+    detail: expect.stringContaining("no extraction stage"),
+  });
 });
 
 test("spend: the last 7 days of model calls per context, with its name", async () => {

@@ -29,7 +29,10 @@ const SearchQuery = z.object({
   q: z
     .string("must be an id")
     .trim()
-    .refine((q) => UUID.test(q) || TRACE_ID.test(q), "must be a UUID (context, session, turn, document, batch, work item) or a 32-hex trace id"),
+    .refine(
+      (q) => UUID.test(q) || TRACE_ID.test(q),
+      "must be a UUID (context, session, turn, document, batch, work item) or a 32-hex trace id",
+    ),
 });
 /** The dashboard's list pages are smaller than the API's (docs/limits.md). */
 const DashboardListQuery = ListQuery.extend({ limit: limitParam(50, 200) });

@@ -3,7 +3,7 @@
 // work item, trace id), each with its stages' work items and every attempt; one work item's page
 // with its input's stage timeline; and model spend per context. Every list here is capped
 // (docs/limits.md) so one search costs a bounded number of indexed reads.
-import type { Db, WorkAttempt, WorkItem } from "@recall/db";
+import type { Db, Prisma, WorkAttempt, WorkItem } from "@recall/db";
 import { PIPELINE, type WorkItemService } from "@recall/queues";
 import { readUsage } from "../../views/usage";
 import { workItemView } from "../../views/work-item-view";
@@ -43,8 +43,6 @@ export async function searchRuns(deps: ExplorerDeps, q: string, kind: "uuid" | "
 
 /** Which records carry this id, and the inputs they stand for (newest first, one more than the cap). */
 async function subjectsOfId(db: Db, id: string): Promise<{ matched: Subject[]; subjects: Subject[] }> {
-  const take = SEARCH_MAX_INPUTS + 1;
-  const newest = { orderBy: { createdAt: "desc" as const }, take, select: { id: true } };
   const [context, session, turn, document, batch, item, factWrite] = await Promise.all([
     db.context.findUnique({ where: { id }, select: { id: true } }),
     db.session.findUnique({ where: { id }, select: { id: true } }),
@@ -54,33 +52,32 @@ async function subjectsOfId(db: Db, id: string): Promise<{ matched: Subject[]; s
     db.workItem.findUnique({ where: { id }, select: { subjectType: true, subjectId: true } }),
     db.factWrite.findUnique({ where: { id }, select: { id: true } }),
   ]);
-  const matched: Subject[] = [];
-  const subjects: Subject[] = [];
-  const add = (type: string, ids: { id: string }[]) => subjects.push(...ids.map((r) => ({ type, id: r.id })));
-  if (context) {
-    matched.push({ type: "context", id });
-    const [turns, documents] = await Promise.all([
-      db.turn.findMany({ where: { contextId: id }, ...newest, select: { id: true, createdAt: true } }),
-      db.document.findMany({ where: { contextId: id }, ...newest, select: { id: true, createdAt: true } }),
-    ]);
-    const both = [...turns.map((t) => ({ ...t, type: "turn" })), ...documents.map((d) => ({ ...d, type: "document" }))];
-    both.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-    subjects.push(...both.slice(0, take).map((r) => ({ type: r.type, id: r.id })));
-  }
-  if (session) {
-    matched.push({ type: "session", id });
-    add("turn", await db.turn.findMany({ where: { sessionId: id }, orderBy: { seq: "desc" }, take, select: { id: true } }));
-  }
+  const take = SEARCH_MAX_INPUTS + 1;
+  const turnsWhere = async (where: Prisma.TurnWhereInput, seq: "asc" | "desc") =>
+    (await db.turn.findMany({ where, orderBy: { seq }, take, select: { id: true } })).map((t) => ({ type: "turn", id: t.id }));
+  const found: [type: string, subjects: () => Promise<Subject[]> | Subject[]][] = [];
+  if (context) found.push(["context", () => newestInputsOf(db, id)]);
+  if (session) found.push(["session", () => turnsWhere({ sessionId: id }, "desc")]);
   if (batch) {
-    matched.push({ type: "batch", id });
-    const range = { sessionId: batch.sessionId, seq: { gte: batch.firstSeq, lte: batch.lastSeq } };
-    add("turn", await db.turn.findMany({ where: range, orderBy: { seq: "asc" }, take, select: { id: true } }));
+    found.push(["batch", () => turnsWhere({ sessionId: batch.sessionId, seq: { gte: batch.firstSeq, lte: batch.lastSeq } }, "asc")]);
   }
-  if (turn) (matched.push({ type: "turn", id }), add("turn", [turn]));
-  if (document) (matched.push({ type: "document", id }), add("document", [document]));
-  if (factWrite) (matched.push({ type: "fact_write", id }), add("fact_write", [factWrite]));
-  if (item) (matched.push({ type: "work_item", id }), subjects.push({ type: item.subjectType, id: item.subjectId }));
-  return { matched, subjects };
+  if (turn) found.push(["turn", () => [{ type: "turn", id }]]);
+  if (document) found.push(["document", () => [{ type: "document", id }]]);
+  if (factWrite) found.push(["fact_write", () => [{ type: "fact_write", id }]]);
+  if (item) found.push(["work_item", () => [{ type: item.subjectType, id: item.subjectId }]]);
+  const subjects = await Promise.all(found.map(([, of]) => of()));
+  return { matched: found.map(([type]) => ({ type, id })), subjects: subjects.flat() };
+}
+
+/** A context's newest turns and documents together. */
+async function newestInputsOf(db: Db, contextId: string): Promise<Subject[]> {
+  const newest = { where: { contextId }, orderBy: { createdAt: "desc" as const }, take: SEARCH_MAX_INPUTS + 1 };
+  const select = { id: true, createdAt: true };
+  const [turns, documents] = await Promise.all([db.turn.findMany({ ...newest, select }), db.document.findMany({ ...newest, select })]);
+  return [...turns.map((t) => ({ ...t, type: "turn" })), ...documents.map((d) => ({ ...d, type: "document" }))]
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+    .slice(0, SEARCH_MAX_INPUTS + 1)
+    .map((r) => ({ type: r.type, id: r.id }));
 }
 
 /** The inputs whose stages ran in this trace: the items' own trace ids, and retries' attempts. */
@@ -101,17 +98,25 @@ async function inputsOf(deps: ExplorerDeps, subjects: Subject[]) {
   const { db } = deps;
   const [items, turns, documents] = await Promise.all([
     db.workItem.findMany({ where: { subjectId: { in: ids } }, include: { attemptRecords: { orderBy: { attempt: "asc" } } } }),
-    db.turn.findMany({ where: { id: { in: ids } }, select: { id: true, contextId: true, sessionId: true, seq: true, createdAt: true, traceId: true } }),
+    db.turn.findMany({
+      where: { id: { in: ids } },
+      select: { id: true, contextId: true, sessionId: true, seq: true, createdAt: true, traceId: true },
+    }),
     db.document.findMany({ where: { id: { in: ids } }, select: { id: true, contextId: true, createdAt: true, traceId: true } }),
   ]);
-  const names = await contextNames(db, [...items, ...turns, ...documents].map((r) => r.contextId));
+  const names = await contextNames(
+    db,
+    [...items, ...turns, ...documents].map((r) => r.contextId),
+  );
   const rows = new Map<string, { context_id: string; created_at: Date; trace_id: string; session_id?: string; seq?: number }>();
-  for (const t of turns) rows.set(t.id, { context_id: t.contextId, session_id: t.sessionId, seq: t.seq, created_at: t.createdAt, trace_id: t.traceId });
+  for (const t of turns)
+    rows.set(t.id, { context_id: t.contextId, session_id: t.sessionId, seq: t.seq, created_at: t.createdAt, trace_id: t.traceId });
   for (const d of documents) rows.set(d.id, { context_id: d.contextId, created_at: d.createdAt, trace_id: d.traceId });
   return unique.flatMap((s) => {
     const own = inStageOrder(items.filter((i) => i.subjectId === s.id && i.subjectType === s.type));
     const first = own[0];
-    const row = rows.get(s.id) ?? (first ? { context_id: first.contextId, created_at: first.createdAt, trace_id: first.traceId } : undefined);
+    const row =
+      rows.get(s.id) ?? (first ? { context_id: first.contextId, created_at: first.createdAt, trace_id: first.traceId } : undefined);
     if (!row) return [];
     return [
       {
