@@ -190,7 +190,7 @@ test("search finds a turn's input with its work items and each item's attempts, 
   expect(page.body.timeline[0]).toMatchObject({ queue: "extract_assertions", work_item_id: workItemId, status: "dead", attempts: 1 });
 });
 
-test("a context's search shows only its newest inputs, capped", async () => {
+test("a context's or session's search shows only its newest inputs, capped; a batch its turns; a document itself", async () => {
   const ctx = await createContext(h.app, "many");
   const api = contextClient(h.app, ctx);
   const session = await api.session();
@@ -211,6 +211,22 @@ test("a context's search shows only its newest inputs, capped", async () => {
   expect(res.body.inputs[0].subject_id).toBe(turns[24]!.id);
   const bySession = await adminGet(`/admin/search.json?q=${session}`);
   expect({ n: bySession.body.inputs.length, truncated: bySession.body.truncated }).toEqual({ n: 20, truncated: true });
+  // A batch's turns in order, and a document (no stage has run yet: no work items).
+  const batch = await h.api.db.turnBatch.create({ data: { contextId: ctx.contextId, sessionId: session, firstSeq: 3, lastSeq: 5 } });
+  const byBatch = await adminGet(`/admin/search.json?q=${batch.id}`);
+  expect(byBatch.body.matched).toEqual([{ type: "batch", id: batch.id }]);
+  expect(byBatch.body.inputs.map((i: { subject_id: string; seq: number }) => [i.subject_id, i.seq])).toEqual([
+    [turns[2]!.id, 3],
+    [turns[3]!.id, 4],
+    [turns[4]!.id, 5],
+  ]);
+  const document = await h.api.db.document.create({
+    data: { contextId: ctx.contextId, text: "notes", contentHash: "h", traceId: "e".repeat(32) },
+  });
+  const byDocument = await adminGet(`/admin/search.json?q=${document.id}`);
+  expect(byDocument.body.inputs).toEqual([
+    expect.objectContaining({ subject_type: "document", subject_id: document.id, context_name: "many", work_items: [] }),
+  ]);
 });
 
 test("the work-item list filters by context, status, queue, error class and time, a page at a time", async () => {
