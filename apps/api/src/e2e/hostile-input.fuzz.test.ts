@@ -94,6 +94,14 @@ function targets(): FuzzTarget[] {
     { method: "POST", path: "/api/v1/{contextId}/mcp", auth: "api_key", hasBody: true, problemJson: false },
     { method: "POST", path: "/api/v1/admin/mcp", auth: "admin", hasBody: true, problemJson: false },
     { method: "GET", path: "/admin/queues", auth: "admin", hasBody: false, problemJson: false },
+    // The dashboard's JSON: its 401 is plain text (the browser's password prompt), its 4xx problems.
+    ...["/admin/search.json", "/admin/work-items.json", "/admin/work-items/{workItemId}/detail.json", "/admin/spend.json"].map((path) => ({
+      method: "GET",
+      path,
+      auth: "admin" as const,
+      hasBody: false,
+      problemJson: false,
+    })),
   ];
   return [...declared, ...beside];
 }

@@ -163,7 +163,19 @@ export const FORGED_CURSORS = [
   { k: 1.5, id: "00000000-0000-4000-8000-000000000000" },
 ].map((position) => Buffer.from(JSON.stringify(position)).toString("base64url"));
 
-const QUERY_KEYS = ["scope[org]", "scope[user]", "scope", "scope[]", "scope[a][b][c][d][e][f]", "limit", "cursor", "status", "kinds", "x"];
+const QUERY_KEYS = [
+  "scope[org]",
+  "scope[user]",
+  "scope",
+  "scope[]",
+  "scope[a][b][c][d][e][f]",
+  "limit",
+  "cursor",
+  "status",
+  "kinds",
+  "q",
+  "x",
+];
 
 function queryArb(): fc.Arbitrary<string> {
   const value = fc.oneof(
