@@ -54,6 +54,7 @@ afterAll(async () => {
 async function seedIds(): Promise<FuzzIds> {
   const ctx: ContextHandle = await createContext(h.app, "fuzz");
   const other = await createContext(h.app, "fuzz-other");
+  const doomed = await createContext(h.app, "fuzz-doomed");
   const client = contextClient(h.app, ctx);
   const sessionId = await client.session();
   const document = await client.post("/documents", { text: "Osprey is the ledger." });
@@ -66,6 +67,7 @@ async function seedIds(): Promise<FuzzIds> {
     apiKey: ctx.apiKey,
     otherContextId: other.contextId,
     otherApiKey: other.apiKey,
+    doomedContextId: doomed.contextId,
     adminKey: ADMIN_KEY,
     byParam: {
       sessionId,
