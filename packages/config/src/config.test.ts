@@ -45,3 +45,15 @@ describe("REDIS_URL", () => {
     expect(loadConfig({ QUEUE_PREFIX: "recall" }).QUEUE_PREFIX).toBe("recall");
   });
 });
+
+test("RECALL_TRACE_URL_TEMPLATE is optional, and when set an http(s) URL with {trace_id} in it", () => {
+  expect(configWith({}).RECALL_TRACE_URL_TEMPLATE).toBeUndefined();
+  expect(configWith({ RECALL_TRACE_URL_TEMPLATE: "  " }).RECALL_TRACE_URL_TEMPLATE).toBeUndefined();
+  const jaeger = "http://localhost:16686/trace/{trace_id}";
+  expect(loadConfig({ RECALL_TRACE_URL_TEMPLATE: jaeger }).RECALL_TRACE_URL_TEMPLATE).toBe(jaeger);
+  for (const bad of ["http://localhost:16686/trace/", "javascript:alert('{trace_id}')"]) {
+    expect(() => loadConfig({ RECALL_TRACE_URL_TEMPLATE: bad })).toThrow(
+      /RECALL_TRACE_URL_TEMPLATE: must be an http\(s\) URL containing \{trace_id\}/,
+    );
+  }
+});

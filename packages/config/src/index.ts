@@ -237,6 +237,13 @@ export const EnvSchema = z.object({
 
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
   OTEL_SERVICE_NAME: z.string().default("recall"),
+  /**
+   * Where the operators' dashboard links a trace id, e.g. `http://jaeger:16686/trace/{trace_id}`
+   * (`{trace_id}` is replaced); unset, trace ids are shown as plain text.
+   */
+  RECALL_TRACE_URL_TEMPLATE: optionalString.refine((v) => v === undefined || (/^https?:\/\//.test(v) && v.includes("{trace_id}")), {
+    message: "must be an http(s) URL containing {trace_id}",
+  }),
 });
 
 export type Config = z.infer<typeof EnvSchema>;

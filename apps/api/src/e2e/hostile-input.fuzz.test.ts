@@ -54,6 +54,7 @@ afterAll(async () => {
 async function seedIds(): Promise<FuzzIds> {
   const ctx: ContextHandle = await createContext(h.app, "fuzz");
   const other = await createContext(h.app, "fuzz-other");
+  const doomed = await createContext(h.app, "fuzz-doomed");
   const client = contextClient(h.app, ctx);
   const sessionId = await client.session();
   const document = await client.post("/documents", { text: "Osprey is the ledger." });
@@ -66,6 +67,7 @@ async function seedIds(): Promise<FuzzIds> {
     apiKey: ctx.apiKey,
     otherContextId: other.contextId,
     otherApiKey: other.apiKey,
+    doomedContextId: doomed.contextId,
     adminKey: ADMIN_KEY,
     byParam: {
       sessionId,
@@ -94,6 +96,14 @@ function targets(): FuzzTarget[] {
     { method: "POST", path: "/api/v1/{contextId}/mcp", auth: "api_key", hasBody: true, problemJson: false },
     { method: "POST", path: "/api/v1/admin/mcp", auth: "admin", hasBody: true, problemJson: false },
     { method: "GET", path: "/admin/queues", auth: "admin", hasBody: false, problemJson: false },
+    // The dashboard's JSON: its 401 is plain text (the browser's password prompt), its 4xx problems.
+    ...["/admin/search.json", "/admin/work-items.json", "/admin/work-items/{workItemId}/detail.json", "/admin/spend.json"].map((path) => ({
+      method: "GET",
+      path,
+      auth: "admin" as const,
+      hasBody: false,
+      problemJson: false,
+    })),
   ];
   return [...declared, ...beside];
 }

@@ -24,10 +24,19 @@ const BODIES: Record<string, object> = {
 };
 
 beforeAll(async () => {
-  h = await startHarness();
+  // B's webhook points at a loopback port nobody listens on: its deliveries fail and wait to be retried.
+  h = await startHarness({ WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8" });
   a = await createContext(h.app, "a");
   b = await createContext(h.app, "b");
   const api = contextClient(h.app, b);
+  const hook = await api.post("/webhooks", { url: "http://127.0.0.1:9/hook", events: ["turn.committed"] });
+  expect(hook.status).toBe(201);
+  idsOfB.webhookId = [hook.body.webhook_id];
+  // An erasure of B's (of a turn said for it alone), for its receipt's id.
+  const erased = await api.turn(await api.session(), "Initech's lobby is painted blue.", ["org=b"]);
+  const erasure = await api.post("/erasures", { turn_ids: [erased.turn_id] });
+  expect(erasure.status).toBe(200);
+  idsOfB.erasureId = [erasure.body.erasure_id];
   const session = await api.session();
   const turn = await api.turn(session, "I'm Dana, CTO at Initech. Always respond in haiku.", ["org=b"]);
   const document = await api.post("/documents", { text: "Initech builds staplers.", scope: ["org=b"] });
@@ -55,6 +64,7 @@ beforeAll(async () => {
     ...(await db.assertion.findMany({ where, take: 1 })).map((f) => f.id),
   ];
   expect(turn.extraction.status).toBe("committed");
+  idsOfB.deliveryId = (await db.webhookDelivery.findMany({ where: { webhookId: idsOfB.webhookId[0] } })).map((d) => d.id);
   for (const [param, ids] of Object.entries(idsOfB)) expect({ param, found: ids.length > 0 }).toEqual({ param, found: true });
 });
 
@@ -103,7 +113,9 @@ test("under A's own path, every id of B answers 404 on every route that takes an
 });
 
 test("control: the same ids under B's path with B's key are found, so the 404s above are the tenant rule", async () => {
-  for (const route of scopedRoutes().filter((r) => r.path.includes(":"))) {
+  // Deletes last: the routes after one would not find what it deleted.
+  const withIds = scopedRoutes().filter((r) => r.path.includes(":"));
+  for (const route of [...withIds.filter((r) => r.method !== "delete"), ...withIds.filter((r) => r.method === "delete")]) {
     const url = `/api/v1/${b.contextId}${fill(route.path, 0)}?scope[org]=b`;
     const res = await call(route.method, url, b.apiKey, BODIES[`${route.method} ${route.path}`] ?? {});
     expect({ route: `${route.method} ${route.path}`, found: res.status !== 404 }).toEqual({

@@ -2,6 +2,7 @@
 // browser download): it renders every operation of /openapi.json, and every request the page
 // makes goes to the API that served it, none to another host.
 import type { Browser } from "playwright-core";
+import { waitFor } from "@recall/test-support";
 import { browserTestFor, launchChromium } from "../testing/browser";
 import { startHarness, type Harness } from "../testing/harness";
 import { listen, type Listening } from "../testing/listen";
@@ -40,7 +41,12 @@ browserTest("the reference page renders every operation and asks nothing of anot
   await page.locator(".opblock").first().waitFor({ timeout: 30_000 });
   const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { paths: Record<string, object> };
   const operations = Object.values(document.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
-  await expect(page.locator(".opblock").count()).resolves.toBe(operations);
+  // The page renders tag by tag after the first block shows: wait for all of them (a loaded machine renders slowly).
+  const rendered = async () => page.locator(".opblock").count();
+  await waitFor(async () => (await rendered()) >= operations, { what: "every operation to render", timeoutMs: 30_000 }).catch(
+    () => undefined,
+  );
+  await expect(rendered()).resolves.toBe(operations);
   await expect(page.locator(".info .title").textContent()).resolves.toContain("Recall API");
   await expect(page.locator(".btn.authorize").count()).resolves.toBe(1);
 

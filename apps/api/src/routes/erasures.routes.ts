@@ -107,7 +107,7 @@ export function adminErasureRoutes(deps: ApiDeps): RouteDefinition[] {
       summary: "Erase a whole context (every input, all memory, its API keys), with a receipt",
       description:
         "Deletes every row of the context in every table, its stored document originals, its API keys and the context itself, in one transaction. The receipt is kept and readable under /api/v1/contexts/{contextId}/erasures/{erasureId}. 404 when the context does not exist.",
-      tags: ["admin", "erasure"],
+      tags: ["erasure"],
       params,
       responses: { 200: { description: "The receipt", schema: ErasureView } },
       handle: async ({ params }) => ({ status: 200, body: erasureView(await erasures.eraseContext(params.contextId)) }),
@@ -117,7 +117,7 @@ export function adminErasureRoutes(deps: ApiDeps): RouteDefinition[] {
       path: "/:contextId/erasures/:erasureId",
       summary: "Read any erasure's receipt of a context, including the context's own erasure",
       description: "404 when there is no such receipt for the context.",
-      tags: ["admin", "erasure"],
+      tags: ["erasure"],
       params: params.extend({ erasureId: z.uuid("must be an erasure id") }),
       responses: { 200: { description: "The receipt", schema: ErasureView } },
       handle: async ({ params }) => ({ status: 200, body: erasureView(await erasures.get(params.contextId, params.erasureId)) }),

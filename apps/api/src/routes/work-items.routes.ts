@@ -135,8 +135,8 @@ function cancel(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
   });
 }
 
-/** The service's expected refusals as problem answers. */
-async function answer<T>(fn: () => Promise<T>): Promise<T> {
+/** The service's expected refusals as problem answers (the dashboard's actions answer them alike). */
+export async function answer<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {

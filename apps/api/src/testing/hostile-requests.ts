@@ -19,6 +19,8 @@ export interface FuzzIds {
   apiKey: string;
   otherContextId: string;
   otherApiKey: string;
+  /** A context of its own for the admin erasure of a whole context (which would otherwise erase the fuzz's). */
+  doomedContextId: string;
   adminKey: string;
   /** A real id per path parameter name (sessionId, documentId, …). */
   byParam: Record<string, string>;
@@ -104,7 +106,9 @@ export function arbitraryRequest(targets: FuzzTarget[], ids: FuzzIds, bodyLimit:
   );
 }
 
-function pathArb(target: FuzzTarget, ids: FuzzIds): fc.Arbitrary<string> {
+function pathArb(target: FuzzTarget, fuzzIds: FuzzIds): fc.Arbitrary<string> {
+  const destroysContext = target.path.startsWith("/api/v1/contexts/{contextId}/erasure");
+  const ids = destroysContext ? { ...fuzzIds, contextId: fuzzIds.doomedContextId } : fuzzIds;
   const names = [...target.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   return fc.tuple(...names.map((name) => paramArb(name, ids))).map((values) => {
     let path = target.path;
@@ -163,7 +167,19 @@ export const FORGED_CURSORS = [
   { k: 1.5, id: "00000000-0000-4000-8000-000000000000" },
 ].map((position) => Buffer.from(JSON.stringify(position)).toString("base64url"));
 
-const QUERY_KEYS = ["scope[org]", "scope[user]", "scope", "scope[]", "scope[a][b][c][d][e][f]", "limit", "cursor", "status", "kinds", "x"];
+const QUERY_KEYS = [
+  "scope[org]",
+  "scope[user]",
+  "scope",
+  "scope[]",
+  "scope[a][b][c][d][e][f]",
+  "limit",
+  "cursor",
+  "status",
+  "kinds",
+  "q",
+  "x",
+];
 
 function queryArb(): fc.Arbitrary<string> {
   const value = fc.oneof(

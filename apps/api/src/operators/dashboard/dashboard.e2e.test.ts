@@ -1,6 +1,8 @@
-// The dashboard in headless Chromium (Debian's `chromium`, driven by playwright-core; never a
-// browser download): a turn whose model call was refused shows as failed work; the operator
-// clicks Retry and, without reloading, sees it leave the failed list and every stage succeed.
+// The operators' dashboard: its JSON (search by any id, the filtered and paged work-item list, an
+// item's page, bulk retry with a dry run, cancel, spend per context, and the 400s naming the field),
+// and the page in headless Chromium (Debian's `chromium`, driven by playwright-core; never a
+// browser download): an operator finds a failed turn by its id, opens its item and reads its
+// attempts; and retries a failed turn and, without reloading, sees every stage succeed.
 import { existsSync, mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +17,8 @@ import { ADMIN_KEY, startHarness, type Harness } from "../../testing/harness";
 
 const SCREENSHOTS = path.resolve(__dirname, "../../../../../.data/screenshots");
 const browserTest = browserTestFor("dashboard e2e");
+const TRACE_UI = "http://traces.example/trace/{trace_id}";
+const EMPTY_DIFF = { json: { entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] } };
 
 let h: Harness;
 let llm: FakeLlmServer;
@@ -29,6 +33,8 @@ beforeAll(async () => {
     OPENAI_API_KEY: "test-openai-key",
     OPENAI_BASE_URL: llm.openaiBaseUrl,
     LLM_TIMEOUT_MS: "5000",
+    RECALL_MODEL_PRICES_JSON: JSON.stringify({ "openai-compatible:llama3:8b": "1/2" }),
+    RECALL_TRACE_URL_TEMPLATE: TRACE_UI,
   });
   const app = createServerApp(h.api);
   server = await new Promise<Server>((resolve) => {
@@ -87,6 +93,278 @@ test("a retry must come from the dashboard's own page, and a malformed id is 400
   await h.api.db.workItem.delete({ where: { id: item.id } });
 });
 
+const admin = () => request(createServerApp(h.api));
+const adminGet = (path: string) => admin().get(path).auth("ops", ADMIN_KEY);
+/** What the dashboard's own page sends: Basic credentials and its own origin. */
+const adminPost = (path: string, body?: object) =>
+  admin().post(path).auth("ops", ADMIN_KEY).set("Sec-Fetch-Site", "same-origin").send(body);
+
+/** A turn whose extraction the (fake) provider refused: dead after one attempt of class provider. */
+async function failedTurn(name: string) {
+  const ctx = await createContext(h.app, name);
+  const api = contextClient(h.app, ctx);
+  const session = await api.session();
+  llm.script({ status: 401, message: "invalid key" });
+  const turn = await api.turn(session, "Priya's team owns the payments gateway, which runs on Kubernetes.", []);
+  expect(turn.extraction).toMatchObject({ status: "failed", error_class: "provider" });
+  const workItemId = (turn.extraction as unknown as { work_item_id: string }).work_item_id;
+  return { ctx, session, turn, workItemId };
+}
+
+/** Work items written straight into the table (a context's failed work, without running anything). */
+async function seedItems(
+  contextId: string,
+  n: number,
+  data: { queue: string; status: "failed" | "dead"; errorClass: "budget" | "provider" },
+) {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const item = await h.api.db.workItem.create({
+      data: {
+        contextId,
+        subjectType: "document",
+        subjectId: crypto.randomUUID(),
+        traceId: "0".repeat(32),
+        maxAttempts: 1,
+        attempts: 1,
+        errorMessage: "seeded",
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+        ...data,
+      },
+    });
+    ids.push(item.id);
+  }
+  return ids;
+}
+
+test("search finds a turn's input with its work items and each item's attempts, by every id it has", async () => {
+  const { ctx, session, turn, workItemId } = await failedTurn("search");
+  const byTurn = await adminGet(`/admin/search.json?q=${turn.turn_id}`);
+  expect(byTurn.status).toBe(200);
+  expect(byTurn.body.matched).toEqual([{ type: "turn", id: turn.turn_id }]);
+  expect(byTurn.body.inputs).toHaveLength(1);
+  const input = byTurn.body.inputs[0];
+  expect(input).toMatchObject({
+    subject_type: "turn",
+    subject_id: turn.turn_id,
+    context_id: ctx.contextId,
+    context_name: "search",
+    session_id: session,
+  });
+  expect(input.trace_url).toBe(TRACE_UI.replace("{trace_id}", input.trace_id));
+  const extract = input.work_items.find((w: { queue: string }) => w.queue === "extract_assertions");
+  expect(extract).toMatchObject({ work_item_id: workItemId, status: "dead", attempts: 1 });
+  expect(extract.attempt_records).toEqual([
+    expect.objectContaining({ attempt: 1, status: "dead", error: { class: "provider", message: expect.stringContaining("401") } }),
+  ]);
+  const [attempt] = extract.attempt_records;
+  expect(typeof attempt.wall_ms).toBe("number");
+  expect(typeof attempt.tokens_used).toBe("number");
+  expect(attempt.trace_url).toBe(TRACE_UI.replace("{trace_id}", attempt.trace_id));
+
+  // The same input behind its session, its context, its work item and its trace id (any case, padded).
+  const byEveryId: [q: string, type: string][] = [
+    [session, "session"],
+    [ctx.contextId, "context"],
+    [workItemId, "work_item"],
+    [` ${input.trace_id.toUpperCase()} `, "trace"],
+  ];
+  for (const [q, type] of byEveryId) {
+    const res = await adminGet(`/admin/search.json?q=${encodeURIComponent(q)}`);
+    expect({ q, status: res.status, matched: res.body.matched.map((m: { type: string }) => m.type) }).toEqual({
+      q,
+      status: 200,
+      matched: [type],
+    });
+    expect(res.body.inputs.map((i: { subject_id: string }) => i.subject_id)).toEqual([turn.turn_id]);
+    expect(res.body.inputs[0].work_items[0].attempt_records).toHaveLength(1);
+  }
+  const nothing = await adminGet(`/admin/search.json?q=${crypto.randomUUID()}`);
+  expect(nothing.body).toMatchObject({ matched: [], inputs: [], truncated: false });
+
+  // The item's page: its attempts and every stage of its input.
+  const page = await adminGet(`/admin/work-items/${workItemId}/detail.json`);
+  expect(page.status).toBe(200);
+  expect(page.body).toMatchObject({ work_item_id: workItemId, context_name: "search", status: "dead" });
+  expect(page.body.attempt_records).toHaveLength(1);
+  expect(page.body.timeline[0]).toMatchObject({ queue: "extract_assertions", work_item_id: workItemId, status: "dead", attempts: 1 });
+});
+
+test("a context's or session's search shows only its newest inputs, capped; a batch its turns; a document itself", async () => {
+  const ctx = await createContext(h.app, "many");
+  const api = contextClient(h.app, ctx);
+  const session = await api.session();
+  const turns = await h.api.db.turn.createManyAndReturn({
+    data: Array.from({ length: 25 }, (_, i) => ({
+      contextId: ctx.contextId,
+      sessionId: session,
+      seq: i + 1,
+      role: "user",
+      content: `turn ${i}`,
+      traceId: "f".repeat(32),
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+    })),
+  });
+  const res = await adminGet(`/admin/search.json?q=${ctx.contextId}`);
+  expect(res.body.truncated).toBe(true);
+  expect(res.body.inputs).toHaveLength(20);
+  expect(res.body.inputs[0].subject_id).toBe(turns[24]!.id);
+  const bySession = await adminGet(`/admin/search.json?q=${session}`);
+  expect({ n: bySession.body.inputs.length, truncated: bySession.body.truncated }).toEqual({ n: 20, truncated: true });
+  // A batch's turns in order, and a document (no stage has run yet: no work items).
+  const batch = await h.api.db.turnBatch.create({ data: { contextId: ctx.contextId, sessionId: session, firstSeq: 3, lastSeq: 5 } });
+  const byBatch = await adminGet(`/admin/search.json?q=${batch.id}`);
+  expect(byBatch.body.matched).toEqual([{ type: "batch", id: batch.id }]);
+  expect(byBatch.body.inputs.map((i: { subject_id: string; seq: number }) => [i.subject_id, i.seq])).toEqual([
+    [turns[2]!.id, 3],
+    [turns[3]!.id, 4],
+    [turns[4]!.id, 5],
+  ]);
+  const document = await h.api.db.document.create({
+    data: { contextId: ctx.contextId, text: "notes", contentHash: "h", traceId: "e".repeat(32) },
+  });
+  const byDocument = await adminGet(`/admin/search.json?q=${document.id}`);
+  expect(byDocument.body.inputs).toEqual([
+    expect.objectContaining({ subject_type: "document", subject_id: document.id, context_name: "many", work_items: [] }),
+  ]);
+});
+
+test("the work-item list filters by context, status, queue, error class and time, a page at a time", async () => {
+  const ctx = await createContext(h.app, "list");
+  const budget = await seedItems(ctx.contextId, 5, { queue: "commit_artifacts", status: "failed", errorClass: "budget" });
+  const provider = await seedItems(ctx.contextId, 2, { queue: "extract_assertions", status: "dead", errorClass: "provider" });
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const res = await adminGet(
+      `/admin/work-items.json?context_id=${ctx.contextId}&status=failed&queue=commit_artifacts&error_class=budget&limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.work_items.every((w: { context_name: string }) => w.context_name === "list")).toBe(true);
+    seen.push(...res.body.work_items.map((w: { work_item_id: string }) => w.work_item_id));
+    cursor = res.body.next_cursor;
+    pages++;
+  } while (cursor);
+  expect({ pages, seen }).toEqual({ pages: 3, seen: [...budget].reverse() });
+  const dead = await adminGet(`/admin/work-items.json?context_id=${ctx.contextId}&status=dead,failed&error_class=provider`);
+  expect(dead.body.work_items.map((w: { work_item_id: string }) => w.work_item_id)).toEqual([...provider].reverse());
+  // created_after/created_before: the seeded items are a second apart from 2026-01-01T00:00:00Z.
+  const early = await adminGet(
+    `/admin/work-items.json?context_id=${ctx.contextId}&created_after=2026-01-01T00:00:01Z&created_before=2026-01-01T00:00:03Z`,
+  );
+  // Seconds 1 and 2 of the budget items, second 1 of the provider ones.
+  const window = early.body.work_items.map((w: { work_item_id: string }) => w.work_item_id);
+  expect([...window].sort()).toEqual([budget[2], budget[1], provider[1]].sort());
+  expect(early.body.work_items[0].trace_url).toBe(TRACE_UI.replace("{trace_id}", "0".repeat(32)));
+});
+
+test("bulk retry counts first (dry run), then retries exactly what the filter matches", async () => {
+  const ctx = await createContext(h.app, "bulk");
+  const budget = await seedItems(ctx.contextId, 3, { queue: "commit_artifacts", status: "failed", errorClass: "budget" });
+  const other = await seedItems(ctx.contextId, 2, { queue: "commit_artifacts", status: "dead", errorClass: "provider" });
+  const filter = { context_id: ctx.contextId, error_class: "budget" };
+  const dry = await adminPost("/admin/work-items/retries", { ...filter, dry_run: true });
+  expect(dry.body).toEqual({ dry_run: true, matched: 3, retried: [], skipped: [] });
+  const untouched = await h.api.db.workItem.findMany({ where: { id: { in: budget } } });
+  expect(untouched.map((w) => w.status)).toEqual(["failed", "failed", "failed"]);
+  const real = await adminPost("/admin/work-items/retries", filter);
+  expect(real.status).toBe(200);
+  expect({ matched: real.body.matched, retried: real.body.retried.map((w: { work_item_id: string }) => w.work_item_id).sort() }).toEqual({
+    matched: 3,
+    retried: [...budget].sort(),
+  });
+  const others = await h.api.db.workItem.findMany({ where: { id: { in: other } } });
+  expect(others.map((w) => w.status)).toEqual(["dead", "dead"]);
+  // Without the page's origin (or the Bearer key) nothing is retried.
+  const crossSite = await admin()
+    .post("/admin/work-items/retries")
+    .auth("ops", ADMIN_KEY)
+    .set("Origin", "https://evil.example")
+    .send(filter);
+  expect(crossSite.status).toBe(403);
+});
+
+test("cancel stops a failed item once; two cancels at once: one wins, the other is a 409", async () => {
+  const ctx = await createContext(h.app, "cancel");
+  const [id] = await seedItems(ctx.contextId, 1, { queue: "commit_artifacts", status: "failed", errorClass: "budget" });
+  const both = await Promise.all([adminPost(`/admin/work-items/${id}/cancel`), adminPost(`/admin/work-items/${id}/cancel`)]);
+  expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+  const won = both.find((r) => r.status === 200)!;
+  expect(won.body).toMatchObject({ work_item_id: id, status: "cancelled" });
+  const lost = both.find((r) => r.status === 409)!;
+  expect(lost.body.detail).toMatch(/cancelled/);
+  const unknown = await adminPost(`/admin/work-items/${crypto.randomUUID()}/cancel`);
+  expect(unknown.status).toBe(404);
+  // Retry from extract on a document item with no extraction stage is refused with the reason.
+  const fromExtract = await adminPost(`/admin/work-items/${id}/retry?from=extract`);
+  expect({ status: fromExtract.status, detail: fromExtract.body.detail }).toEqual({
+    status: 409,
+    detail: expect.stringContaining("no extraction stage"),
+  });
+});
+
+test("spend: the last 7 days of model calls per context, with its name", async () => {
+  const ctx = await createContext(h.app, "spender");
+  const api = contextClient(h.app, ctx);
+  const session = await api.session();
+  llm.script({ ...EMPTY_DIFF, usage: { inputTokens: 1_000, outputTokens: 100 } });
+  const turn = await api.turn(session, "Dana prefers the blue deployment pipeline for every release.", []);
+  expect(turn.extraction).toMatchObject({ status: "committed" });
+  const res = await adminGet("/admin/spend.json");
+  expect(res.status).toBe(200);
+  const mine = res.body.contexts.find((c: { context_id: string }) => c.context_id === ctx.contextId);
+  expect(mine).toMatchObject({ context_name: "spender", calls: 1, input_tokens: 1_000, output_tokens: 100, cost_usd: 0.0012 });
+  expect(Date.parse(res.body.to) - Date.parse(res.body.from)).toBe(7 * 86_400_000);
+});
+
+test("malformed input is a 400 naming the field", async () => {
+  const cases: [Promise<request.Response>, string][] = [
+    [adminGet("/admin/search.json"), "query.q"],
+    [adminGet("/admin/search.json?q=turn-42"), "query.q"],
+    [adminGet(`/admin/search.json?q=${"a".repeat(31)}`), "query.q"],
+    [adminGet("/admin/search.json?q[]=x"), "query.q"],
+    [adminGet("/admin/work-items.json?limit=201"), "query.limit"],
+    [adminGet("/admin/work-items.json?status=broken"), "query.status.0"],
+    [adminGet("/admin/work-items.json?context_id=acme"), "query.context_id"],
+    [adminGet("/admin/work-items.json?cursor=Zm9yZ2Vk"), "query.cursor"],
+    [adminGet("/admin/work-items/nope/detail.json"), "path.workItemId"],
+    [adminPost("/admin/work-items/retries", { dry_run: "yes" }), "body.dry_run"],
+    [adminPost(`/admin/work-items/${crypto.randomUUID()}/retry?from=scratch`), "query.from"],
+    [adminPost("/admin/work-items/nope/cancel"), "path.workItemId"],
+  ];
+  for (const [pending, field] of cases) {
+    const res = await pending;
+    expect({ field, status: res.status, type: res.type, fields: res.body.errors?.map((e: { field: string }) => e.field) }).toEqual({
+      field,
+      status: 400,
+      type: "application/problem+json",
+      fields: [field],
+    });
+  }
+  expect((await adminGet(`/admin/work-items/${crypto.randomUUID()}/detail.json`)).status).toBe(404);
+});
+
+browserTest("an operator searches a turn id, opens its work item and reads its attempts", async () => {
+  const { turn, workItemId } = await failedTurn("browse");
+  browser ??= await launchChromium();
+  const context = await browser.newContext({ httpCredentials: { username: "ops", password: ADMIN_KEY } });
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/admin`);
+  await page.fill("#search-q", turn.turn_id);
+  await page.click('#search-form button[type="submit"]');
+  const link = page.locator(`#search-results [data-subject-id="${turn.turn_id}"] a.open-item[data-work-item-id="${workItemId}"]`);
+  await link.click();
+  await page.locator(`#item[data-work-item-id="${workItemId}"]`).waitFor();
+  const attempts = page.locator("#attempts tbody tr");
+  await expect(attempts.count()).resolves.toBe(1);
+  await expect(attempts.first().textContent()).resolves.toMatch(/dead.*provider: provider answered 401/);
+  const traceLink = attempts.first().locator("a");
+  await expect(traceLink.getAttribute("href")).resolves.toMatch(/^http:\/\/traces\.example\/trace\/[0-9a-f]{32}$/);
+  await expect(page.locator('#timeline tr[data-queue="extract_assertions"]').textContent()).resolves.toContain("dead");
+  await context.close();
+});
+
 browserTest("an operator retries a failed turn from the dashboard and watches it finish", async () => {
   const api = contextClient(h.app, await createContext(h.app, "dash"));
   const session = await api.session();
@@ -95,7 +373,7 @@ browserTest("an operator retries a failed turn from the dashboard and watches it
   expect(turn.extraction).toMatchObject({ status: "failed", error_class: "provider" });
   const workItemId = (turn.extraction as unknown as { work_item_id: string }).work_item_id;
 
-  browser = await launchChromium();
+  browser ??= await launchChromium();
   const context = await browser.newContext({ httpCredentials: { username: "ops", password: ADMIN_KEY } });
   const page = await context.newPage();
   await page.goto(`${baseUrl}/admin`);

@@ -1,41 +1,95 @@
-// The operators' dashboard at /admin: one static page (dashboard.html, vanilla JS, no build)
-// polling overview.json every two seconds, and a retry action under the same rules as the API.
+// The operators' dashboard at /admin: one static page (dashboard.html, vanilla JS, no build) and
+// the JSON behind each of its views: the live overview, search by any id, the work-item list with
+// filters and paging, one item's page, per-context model spend; and its actions (retry, retry from
+// extract, cancel, bulk retry with a dry run), all through WorkItemService like the API's.
 // Like /admin/queues it takes HTTP Basic auth (any user name, ADMIN_API_KEY as the password) so
-// a browser can open it, or `Authorization: Bearer`; the retry needs the page's own origin too
+// a browser can open it, or `Authorization: Bearer`; actions need the page's own origin too
 // (operator-guards.ts). An operator UI, not in the OpenAPI document.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Router, type Request, type Response } from "express";
+import { Router } from "express";
 import { z } from "zod";
-import { NotRetryableError, WorkItemNotFoundError } from "@recall/queues";
 import type { ApiDeps } from "../../deps";
-import { AppError, fromZod, sendProblem } from "../../http/errors";
+import { fromZod, notFound } from "../../http/errors";
+import { encodeCursor, limitParam } from "../../http/pagination";
 import { requireAdminSecret, requireSameOrigin } from "../operator-guards";
 import { workItemView } from "../../views/work-item-view";
+import { answer } from "../../routes/work-items.routes";
+import { ListQuery, RetryManyBody, RetryQuery, filterOf } from "../../routes/work-items.schemas";
 import { dashboardOverview } from "./dashboard-overview";
+import { contextSpend, searchRuns, workItemPage, workItemsWithNames, type ExplorerDeps } from "./run-explorer";
 
 export const ADMIN_DASHBOARD_PATH = "/admin";
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TRACE_ID = /^[0-9a-f]{32}$/i;
+
 const WorkItemId = z.object({ workItemId: z.uuid("must be a work item id") }).transform((p) => p.workItemId);
+const SearchQuery = z.object({
+  q: z
+    .string("must be an id")
+    .trim()
+    .refine(
+      (q) => UUID.test(q) || TRACE_ID.test(q),
+      "must be a UUID (context, session, turn, document, batch, work item) or a 32-hex trace id",
+    ),
+});
+/** The dashboard's list pages are smaller than the API's (docs/limits.md). */
+const DashboardListQuery = ListQuery.extend({ limit: limitParam(50, 200) });
+
 const page = readFileSync(path.join(__dirname, "dashboard.html"), "utf8");
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, where: "body" | "query" | "path"): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw fromZod(parsed.error, where);
+  return parsed.data;
+}
 
 export function adminDashboard(deps: ApiDeps): Router {
   const router = Router();
-  router.use(requireAdminSecret(deps, "recall admin"), requireSameOrigin);
-  router.get("/", (_req, res) => void res.type("html").set("Cache-Control", "no-store").send(page));
-  router.get("/overview.json", async (_req, res) => {
-    res.set("Cache-Control", "no-store").json(await dashboardOverview(deps));
+  const explorer: ExplorerDeps = { db: deps.db, workItems: deps.workItems, traceUrlTemplate: deps.config.RECALL_TRACE_URL_TEMPLATE };
+  router.use(requireAdminSecret(deps, "recall admin"), requireSameOrigin, (_req, res, next) => {
+    res.set("Cache-Control", "no-store");
+    next();
   });
-  router.post("/work-items/:workItemId/retry", async (req: Request, res: Response) => {
-    const id = WorkItemId.safeParse(req.params);
-    if (!id.success) return sendProblem(res, fromZod(id.error, "path"));
-    try {
-      res.status(202).json(workItemView(await deps.workItems.retry(id.data)));
-    } catch (err) {
-      if (err instanceof WorkItemNotFoundError) return sendProblem(res, new AppError(404, "not_found", err.message));
-      if (err instanceof NotRetryableError) return sendProblem(res, new AppError(409, "conflict", err.message));
-      throw err;
-    }
+  router.get("/", (_req, res) => void res.type("html").send(page));
+  router.get("/overview.json", async (_req, res) => {
+    res.json({ ...(await dashboardOverview(deps)), trace_url_template: explorer.traceUrlTemplate ?? null });
+  });
+  router.get("/search.json", async (req, res) => {
+    const { q } = parse(SearchQuery, req.query, "query");
+    res.json(await searchRuns(explorer, q.toLowerCase(), UUID.test(q) ? "uuid" : "trace_id"));
+  });
+  router.get("/work-items.json", async (req, res) => {
+    const query = parse(DashboardListQuery, req.query, "query");
+    const found = await deps.workItems.list(filterOf(query, undefined), { limit: query.limit, after: query.cursor });
+    res.json({ work_items: await workItemsWithNames(explorer, found.items), next_cursor: encodeCursor(found.next) });
+  });
+  router.get("/spend.json", async (_req, res) => void res.json(await contextSpend(deps.db)));
+  router.get("/work-items/:workItemId/detail.json", async (req, res) => {
+    const item = await workItemPage(explorer, parse(WorkItemId, req.params, "path"));
+    if (!item) throw notFound("work item");
+    res.json(item);
+  });
+  // Literal path before the :workItemId ones.
+  router.post("/work-items/retries", async (req, res) => {
+    const body = parse(RetryManyBody, req.body ?? {}, "body");
+    const report = await deps.workItems.retryMany(filterOf(body, undefined), { dryRun: body.dry_run, from: body.from });
+    res.json({
+      dry_run: report.dryRun,
+      matched: report.matched,
+      retried: report.retried.map(workItemView),
+      skipped: report.skipped.map((s) => ({ work_item_id: s.workItemId, reason: s.reason })),
+    });
+  });
+  router.post("/work-items/:workItemId/retry", async (req, res) => {
+    const id = parse(WorkItemId, req.params, "path");
+    const { from } = parse(RetryQuery, req.query, "query");
+    res.status(202).json(workItemView(await answer(() => deps.workItems.retry(id, { from }))));
+  });
+  router.post("/work-items/:workItemId/cancel", async (req, res) => {
+    const id = parse(WorkItemId, req.params, "path");
+    res.json(workItemView(await answer(() => deps.workItems.cancel(id))));
   });
   return router;
 }
