@@ -31,11 +31,11 @@ const liveHeap = () => {
   return process.memoryUsage().heapUsed;
 };
 
-/** The largest live heap seen while `run` goes on (sampled every 250 ms), above what it was before. */
+/** The largest live heap seen while `run` goes on (sampled every second), above what it was before. */
 async function peakHeapGrowth(run: () => Promise<void>): Promise<number> {
   const before = liveHeap();
   let peak = before;
-  const timer = setInterval(() => (peak = Math.max(peak, liveHeap())), 250);
+  const timer = setInterval(() => (peak = Math.max(peak, liveHeap())), 1_000);
   try {
     await run();
   } finally {
