@@ -24,6 +24,7 @@ import { portabilityRoutes } from "./routes/portability.routes";
 import { sessionRoutes } from "./routes/sessions.routes";
 import { turnBatchRoutes } from "./routes/turn-batches.routes";
 import { stateRoutes } from "./routes/state.routes";
+import { reviewRoutes } from "./routes/reviews.routes";
 import { webhookRoutes } from "./routes/webhooks.routes";
 import { workItemRoutes } from "./routes/work-items.routes";
 
@@ -54,6 +55,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...webhookRoutes(deps),
         ...erasureRoutes(deps),
         ...portabilityRoutes(deps),
+        ...reviewRoutes(deps),
       ],
     },
   );

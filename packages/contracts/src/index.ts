@@ -1,6 +1,6 @@
 // What other packages use of @recall/contracts, and only that: everything else in it is internal.
 export { CANDIDATE_SCHEMAS, CandidateKind, ValidationIssue, candidatePayload, typedCandidate } from "./candidates";
-export { ContextConfig, contextConfigOf } from "./context-config";
+export { ContextConfig, ReviewRule, contextConfigOf } from "./context-config";
 export {
   type ActiveInstruction,
   AttributeCandidate,

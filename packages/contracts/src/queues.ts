@@ -3,8 +3,11 @@
 import { z } from "zod";
 import { CommitResult, ExtractResult, TruthMaintenanceResult, WindowResult } from "./stage-results";
 
-/** `window`: consecutive asynchronous turns of a session extracted by one model call (extract_window). */
-export const SubjectType = z.enum(["document", "turn", "fact_write", "window"]);
+/**
+ * `window`: consecutive asynchronous turns of a session extracted by one model call (extract_window).
+ * `review`: approved reviews of one input, committed after the input's own commit (a review_commits row).
+ */
+export const SubjectType = z.enum(["document", "turn", "fact_write", "window", "review"]);
 export type SubjectType = z.infer<typeof SubjectType>;
 
 /** Every stage's job carries the same small payload; the work item row holds the rest. */

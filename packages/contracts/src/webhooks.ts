@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "fact.superseded",
   "instruction.revoked",
   "webhook.disabled",
+  "review.pending",
 ] as const;
 
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);

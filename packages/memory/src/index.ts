@@ -31,3 +31,13 @@ export { DEFAULT_SINGLE_VALUED, applyTruthMaintenance, applyTruthMaintenanceIn, 
 export { type CommitSource, commitPlanned, planCommit } from "./write/commit";
 export { type WriteFactsResult, writeFacts } from "./write/fact-write";
 export { validateCandidate } from "./write/validate";
+export {
+  EDITABLE_FIELDS,
+  type DecisionOutcome,
+  ReviewEditRefused,
+  type ReviewCommitRef,
+  type ReviewStatus,
+  decideReviews,
+} from "./review/review-decisions";
+export { type ReviewFilter, type ReviewView, listReviews, pendingReviewIds, readReview } from "./review/review-reader";
+export { splitForReview } from "./review/review-rule";

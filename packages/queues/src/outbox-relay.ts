@@ -60,7 +60,8 @@ export class OutboxRelay {
     for (;;) {
       const items = await transaction(db, async (tx) => {
         const rows = await tx.$queryRaw<ClaimedRow[]>`
-          SELECT o.id, o.context_id, o.trace_id, o.payload->>'subjectType' AS subject_type, o.payload->>'subjectId' AS subject_id,
+          SELECT o.id, o.context_id, o.trace_id, coalesce(w.subject_type, o.payload->>'subjectType') AS subject_type,
+            coalesce(w.subject_id::text, o.payload->>'subjectId') AS subject_id,
             coalesce(w.payload->>'background' = 'true', false) AS background, w.payload->'trace' AS trace
           FROM outbox_events o LEFT JOIN work_items w ON w.id = o.work_item_id
           WHERE o.processed_at IS NULL

@@ -11,6 +11,8 @@ export const TAGS = {
     "Erasure: the text of turns, documents, direct writes, sessions or a scope's inputs deleted for good from every table, with a receipt.",
   portability:
     "Export a context as versioned NDJSON (provenance, history and supersession kept) and import such an export into an empty context or the same one.",
+  review:
+    "Review before commit: with the context's `review` rule, extracted candidates wait as reviews until a person approves (optionally edited) or rejects them.",
   operations:
     "Work items, one per pipeline stage run: list failures, read every attempt, retry or cancel. Per context (its API key) or across contexts under /api/v1/admin (the admin key).",
   webhooks:

@@ -155,6 +155,7 @@ export const DocumentStatus = z.object({
     total: z.number().int(),
     committed: z.number().int(),
     invalid: z.number().int(),
+    pending_review: z.number().int().describe("held for review (GET …/reviews?document_id=…)"),
     invalid_details: z.array(z.object({ ordinal: z.number().int(), kind: z.string(), errors: z.unknown() })),
   }),
 });

@@ -107,8 +107,11 @@ export const TurnResult = z.object({
   turn_id: z.uuid(),
   diff: DiffView,
   extraction: z.object({
-    status: z.enum(["committed", "failed", "cancelled", "pending"]),
+    status: z
+      .enum(["committed", "pending_review", "failed", "cancelled", "pending"])
+      .describe("pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)"),
     stage: z.string().nullable(),
+    pending_reviews: z.number().int().optional().describe("candidates of this turn waiting for review"),
     error_class: z.string().nullable().optional(),
     message: z.string().nullable().optional(),
     queue: z.string().optional(),

@@ -67,7 +67,7 @@ export class TurnService {
     const { turn, workItem } = await this.storeTurn(contextId, sessionId, input);
     try {
       const { items, candidates } = await this.queueAndWait(turn, workItem);
-      return { waited: true as const, turn, extraction: extractionView(items), diff: diffView(candidates) };
+      return { waited: true as const, turn, extraction: extractionView(items, candidates), diff: diffView(candidates) };
     } catch (err) {
       this.deps.logger.warn({ turnId: turn.id, err: (err as Error).message }, "turn stored; waiting for its extraction failed");
       return { waited: false as const, turn };

@@ -56,6 +56,7 @@ export async function documentStatus(db: Db, contextId: string, documentId: stri
       total: candidates.length,
       committed: count("committed"),
       invalid: count("invalid"),
+      pending_review: count("pending_review"),
       invalid_details: candidates
         .filter((c) => c.status === "invalid")
         .map((c) => ({ ordinal: c.ordinal, kind: c.kind, errors: c.validationErrors })),

@@ -29,7 +29,7 @@ export async function turnStatusView(db: Db, ref: { contextId: string; sessionId
   });
   if (!turn) return undefined;
   const { items, candidates } = await readTurn(db, { id: turn.id, contextId: ref.contextId });
-  return { turn_id: turn.id, diff: diffView(candidates), extraction: extractionView(items), trace_id: turn.traceId };
+  return { turn_id: turn.id, diff: diffView(candidates), extraction: extractionView(items, candidates), trace_id: turn.traceId };
 }
 
 /** A batch's progress (GET …/turn-batches/{id}): its turns counted per state, each failed one with its work item. */
@@ -84,14 +84,19 @@ export async function readTurn(db: Db, turn: { id: string; contextId: string }):
  * failed, the stage it had reached (`fast` for a turn that needs a model none is set for).
  * A failure names the work item, so the caller can retry it once the cause is fixed.
  */
-export function extractionView(items: WorkItem[]) {
+export function extractionView(items: WorkItem[], candidates: readonly Pick<KnowledgeCandidate, "status">[] = []) {
   const state = turnState(items);
   const extract = items.find((i) => i.queue === "extract_assertions");
   const result = stageResult("extract_assertions", extract?.payload);
   const dead = items.find((i) => i.status === "dead");
+  // Committed, with candidates the context's review rule holds (docs/review.md): they reach memory once approved.
+  const pendingReviews = candidates.filter((c) => c.status === "pending_review").length;
+  const settled = state === "committed" && pendingReviews > 0 ? "pending_review" : state;
   return {
-    status: state === "committed" || state === "failed" || state === "cancelled" ? state : "pending",
+    status:
+      settled === "committed" || settled === "pending_review" || settled === "failed" || settled === "cancelled" ? settled : "pending",
     stage: result.outcomes[0]?.stage ?? result.failed?.stage ?? null,
+    ...(pendingReviews > 0 ? { pending_reviews: pendingReviews } : {}),
     ...(dead ? { error_class: dead.errorClass, message: dead.errorMessage, queue: dead.queue, work_item_id: dead.id } : {}),
   };
 }

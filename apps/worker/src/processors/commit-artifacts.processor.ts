@@ -1,13 +1,15 @@
 // commit_artifacts: writes the subject's valid candidates as memory in the transaction that
 // records the stage's success (and creates truth maintenance's work item). Contested entity
 // names are put to the strong model first, where one is configured, before that transaction opens.
+// Candidates the context's review rule holds wait as pending reviews instead; a review commit (subject
+// type `review`) later writes the approved ones of one input, with that input as their source.
 import { stageResult } from "@recall/contracts";
 import type { KnowledgeCandidate, Tx, WorkItem } from "@recall/db";
-import { commitPlanned, planCommit, type CommitSource, type DisambiguationCheckpoint } from "@recall/memory";
+import { commitPlanned, planCommit, splitForReview, type CommitSource, type DisambiguationCheckpoint } from "@recall/memory";
 import { truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
-import { documentUnits, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
+import { documentUnits, inputOf, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
 
 interface CommitInput {
   candidates: KnowledgeCandidate[];
@@ -16,11 +18,12 @@ interface CommitInput {
 
 async function loadCommitInput(tx: Tx, claim: ClaimedWork): Promise<CommitInput> {
   const { subjectType, subjectId } = claim.item;
-  const candidates = await tx.knowledgeCandidate.findMany({
-    where: { subjectType, subjectId, status: "valid" },
-    orderBy: { ordinal: "asc" },
-  });
-  return { candidates, units: subjectType === "document" ? await documentUnits(tx, claim) : [] };
+  const where =
+    subjectType === "review"
+      ? { status: "approved" as const, review: { commitId: subjectId } }
+      : { subjectType, subjectId, status: "valid" as const };
+  const candidates = await tx.knowledgeCandidate.findMany({ where, orderBy: { ordinal: "asc" } });
+  return { candidates, units: inputOf(claim).type === "document" ? await documentUnits(tx, claim) : [] };
 }
 
 export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitInput> {
@@ -31,14 +34,17 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
       const subject = stageSubject(claim, input.units);
       const source = commitSource(item, subject);
       const disambiguator = strong && modelDisambiguator(strong, commitBudget(deps.config, subject.contextConfig));
-      const options = { disambiguator, checkpoint: checkpointOf(deps, item), truthMaintenanceQueued: true };
-      const plan = await planCommit(deps.db, source, input.candidates, options);
+      // A review commit's candidates were approved: the rule held them once and does not hold them again.
+      const rule = item.subjectType === "review" ? undefined : subject.contextConfig.review;
+      const { commit, hold } = splitForReview(input.candidates, rule, subject.scope);
+      const options = { disambiguator, checkpoint: checkpointOf(deps, item), truthMaintenanceQueued: true, hold };
+      const plan = await planCommit(deps.db, source, commit, options);
       for (const failure of plan.failures) logger.warn(failure, "entity disambiguation failed; a new entity was created");
       return {
         status: "succeeded",
         tokensUsed: plan.tokensUsed,
-        write: async (tx) => void (await commitPlanned(tx, source, input.candidates, plan, options)),
-        nextDone: nothingToMaintain(deps, item, input.candidates) ? truthMaintainedNow() : undefined,
+        write: async (tx) => void (await commitPlanned(tx, source, commit, plan, options)),
+        nextDone: nothingToMaintain(deps, item, commit) ? truthMaintainedNow() : undefined,
       };
     },
   };
@@ -76,5 +82,6 @@ function commitSource(item: WorkItem, subject: StageSubject): CommitSource {
     occurredAt: subject.occurredAt,
     traceId: subject.traceId,
     nodeOffsets: new Map(subject.units.filter((u) => u.nodeId).map((u) => [u.nodeId!, u.offset])),
+    reviewCommitId: item.subjectType === "review" ? item.subjectId : undefined,
   };
 }

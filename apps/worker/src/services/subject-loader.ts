@@ -1,6 +1,6 @@
 // What a stage knows about its subject: a turn, a document, or a direct write (POST /facts;
 // only its validate/commit/truth-maintenance stages ever run in a worker, when an operator
-// retries one or the sweeper recovers one). Built from the row the claim returned
+// retries one or the sweeper recovers one). A review commit's stages see the input it commits for. Built from the row the claim returned
 // (packages/queues work-state); a document's nodes are read by the stage that needs them.
 import type { ContextConfig } from "@recall/contracts";
 import type { DbOrTx, Turn } from "@recall/db";
@@ -55,16 +55,28 @@ export function stageSubject(claim: ClaimedWork, units: TextUnit[] = []): StageS
   return extractedSubject(claim, units);
 }
 
+/**
+ * The input a claimed item works on: its own subject, or for a review commit (subject type `review`) the turn or
+ * document whose approved candidates it commits.
+ */
+export function inputOf(claim: ClaimedWork): { type: string; id: string } {
+  const { item, subject } = claim;
+  if (item.subjectType !== "review") return { type: item.subjectType, id: item.subjectId };
+  if (!subject.review) throw missing(`review commit ${item.subjectId}`);
+  return { type: subject.review.subjectType, id: subject.review.subjectId };
+}
+
 /** A turn or a document, the subjects that are extracted. */
 export function extractedSubject(claim: ClaimedWork, units: TextUnit[] = []): Subject {
-  const { item, subject, contextConfig } = claim;
-  if (item.subjectType === "turn") {
-    if (!subject.turn) throw missing(`turn ${item.subjectId}`);
+  const { subject, contextConfig } = claim;
+  const input = inputOf(claim);
+  if (input.type === "turn") {
+    if (!subject.turn) throw missing(`turn ${input.id}`);
     return turnSubject(subject.turn, contextConfig);
   }
-  if (item.subjectType !== "document") throw new WorkError("validation", `a ${item.subjectType} is not extracted`, false);
+  if (input.type !== "document") throw new WorkError("validation", `a ${input.type} is not extracted`, false);
   const doc = subject.document;
-  if (!doc) throw missing(`document ${item.subjectId}`);
+  if (!doc) throw missing(`document ${input.id}`);
   const metadata = doc.metadata;
   return {
     type: "document",
@@ -121,8 +133,9 @@ function oneText(
 
 /** A document's nodes as text units, in order; [] for any other subject. */
 export async function documentUnits(db: DbOrTx, claim: ClaimedWork): Promise<TextUnit[]> {
-  if (claim.item.subjectType !== "document") return [];
-  const nodes = await db.documentNode.findMany({ where: { documentId: claim.item.subjectId }, orderBy: { ordinal: "asc" } });
+  const input = inputOf(claim);
+  if (input.type !== "document") return [];
+  const nodes = await db.documentNode.findMany({ where: { documentId: input.id }, orderBy: { ordinal: "asc" } });
   return nodes.map((n) => ({ nodeId: n.id, text: n.text, offset: n.startByte }));
 }
 

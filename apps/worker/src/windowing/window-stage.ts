@@ -87,7 +87,7 @@ function turnWork(window: ClaimedWork, claim: WindowTurnClaim): ClaimedWork {
     item: claim.item,
     attemptId: claim.attemptId,
     contextConfig: window.contextConfig,
-    subject: { turn: claim.turn, document: null, factWrite: null },
+    subject: { turn: claim.turn, document: null, factWrite: null, review: null },
     plan: claim.plan,
   };
 }

@@ -7,6 +7,8 @@ import type { ErasureCounts } from "./erasure-delete";
 
 /** Tables with a context_id column, in an order that leaves nothing dangling. */
 const BY_CONTEXT = [
+  "reviews",
+  "review_commits",
   "knowledge_candidates",
   "entity_mentions",
   "supersessions",

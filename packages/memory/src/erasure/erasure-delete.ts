@@ -115,6 +115,12 @@ async function deleteEmbeddings(tx: Tx, run: Erased, facts: string[], instructio
 
 /** Candidates (the extractor's output, quotes included) and the mentions they or the inputs made. */
 async function deleteStaged(tx: Tx, run: Erased): Promise<void> {
+  // Reviews hold a reviewer's edit (text): deleted with their candidates, counted here.
+  await count(
+    run,
+    "reviews",
+    tx.$executeRaw`DELETE FROM reviews WHERE context_id = ${run.contextId}::uuid AND subject_id = ANY(${run.all}::uuid[])`,
+  );
   const candidates = await ids(
     run,
     "knowledge_candidates",
@@ -144,9 +150,15 @@ async function deleteEntities(tx: Tx, run: Erased): Promise<void> {
   );
 }
 
-/** Work items (their attempts cascade), plans, outbox rows, retraction records, windows' references, stored answers. */
+/** Work items (their attempts cascade), review commits, plans, outbox rows, retraction records, windows' references, stored answers. */
 async function deletePipeline(tx: Tx, run: Erased): Promise<string[]> {
-  const subjects = [...run.all, ...run.ids.session];
+  // The inputs' review commits are subjects of work items too (their reviews went with the candidates, by cascade).
+  const reviewCommits = await ids(
+    run,
+    "review_commits",
+    tx.$queryRaw`DELETE FROM review_commits WHERE subject_id = ANY(${run.all}::uuid[]) RETURNING id::text`,
+  );
+  const subjects = [...run.all, ...run.ids.session, ...reviewCommits];
   const [attempts] = await tx.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id WHERE w.subject_id = ANY(${subjects}::uuid[])`;
   run.counts.work_attempts = attempts?.n ?? 0;

@@ -142,7 +142,10 @@ export async function readErasure(db: Db, contextId: string, erasureId: string):
 /** Work items first, then the source locks, each in id order (see the header). */
 async function lockInputs(tx: Tx, ids: InputIds): Promise<void> {
   const sources = [...ids.turn, ...ids.document, ...ids.fact_write].sort();
-  await tx.$queryRaw`SELECT id FROM work_items WHERE subject_id = ANY(${[...sources, ...ids.session]}::uuid[]) ORDER BY id FOR UPDATE`;
+  // With the items of the inputs' review commits (subject type `review`), which write the inputs' approved reviews.
+  await tx.$queryRaw`SELECT id FROM work_items WHERE subject_id = ANY(${[...sources, ...ids.session]}::uuid[])
+    OR (subject_type = 'review' AND subject_id IN (SELECT id FROM review_commits WHERE subject_id = ANY(${sources}::uuid[])))
+    ORDER BY id FOR UPDATE`;
   for (const id of sources) await holdSourceExclusive(tx, id);
 }
 

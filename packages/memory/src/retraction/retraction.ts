@@ -17,6 +17,7 @@ import { toJson, transaction, type Db, type Tx } from "@recall/db";
 import { loadFacts, type Fact } from "../truth/fact-store";
 import { retractEntities } from "./retraction-entities";
 import { holdSourceExclusive } from "./source-lock";
+import { withdrawReviews } from "../review/review-hold";
 import { reopenFact } from "../truth/supersession";
 import { DEFAULT_SINGLE_VALUED, maintainFacts } from "../truth/truth-maintenance";
 
@@ -48,6 +49,8 @@ export interface RetractionReport {
   reopenedUncertaintyIds: string[];
   reopenedFactIds: string[];
   entityIds: string[];
+  /** Reviews of the source still pending (or approved and not yet committed), withdrawn: they will never commit. */
+  withdrawnReviews: number;
 }
 
 const COLUMN: Record<RetractableSource, "turnId" | "documentId" | "factWriteId"> = {
@@ -64,6 +67,7 @@ export async function retractSource(db: Db, input: RetractSourceInput): Promise<
       const report = emptyReport();
       report.pending = await extractionUncommitted(tx, input);
       await undoSource(tx, input, new Date(), report);
+      report.withdrawnReviews = await withdrawReviews(tx, input.contextId, input.sourceId);
       report.retractionId = await recordRetraction(tx, input, report);
       return report;
     },
@@ -103,6 +107,7 @@ function emptyReport(): RetractionReport {
     reopenedUncertaintyIds: [],
     reopenedFactIds: [],
     entityIds: [],
+    withdrawnReviews: 0,
   };
 }
 

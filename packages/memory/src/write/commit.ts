@@ -9,6 +9,9 @@
 // finds the row and writes nothing. A commit that dies half-way (a crash, a killed
 // worker, a failed statement) rolls back entirely, so its re-run starts from nothing.
 //
+// Candidates the context's review rule holds (options.hold) are marked pending_review with a review each, in the
+// same transaction; approving them later commits them through a review commit of their own (reviewCommitId).
+//
 // A retraction of the source, even one sent before this commit ran (recorded as pending), means
 // the commit writes nothing but its outbox row; the two serialise on the source's lock
 // (retraction/source-lock.ts), so a retraction never slips in while the commit is running.
@@ -27,6 +30,7 @@ import { lockIdentityKeys } from "../entities/entity-resolver";
 import { identityKey } from "../entities/identity";
 import { normaliseScope } from "../scope";
 import { holdSourceShared, isSourceRetracted, markRetractionsApplied } from "../retraction/source-lock";
+import { closeReviewCommit, holdForReview } from "../review/review-hold";
 
 export interface CommitSource {
   contextId: string;
@@ -42,6 +46,8 @@ export interface CommitSource {
   traceId: string;
   /** Byte offset of each document node inside the document text. */
   nodeOffsets: ReadonlyMap<string, number>;
+  /** Set when this commit writes approved reviews (a review commit, subject type `review`): they are closed with it. */
+  reviewCommitId?: string;
 }
 
 export interface CommitOptions {
@@ -56,6 +62,8 @@ export interface CommitOptions {
   truthMaintenanceQueued?: boolean;
   /** Awaited inside the transaction once everything is written, just before it commits (a fault test's pause). */
   faultPoint?: () => Promise<void>;
+  /** Valid candidates held for review instead (review/review-rule.ts): marked pending_review, each with a review. */
+  hold?: readonly KnowledgeCandidate[];
 }
 
 export interface CommitSummary {
@@ -69,6 +77,8 @@ export interface CommitSummary {
   instructionIds: string[];
   uncertaintyIds: string[];
   revocationCandidateIds: string[];
+  /** Candidates held for review by this commit. */
+  held: number;
   tokensUsed: number;
   disambiguationFailures: DisambiguationPlan["failures"];
 }
@@ -120,6 +130,7 @@ async function commitInTransaction(
   await holdSourceShared(tx, source.subjectId);
   if (await isSourceRetracted(tx, source.subjectId, source.contextId)) {
     await markRetractionsApplied(tx, source.contextId, source.subjectId);
+    if (source.reviewCommitId) await closeReviewCommit(tx, source.reviewCommitId, "withdrawn");
     await writeOutbox(tx, source, { ...summary, retracted: true }, options);
     return { ...summary, retracted: true };
   }
@@ -131,13 +142,19 @@ async function commitInTransaction(
   const writer = new CandidateWriter(tx, source, summary, declaredTypes(candidates), plan.decisions);
   for (const candidate of candidates) await writer.write(candidate);
   await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
+  summary.held = await holdForReview(
+    tx,
+    source,
+    (options.hold ?? []).map((c) => c.id),
+  );
+  if (source.reviewCommitId) await closeReviewCommit(tx, source.reviewCommitId, "committed");
   await writeOutbox(tx, source, summary, options);
   await options.faultPoint?.();
   return summary;
 }
 
 async function writeOutbox(tx: Tx, source: CommitSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
-  const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, ...refs } = summary;
+  const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, held: _held, ...refs } = summary;
   await tx.outboxEvent.create({
     data: {
       contextId: source.contextId,
@@ -167,6 +184,7 @@ function emptySummary(): CommitSummary {
     instructionIds: [],
     uncertaintyIds: [],
     revocationCandidateIds: [],
+    held: 0,
     tokensUsed: 0,
     disambiguationFailures: [],
   };

@@ -50,7 +50,7 @@ interface StoredWrite {
   traceId: string;
 }
 
-type Committed = Omit<CommitSummary, "skipped" | "retracted" | "tokensUsed" | "disambiguationFailures">;
+type Committed = Omit<CommitSummary, "skipped" | "retracted" | "tokensUsed" | "disambiguationFailures" | "held">;
 
 /**
  * How far the write got. Once stored, a write is never an error: `applied` is the whole write;
@@ -112,7 +112,7 @@ async function maintainCommitted(
   summary: CommitSummary,
   refs: CommittedRefs,
 ) {
-  const { skipped: _s, retracted: _r, tokensUsed: _t, disambiguationFailures: _d, ...committed } = summary;
+  const { skipped: _s, retracted: _r, tokensUsed: _t, disambiguationFailures: _d, held: _h, ...committed } = summary;
   try {
     if (!tmItemId) throw new Error("the commit created no truth_maintenance item");
     const maintained = await stages.run(tmItemId, {

@@ -35,12 +35,9 @@ const NAMED_FIELDS: Partial<Record<CandidateKind, string[]>> = {
 };
 
 export function validateCandidate(kind: CandidateKind, payload: unknown, scope: ValidationScope): Validation {
-  const parsed = CANDIDATE_SCHEMAS[kind].safeParse(payload);
-  if (!parsed.success) {
-    return { ok: false, issues: parsed.error.issues.map((i) => ({ field: i.path.join(".") || kind, message: i.message })) };
-  }
-  const value = normalisePredicates(kind, parsed.data as Record<string, unknown>);
-  const issues = [...blankFields(kind, value), ...typeIssues(kind, value, scope.allowedTypes), ...validityIssues(value)];
+  const checked = checkShape(kind, payload, scope.allowedTypes);
+  if (!checked.parsed) return { ok: false, issues: checked.issues };
+  const { value, issues } = checked;
   if (scope.mayInstruct === false && DIRECTIVE_KINDS.has(kind)) {
     issues.push({
       field: kind,
@@ -54,6 +51,28 @@ export function validateCandidate(kind: CandidateKind, payload: unknown, scope: 
     else value.evidence = located;
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, payload: value };
+}
+
+type Shape = { parsed: false; issues: ValidationIssue[] } | { parsed: true; value: Record<string, unknown>; issues: ValidationIssue[] };
+
+/** The schema, blank names, known types and validity order; the evidence is the caller's to check. */
+function checkShape(kind: CandidateKind, payload: unknown, allowedTypes?: ReadonlySet<string>): Shape {
+  const parsed = CANDIDATE_SCHEMAS[kind].safeParse(payload);
+  if (!parsed.success) {
+    return { parsed: false, issues: parsed.error.issues.map((i) => ({ field: i.path.join(".") || kind, message: i.message })) };
+  }
+  const value = normalisePredicates(kind, parsed.data as Record<string, unknown>);
+  return { parsed: true, value, issues: [...blankFields(kind, value), ...typeIssues(kind, value, allowedTypes), ...validityIssues(value)] };
+}
+
+/**
+ * A candidate a reviewer edited (review/review-decisions.ts): the same rules as validateCandidate but the evidence,
+ * which an edit does not change (the quote still locates what the source said).
+ */
+export function validateEdited(kind: CandidateKind, payload: unknown): Validation {
+  const checked = checkShape(kind, payload);
+  if (!checked.parsed || checked.issues.length > 0) return { ok: false, issues: checked.issues };
+  return { ok: true, payload: checked.value };
 }
 
 /** "Works at" and "works_at", "Job Title" and "job_title" must meet in truth maintenance, so keys get one spelling. */

@@ -44,6 +44,8 @@ export const ClaimedSubject = z.object({
   factWrite: z
     .object({ id: z.string(), contextId: z.string(), text: z.string(), scope: z.array(z.string()), traceId: z.string(), createdAt: when })
     .nullable(),
+  /** A review commit's input (subject type `review`): the row above is that input's, and so is the plan. */
+  review: z.object({ subjectType: z.enum(["turn", "document"]), subjectId: z.string() }).nullable(),
 });
 export type ClaimedSubject = z.infer<typeof ClaimedSubject>;
 
@@ -129,15 +131,18 @@ function claimSql({ workItemId, traceId }: ClaimRequest): Prisma.Sql {
     SELECT t.status::text AS "priorStatus", (SELECT id FROM opened) AS "attemptId",
       ${itemColumns("c")},
       x.config AS "contextConfig",
-      json_build_object('turn', ${turnJson}, 'document', ${documentJson}, 'factWrite', ${factWriteJson}) AS subject,
+      json_build_object('turn', ${turnJson}, 'document', ${documentJson}, 'factWrite', ${factWriteJson},
+        'review', CASE WHEN rc.id IS NULL THEN NULL ELSE json_build_object('subjectType', rc.subject_type, 'subjectId', rc.subject_id) END) AS subject,
       CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object('skillId', p.skill_id, 'skillSource', p.skill_source,
         'purpose', p.purpose, 'purposeSource', p.purpose_source, 'trace', p.trace) END AS plan
     FROM target t
     LEFT JOIN claimed c ON c.id = t.id
     LEFT JOIN contexts x ON x.id = c.context_id
-    LEFT JOIN extraction_plans p ON p.subject_type = c.subject_type AND p.subject_id = c.subject_id
-    LEFT JOIN turns tu ON c.subject_type = 'turn' AND tu.id = c.subject_id
-    LEFT JOIN documents d ON c.subject_type = 'document' AND d.id = c.subject_id
+    LEFT JOIN review_commits rc ON c.subject_type = 'review' AND rc.id = c.subject_id
+    LEFT JOIN extraction_plans p ON p.subject_type = coalesce(rc.subject_type, c.subject_type)
+      AND p.subject_id = coalesce(rc.subject_id, c.subject_id)
+    LEFT JOIN turns tu ON coalesce(rc.subject_type, c.subject_type) = 'turn' AND tu.id = coalesce(rc.subject_id, c.subject_id)
+    LEFT JOIN documents d ON coalesce(rc.subject_type, c.subject_type) = 'document' AND d.id = coalesce(rc.subject_id, c.subject_id)
     LEFT JOIN sources s ON s.id = d.source_id
     LEFT JOIN fact_writes f ON c.subject_type = 'fact_write' AND f.id = c.subject_id`;
 }

@@ -1,0 +1,162 @@
+// Approving and rejecting reviews (docs/review.md), in the caller's transaction. The reviews are locked first, in
+// their holding order, so two decisions on one review serialise: the second sees the first's outcome (the same
+// decision again is answered as it stands; the opposite one is refused). Approved reviews of one input are grouped
+// into one review commit, which the caller's `openCommit` turns into a commit_artifacts work item in the same
+// transaction (memory knows no queues): nothing is approved without the work that commits it.
+import { CANDIDATE_SCHEMAS, type CandidateKind } from "@recall/contracts";
+import { Prisma, toJson, type Tx } from "@recall/db";
+import { validateEdited, type ValidationIssue } from "../write/validate";
+
+/** Fields a reviewer may change, per kind; the evidence (quote and span) and confidence always stay the source's. */
+export const EDITABLE_FIELDS: Record<CandidateKind, readonly string[]> = {
+  entity: ["name", "type", "memory_category"],
+  attribute: ["entity", "key", "value", "memory_category", "valid_from", "valid_to"],
+  relation: ["subject", "verb", "object", "memory_category", "valid_from", "valid_to"],
+  instruction: ["label", "description"],
+  uncertainty: ["about", "reason"],
+  revocation: ["matches"],
+};
+
+export type ReviewStatus = "pending" | "approved" | "committed" | "rejected" | "withdrawn";
+
+export interface ReviewCommitRef {
+  id: string;
+  contextId: string;
+  subjectType: "turn" | "document";
+  subjectId: string;
+}
+
+export interface Decision {
+  contextId: string;
+  /** In any order; decided in holding order. */
+  reviewIds: readonly string[];
+  action: "approve" | "reject";
+  /** One review's edited fields (approve only). */
+  edit?: Readonly<Record<string, string | null>>;
+  note?: string;
+}
+
+export interface DecisionOutcome {
+  /** Reviews this decision changed. */
+  decided: string[];
+  /** Reviews that already stood as asked (a repeated decision). */
+  unchanged: string[];
+  /** Reviews whose state refuses the decision (an approved one cannot be rejected, nor a rejected one approved). */
+  refused: { id: string; status: ReviewStatus }[];
+  /** Review ids not of this context: when there are any, nothing was decided. */
+  missing: string[];
+  commits: ReviewCommitRef[];
+}
+
+/** A reviewer's edit that the candidate's rules refuse; `field` is the edited field's name. */
+export class ReviewEditRefused extends Error {
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((i) => `${i.field}: ${i.message}`).join("; "));
+  }
+}
+
+interface Locked {
+  id: string;
+  status: ReviewStatus;
+  candidate_id: string;
+  subject_type: "turn" | "document";
+  subject_id: string;
+  kind: CandidateKind;
+  payload: Prisma.JsonValue;
+}
+
+const SETTLED: Record<Decision["action"], ReviewStatus[]> = {
+  approve: ["approved", "committed"],
+  reject: ["rejected"],
+};
+
+export async function decideReviews(
+  tx: Tx,
+  decision: Decision,
+  openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>,
+): Promise<DecisionOutcome> {
+  const ids = [...new Set(decision.reviewIds)];
+  const rows = await tx.$queryRaw<Locked[]>`
+    SELECT r.id::text, r.status, r.candidate_id::text, r.subject_type, r.subject_id::text, c.kind::text AS kind, c.payload
+    FROM reviews r JOIN knowledge_candidates c ON c.id = r.candidate_id
+    WHERE r.context_id = ${decision.contextId}::uuid AND r.id = ANY(${ids}::uuid[])
+    ORDER BY r.seq FOR UPDATE OF r`;
+  const found = new Set(rows.map((r) => r.id));
+  const outcome: DecisionOutcome = { decided: [], unchanged: [], refused: [], missing: ids.filter((id) => !found.has(id)), commits: [] };
+  // An id that is not the context's decides nothing at all: the caller answers it as not found.
+  if (outcome.missing.length > 0) return outcome;
+  const open: Locked[] = [];
+  for (const row of rows) {
+    if (SETTLED[decision.action].includes(row.status)) outcome.unchanged.push(row.id);
+    else if (row.status !== "pending") outcome.refused.push({ id: row.id, status: row.status });
+    else open.push(row);
+  }
+  if (open.length === 0) return outcome;
+  if (decision.action === "reject") await reject(tx, decision, open);
+  else outcome.commits = await approve(tx, decision, open, openCommit);
+  outcome.decided = open.map((r) => r.id);
+  return outcome;
+}
+
+async function reject(tx: Tx, decision: Decision, rows: readonly Locked[]): Promise<void> {
+  const ids = rows.map((r) => r.id);
+  await tx.$executeRaw`UPDATE reviews SET status = 'rejected', decided_at = now(), note = ${decision.note ?? null}
+    WHERE id = ANY(${ids}::uuid[])`;
+  await tx.$executeRaw`UPDATE knowledge_candidates SET status = 'rejected' WHERE id = ANY(${rows.map((r) => r.candidate_id)}::uuid[])`;
+}
+
+async function approve(
+  tx: Tx,
+  decision: Decision,
+  rows: readonly Locked[],
+  openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>,
+): Promise<ReviewCommitRef[]> {
+  if (decision.edit && Object.keys(decision.edit).length > 0) await applyEdit(tx, rows, decision.edit);
+  const commits: ReviewCommitRef[] = [];
+  // One commit per input, in holding order (rows come sorted by seq), so an earlier input's approvals queue first.
+  const byInput = new Map<string, Locked[]>();
+  for (const row of rows) byInput.set(row.subject_id, [...(byInput.get(row.subject_id) ?? []), row]);
+  for (const [subjectId, own] of byInput) {
+    const commit = await tx.reviewCommit.create({
+      data: { contextId: decision.contextId, subjectType: own[0]!.subject_type, subjectId },
+    });
+    const reviewIds = own.map((r) => r.id);
+    await tx.$executeRaw`UPDATE reviews SET status = 'approved', decided_at = now(), commit_id = ${commit.id}::uuid,
+      note = ${decision.note ?? null} WHERE id = ANY(${reviewIds}::uuid[])`;
+    await tx.$executeRaw`UPDATE knowledge_candidates SET status = 'approved' WHERE id = ANY(${own.map((r) => r.candidate_id)}::uuid[])`;
+    const ref = { id: commit.id, contextId: decision.contextId, subjectType: own[0]!.subject_type, subjectId };
+    await openCommit(tx, ref);
+    commits.push(ref);
+  }
+  return commits;
+}
+
+/** The edited candidate is what commits; the review keeps each changed field's value before and after. */
+async function applyEdit(tx: Tx, rows: readonly Locked[], edit: Readonly<Record<string, string | null>>): Promise<void> {
+  if (rows.length !== 1) throw new ReviewEditRefused([{ field: "edit", message: "an edit applies to one review at a time" }]);
+  const row = rows[0]!;
+  const allowed = EDITABLE_FIELDS[row.kind];
+  const unknown = Object.keys(edit).filter((f) => !allowed.includes(f));
+  if (unknown.length > 0) {
+    const message =
+      allowed.length > 0 ? `a ${row.kind} review edits only ${allowed.join(", ")}` : `a ${row.kind} review has nothing to edit`;
+    throw new ReviewEditRefused(unknown.map((f) => ({ field: `edit.${f}`, message })));
+  }
+  const before = CANDIDATE_SCHEMAS[row.kind].parse(row.payload) as Record<string, unknown>;
+  const merged: Record<string, unknown> = { ...before };
+  for (const [field, value] of Object.entries(edit)) {
+    if (value === null) delete merged[field];
+    else merged[field] = value;
+  }
+  const checked = validateEdited(row.kind, merged);
+  if (!checked.ok) throw new ReviewEditRefused(checked.issues.map((i) => ({ ...i, field: `edit.${i.field}` })));
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const field of Object.keys(edit)) {
+    const from = before[field] ?? null;
+    const to = checked.payload[field] ?? null;
+    if (from !== to) changes[field] = { from, to };
+  }
+  if (Object.keys(changes).length === 0) return;
+  await tx.knowledgeCandidate.update({ where: { id: row.candidate_id }, data: { payload: toJson(checked.payload) } });
+  await tx.review.update({ where: { id: row.id }, data: { edit: toJson(changes) } });
+}
