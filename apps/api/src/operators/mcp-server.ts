@@ -1,7 +1,8 @@
 // Recall over MCP (Streamable HTTP, stateless). Two endpoints, mounted as extras (an agent
 // runtime, not the API contract, so neither is in the OpenAPI document):
 // - /api/v1/{context_id}/mcp for agents, under the API-KEY rule of the HTTP API (a missing or
-//   wrong key answers 401, a key of another context 404): memory tools only;
+//   wrong key answers 401, a key of another context 404): memory tools only, and the context's
+//   reviews (review before commit);
 // - /api/v1/admin/mcp for operators, with Authorization: Bearer ADMIN_API_KEY: work items and
 //   retries across contexts. An agent's key never reaches those tools.
 // The tools call the same functions as the HTTP routes, so both answer the same.
@@ -14,6 +15,7 @@ import { contextIdOf } from "../http/validate";
 import { registerAgentTools } from "./mcp-agent-tools";
 import { registerOperatorTools } from "./mcp-operator-tools";
 import { registerReadTools } from "./mcp-read-tools";
+import { registerReviewTools } from "./mcp-review-tools";
 
 export const MCP_PATH = "/api/v1/:contextId/mcp";
 /** Mounted before MCP_PATH, which would otherwise take "admin" for a context id. */
@@ -27,6 +29,7 @@ export const AGENT_INSTRUCTIONS = `Recall is your long-term memory for one conte
 2. After each turn worth keeping, call remember with its role, content and the same scope. It answers once the turn's extraction is committed, with the diff of what was learned; pass the session_id it returned with the next turns. With wait: false it answers at once; check it later with get_turn_status.
 3. When unsure of a fact, do not guess: call query_memory (search) or get_state (what is true now, and the open unknowns). get_provenance shows where a fact came from, get_entity_history how an entity's values changed.
 4. When the user asks you to forget something, call forget with the source the fact came from (get_provenance names it): everything learned from that turn, document or direct write is retracted, with an audit record.
+5. When the context holds candidates for review (remember answers extraction status pending_review), list_reviews shows them with the quote each rests on; approve_review (optionally edited) commits one, reject_review drops it. Decide only as the person responsible asks you to.
 Scope: a list ["org=acme", "user=alice"] or an object {"org": "acme", "user": "alice"}. A reader sees memory written in a subset of its scope; write with the narrowest scope that fits (a user's preference under user=…, a team fact under org=…).`;
 
 export const ADMIN_INSTRUCTIONS = `Recall's operator tools, across every context: list_failed_work_items shows failed and dead pipeline work with its error class (context_id narrows it), get_work_item shows every attempt, retry_work_item runs a failed item again from its kept input once the cause (a provider, a budget) is fixed.`;
@@ -36,6 +39,7 @@ export function recallMcpServer(deps: ApiDeps, contextId: string): McpServer {
   const server = new McpServer({ name: "recall", version: VERSION }, { instructions: AGENT_INSTRUCTIONS });
   registerReadTools(server, deps, contextId);
   registerAgentTools(server, deps, contextId);
+  registerReviewTools(server, deps, contextId);
   return server;
 }
 

@@ -72,13 +72,14 @@ const READ_TOOLS = [
   "get_provenance",
   "get_state",
   "get_turn_status",
+  "list_reviews",
   "query_memory",
 ];
 
 test("tools/list shows the agent's tools, each annotated, the read ones with output schemas; the server teaches the loop", async () => {
   const client = await connect(acme.contextId, acme.apiKey);
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, "forget", "remember"].sort());
+  expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, "approve_review", "forget", "reject_review", "remember"].sort());
   for (const tool of tools) {
     const hints = tool.annotations ?? {};
     const expected = {
@@ -98,7 +99,17 @@ test("tools/list shows the agent's tools, each annotated, the read ones with out
   }
   expect(tools.find((t) => t.name === "query_memory")?.inputSchema.required).toEqual(["query"]);
   const instructions = client.getInstructions() ?? "";
-  for (const step of ["get_profile", "system prompt", "remember", "query_memory", "forget", "get_turn_status"]) {
+  for (const step of [
+    "get_profile",
+    "system prompt",
+    "remember",
+    "query_memory",
+    "forget",
+    "get_turn_status",
+    "list_reviews",
+    "approve_review",
+    "reject_review",
+  ]) {
     expect(instructions).toContain(step);
   }
 });
@@ -281,6 +292,70 @@ test("get_provenance, get_entity_history and get_turn_status answer what their H
       text: expect.stringContaining("not found"),
     });
   }
+});
+
+test("review required: a turn's candidates are held, list_reviews lists them as GET /reviews does, approve_review commits one edited, reject_review drops one", async () => {
+  const reviewed = await createContext(h.app, "reviewed", { review: "required" });
+  const api = contextClient(h.app, reviewed);
+  const client = await connect(reviewed.contextId, reviewed.apiKey);
+  const scope = ["org=acme", "user=omar"];
+  const turn = await call(client, "remember", { role: "user", content: "I'm Omar, CTO at Acme. Always respond in bullet points.", scope });
+  expect(turn.extraction).toMatchObject({ status: "pending_review", pending_reviews: expect.any(Number) });
+
+  const listed = await call(client, "list_reviews", { turn_id: turn.turn_id });
+  expect(listed.reviews.length).toBe(turn.extraction.pending_reviews);
+  expect(listed).toEqual((await api.get(`/reviews?turn_id=${turn.turn_id}`)).body);
+  for (const r of listed.reviews) {
+    expect(r).toMatchObject({ status: "pending", source: { type: "turn", turn_id: turn.turn_id, session_id: turn.session_id } });
+  }
+  const role = listed.reviews.find((r: { kind: string }) => r.kind === "attribute");
+  const instruction = listed.reviews.find((r: { kind: string }) => r.kind === "instruction");
+  expect([role?.kind, instruction?.kind]).toEqual(["attribute", "instruction"]);
+  // A page at a time: the cursor goes on from the first review.
+  const first = await call(client, "list_reviews", { turn_id: turn.turn_id, limit: 1 });
+  expect(first.reviews).toEqual([listed.reviews[0]]);
+  const rest = await call(client, "list_reviews", { turn_id: turn.turn_id, cursor: first.next_cursor });
+  expect(rest.reviews).toEqual(listed.reviews.slice(1));
+  expect((await call(client, "get_profile", { scope })).entities).toEqual([]);
+
+  const approved = await call(client, "approve_review", {
+    review_id: role.review_id,
+    edit: { value: "Chief Technology Officer" },
+    note: "spelled out",
+  });
+  expect(approved).toMatchObject({
+    review_id: role.review_id,
+    status: "approved",
+    note: "spelled out",
+    edit: { value: { from: role.candidate.value, to: "Chief Technology Officer" } },
+  });
+  const rejected = await call(client, "reject_review", { review_id: instruction.review_id, note: "not a standing rule" });
+  expect(rejected).toMatchObject({ review_id: instruction.review_id, status: "rejected", note: "not a standing rule" });
+  expect((await api.get(`/reviews/${instruction.review_id}`)).body).toEqual(rejected);
+
+  await waitFor(async () => (await api.get(`/reviews/${role.review_id}`)).body.status === "committed", { what: "the approval to commit" });
+  const profile = JSON.stringify(await call(client, "get_profile", { scope }));
+  expect(profile).toContain("Chief Technology Officer");
+  expect(profile).not.toMatch(/bullet/i);
+  expect((await call(client, "list_reviews", { status: "rejected" })).reviews.map((r: { review_id: string }) => r.review_id)).toEqual([
+    instruction.review_id,
+  ]);
+
+  // Refusals are tool errors with the HTTP API's messages: the opposite decision, a blank edit, another context's review.
+  const refusals: [string, Record<string, unknown>, RegExp][] = [
+    ["approve_review", { review_id: instruction.review_id }, /rejected; it cannot be approved/],
+    ["reject_review", { review_id: role.review_id }, /cannot be rejected/],
+    ["approve_review", { review_id: crypto.randomUUID() }, /review not found/],
+    ["list_reviews", { status: "held" }, /status/],
+  ];
+  for (const [name, args, message] of refusals) {
+    const result = await client.callTool({ name, arguments: args });
+    expect({ name, isError: result.isError, text: textOf(result) }).toEqual({ name, isError: true, text: expect.stringMatching(message) });
+  }
+  const elsewhere = await connect(acme.contextId, acme.apiKey);
+  const foreign = await elsewhere.callTool({ name: "reject_review", arguments: { review_id: instruction.review_id } });
+  expect({ isError: foreign.isError, text: textOf(foreign) }).toEqual({ isError: true, text: "review not found" });
+  expect((await call(elsewhere, "list_reviews", {})).reviews).toEqual([]);
 });
 
 test("operator tools are only on the admin endpoint, which needs the admin key", async () => {
