@@ -39,5 +39,13 @@ export {
   type ReviewStatus,
   decideReviews,
 } from "./review/review-decisions";
-export { type ReviewFilter, type ReviewView, listReviews, pendingReviewIds, readReview } from "./review/review-reader";
+export {
+  type AdminReviewFilter,
+  type ReviewFilter,
+  type ReviewView,
+  listReviews,
+  listReviewsForAdmin,
+  pendingReviewIds,
+  readReview,
+} from "./review/review-reader";
 export { splitForReview } from "./review/review-rule";

@@ -15,6 +15,11 @@ export interface ReviewFilter {
   category?: "identity" | "knowledge" | "context";
 }
 
+/** The operators' listing (the dashboard): any context's reviews, or one context's when `contextId` is given. */
+export interface AdminReviewFilter extends Omit<ReviewFilter, "contextId"> {
+  contextId?: string;
+}
+
 export interface ReviewView {
   id: string;
   status: ReviewStatus;
@@ -58,8 +63,9 @@ interface Row {
   committed_at: Date | null;
 }
 
-function conditions(filter: ReviewFilter): Prisma.Sql {
-  const parts = [Prisma.sql`r.context_id = ${filter.contextId}::uuid`];
+/** Without a context id only for the operators' listing (AdminReviewFilter); every other reader names its context. */
+function conditions(filter: ReviewFilter | AdminReviewFilter): Prisma.Sql {
+  const parts = filter.contextId === undefined ? [Prisma.sql`TRUE`] : [Prisma.sql`r.context_id = ${filter.contextId}::uuid`];
   if (filter.status) parts.push(Prisma.sql`r.status = ${filter.status}`);
   if (filter.turnId) parts.push(Prisma.sql`r.subject_type = 'turn' AND r.subject_id = ${filter.turnId}::uuid`);
   if (filter.documentId) parts.push(Prisma.sql`r.subject_type = 'document' AND r.subject_id = ${filter.documentId}::uuid`);
@@ -83,6 +89,26 @@ export async function listReviews(db: Db, filter: ReviewFilter, page: { after?: 
   const items = rows.slice(0, page.limit);
   const last = items[items.length - 1];
   return { items: items.map(view), next: rows.length > page.limit && last ? { k: last.seq, id: last.id } : null };
+}
+
+/**
+ * Reviews across contexts for operators (the admin dashboard), each with its context id, in holding order (seq is
+ * one sequence over every context), paged by seq. Only behind the admin key: a context's own readers use listReviews.
+ */
+export async function listReviewsForAdmin(
+  db: Db,
+  filter: AdminReviewFilter,
+  page: { after?: ListPosition; limit: number },
+): Promise<Page<ReviewView & { context_id: string }>> {
+  const after = page.after ? Prisma.sql`AND r.seq > ${Number(page.after.k)}` : Prisma.empty;
+  const rows = await db.$queryRaw<(Row & { context_id: string })[]>`
+    SELECT ${COLUMNS}, r.context_id::text FROM ${FROM} WHERE ${conditions(filter)} ${after} ORDER BY r.seq LIMIT ${page.limit + 1}`;
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map((row) => ({ ...view(row), context_id: row.context_id })),
+    next: rows.length > page.limit && last ? { k: last.seq, id: last.id } : null,
+  };
 }
 
 export async function readReview(db: DbOrTx, contextId: string, reviewId: string): Promise<ReviewView | undefined> {

@@ -2,14 +2,15 @@
 // item's page, bulk retry with a dry run, cancel, spend per context, and the 400s naming the field),
 // and the page in headless Chromium (Debian's `chromium`, driven by playwright-core; never a
 // browser download): an operator finds a failed turn by its id, opens its item and reads its
-// attempts; and retries a failed turn and, without reloading, sees every stage succeed.
+// attempts; and retries a failed turn and, without reloading, sees every stage succeed. The review queue (review
+// before commit): held candidates across contexts, approved or rejected from the page.
 import { existsSync, mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import request from "supertest";
 import type { Browser } from "playwright-core";
-import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
+import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { createServerApp } from "../../server-app";
 import { contextClient, createContext } from "../../testing/api-client";
 import { browserTestFor, launchChromium } from "../../testing/browser";
@@ -318,6 +319,93 @@ test("spend: the last 7 days of model calls per context, with its name", async (
   expect(Date.parse(res.body.to) - Date.parse(res.body.from)).toBe(7 * 86_400_000);
 });
 
+/** A context that holds its candidates for review, and a turn the heuristics read (no model call): its reviews. */
+async function heldTurn(name: string, content = "I'm Alice, CTO at Acme. Always respond in bullet points.") {
+  const ctx = await createContext(h.app, name, { review: "required" });
+  const api = contextClient(h.app, ctx);
+  const turn = await api.turn(await api.session(), content, []);
+  expect(turn.extraction.status).toBe("pending_review");
+  const listed = await api.get(`/reviews?turn_id=${turn.turn_id}`);
+  expect(listed.status).toBe(200);
+  const reviews: { review_id: string; kind: string; status: string; candidate: Record<string, unknown> }[] = listed.body.reviews;
+  expect(reviews.length).toBeGreaterThan(0);
+  return { ctx, api, turn, reviews };
+}
+
+test("the review queue lists held candidates across contexts or of one, a page at a time, each as GET …/reviews answers it", async () => {
+  const first = await heldTurn("reviewed-a");
+  const second = await heldTurn("reviewed-b", "I'm Bo, CFO at Initech.");
+  const all = await adminGet("/admin/reviews.json");
+  expect(all.status).toBe(200);
+  const ids = all.body.reviews.map((r: { review_id: string }) => r.review_id);
+  expect(ids).toEqual(expect.arrayContaining([...first.reviews, ...second.reviews].map((r) => r.review_id)));
+  for (const { ctx, api, reviews } of [first, second]) {
+    const one = await adminGet(`/admin/reviews.json?context_id=${ctx.contextId}`);
+    const name = ctx === first.ctx ? "reviewed-a" : "reviewed-b";
+    expect(one.body.reviews).toEqual(
+      (await api.get("/reviews")).body.reviews.map((r: object) => ({ ...r, context_id: ctx.contextId, context_name: name })),
+    );
+    expect(one.body.reviews).toHaveLength(reviews.length);
+  }
+  // Filters and paging: one attribute at a time across both contexts, oldest first.
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await adminGet(`/admin/reviews.json?kind=attribute&limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+    expect(res.status).toBe(200);
+    expect(res.body.reviews.every((r: { kind: string }) => r.kind === "attribute")).toBe(true);
+    seen.push(...res.body.reviews.map((r: { review_id: string }) => r.review_id));
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  const attributes = [...first.reviews, ...second.reviews].filter((r) => r.kind === "attribute").map((r) => r.review_id);
+  expect(seen).toEqual(attributes);
+  expect((await adminGet("/admin/reviews.json?status=rejected")).body.reviews).toEqual([]);
+});
+
+test("approve (edited) and reject one review from the dashboard; a foreign origin, another context's id and the opposite decision are refused", async () => {
+  const { ctx, api, reviews } = await heldTurn("decide");
+  const role = reviews.find((r) => r.kind === "attribute")!;
+  const instruction = reviews.find((r) => r.kind === "instruction")!;
+  const at = (id: string, action: string, contextId = ctx.contextId) => `/admin/contexts/${contextId}/reviews/${id}/${action}`;
+
+  // Basic credentials with another site's origin (or none): 403, and the review stays pending.
+  const foreign = await admin().post(at(role.review_id, "approve")).auth("ops", ADMIN_KEY).set("Origin", "https://evil.example").send({});
+  const crossSite = await admin().post(at(role.review_id, "reject")).auth("ops", ADMIN_KEY).set("Sec-Fetch-Site", "cross-site").send({});
+  const withoutOrigin = await admin().post(at(role.review_id, "approve")).auth("ops", ADMIN_KEY).send({});
+  const withoutKey = await admin().post(at(role.review_id, "approve")).set("Sec-Fetch-Site", "same-origin").send({});
+  expect([foreign.status, crossSite.status, withoutOrigin.status, withoutKey.status]).toEqual([403, 403, 403, 401]);
+  expect(foreign.body.errors).toEqual([expect.objectContaining({ field: "header.Origin" })]);
+  expect((await api.get(`/reviews/${role.review_id}`)).body.status).toBe("pending");
+
+  const other = await createContext(h.app, "not-it");
+  expect((await adminPost(at(role.review_id, "approve", other.contextId), {})).status).toBe(404);
+
+  const approved = await adminPost(at(role.review_id, "approve"), { edit: { value: "Chief Technology Officer" }, note: "spelled out" });
+  expect(approved.status).toBe(202);
+  expect(approved.body).toMatchObject({
+    review_id: role.review_id,
+    context_id: ctx.contextId,
+    status: "approved",
+    note: "spelled out",
+    edit: { value: { from: role.candidate.value, to: "Chief Technology Officer" } },
+  });
+  const rejected = await adminPost(at(instruction.review_id, "reject"), { note: "not a standing rule" });
+  expect(rejected.status).toBe(200);
+  expect(rejected.body).toMatchObject({ review_id: instruction.review_id, status: "rejected", note: "not a standing rule" });
+  // A script with the Bearer key gets through too; the opposite decision is a 409 with the reason.
+  const script = await admin().post(at(instruction.review_id, "approve")).set("Authorization", `Bearer ${ADMIN_KEY}`).send({});
+  expect({ status: script.status, detail: script.body.detail }).toEqual({ status: 409, detail: expect.stringContaining("rejected") });
+
+  await waitFor(async () => (await api.get(`/reviews/${role.review_id}`)).body.status === "committed", { what: "the approval to commit" });
+  const profile = JSON.stringify((await api.get("/profile")).body);
+  expect(profile).toContain("Chief Technology Officer");
+  expect(profile).not.toMatch(/bullet/i);
+  const rejectedList = await adminGet(`/admin/reviews.json?context_id=${ctx.contextId}&status=rejected`);
+  expect(rejectedList.body.reviews.map((r: { review_id: string }) => r.review_id)).toEqual([instruction.review_id]);
+  const pending = await adminGet(`/admin/reviews.json?context_id=${ctx.contextId}`);
+  expect(pending.body.reviews.map((r: { review_id: string }) => r.review_id)).not.toContain(role.review_id);
+});
+
 test("malformed input is a 400 naming the field", async () => {
   const cases: [Promise<request.Response>, string][] = [
     [adminGet("/admin/search.json"), "query.q"],
@@ -332,6 +420,17 @@ test("malformed input is a 400 naming the field", async () => {
     [adminPost("/admin/work-items/retries", { dry_run: "yes" }), "body.dry_run"],
     [adminPost(`/admin/work-items/${crypto.randomUUID()}/retry?from=scratch`), "query.from"],
     [adminPost("/admin/work-items/nope/cancel"), "path.workItemId"],
+    [adminGet("/admin/reviews.json?status=held"), "query.status"],
+    [adminGet("/admin/reviews.json?context_id=acme"), "query.context_id"],
+    [adminGet("/admin/reviews.json?limit=201"), "query.limit"],
+    [adminGet("/admin/reviews.json?cursor=Zm9yZ2Vk"), "query.cursor"],
+    [adminPost(`/admin/contexts/acme/reviews/${crypto.randomUUID()}/approve`), "path.contextId"],
+    [adminPost(`/admin/contexts/${crypto.randomUUID()}/reviews/nope/reject`), "path.reviewId"],
+    [
+      adminPost(`/admin/contexts/${crypto.randomUUID()}/reviews/${crypto.randomUUID()}/approve`, { edit: { value: " " } }),
+      "body.edit.value",
+    ],
+    [adminPost(`/admin/contexts/${crypto.randomUUID()}/reviews/${crypto.randomUUID()}/reject`, { edit: {} }), "body"],
   ];
   for (const [pending, field] of cases) {
     const res = await pending;
@@ -343,6 +442,8 @@ test("malformed input is a 400 naming the field", async () => {
     });
   }
   expect((await adminGet(`/admin/work-items/${crypto.randomUUID()}/detail.json`)).status).toBe(404);
+  const unknownReview = await adminPost(`/admin/contexts/${crypto.randomUUID()}/reviews/${crypto.randomUUID()}/reject`);
+  expect({ status: unknownReview.status, detail: unknownReview.body.detail }).toEqual({ status: 404, detail: "review not found" });
 });
 
 browserTest("an operator searches a turn id, opens its work item and reads its attempts", async () => {
@@ -393,4 +494,23 @@ browserTest("an operator retries a failed turn from the dashboard and watches it
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-after-retry.png"), fullPage: true });
   expect(existsSync(path.join(SCREENSHOTS, "dashboard-after-retry.png"))).toBe(true);
+});
+
+browserTest("an operator approves a held candidate from the dashboard's review queue", async () => {
+  const { ctx, api, reviews } = await heldTurn("click", "I'm Ines, CEO at Globex.");
+  const role = reviews.find((r) => r.kind === "attribute")!;
+  browser ??= await launchChromium();
+  const context = await browser.newContext({ httpCredentials: { username: "ops", password: ADMIN_KEY } });
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/admin`);
+  await page.fill('#review-filter input[name="context_id"]', ctx.contextId);
+  await page.click('#review-filter button[type="submit"]');
+  const reviewRow = page.locator(`#reviews tr[data-review-id="${role.review_id}"][data-status="pending"]`);
+  await expect(reviewRow.textContent()).resolves.toMatch(/attribute.*Ines.*CEO/);
+  await reviewRow.getByRole("button", { name: "Approve" }).click();
+  // The page's POST carries its own origin: the guard lets it through and the list shows the review gone from pending.
+  await page.locator("#review-status", { hasText: `review ${role.review_id.slice(0, 8)} now approved` }).waitFor();
+  await reviewRow.waitFor({ state: "detached" });
+  expect(["approved", "committed"]).toContain((await api.get(`/reviews/${role.review_id}`)).body.status);
+  await context.close();
 });

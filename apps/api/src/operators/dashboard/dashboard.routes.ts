@@ -1,7 +1,8 @@
 // The operators' dashboard at /admin: one static page (dashboard.html, vanilla JS, no build) and
 // the JSON behind each of its views: the live overview, search by any id, the work-item list with
 // filters and paging, one item's page, per-context model spend; and its actions (retry, retry from
-// extract, cancel, bulk retry with a dry run), all through WorkItemService like the API's.
+// extract, cancel, bulk retry with a dry run), all through WorkItemService like the API's; and the
+// review queue (held candidates across contexts) with approve and reject, through ReviewService.
 // Like /admin/queues it takes HTTP Basic auth (any user name, ADMIN_API_KEY as the password) so
 // a browser can open it, or `Authorization: Bearer`; actions need the page's own origin too
 // (operator-guards.ts). An operator UI, not in the OpenAPI document.
@@ -11,12 +12,16 @@ import { Router } from "express";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps";
 import { fromZod, notFound } from "../../http/errors";
-import { encodeCursor, limitParam } from "../../http/pagination";
+import { cursorParam, encodeCursor, limitParam } from "../../http/pagination";
 import { requireAdminSecret, requireSameOrigin } from "../operator-guards";
 import { workItemView } from "../../views/work-item-view";
+import { reviewView } from "../../routes/reviews.routes";
+import { ReviewService } from "../../services/review.service";
+import { REVIEW_PAGE_DEFAULT, REVIEW_PAGE_MAX, ReviewEdit, ReviewListFields, ReviewNote, reviewFilterOf, reviewId } from "../review-inputs";
 import { answer } from "../../routes/work-items.routes";
 import { ListQuery, RetryManyBody, RetryQuery, filterOf } from "../../routes/work-items.schemas";
 import { dashboardOverview } from "./dashboard-overview";
+import { reviewQueue } from "./review-queue";
 import { contextSpend, searchRuns, workItemPage, workItemsWithNames, type ExplorerDeps } from "./run-explorer";
 
 export const ADMIN_DASHBOARD_PATH = "/admin";
@@ -34,6 +39,16 @@ const SearchQuery = z.object({
       "must be a UUID (context, session, turn, document, batch, work item) or a 32-hex trace id",
     ),
 });
+const ReviewQueueQuery = z.object({
+  context_id: z.uuid("must be a context id").optional().describe("only this context's reviews (default: every context)"),
+  ...ReviewListFields,
+  limit: limitParam(REVIEW_PAGE_DEFAULT, REVIEW_PAGE_MAX),
+  cursor: cursorParam("seq"),
+});
+const ReviewPath = z.object({ contextId: z.uuid("must be a context id"), reviewId });
+const ApproveBody = z.object({ edit: ReviewEdit, note: ReviewNote }).strict();
+const RejectBody = z.object({ note: ReviewNote }).strict();
+
 /** The dashboard's list pages are smaller than the API's (docs/limits.md). */
 const DashboardListQuery = ListQuery.extend({ limit: limitParam(50, 200) });
 
@@ -47,6 +62,7 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: "body" | "
 
 export function adminDashboard(deps: ApiDeps): Router {
   const router = Router();
+  const reviews = new ReviewService(deps);
   const explorer: ExplorerDeps = { db: deps.db, workItems: deps.workItems, traceUrlTemplate: deps.config.RECALL_TRACE_URL_TEMPLATE };
   router.use(requireAdminSecret(deps, "recall admin"), requireSameOrigin, (_req, res, next) => {
     res.set("Cache-Control", "no-store");
@@ -90,6 +106,22 @@ export function adminDashboard(deps: ApiDeps): Router {
   router.post("/work-items/:workItemId/cancel", async (req, res) => {
     const id = parse(WorkItemId, req.params, "path");
     res.json(workItemView(await answer(() => deps.workItems.cancel(id))));
+  });
+  // Review before commit: the queue across contexts, and a decision on one review (its context in the path, as the
+  // queue lists it; another context's id is a 404).
+  router.get("/reviews.json", async (req, res) => {
+    const { context_id, limit, cursor, ...fields } = parse(ReviewQueueQuery, req.query, "query");
+    res.json(await reviewQueue(deps.db, { ...reviewFilterOf(fields), contextId: context_id }, { after: cursor, limit }));
+  });
+  router.post("/contexts/:contextId/reviews/:reviewId/approve", async (req, res) => {
+    const { contextId, reviewId } = parse(ReviewPath, req.params, "path");
+    const body = parse(ApproveBody, req.body ?? {}, "body");
+    res.status(202).json({ ...reviewView(await reviews.decide(contextId, reviewId, "approve", body)), context_id: contextId });
+  });
+  router.post("/contexts/:contextId/reviews/:reviewId/reject", async (req, res) => {
+    const { contextId, reviewId } = parse(ReviewPath, req.params, "path");
+    const body = parse(RejectBody, req.body ?? {}, "body");
+    res.json({ ...reviewView(await reviews.decide(contextId, reviewId, "reject", body)), context_id: contextId });
   });
   return router;
 }

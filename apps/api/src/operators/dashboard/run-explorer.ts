@@ -147,7 +147,8 @@ function detailWithLinks(deps: ExplorerDeps, item: Detailed) {
   };
 }
 
-async function contextNames(db: Db, ids: string[]): Promise<Map<string, string>> {
+/** The names of these contexts (each once). */
+export async function contextNames(db: Db, ids: string[]): Promise<Map<string, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const rows = await db.context.findMany({ where: { id: { in: unique } }, select: { id: true, name: true } });
