@@ -303,6 +303,99 @@ class RecallClient:
         import of the same export creates nothing twice. Answers the lines read and the rows created per kind."""
         return self._ctx("POST", "/import", raw=(data, "application/x-ndjson"))
 
+    # Review before commit: candidates a context with ``config.review`` holds until a person approves them
+
+    def reviews(
+        self,
+        *,
+        status: Optional[str] = None,
+        turn_id: Optional[str] = None,
+        document_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        kind: Optional[str] = None,
+        memory_category: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Json:
+        """Held candidates, oldest first (``status``: pending by default, approved, committed, rejected or withdrawn),
+        each with the quote and span it rests on and its source; a page at a time (``next_cursor``)."""
+        query = {
+            "status": status,
+            "turn_id": turn_id,
+            "document_id": document_id,
+            "session_id": session_id,
+            "kind": kind,
+            "memory_category": memory_category,
+            "limit": limit,
+            "cursor": cursor,
+        }
+        return self._ctx("GET", "/reviews", query=query)
+
+    def review(self, review_id: str) -> Json:
+        return self._ctx("GET", f"/reviews/{_id(review_id)}")
+
+    def approve_review(
+        self,
+        review_id: str,
+        *,
+        edit: Optional[Mapping[str, Optional[str]]] = None,
+        note: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Json:
+        """Approves a review, optionally edited (``{field: new value}``, ``None`` removes an optional field); it is
+        answered ``approved`` and a worker commits it (then ``committed``). 409 when it was rejected or withdrawn."""
+        body = _drop_none({"edit": dict(edit) if edit is not None else None, "note": note})
+        return self._ctx("POST", f"/reviews/{_id(review_id)}/approve", body=body, idempotency_key=idempotency_key)
+
+    def reject_review(self, review_id: str, *, note: Optional[str] = None, idempotency_key: Optional[str] = None) -> Json:
+        """Rejects a review: recorded, never committed. 409 when it was approved or withdrawn."""
+        return self._ctx("POST", f"/reviews/{_id(review_id)}/reject", body=_drop_none({"note": note}), idempotency_key=idempotency_key)
+
+    def bulk_approve_reviews(
+        self,
+        *,
+        review_ids: Optional[Sequence[str]] = None,
+        filter: Optional[Mapping[str, str]] = None,
+        limit: Optional[int] = None,
+        note: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Json:
+        """Approves the named reviews, or the pending ones matching ``filter`` (``turn_id``, ``document_id``,
+        ``session_id``, ``kind``, ``memory_category``; ``{}`` matches all), at most ``limit`` (500) a call.
+        Answers ``decided``, ``unchanged``, ``refused`` and ``remaining`` (call again while it is above 0)."""
+        return self._bulk_review("approve", review_ids, filter, limit, note, idempotency_key)
+
+    def bulk_reject_reviews(
+        self,
+        *,
+        review_ids: Optional[Sequence[str]] = None,
+        filter: Optional[Mapping[str, str]] = None,
+        limit: Optional[int] = None,
+        note: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Json:
+        """Rejects the named reviews, or the pending ones matching ``filter``, as :meth:`bulk_approve_reviews`."""
+        return self._bulk_review("reject", review_ids, filter, limit, note, idempotency_key)
+
+    def _bulk_review(
+        self,
+        action: str,
+        review_ids: Optional[Sequence[str]],
+        filter: Optional[Mapping[str, str]],
+        limit: Optional[int],
+        note: Optional[str],
+        idempotency_key: Optional[str],
+    ) -> Json:
+        body = _drop_none(
+            {
+                "review_ids": _list(review_ids),
+                "filter": dict(filter) if filter is not None else None,
+                "limit": limit,
+                "note": note,
+            }
+        )
+        return self._ctx("POST", f"/reviews/bulk-{action}", body=body, idempotency_key=idempotency_key)
+
     # Work items
 
     def work_items(

@@ -1,6 +1,7 @@
 """The client against a running Recall: RECALL_URL, RECALL_API_KEY and RECALL_CONTEXT_ID name it
 (apps/api/src/e2e/python-client.e2e.test.ts starts one with a scripted model that finds nothing,
-so what is extracted here is the heuristics' reading). Skipped when they are not set."""
+so what is extracted here is the heuristics' reading). Skipped when they are not set; the review test
+also needs RECALL_ADMIN_KEY (it makes a context that holds its candidates for review)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from recall_client import RecallClient, RecallError
 
 SERVICE = {name: os.environ.get(name) for name in ("RECALL_URL", "RECALL_API_KEY", "RECALL_CONTEXT_ID")}
 MISSING = [name for name, value in SERVICE.items() if not value]
+ADMIN_KEY = os.environ.get("RECALL_ADMIN_KEY")
 ALICE = {"org": "acme", "user": "alice"}
 
 
@@ -181,6 +183,56 @@ class ServiceTest(unittest.TestCase):
         with self.assertRaises(RecallError) as unauthorised:
             wrong_key.profile(ALICE)
         self.assertEqual(unauthorised.exception.status, 401)
+
+    @unittest.skipUnless(ADMIN_KEY, "the review test makes a context: set RECALL_ADMIN_KEY")
+    def test_review_before_commit_list_approve_edited_reject_and_bulk(self) -> None:
+        admin = RecallClient(base_url=SERVICE["RECALL_URL"], admin_key=ADMIN_KEY)
+        created = admin.create_context("python-review", {"review": "required"})
+        reviewed = admin.with_context(created["context_id"], created["api_key"])
+        session_id = reviewed.create_session()
+        turn = reviewed.add_turn(session_id, role="user", content="I'm Alice, CTO at Acme. Always respond in bullet points.")
+        self.assertEqual(turn["extraction"]["status"], "pending_review")
+        held = reviewed.reviews(turn_id=turn["turn_id"])["reviews"]
+        self.assertEqual(len(held), turn["extraction"]["pending_reviews"])
+        self.assertEqual({r["status"] for r in held}, {"pending"})
+        self.assertEqual({r["source"]["turn_id"] for r in held}, {turn["turn_id"]})
+        self.assertEqual(reviewed.profile()["entities"], [], "nothing reaches memory before a decision")
+        role = next(r for r in held if r["kind"] == "attribute")
+        instruction = next(r for r in held if r["kind"] == "instruction")
+        self.assertEqual(reviewed.review(role["review_id"]), role)
+        first = reviewed.reviews(turn_id=turn["turn_id"], limit=1)
+        self.assertEqual(first["reviews"], held[:1])
+        self.assertEqual(reviewed.reviews(turn_id=turn["turn_id"], cursor=first["next_cursor"])["reviews"], held[1:])
+
+        approved = reviewed.approve_review(role["review_id"], edit={"value": "Chief Technology Officer"}, note="spelled out")
+        self.assertEqual((approved["status"], approved["note"]), ("approved", "spelled out"))
+        self.assertEqual(approved["edit"]["value"], {"from": role["candidate"]["value"], "to": "Chief Technology Officer"})
+        rejected = reviewed.reject_review(instruction["review_id"], note="not a standing rule")
+        self.assertEqual(rejected["status"], "rejected")
+        with self.assertRaises(RecallError) as refused:
+            reviewed.approve_review(instruction["review_id"])
+        self.assertEqual(refused.exception.status, 409)
+        _wait(lambda: reviewed.review(role["review_id"])["status"] == "committed", "the approval to commit")
+        profile = json.dumps(reviewed.profile())
+        self.assertIn("Chief Technology Officer", profile)
+        self.assertNotIn("bullet", profile)
+        self.assertEqual([r["review_id"] for r in reviewed.reviews(status="rejected")["reviews"]], [instruction["review_id"]])
+
+        # Bulk: the pending ones of a turn by filter, a limited number at a time; named ones, one refused.
+        other = reviewed.add_turn(session_id, role="user", content="I'm Bo, CFO at Initech.")
+        pending = [r["review_id"] for r in reviewed.reviews(turn_id=other["turn_id"])["reviews"]]
+        self.assertGreater(len(pending), 1)
+        once = reviewed.bulk_approve_reviews(filter={"turn_id": other["turn_id"]}, limit=1, note="checked")
+        self.assertEqual((once["decided"], once["remaining"]), (pending[:1], len(pending) - 1))
+        rest = reviewed.bulk_reject_reviews(filter={"turn_id": other["turn_id"]})
+        self.assertEqual((rest["decided"], rest["remaining"]), (pending[1:], 0))
+        named = reviewed.bulk_approve_reviews(review_ids=pending)
+        self.assertEqual(named["unchanged"], pending[:1])
+        self.assertEqual([r["review_id"] for r in named["refused"]], pending[1:])
+        self.assertEqual(reviewed.reviews(turn_id=other["turn_id"])["reviews"], [])
+        with self.assertRaises(RecallError) as neither:
+            reviewed.bulk_reject_reviews()
+        self.assertEqual((neither.exception.status, neither.exception.errors[0].field), (400, "body.review_ids"))
 
     def test_webhooks_signed_turn_event_deliveries_redelivery_rotation(self) -> None:
         received = []

@@ -226,6 +226,40 @@ export class RecallClient {
       ),
   };
 
+  /** Review before commit (docs/review.md): candidates a context with `config.review` holds until a person decides. */
+  readonly reviews = {
+    /** Held candidates, oldest first (`status` pending by default), each with its quote, span and source. */
+    list: (query: T.ReviewQuery = {}, o?: CallOptions): Promise<T.ReviewPage> =>
+      this.call(o, (init) => this.raw.GET("/api/v1/{contextId}/reviews", { ...init, params: { path: this.ctx(), query } })),
+    get: (reviewId: string, o?: CallOptions): Promise<T.Review> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/reviews/{reviewId}", { ...init, params: { path: { ...this.ctx(), reviewId } } }),
+      ),
+    /** Answered `approved` (202); a worker commits it. `edit` changes fields first (null removes an optional one); 409 when rejected or withdrawn. */
+    approve: (reviewId: string, body: T.ReviewApproval = {}, o?: CallOptions): Promise<T.Review> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/reviews/{reviewId}/approve", {
+          ...init,
+          params: { path: { ...this.ctx(), reviewId } },
+          body,
+        }),
+      ),
+    /** Recorded, never committed; 409 when approved or withdrawn. */
+    reject: (reviewId: string, body: T.ReviewRejection = {}, o?: CallOptions): Promise<T.Review> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/reviews/{reviewId}/reject", {
+          ...init,
+          params: { path: { ...this.ctx(), reviewId } },
+          body,
+        }),
+      ),
+    /** Named reviews (`review_ids`) or the pending ones matching `filter`, at most 500 a call (`remaining` says how many more). */
+    bulkApprove: (body: T.ReviewBulkInput, o?: CallOptions): Promise<T.ReviewBulkResult> =>
+      this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/reviews/bulk-approve", { ...init, params: { path: this.ctx() }, body })),
+    bulkReject: (body: T.ReviewBulkInput, o?: CallOptions): Promise<T.ReviewBulkResult> =>
+      this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/reviews/bulk-reject", { ...init, params: { path: this.ctx() }, body })),
+  };
+
   /** Calls with the server's ADMIN_API_KEY (`adminKey`). */
   readonly admin = {
     /** Model spend across contexts (`group_by` may also be `context`). */

@@ -2,7 +2,7 @@
 // model is the scripted wire-protocol server): every route group through the hand-written
 // surface, and problem+json answers as RecallError.
 import { RecallClient, RecallError, RecallPipelineError } from "@recall/client";
-import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
+import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { listen, type Listening } from "../testing/listen";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 
@@ -219,4 +219,50 @@ test("failed work: waitUntilCommitted says why, work items are listed and retrie
     status: 409,
     type: "https://recall.dev/problems/not_retryable",
   });
+});
+
+test("review before commit: held candidates listed, one approved edited, one rejected, the rest decided in bulk", async () => {
+  const created = await admin.admin.contexts.create({ name: "reviewed", config: { review: "required" } });
+  const reviewed = admin.withContext(created.context_id, created.api_key);
+  const { session_id } = await reviewed.sessions.create();
+  const turn = await reviewed.turns.post(session_id, { role: "user", content: "I'm Alice, CTO at Acme. Always respond in bullet points." });
+  expect(turn.extraction).toMatchObject({ status: "pending_review" });
+  const held = (await reviewed.reviews.list({ turn_id: turn.turn_id })).reviews;
+  expect(held.map((r) => [r.status, r.source.turn_id])).toEqual(held.map(() => ["pending", turn.turn_id]));
+  expect((await reviewed.profile({})).entities).toEqual([]);
+  const role = held.find((r) => r.kind === "attribute")!;
+  const instruction = held.find((r) => r.kind === "instruction")!;
+  expect(await reviewed.reviews.get(role.review_id)).toEqual(role);
+  const firstPage = await reviewed.reviews.list({ turn_id: turn.turn_id, limit: 1 });
+  expect(firstPage.reviews).toEqual(held.slice(0, 1));
+  expect((await reviewed.reviews.list({ turn_id: turn.turn_id, cursor: firstPage.next_cursor! })).reviews).toEqual(held.slice(1));
+
+  const approved = await reviewed.reviews.approve(role.review_id, { edit: { value: "Chief Technology Officer" }, note: "spelled out" });
+  expect(approved).toMatchObject({ status: "approved", note: "spelled out", edit: { value: { to: "Chief Technology Officer" } } });
+  expect(await reviewed.reviews.reject(instruction.review_id, { note: "not a standing rule" })).toMatchObject({ status: "rejected" });
+  await expect(reviewed.reviews.approve(instruction.review_id)).rejects.toMatchObject({ name: "RecallError", status: 409 });
+  const blank = await reviewed.reviews.approve(role.review_id, { edit: { value: " " } }).catch((e: unknown) => e);
+  expect((blank as RecallError).errors.map((e) => e.field)).toEqual(["body.edit.value"]);
+  const committed = await waitFor(async () => {
+    const now = await reviewed.reviews.get(role.review_id);
+    return now.status === "committed" ? now : undefined;
+  });
+  expect(committed.candidate).toMatchObject({ value: "Chief Technology Officer" });
+  expect(JSON.stringify(await reviewed.profile({}))).toContain("Chief Technology Officer");
+
+  const other = await reviewed.turns.post(session_id, { role: "user", content: "I'm Bo, CFO at Initech." });
+  const pending = (await reviewed.reviews.list({ turn_id: other.turn_id })).reviews.map((r) => r.review_id);
+  expect(pending.length).toBeGreaterThan(1);
+  const once = await reviewed.reviews.bulkApprove({ filter: { turn_id: other.turn_id }, limit: 1 });
+  expect(once).toEqual({ decided: pending.slice(0, 1), unchanged: [], refused: [], remaining: pending.length - 1 });
+  const rest = await reviewed.reviews.bulkReject({ filter: { turn_id: other.turn_id }, note: "not needed" });
+  expect(rest).toEqual({ decided: pending.slice(1), unchanged: [], refused: [], remaining: 0 });
+  const named = await reviewed.reviews.bulkReject({ review_ids: pending });
+  expect(named).toMatchObject({
+    decided: [],
+    unchanged: pending.slice(1),
+    refused: [{ review_id: pending[0], status: expect.any(String) }],
+  });
+  const neither = await reviewed.reviews.bulkApprove({}).catch((e: unknown) => e);
+  expect((neither as RecallError).fieldError("body.review_ids")).toMatch(/review_ids or filter/);
 });

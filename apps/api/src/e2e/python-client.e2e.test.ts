@@ -37,7 +37,14 @@ test("python3 -I -m unittest discover passes against the running service, none s
   const created = await new RecallClient({ baseUrl: server.url, adminKey: ADMIN_KEY }).admin.contexts.create({ name: "python" });
   const run = await runCommand("python3", ["-I", "-m", "unittest", "discover", "-v"], {
     cwd: PYTHON_CLIENT,
-    env: { PATH: process.env.PATH, RECALL_URL: server.url, RECALL_API_KEY: created.api_key, RECALL_CONTEXT_ID: created.context_id },
+    env: {
+      PATH: process.env.PATH,
+      RECALL_URL: server.url,
+      RECALL_API_KEY: created.api_key,
+      RECALL_CONTEXT_ID: created.context_id,
+      // The review test makes its own context that holds candidates for review.
+      RECALL_ADMIN_KEY: ADMIN_KEY,
+    },
     timeoutMs: 120_000,
   });
   // unittest reports on stderr: one line per test, then "Ran N tests" and "OK".
@@ -47,4 +54,5 @@ test("python3 -I -m unittest discover passes against the running service, none s
   expect(run.stderr).toMatch(/test_session_turn_profile_query_provenance_history_and_retraction .* ok/);
   expect(run.stderr).toMatch(/test_webhooks_signed_turn_event_deliveries_redelivery_rotation .* ok/);
   expect(run.stderr).toMatch(/test_erasure_and_its_receipt .* ok/);
+  expect(run.stderr).toMatch(/test_review_before_commit_list_approve_edited_reject_and_bulk .* ok/);
 }, 180_000);

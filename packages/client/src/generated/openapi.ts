@@ -302,6 +302,126 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/reviews": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List reviews: candidates held for approval (status=pending by default), oldest first
+     * @description With the context's `review` rule set (POST /api/v1/contexts config, docs/review.md), extracted candidates wait here instead of reaching memory. Each carries the candidate, the quote and span it rests on, and its source turn or document.
+     */
+    get: operations["get_reviews"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/reviews/{reviewId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read one review
+     * @description 404 when it is not this context's.
+     */
+    get: operations["get_reviews_by_id"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/reviews/{reviewId}/approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve a review, optionally edited: it commits (supersession and truth maintenance run) in the order the inputs arrived
+     * @description Answers 202 with the review `approved`; a worker commits it with its source's provenance and it turns `committed`. Approving again answers the review as it stands. 409 when it was rejected or withdrawn; 400 naming the field when an edit breaks the candidate's rules.
+     */
+    post: operations["post_reviews_approve"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/reviews/{reviewId}/reject": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reject a review: recorded, never committed
+     * @description Rejecting again answers the review as it stands. 409 when it was approved (or committed) or withdrawn.
+     */
+    post: operations["post_reviews_reject"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/reviews/bulk-approve": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve many reviews: named ones, or pending ones matching a filter (at most 500 a call)
+     * @description One transaction. With review_ids, 404 naming the field when one is not this context's (nothing is decided). With a filter, the oldest 500 (or `limit`) pending matches; `remaining` says how many more match.
+     */
+    post: operations["post_reviews_bulk_approve"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/reviews/bulk-reject": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reject many reviews: named ones, or pending ones matching a filter (at most 500 a call)
+     * @description One transaction. With review_ids, 404 naming the field when one is not this context's (nothing is decided). With a filter, the oldest 500 (or `limit`) pending matches; `remaining` says how many more match.
+     */
+    post: operations["post_reviews_bulk_reject"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/sessions": {
     parameters: {
       query?: never;
@@ -1451,6 +1571,8 @@ export interface operations {
                 kind: string;
                 ordinal: number;
               }[];
+              /** @description held for review (GET …/reviews?document_id=…) */
+              pending_review: number;
               total: number;
             };
             /** Format: uuid */
@@ -3463,6 +3585,842 @@ export interface operations {
       };
     };
   };
+  get_reviews: {
+    parameters: {
+      query?: {
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        document_id?: string;
+        kind?: "entity" | "attribute" | "relation" | "instruction" | "uncertainty" | "revocation";
+        /** @description page size (default 50, at most 200) */
+        limit?: number;
+        memory_category?: "identity" | "knowledge" | "context";
+        session_id?: string;
+        /** @description which reviews (default pending) */
+        status?: "pending" | "approved" | "committed" | "rejected" | "withdrawn";
+        turn_id?: string;
+      };
+      header?: never;
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of reviews */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+            reviews: {
+              /** @description the candidate as it commits (edited, when a reviewer edited it) */
+              candidate: {
+                [key: string]: unknown;
+              };
+              committed_at: string | null;
+              /** Format: date-time */
+              created_at: string;
+              decided_at: string | null;
+              /** @description what the reviewer changed */
+              edit: {
+                [key: string]: {
+                  from: unknown;
+                  to: unknown;
+                };
+              } | null;
+              /** @enum {string} */
+              kind: "entity" | "attribute" | "relation" | "instruction" | "uncertainty" | "revocation";
+              memory_category: ("identity" | "knowledge" | "context") | null;
+              note: string | null;
+              /** @description the source's words it rests on */
+              quote: string | null;
+              /** Format: uuid */
+              review_id: string;
+              source: {
+                document_id: string | null;
+                document_node_id: string | null;
+                session_id: string | null;
+                turn_id: string | null;
+                /** @enum {string} */
+                type: "turn" | "document";
+              };
+              /** @description UTF-8 byte offsets of the quote in the turn or document text */
+              span: {
+                end_byte: number;
+                start_byte: number;
+              } | null;
+              /**
+               * @description pending; approved (its commit queued); committed; rejected; withdrawn (its input was retracted)
+               * @enum {string}
+               */
+              status: "pending" | "approved" | "committed" | "rejected" | "withdrawn";
+            }[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  get_reviews_by_id: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+        reviewId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The review */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description the candidate as it commits (edited, when a reviewer edited it) */
+            candidate: {
+              [key: string]: unknown;
+            };
+            committed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            decided_at: string | null;
+            /** @description what the reviewer changed */
+            edit: {
+              [key: string]: {
+                from: unknown;
+                to: unknown;
+              };
+            } | null;
+            /** @enum {string} */
+            kind: "entity" | "attribute" | "relation" | "instruction" | "uncertainty" | "revocation";
+            memory_category: ("identity" | "knowledge" | "context") | null;
+            note: string | null;
+            /** @description the source's words it rests on */
+            quote: string | null;
+            /** Format: uuid */
+            review_id: string;
+            source: {
+              document_id: string | null;
+              document_node_id: string | null;
+              session_id: string | null;
+              turn_id: string | null;
+              /** @enum {string} */
+              type: "turn" | "document";
+            };
+            /** @description UTF-8 byte offsets of the quote in the turn or document text */
+            span: {
+              end_byte: number;
+              start_byte: number;
+            } | null;
+            /**
+             * @description pending; approved (its commit queued); committed; rejected; withdrawn (its input was retracted)
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "committed" | "rejected" | "withdrawn";
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_reviews_approve: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+        reviewId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "edit": {
+         *         "value": "Lisbon"
+         *       },
+         *       "note": "moved last month"
+         *     }
+         */
+        "application/json": {
+          /** @description fields to change before committing (per kind: entity: name, type, memory_category; attribute: entity, key, value, memory_category, valid_from, valid_to; relation: subject, verb, object, memory_category, valid_from, valid_to; instruction: label, description; uncertainty: about, reason; revocation: matches); null removes an optional one. The quote and span stay the source's; the change is recorded on the review. */
+          edit?: {
+            [key: string]: string | null;
+          };
+          /** @description why, kept with the decision */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The review after the decision */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description the candidate as it commits (edited, when a reviewer edited it) */
+            candidate: {
+              [key: string]: unknown;
+            };
+            committed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            decided_at: string | null;
+            /** @description what the reviewer changed */
+            edit: {
+              [key: string]: {
+                from: unknown;
+                to: unknown;
+              };
+            } | null;
+            /** @enum {string} */
+            kind: "entity" | "attribute" | "relation" | "instruction" | "uncertainty" | "revocation";
+            memory_category: ("identity" | "knowledge" | "context") | null;
+            note: string | null;
+            /** @description the source's words it rests on */
+            quote: string | null;
+            /** Format: uuid */
+            review_id: string;
+            source: {
+              document_id: string | null;
+              document_node_id: string | null;
+              session_id: string | null;
+              turn_id: string | null;
+              /** @enum {string} */
+              type: "turn" | "document";
+            };
+            /** @description UTF-8 byte offsets of the quote in the turn or document text */
+            span: {
+              end_byte: number;
+              start_byte: number;
+            } | null;
+            /**
+             * @description pending; approved (its commit queued); committed; rejected; withdrawn (its input was retracted)
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "committed" | "rejected" | "withdrawn";
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_reviews_reject: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+        reviewId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "note": "not about the user"
+         *     }
+         */
+        "application/json": {
+          /** @description why, kept with the decision */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The review after the decision */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description the candidate as it commits (edited, when a reviewer edited it) */
+            candidate: {
+              [key: string]: unknown;
+            };
+            committed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            decided_at: string | null;
+            /** @description what the reviewer changed */
+            edit: {
+              [key: string]: {
+                from: unknown;
+                to: unknown;
+              };
+            } | null;
+            /** @enum {string} */
+            kind: "entity" | "attribute" | "relation" | "instruction" | "uncertainty" | "revocation";
+            memory_category: ("identity" | "knowledge" | "context") | null;
+            note: string | null;
+            /** @description the source's words it rests on */
+            quote: string | null;
+            /** Format: uuid */
+            review_id: string;
+            source: {
+              document_id: string | null;
+              document_node_id: string | null;
+              session_id: string | null;
+              turn_id: string | null;
+              /** @enum {string} */
+              type: "turn" | "document";
+            };
+            /** @description UTF-8 byte offsets of the quote in the turn or document text */
+            span: {
+              end_byte: number;
+              start_byte: number;
+            } | null;
+            /**
+             * @description pending; approved (its commit queued); committed; rejected; withdrawn (its input was retracted)
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "committed" | "rejected" | "withdrawn";
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_reviews_bulk_approve: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "filter": {
+         *         "turn_id": "7b1c2d4e-0000-4000-8000-000000000001",
+         *         "kind": "attribute"
+         *       }
+         *     }
+         */
+        "application/json": {
+          /** @description pending reviews matching every field, oldest first ({} matches all pending) */
+          filter?: {
+            /** Format: uuid */
+            document_id?: string;
+            /** @enum {string} */
+            kind?: "entity" | "attribute" | "relation" | "instruction" | "uncertainty" | "revocation";
+            /** @enum {string} */
+            memory_category?: "identity" | "knowledge" | "context";
+            /** Format: uuid */
+            session_id?: string;
+            /** Format: uuid */
+            turn_id?: string;
+          };
+          /**
+           * @description with a filter: at most this many (≤ 500)
+           * @default 500
+           */
+          limit?: number;
+          /** @description why, kept with the decision */
+          note?: string;
+          /** @description these reviews; or leave out and give a filter */
+          review_ids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description What was decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description reviews this call approved or rejected */
+            decided: string[];
+            /** @description named reviews whose state refuses it */
+            refused: {
+              review_id: string;
+              /** @enum {string} */
+              status: "pending" | "approved" | "committed" | "rejected" | "withdrawn";
+            }[];
+            /** @description pending reviews still matching the filter: call again for them */
+            remaining: number;
+            /** @description named reviews that already stood so */
+            unchanged: string[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_reviews_bulk_reject: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "filter": {
+         *         "turn_id": "7b1c2d4e-0000-4000-8000-000000000001",
+         *         "kind": "attribute"
+         *       }
+         *     }
+         */
+        "application/json": {
+          /** @description pending reviews matching every field, oldest first ({} matches all pending) */
+          filter?: {
+            /** Format: uuid */
+            document_id?: string;
+            /** @enum {string} */
+            kind?: "entity" | "attribute" | "relation" | "instruction" | "uncertainty" | "revocation";
+            /** @enum {string} */
+            memory_category?: "identity" | "knowledge" | "context";
+            /** Format: uuid */
+            session_id?: string;
+            /** Format: uuid */
+            turn_id?: string;
+          };
+          /**
+           * @description with a filter: at most this many (≤ 500)
+           * @default 500
+           */
+          limit?: number;
+          /** @description why, kept with the decision */
+          note?: string;
+          /** @description these reviews; or leave out and give a filter */
+          review_ids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description What was decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description reviews this call approved or rejected */
+            decided: string[];
+            /** @description named reviews whose state refuses it */
+            refused: {
+              review_id: string;
+              /** @enum {string} */
+              status: "pending" | "approved" | "committed" | "rejected" | "withdrawn";
+            }[];
+            /** @description pending reviews still matching the filter: call again for them */
+            remaining: number;
+            /** @description named reviews that already stood so */
+            unchanged: string[];
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   post_sessions: {
     parameters: {
       query?: never;
@@ -3900,10 +4858,15 @@ export interface operations {
             extraction: {
               error_class?: string | null;
               message?: string | null;
+              /** @description candidates of this turn waiting for review */
+              pending_reviews?: number;
               queue?: string;
               stage: string | null;
-              /** @enum {string} */
-              status: "committed" | "failed" | "cancelled" | "pending";
+              /**
+               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)
+               * @enum {string}
+               */
+              status: "committed" | "pending_review" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -3957,10 +4920,15 @@ export interface operations {
                 extraction: {
                   error_class?: string | null;
                   message?: string | null;
+                  /** @description candidates of this turn waiting for review */
+                  pending_reviews?: number;
                   queue?: string;
                   stage: string | null;
-                  /** @enum {string} */
-                  status: "committed" | "failed" | "cancelled" | "pending";
+                  /**
+                   * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)
+                   * @enum {string}
+                   */
+                  status: "committed" | "pending_review" | "failed" | "cancelled" | "pending";
                   /**
                    * Format: uuid
                    * @description the failed work item, to retry once the cause is fixed
@@ -4110,10 +5078,15 @@ export interface operations {
             extraction: {
               error_class?: string | null;
               message?: string | null;
+              /** @description candidates of this turn waiting for review */
+              pending_reviews?: number;
               queue?: string;
               stage: string | null;
-              /** @enum {string} */
-              status: "committed" | "failed" | "cancelled" | "pending";
+              /**
+               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)
+               * @enum {string}
+               */
+              status: "committed" | "pending_review" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -4843,6 +5816,7 @@ export interface operations {
                 | "fact.superseded"
                 | "instruction.revoked"
                 | "webhook.disabled"
+                | "review.pending"
               )[];
               /** @description first failed attempt since the last success */
               failing_since: string | null;
@@ -4936,6 +5910,7 @@ export interface operations {
             | "fact.superseded"
             | "instruction.revoked"
             | "webhook.disabled"
+            | "review.pending"
           )[];
           /** @description http(s) endpoint; private and loopback hosts are refused */
           url: string;
@@ -4965,6 +5940,7 @@ export interface operations {
               | "fact.superseded"
               | "instruction.revoked"
               | "webhook.disabled"
+              | "review.pending"
             )[];
             /** @description first failed attempt since the last success */
             failing_since: string | null;
@@ -5093,6 +6069,7 @@ export interface operations {
               | "fact.superseded"
               | "instruction.revoked"
               | "webhook.disabled"
+              | "review.pending"
             )[];
             /** @description first failed attempt since the last success */
             failing_since: string | null;
@@ -5186,6 +6163,7 @@ export interface operations {
               | "fact.superseded"
               | "instruction.revoked"
               | "webhook.disabled"
+              | "review.pending"
             )[];
             /** @description first failed attempt since the last success */
             failing_since: string | null;
@@ -5306,7 +6284,8 @@ export interface operations {
                 | "work_item.dead"
                 | "fact.superseded"
                 | "instruction.revoked"
-                | "webhook.disabled";
+                | "webhook.disabled"
+                | "review.pending";
               last_attempt_at: string | null;
               last_error: string | null;
               last_status_code: number | null;
@@ -5414,7 +6393,8 @@ export interface operations {
               | "work_item.dead"
               | "fact.superseded"
               | "instruction.revoked"
-              | "webhook.disabled";
+              | "webhook.disabled"
+              | "review.pending";
             last_attempt_at: string | null;
             last_error: string | null;
             last_status_code: number | null;
@@ -5539,6 +6519,7 @@ export interface operations {
               | "fact.superseded"
               | "instruction.revoked"
               | "webhook.disabled"
+              | "review.pending"
             )[];
             /** @description first failed attempt since the last success */
             failing_since: string | null;
@@ -6980,6 +7961,16 @@ export interface operations {
             purpose?: string;
             /** @description true: every write (turn, batch, document, direct write) must carry a scope; one without answers 400 */
             require_scope?: boolean;
+            /** @description hold extracted candidates for approval before they become memory: "required", or {"categories": ["identity"], "kinds": [...], "scope": {"user": "alice"}} (docs/review.md) */
+            review?:
+              | "required"
+              | {
+                  categories?: ("identity" | "knowledge" | "context")[];
+                  kinds?: ("entity" | "attribute" | "relation" | "instruction" | "uncertainty" | "revocation")[];
+                  scope?: {
+                    [key: string]: string;
+                  };
+                };
             /** @description the skill that extracts this context's inputs */
             skill?: string;
           } & {
