@@ -40,4 +40,5 @@ export {
   decideReviews,
 } from "./review/review-decisions";
 export { type ReviewFilter, type ReviewView, listReviews, pendingReviewIds, readReview } from "./review/review-reader";
+export { closeReviewCommit } from "./review/review-hold";
 export { splitForReview } from "./review/review-rule";

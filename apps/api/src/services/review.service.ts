@@ -70,8 +70,8 @@ export class ReviewService {
       : await pendingReviewIds(this.deps.db, { ...bulk.filter, contextId }, bulk.limit);
     const outcome = await this.run({ contextId, reviewIds: picked.ids, action, note: bulk.note });
     if (outcome.missing.length > 0) {
-      throw new DomainError("not_found", `review_ids: ${outcome.missing.length} of them are not reviews of this context`, {
-        fields: [{ field: "review_ids", message: `not reviews of this context: ${outcome.missing.slice(0, 5).join(", ")}` }],
+      throw new DomainError("not_found", `body.review_ids: ${outcome.missing.length} of them are not reviews of this context`, {
+        fields: [{ field: "body.review_ids", message: `not reviews of this context: ${outcome.missing.slice(0, 5).join(", ")}` }],
       });
     }
     const { decided, unchanged, refused } = outcome;
@@ -97,7 +97,8 @@ export class ReviewService {
       outcome = await transaction(this.deps.db, (tx) => decideReviews(tx, decision, openCommit), { timeoutMs: 30_000 });
     } catch (err) {
       if (err instanceof ReviewEditRefused) {
-        throw new DomainError("invalid", err.message, { fields: err.issues });
+        const fields = err.issues.map((i) => ({ field: `body.${i.field}`, message: i.message }));
+        throw new DomainError("invalid", fields.map((f) => `${f.field}: ${f.message}`).join("; "), { fields });
       }
       throw err;
     }
