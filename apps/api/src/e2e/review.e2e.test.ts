@@ -5,6 +5,7 @@
 import request from "supertest";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
+import { tablesHolding } from "../testing/text-scan";
 import { contextClient, type ContextClient } from "../testing/api-client";
 
 let h: Harness;
@@ -282,6 +283,7 @@ test("a retraction withdraws the turn's open reviews; an erasure leaves no revie
     }),
   ).toBe(0);
   expect((await api.get(`/reviews/${ofErased[0]!.review_id}`)).status).toBe(404);
+  expect(await tablesHolding(db, "Globex")).toEqual([]);
 });
 
 test("a document's candidates wait too, with spans into the whole document", async () => {

@@ -8,8 +8,11 @@ export interface ContextHandle {
   apiKey: string;
 }
 
-export async function createContext(app: Express, name: string): Promise<ContextHandle> {
-  const res = await request(app).post("/api/v1/contexts").set("Authorization", `Bearer ${ADMIN_KEY}`).send({ name });
+export async function createContext(app: Express, name: string, config?: Record<string, unknown>): Promise<ContextHandle> {
+  const res = await request(app)
+    .post("/api/v1/contexts")
+    .set("Authorization", `Bearer ${ADMIN_KEY}`)
+    .send({ name, ...(config ? { config } : {}) });
   if (res.status !== 201) throw new Error(`creating context ${name}: ${res.status} ${JSON.stringify(res.body)}`);
   return { contextId: res.body.context_id, apiKey: res.body.api_key };
 }
