@@ -3,7 +3,7 @@
 // never does; approvals out of arrival order still supersede in arrival order; decisions race safely; a retraction
 // withdraws what is still pending and an erasure leaves no review behind.
 import request from "supertest";
-import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
+import { startFakeLlmServer, startWebhookReceiver, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 import { tablesHolding } from "../testing/text-scan";
 import { contextClient, type ContextClient } from "../testing/api-client";
@@ -28,7 +28,12 @@ beforeAll(async () => {
       },
     };
   });
-  h = await startHarness({ RECALL_FAST_MODEL: "openai-compatible:test-fast", OPENAI_BASE_URL: llm.openaiBaseUrl });
+  h = await startHarness({
+    RECALL_FAST_MODEL: "openai-compatible:test-fast",
+    OPENAI_BASE_URL: llm.openaiBaseUrl,
+    WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
+    WEBHOOK_POLL_MS: "100",
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -311,4 +316,28 @@ test("a document's candidates wait too, with spans into the whole document", asy
   await api.post("/reviews/bulk-approve", { filter: { document_id: documentId } });
   for (const r of held) await committed(api, r.review_id);
   expect(await profileText(api)).toContain("Frank");
+});
+
+test("a commit that holds candidates announces review.pending once, naming the turn and how many wait", async () => {
+  const receiver = await startWebhookReceiver();
+  try {
+    const { api } = await reviewedContext("required");
+    const hook = await api.post("/webhooks", { url: receiver.url, events: ["review.pending"] });
+    expect(hook.status).toBe(201);
+    const session = await api.session();
+    const turn = await api.turn(session, "I'm Alice, CTO at Acme.", []);
+    const held = turn.extraction as { status: string; pending_reviews: number };
+    const event = await waitFor(async () => receiver.received.find((r) => r.body.type === "review.pending"), {
+      what: "the review.pending event",
+    });
+    expect(event.body.data).toEqual({ subject_type: "turn", turn_id: turn.turn_id, session_id: session, pending: held.pending_reviews });
+    // Approving commits without announcing another pending review.
+    await api.post("/reviews/bulk-approve", { filter: {} });
+    await waitFor(async () => ((await reviews(api, "?status=committed")).length === held.pending_reviews ? true : undefined), {
+      what: "the approvals to commit",
+    });
+    expect(receiver.received.filter((r) => r.body.type === "review.pending")).toHaveLength(1);
+  } finally {
+    await receiver.close();
+  }
 });
