@@ -128,6 +128,10 @@ test("with review required nothing reaches /profile until approved; an edit comm
 
   // Decisions on decided reviews: the same one again answers it as it stands; the opposite one is 409.
   expect((await api.post(`/reviews/${role!.review_id}/approve`, {})).status).toBe(202);
+  // An edit comes with the approval that commits it, not after.
+  const late = await api.post(`/reviews/${role!.review_id}/approve`, { edit: { value: "CEO" } });
+  expect(late.status).toBe(409);
+  expect(late.body.detail).toMatch(/edit/);
   expect((await api.post(`/reviews/${role!.review_id}/reject`, {})).status).toBe(409);
   expect((await api.post(`/reviews/${instruction!.review_id}/approve`, {})).status).toBe(409);
   expect((await api.post(`/reviews/${instruction!.review_id}/reject`, {})).status).toBe(200);
@@ -340,4 +344,36 @@ test("a commit that holds candidates announces review.pending once, naming the t
   } finally {
     await receiver.close();
   }
+});
+
+test("review turned on for an existing context holds what is said from then on; turned off, new inputs commit at once", async () => {
+  const { api, contextId } = await reviewedContext({ kinds: ["uncertainty"] });
+  const config = (body: object) =>
+    request(h.app).post(`/api/v1/contexts/${contextId}/config`).set("Authorization", `Bearer ${ADMIN_KEY}`).send(body);
+  const session = await api.session();
+  expect((await api.turn(session, "My name is Gina Park and I live in Seoul.", [])).extraction.status).toBe("committed");
+
+  // Two changes at once both land.
+  const [on, scoped] = await Promise.all([config({ review: "required" }), config({ require_scope: false, purpose: "support" })]);
+  expect([on.status, scoped.status]).toEqual([200, 200]);
+  const now = await config({ max_tokens: 5000 });
+  expect(now.body.config).toEqual({ review: "required", require_scope: false, purpose: "support", max_tokens: 5000 });
+  expect((await api.turn(session, "My name is Gina Park and I live in Busan.", [])).extraction.status).toBe("pending_review");
+
+  const off = await config({ review: null, max_tokens: null });
+  expect(off.body.config).toEqual({ require_scope: false, purpose: "support" });
+  expect((await api.turn(session, "My name is Gina Park and I work at Hanbit.", [])).extraction.status).toBe("committed");
+  // What was held stays for a decision.
+  expect((await reviews(api)).length).toBeGreaterThan(0);
+
+  const bad = await config({ review: "sometimes" });
+  expect(bad.status).toBe(400);
+  expect(bad.body.errors[0].field).toMatch(/^body\.review/);
+  expect((await config({})).status).toBe(400);
+  const missing = await request(h.app)
+    .post("/api/v1/contexts/00000000-0000-4000-8000-000000000000/config")
+    .set("Authorization", `Bearer ${ADMIN_KEY}`)
+    .send({ review: "required" });
+  expect(missing.status).toBe(404);
+  expect((await request(h.app).post(`/api/v1/contexts/${contextId}/config`).set("API-KEY", "rk_nope").send({})).status).toBe(401);
 });

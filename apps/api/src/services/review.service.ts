@@ -58,8 +58,13 @@ export class ReviewService {
     const outcome = await this.run({ contextId, reviewIds: [reviewId], action, ...options });
     if (outcome.missing.length > 0) throw notFoundError("review");
     const refused = outcome.refused[0];
-    if (refused)
-      throw new DomainError("conflict", `the review is ${refused.status}; it cannot be ${action === "approve" ? "approved" : "rejected"}`);
+    if (refused) {
+      const again = options.edit && (refused.status === "approved" || refused.status === "committed");
+      const why = again
+        ? "an edit is taken only with the approval that commits it"
+        : `it cannot be ${action === "approve" ? "approved" : "rejected"}`;
+      throw new DomainError("conflict", `the review is ${refused.status}; ${why}`);
+    }
     return this.get(contextId, reviewId);
   }
 
