@@ -48,4 +48,5 @@ export {
   pendingReviewIds,
   readReview,
 } from "./review/review-reader";
+export { closeReviewCommit } from "./review/review-hold";
 export { splitForReview } from "./review/review-rule";

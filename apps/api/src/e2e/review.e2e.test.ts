@@ -3,17 +3,41 @@
 // never does; approvals out of arrival order still supersede in arrival order; decisions race safely; a retraction
 // withdraws what is still pending and an erasure leaves no review behind.
 import request from "supertest";
-import { waitFor } from "@recall/test-support";
+import { startFakeLlmServer, startWebhookReceiver, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
+import { tablesHolding } from "../testing/text-scan";
 import { contextClient, type ContextClient } from "../testing/api-client";
 
 let h: Harness;
+let llm: FakeLlmServer;
+
+const NOTHING = { entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] };
 
 beforeAll(async () => {
-  h = await startHarness();
+  // The model behind a local server speaking its wire protocol: it reads documents (turns here are read by the heuristics).
+  llm = await startFakeLlmServer();
+  llm.respondWith((req) => {
+    if (!JSON.stringify(req.body).includes("Frank Castle runs the Madrid office")) return { json: NOTHING };
+    const evidence = "Frank Castle runs the Madrid office";
+    const fields = { confidence: 0.9, significance: "high", valid_from: null, valid_to: null, evidence } as const;
+    return {
+      json: {
+        ...NOTHING,
+        entities: [{ name: "Frank Castle", type: "person", memory_category: "identity", aliases: [] }],
+        attributes: [{ entity: "Frank Castle", key: "role", value: "head of the Madrid office", memory_category: "identity", ...fields }],
+      },
+    };
+  });
+  h = await startHarness({
+    RECALL_FAST_MODEL: "openai-compatible:test-fast",
+    OPENAI_BASE_URL: llm.openaiBaseUrl,
+    WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
+    WEBHOOK_POLL_MS: "100",
+  });
 });
 afterAll(async () => {
   await h?.close();
+  await llm?.close();
 });
 
 async function reviewedContext(review: unknown): Promise<{ api: ContextClient; contextId: string }> {
@@ -29,6 +53,7 @@ interface Review {
   review_id: string;
   status: string;
   kind: string;
+  memory_category: string | null;
   candidate: Record<string, unknown>;
   quote: string | null;
   span: { start_byte: number; end_byte: number } | null;
@@ -42,10 +67,13 @@ async function reviews(api: ContextClient, query = ""): Promise<Review[]> {
 }
 
 const committed = (api: ContextClient, id: string) =>
-  waitFor(async () => {
-    const res = await api.get(`/reviews/${id}`);
-    return res.body.status === "committed" ? res.body : undefined;
-  }, 20_000);
+  waitFor(
+    async () => {
+      const res = await api.get(`/reviews/${id}`);
+      return res.body.status === "committed" ? res.body : undefined;
+    },
+    { timeoutMs: 20_000, what: "the review to commit" },
+  );
 
 const profileText = async (api: ContextClient) => JSON.stringify((await api.get("/profile")).body);
 
@@ -100,9 +128,252 @@ test("with review required nothing reaches /profile until approved; an edit comm
 
   // Decisions on decided reviews: the same one again answers it as it stands; the opposite one is 409.
   expect((await api.post(`/reviews/${role!.review_id}/approve`, {})).status).toBe(202);
+  // An edit comes with the approval that commits it, not after.
+  const late = await api.post(`/reviews/${role!.review_id}/approve`, { edit: { value: "CEO" } });
+  expect(late.status).toBe(409);
+  expect(late.body.detail).toMatch(/edit/);
   expect((await api.post(`/reviews/${role!.review_id}/reject`, {})).status).toBe(409);
   expect((await api.post(`/reviews/${instruction!.review_id}/approve`, {})).status).toBe(409);
   expect((await api.post(`/reviews/${instruction!.review_id}/reject`, {})).status).toBe(200);
   expect((await reviews(api, "?status=rejected")).map((r) => r.review_id)).toEqual([instruction!.review_id]);
   expect(await profileText(api)).not.toContain("bullet");
+});
+
+test("approved out of arrival order, the later turn's value is still the current one", async () => {
+  const { api, contextId } = await reviewedContext("required");
+  const session = await api.session();
+  const first = await api.turn(session, "My name is Alice Smith and I live in Paris.", []);
+  const second = await api.turn(session, "My name is Alice Smith and I live in London.", []);
+  const livesIn = async (turnId: string) =>
+    (await reviews(api, `?turn_id=${turnId}&kind=relation`)).find((r) => r.candidate.verb === "lives_in")!;
+  const paris = await livesIn(first.turn_id);
+  const london = await livesIn(second.turn_id);
+  expect([paris.candidate.object, london.candidate.object]).toEqual(["Paris", "London"]);
+  // The later turn's first, then the earlier one's.
+  expect((await api.post(`/reviews/${london.review_id}/approve`, {})).status).toBe(202);
+  await committed(api, london.review_id);
+  expect((await api.post(`/reviews/${paris.review_id}/approve`, {})).status).toBe(202);
+  await committed(api, paris.review_id);
+  const rows = await h.api.db.relation.findMany({ where: { contextId, predicate: "lives_in" } });
+  const cities = await h.api.db.entity.findMany({ where: { id: { in: rows.map((r) => r.objectId) } } });
+  const byCity = new Map(rows.map((r) => [cities.find((c) => c.id === r.objectId)!.name, r]));
+  expect(byCity.get("London")).toMatchObject({ validTo: null, supersededById: null });
+  expect(byCity.get("Paris")!.supersededById).toBe(byCity.get("London")!.id);
+});
+
+test("categories: only identity candidates wait; others commit at once", async () => {
+  const { api } = await reviewedContext({ categories: ["identity"] });
+  const session = await api.session();
+  const turn = await api.turn(session, "I'm Alice, CTO at Acme. Always respond in bullet points.", []);
+  expect(turn.extraction.status).toBe("pending_review");
+  const held = await reviews(api);
+  expect(held.length).toBeGreaterThan(0);
+  expect(held.every((r) => r.memory_category === "identity")).toBe(true);
+  const profile = (await api.get("/profile")).body;
+  expect(JSON.stringify(profile.instructions)).toContain("bullet");
+  expect(JSON.stringify(profile)).not.toContain("CTO");
+});
+
+test("bulk decisions: by filter at most `limit` a call with the rest counted; named ids of another context are 404 and decide nothing", async () => {
+  const { api } = await reviewedContext("required");
+  const other = await reviewedContext("required");
+  const session = await api.session();
+  const one = await api.turn(session, "I'm Alice, CTO at Acme. Always respond in bullet points.", []);
+  const two = await api.turn(session, "My name is Bob Jones and I live in Oslo.", []);
+  const all = await reviews(api);
+  const ofOne = all.filter((r) => r.source.turn_id === one.turn_id);
+  expect(ofOne.length).toBeGreaterThan(1);
+
+  const first = await api.post("/reviews/bulk-approve", { filter: { turn_id: one.turn_id }, limit: 1 });
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({ decided: [ofOne[0]!.review_id], remaining: ofOne.length - 1 });
+  const rest = await api.post("/reviews/bulk-approve", { filter: { turn_id: one.turn_id } });
+  expect(rest.body).toMatchObject({ decided: ofOne.slice(1).map((r) => r.review_id), remaining: 0 });
+  for (const r of ofOne) await committed(api, r.review_id);
+  expect(await profileText(api)).toContain("bullet");
+
+  const otherSession = await other.api.session();
+  await other.api.turn(otherSession, "My name is Carol White and I live in Rome.", []);
+  const foreign = (await reviews(other.api))[0]!;
+  const ofTwo = (await reviews(api)).filter((r) => r.source.turn_id === two.turn_id);
+  const mixed = await api.post("/reviews/bulk-reject", { review_ids: [ofTwo[0]!.review_id, foreign.review_id] });
+  expect(mixed.status).toBe(404);
+  expect(mixed.body.errors[0].field).toBe("body.review_ids");
+  expect((await api.get(`/reviews/${ofTwo[0]!.review_id}`)).body.status).toBe("pending");
+  expect((await other.api.get(`/reviews/${foreign.review_id}`)).body.status).toBe("pending");
+  expect((await api.get(`/reviews/${foreign.review_id}`)).status).toBe(404);
+
+  const rejected = await api.post("/reviews/bulk-reject", { review_ids: ofTwo.map((r) => r.review_id), note: "not now" });
+  expect(rejected.body).toMatchObject({ decided: ofTwo.map((r) => r.review_id), unchanged: [], refused: [], remaining: 0 });
+  const again = await api.post("/reviews/bulk-approve", { review_ids: [...ofTwo.map((r) => r.review_id), ofOne[0]!.review_id] });
+  expect(again.body).toMatchObject({ decided: [], unchanged: [ofOne[0]!.review_id] });
+  expect(again.body.refused).toHaveLength(ofTwo.length);
+  expect(await reviews(api)).toEqual([]);
+  expect(await profileText(api)).not.toContain("Oslo");
+});
+
+test("approve and reject of one review at once: exactly one wins, the other is told so", async () => {
+  const { api } = await reviewedContext("required");
+  const session = await api.session();
+  await api.turn(session, "My name is Dana Scully and I live in Lisbon.", []);
+  const targets = await reviews(api);
+  for (const target of targets) {
+    const [approve, reject] = await Promise.all([
+      api.post(`/reviews/${target.review_id}/approve`, {}),
+      api.post(`/reviews/${target.review_id}/reject`, {}),
+    ]);
+    const statuses = [approve.status, reject.status].sort();
+    expect([
+      [202, 409],
+      [200, 409],
+    ]).toContainEqual(statuses);
+    const final = (await api.get(`/reviews/${target.review_id}`)).body.status;
+    expect(approve.status === 202 ? ["approved", "committed"] : ["rejected"]).toContain(final);
+  }
+});
+
+test("edits are checked like candidates: a field the kind has not, or a blank value, is 400 naming it and decides nothing", async () => {
+  const { api } = await reviewedContext("required");
+  const session = await api.session();
+  await api.turn(session, "I'm Alice, CTO at Acme.", []);
+  const attribute = (await reviews(api, "?kind=attribute"))[0]!;
+  const unknown = await api.post(`/reviews/${attribute.review_id}/approve`, { edit: { colour: "red" } });
+  expect(unknown.status).toBe(400);
+  expect(unknown.body.errors[0].field).toBe("body.edit.colour");
+  const blank = await api.post(`/reviews/${attribute.review_id}/approve`, { edit: { value: "  " } });
+  expect(blank.status).toBe(400);
+  expect(blank.body.errors[0].field).toBe("body.edit.value");
+  const required = await api.post(`/reviews/${attribute.review_id}/approve`, { edit: { value: null } });
+  expect(required.status).toBe(400);
+  expect(required.body.errors[0].field).toBe("body.edit.value");
+  expect((await api.get(`/reviews/${attribute.review_id}`)).body.status).toBe("pending");
+  expect((await api.post("/reviews/bulk-approve", {})).status).toBe(400);
+  expect((await api.get("/reviews?status=maybe")).body.errors[0].field).toBe("query.status");
+  expect((await api.get("/reviews/not-a-uuid")).status).toBe(400);
+  const badRule = await request(h.app)
+    .post("/api/v1/contexts")
+    .set("Authorization", `Bearer ${ADMIN_KEY}`)
+    .send({ name: "x", config: { review: { categories: ["secrets"] } } });
+  expect(badRule.status).toBe(400);
+  expect(badRule.body.errors[0].field).toMatch(/^body\.config\.review/);
+});
+
+test("a retraction withdraws the turn's open reviews; an erasure leaves no review or review commit of the turn", async () => {
+  const { api, contextId } = await reviewedContext("required");
+  const session = await api.session();
+  const retracted = await api.turn(session, "My name is Eve Moss and I live in Prague.", []);
+  const erased = await api.turn(session, "My name is Eve Moss and I work at Globex.", []);
+  const ofRetracted = await reviews(api, `?turn_id=${retracted.turn_id}`);
+  await api.post(`/reviews/${ofRetracted[0]!.review_id}/approve`, {});
+  await committed(api, ofRetracted[0]!.review_id);
+  const retraction = await api.post(`/turns/${retracted.turn_id}/retract`, { reason: "wrong person" });
+  expect(retraction.status).toBe(200);
+  const after = await reviews(api, `?turn_id=${retracted.turn_id}&status=withdrawn`);
+  expect(after.map((r) => r.review_id).sort()).toEqual(
+    ofRetracted
+      .slice(1)
+      .map((r) => r.review_id)
+      .sort(),
+  );
+  expect((await api.post(`/reviews/${ofRetracted[1]!.review_id}/approve`, {})).status).toBe(409);
+
+  const ofErased = await reviews(api, `?turn_id=${erased.turn_id}`);
+  await api.post(`/reviews/${ofErased[0]!.review_id}/approve`, { edit: ofErased[0]!.kind === "relation" ? { object: "Globex Corp" } : {} });
+  await committed(api, ofErased[0]!.review_id);
+  const erasure = await api.post("/erasures", { turn_ids: [erased.turn_id] });
+  expect(erasure.status).toBe(200);
+  expect(erasure.body.counts.reviews).toBe(ofErased.length);
+  const db = h.api.db;
+  expect(await db.review.count({ where: { contextId, subjectId: erased.turn_id } })).toBe(0);
+  expect(await db.reviewCommit.count({ where: { contextId, subjectId: erased.turn_id } })).toBe(0);
+  expect(
+    await db.workItem.count({
+      where: { contextId, subjectType: "review", subjectId: { notIn: (await db.reviewCommit.findMany()).map((c) => c.id) } },
+    }),
+  ).toBe(0);
+  expect((await api.get(`/reviews/${ofErased[0]!.review_id}`)).status).toBe(404);
+  expect(await tablesHolding(db, "Globex")).toEqual([]);
+});
+
+test("a document's candidates wait too, with spans into the whole document", async () => {
+  const { api } = await reviewedContext("required");
+  const text = "# Team\n\nSome preamble about the team and its history.\n\n## People\n\nFrank Castle runs the Madrid office.\n";
+  const posted = await api.post("/documents", { text, format: "markdown" });
+  expect(posted.status).toBe(202);
+  const documentId = posted.body.document_id;
+  const status = await waitFor(
+    async () => {
+      const res = await api.get(`/documents/${documentId}/status`);
+      return ["committed", "failed"].includes(res.body.state) ? res.body : undefined;
+    },
+    { timeoutMs: 30_000, what: "the document's extraction" },
+  );
+  expect(status.state).toBe("committed");
+  const held = await reviews(api, `?document_id=${documentId}`);
+  expect(status.candidates.pending_review).toBe(held.length);
+  expect(held.length).toBeGreaterThan(0);
+  for (const r of held) {
+    expect(r.source).toMatchObject({ type: "document", document_id: documentId });
+    if (r.quote && r.span) expect(Buffer.from(text).subarray(r.span.start_byte, r.span.end_byte).toString()).toBe(r.quote);
+  }
+  expect(await profileText(api)).not.toContain("Madrid");
+  await api.post("/reviews/bulk-approve", { filter: { document_id: documentId } });
+  for (const r of held) await committed(api, r.review_id);
+  expect(await profileText(api)).toContain("Frank");
+});
+
+test("a commit that holds candidates announces review.pending once, naming the turn and how many wait", async () => {
+  const receiver = await startWebhookReceiver();
+  try {
+    const { api } = await reviewedContext("required");
+    const hook = await api.post("/webhooks", { url: receiver.url, events: ["review.pending"] });
+    expect(hook.status).toBe(201);
+    const session = await api.session();
+    const turn = await api.turn(session, "I'm Alice, CTO at Acme.", []);
+    const held = turn.extraction as { status: string; pending_reviews: number };
+    const event = await waitFor(async () => receiver.received.find((r) => r.body.type === "review.pending"), {
+      what: "the review.pending event",
+    });
+    expect(event.body.data).toEqual({ subject_type: "turn", turn_id: turn.turn_id, session_id: session, pending: held.pending_reviews });
+    // Approving commits without announcing another pending review.
+    await api.post("/reviews/bulk-approve", { filter: {} });
+    await waitFor(async () => ((await reviews(api, "?status=committed")).length === held.pending_reviews ? true : undefined), {
+      what: "the approvals to commit",
+    });
+    expect(receiver.received.filter((r) => r.body.type === "review.pending")).toHaveLength(1);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("review turned on for an existing context holds what is said from then on; turned off, new inputs commit at once", async () => {
+  const { api, contextId } = await reviewedContext({ kinds: ["uncertainty"] });
+  const config = (body: object) =>
+    request(h.app).post(`/api/v1/contexts/${contextId}/config`).set("Authorization", `Bearer ${ADMIN_KEY}`).send(body);
+  const session = await api.session();
+  expect((await api.turn(session, "My name is Gina Park and I live in Seoul.", [])).extraction.status).toBe("committed");
+
+  // Two changes at once both land.
+  const [on, scoped] = await Promise.all([config({ review: "required" }), config({ require_scope: false, purpose: "support" })]);
+  expect([on.status, scoped.status]).toEqual([200, 200]);
+  const now = await config({ max_tokens: 5000 });
+  expect(now.body.config).toEqual({ review: "required", require_scope: false, purpose: "support", max_tokens: 5000 });
+  expect((await api.turn(session, "My name is Gina Park and I live in Busan.", [])).extraction.status).toBe("pending_review");
+
+  const off = await config({ review: null, max_tokens: null });
+  expect(off.body.config).toEqual({ require_scope: false, purpose: "support" });
+  expect((await api.turn(session, "My name is Gina Park and I work at Hanbit.", [])).extraction.status).toBe("committed");
+  // What was held stays for a decision.
+  expect((await reviews(api)).length).toBeGreaterThan(0);
+
+  const bad = await config({ review: "sometimes" });
+  expect(bad.status).toBe(400);
+  expect(bad.body.errors[0].field).toMatch(/^body\.review/);
+  expect((await config({})).status).toBe(400);
+  const missing = await request(h.app)
+    .post("/api/v1/contexts/00000000-0000-4000-8000-000000000000/config")
+    .set("Authorization", `Bearer ${ADMIN_KEY}`)
+    .send({ review: "required" });
+  expect(missing.status).toBe(404);
+  expect((await request(h.app).post(`/api/v1/contexts/${contextId}/config`).set("API-KEY", "rk_nope").send({})).status).toBe(401);
 });

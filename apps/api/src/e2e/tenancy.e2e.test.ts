@@ -21,13 +21,16 @@ const BODIES: Record<string, object> = {
   "post /documents/:documentId/retract": { reason: "tenancy test" },
   "post /turns/:turnId/retract": { reason: "tenancy test" },
   "post /fact-writes/:factWriteId/retract": { reason: "tenancy test" },
+  "post /reviews/:reviewId/approve": {},
+  "post /reviews/:reviewId/reject": {},
 };
 
 beforeAll(async () => {
   // B's webhook points at a loopback port nobody listens on: its deliveries fail and wait to be retried.
   h = await startHarness({ WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8" });
   a = await createContext(h.app, "a");
-  b = await createContext(h.app, "b");
+  // B holds for review what is said in scope review=yes, so it has reviews too.
+  b = await createContext(h.app, "b", { review: { scope: { review: "yes" } } });
   const api = contextClient(h.app, b);
   const hook = await api.post("/webhooks", { url: "http://127.0.0.1:9/hook", events: ["turn.committed"] });
   expect(hook.status).toBe(201);
@@ -39,6 +42,8 @@ beforeAll(async () => {
   idsOfB.erasureId = [erasure.body.erasure_id];
   const session = await api.session();
   const turn = await api.turn(session, "I'm Dana, CTO at Initech. Always respond in haiku.", ["org=b"]);
+  const held = await api.turn(session, "I'm Erin, CFO at Initech.", ["org=b", "review=yes"]);
+  expect(held.extraction.status).toBe("pending_review");
   const document = await api.post("/documents", { text: "Initech builds staplers.", scope: ["org=b"] });
   const db = h.api.db;
   const where = { contextId: b.contextId };
@@ -64,6 +69,7 @@ beforeAll(async () => {
     ...(await db.assertion.findMany({ where, take: 1 })).map((f) => f.id),
   ];
   expect(turn.extraction.status).toBe("committed");
+  idsOfB.reviewId = (await db.review.findMany({ where })).map((r) => r.id);
   idsOfB.deliveryId = (await db.webhookDelivery.findMany({ where: { webhookId: idsOfB.webhookId[0] } })).map((d) => d.id);
   for (const [param, ids] of Object.entries(idsOfB)) expect({ param, found: ids.length > 0 }).toEqual({ param, found: true });
 });

@@ -29,6 +29,21 @@ export class ApiKeyService {
     return { context, apiKey: issued.key };
   }
 
+  /**
+   * Sets or removes (null) keys of a context's config, in one statement, so two changes at once both land (each
+   * key as the later one said). The caller checked the keys against the config's schema.
+   */
+  async updateConfig(contextId: string, change: Record<string, unknown>): Promise<Context> {
+    const entries = Object.entries(change);
+    const set = Object.fromEntries(entries.filter(([, v]) => v !== null));
+    const remove = entries.filter(([, v]) => v === null).map(([k]) => k);
+    const [row] = await this.deps.db.$queryRaw<{ id: string }[]>`
+      UPDATE contexts SET config = (config || ${JSON.stringify(set)}::jsonb) - ${remove}::text[]
+      WHERE id = ${contextId}::uuid RETURNING id::text`;
+    if (!row) throw notFoundError("context");
+    return this.deps.db.context.findUniqueOrThrow({ where: { id: contextId } });
+  }
+
   /** Oldest first; `limit + 1` rows, so the caller knows whether a next page exists. */
   async list(contextId: string, limit: number, after?: KeyPosition): Promise<ApiKey[]> {
     await this.requireContext(contextId);

@@ -58,8 +58,13 @@ export class ReviewService {
     const outcome = await this.run({ contextId, reviewIds: [reviewId], action, ...options });
     if (outcome.missing.length > 0) throw notFoundError("review");
     const refused = outcome.refused[0];
-    if (refused)
-      throw new DomainError("conflict", `the review is ${refused.status}; it cannot be ${action === "approve" ? "approved" : "rejected"}`);
+    if (refused) {
+      const again = options.edit && (refused.status === "approved" || refused.status === "committed");
+      const why = again
+        ? "an edit is taken only with the approval that commits it"
+        : `it cannot be ${action === "approve" ? "approved" : "rejected"}`;
+      throw new DomainError("conflict", `the review is ${refused.status}; ${why}`);
+    }
     return this.get(contextId, reviewId);
   }
 
@@ -70,8 +75,8 @@ export class ReviewService {
       : await pendingReviewIds(this.deps.db, { ...bulk.filter, contextId }, bulk.limit);
     const outcome = await this.run({ contextId, reviewIds: picked.ids, action, note: bulk.note });
     if (outcome.missing.length > 0) {
-      throw new DomainError("not_found", `review_ids: ${outcome.missing.length} of them are not reviews of this context`, {
-        fields: [{ field: "review_ids", message: `not reviews of this context: ${outcome.missing.slice(0, 5).join(", ")}` }],
+      throw new DomainError("not_found", `body.review_ids: ${outcome.missing.length} of them are not reviews of this context`, {
+        fields: [{ field: "body.review_ids", message: `not reviews of this context: ${outcome.missing.slice(0, 5).join(", ")}` }],
       });
     }
     const { decided, unchanged, refused } = outcome;
@@ -97,7 +102,8 @@ export class ReviewService {
       outcome = await transaction(this.deps.db, (tx) => decideReviews(tx, decision, openCommit), { timeoutMs: 30_000 });
     } catch (err) {
       if (err instanceof ReviewEditRefused) {
-        throw new DomainError("invalid", err.message, { fields: err.issues });
+        const fields = err.issues.map((i) => ({ field: `body.${i.field}`, message: i.message }));
+        throw new DomainError("invalid", fields.map((f) => `${f.field}: ${f.message}`).join("; "), { fields });
       }
       throw err;
     }

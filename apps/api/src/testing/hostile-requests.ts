@@ -19,7 +19,7 @@ export interface FuzzIds {
   apiKey: string;
   otherContextId: string;
   otherApiKey: string;
-  /** A context of its own for the admin erasure of a whole context (which would otherwise erase the fuzz's). */
+  /** A context of its own for the admin erasure of a whole context and config changes (which would otherwise hit the fuzz's). */
   doomedContextId: string;
   adminKey: string;
   /** A real id per path parameter name (sessionId, documentId, …). */
@@ -107,8 +107,10 @@ export function arbitraryRequest(targets: FuzzTarget[], ids: FuzzIds, bodyLimit:
 }
 
 function pathArb(target: FuzzTarget, fuzzIds: FuzzIds): fc.Arbitrary<string> {
-  const destroysContext = target.path.startsWith("/api/v1/contexts/{contextId}/erasure");
-  const ids = destroysContext ? { ...fuzzIds, contextId: fuzzIds.doomedContextId } : fuzzIds;
+  // The admin routes that erase a context or change its rules (a review or require_scope rule would change what
+  // the fuzz's later writes do) are aimed at a context of their own.
+  const changesContext = /^\/api\/v1\/contexts\/\{contextId\}\/(erasure|config)$/.test(target.path);
+  const ids = changesContext ? { ...fuzzIds, contextId: fuzzIds.doomedContextId } : fuzzIds;
   const names = [...target.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   return fc.tuple(...names.map((name) => paramArb(name, ids))).map((values) => {
     let path = target.path;

@@ -5,7 +5,14 @@
 // provider failure only embeds.
 import { CommittedRefs } from "@recall/contracts";
 import type { Tx } from "@recall/db";
-import { applyTruthMaintenance, applyTruthMaintenanceIn, embedCommitted, retirePreviousVersion, truthMaintained } from "@recall/memory";
+import {
+  applyTruthMaintenance,
+  applyTruthMaintenanceIn,
+  closeReviewCommit,
+  embedCommitted,
+  retirePreviousVersion,
+  truthMaintained,
+} from "@recall/memory";
 import { WorkError, markTruthMaintained, truthMaintainedNow, type ClaimedWork, type StageContext, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { singleValuedPredicates } from "../services/skill-types";
@@ -20,15 +27,26 @@ export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<Commit
         singleValued: singleValuedPredicates(deps, claim.plan),
       };
       const applied = truthMaintained(item);
+      // A review commit's approved reviews are committed with the truth maintenance that places their facts.
+      const reviewsDone = async (tx: Tx) => {
+        if (item.subjectType === "review") await closeReviewCommit(tx, item.subjectId, "committed");
+      };
       if (deps.config.RECALL_EMBEDDING_MODEL === undefined && payload.subjectType !== "document") {
         if (applied) return { status: "succeeded" };
         return {
           status: "succeeded",
           output: truthMaintainedNow(),
-          write: async (tx) => void (await applyTruthMaintenanceIn(tx, refs, options)),
+          write: async (tx) => {
+            await applyTruthMaintenanceIn(tx, refs, options);
+            await reviewsDone(tx);
+          },
         };
       }
-      if (!applied) await applyTruthMaintenance(deps.db, refs, { ...options, onApplied: (tx) => checkpoint(deps, tx, item.id) });
+      const onApplied = async (tx: Tx) => {
+        await reviewsDone(tx);
+        await checkpoint(deps, tx, item.id);
+      };
+      if (!applied) await applyTruthMaintenance(deps.db, refs, { ...options, onApplied });
       return embedAfter(deps, ctx);
     },
   };

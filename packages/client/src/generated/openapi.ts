@@ -331,7 +331,7 @@ export interface paths {
     };
     /**
      * Read one review
-     * @description 404 when it is not this context's.
+     * @description The review as it stands now: its candidate (edited, once approved with an edit), quote, span, source and decision. 404 when it is not this context's.
      */
     get: operations["get_reviews_by_id"];
     put?: never;
@@ -928,6 +928,26 @@ export interface paths {
      * @description A context is a tenant: its memory, sessions, documents and keys are invisible to every other context. The answer holds the context's first API key, shown this once (only a hash is kept). `config` sets the context's rules, such as `require_scope: true` (every write must carry a scope).
      */
     post: operations["post_contexts"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/contexts/{contextId}/config": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Change keys of a context's config: set them, or remove them with null
+     * @description Each key given is checked as at creation (400 naming `body.<key>`); keys not given stay as they are; two changes at once both land. A new rule applies to what is committed after it: turning `review` on holds the candidates of inputs committed from now on, and turning it off commits new inputs at once but leaves held reviews for a decision. 404 when the context does not exist.
+     */
+    post: operations["post_contexts_config"];
     delete?: never;
     options?: never;
     head?: never;
@@ -8006,6 +8026,142 @@ export interface operations {
       };
       /** @description Missing or invalid credentials. */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_contexts_config: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "review": {
+         *         "categories": [
+         *           "identity"
+         *         ]
+         *       },
+         *       "require_scope": null
+         *     }
+         */
+        "application/json": {
+          max_tokens?: number | null;
+          max_wall_ms?: number | null;
+          purpose?: string | null;
+          require_scope?: boolean | null;
+          review?:
+            | (
+                | "required"
+                | {
+                    categories?: ("identity" | "knowledge" | "context")[];
+                    kinds?: ("entity" | "attribute" | "relation" | "instruction" | "uncertainty" | "revocation")[];
+                    scope?: {
+                      [key: string]: string;
+                    };
+                  }
+              )
+            | null;
+          skill?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The context as it is now */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            config: {
+              [key: string]: unknown;
+            };
+            /** Format: uuid */
+            context_id: string;
+            name: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
         headers: {
           [name: string]: unknown;
         };

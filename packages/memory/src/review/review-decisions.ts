@@ -86,8 +86,11 @@ export async function decideReviews(
   // An id that is not the context's decides nothing at all: the caller answers it as not found.
   if (outcome.missing.length > 0) return outcome;
   const open: Locked[] = [];
+  const edits = decision.edit !== undefined && Object.keys(decision.edit).length > 0;
   for (const row of rows) {
-    if (SETTLED[decision.action].includes(row.status)) outcome.unchanged.push(row.id);
+    // An edit is taken with the approval that commits it; approving again with one would drop it unsaid.
+    if (edits && SETTLED[decision.action].includes(row.status)) outcome.refused.push({ id: row.id, status: row.status });
+    else if (SETTLED[decision.action].includes(row.status)) outcome.unchanged.push(row.id);
     else if (row.status !== "pending") outcome.refused.push({ id: row.id, status: row.status });
     else open.push(row);
   }

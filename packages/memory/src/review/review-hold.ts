@@ -35,7 +35,10 @@ export async function holdForReview(tx: Tx, source: HoldingCommit, candidateIds:
   return held;
 }
 
-/** The approved reviews a review commit wrote are committed; those of a retracted input are withdrawn instead. */
+/**
+ * The approved reviews of a review commit end `committed` once truth maintenance applied what it wrote (as a turn
+ * counts as committed then), or `withdrawn` when the commit found its input retracted and wrote nothing.
+ */
 export async function closeReviewCommit(tx: Tx, reviewCommitId: string, outcome: "committed" | "withdrawn"): Promise<void> {
   if (outcome === "committed") {
     await tx.$executeRaw`UPDATE reviews SET status = 'committed', committed_at = now()

@@ -46,7 +46,7 @@ export interface CommitSource {
   traceId: string;
   /** Byte offset of each document node inside the document text. */
   nodeOffsets: ReadonlyMap<string, number>;
-  /** Set when this commit writes approved reviews (a review commit, subject type `review`): they are closed with it. */
+  /** Set when this commit writes approved reviews (a review commit, subject type `review`); truth maintenance closes them. */
   reviewCommitId?: string;
 }
 
@@ -147,7 +147,6 @@ async function commitInTransaction(
     source,
     (options.hold ?? []).map((c) => c.id),
   );
-  if (source.reviewCommitId) await closeReviewCommit(tx, source.reviewCommitId, "committed");
   await writeOutbox(tx, source, summary, options);
   await options.faultPoint?.();
   return summary;

@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "reviews_status_seq_idx" ON "reviews"("status", "seq");
+
