@@ -144,7 +144,8 @@ export function reviewRoutes(deps: ApiDeps): RouteDefinition[] {
       method: "get",
       path: "/reviews/:reviewId",
       summary: "Read one review",
-      description: "The review as it stands now: its candidate (edited, once approved with an edit), quote, span, source and decision. 404 when it is not this context's.",
+      description:
+        "The review as it stands now: its candidate (edited, once approved with an edit), quote, span, source and decision. 404 when it is not this context's.",
       tags: ["review"],
       params: ReviewParams,
       responses: { 200: { description: "The review", schema: ReviewView } },
