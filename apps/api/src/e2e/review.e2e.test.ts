@@ -377,3 +377,29 @@ test("review turned on for an existing context holds what is said from then on; 
   expect(missing.status).toBe(404);
   expect((await request(h.app).post(`/api/v1/contexts/${contextId}/config`).set("API-KEY", "rk_nope").send({})).status).toBe(401);
 });
+
+test("turns imported in a batch (extracted in windows) wait for review too, and a session's reviews are approved together", async () => {
+  const { api } = await reviewedContext("required");
+  const session = await api.session();
+  const contents = ["My name is Hana Kim and I live in Kyoto.", "My name is Ivan Petrov and I live in Minsk.", "Nice weather today."];
+  const batch = await api.post(`/sessions/${session}/turns/batch`, { turns: contents.map((content) => ({ role: "user", content })) });
+  expect(batch.status).toBe(202);
+  const done = await waitFor(
+    async () => {
+      const res = await api.get(`/sessions/${session}/turn-batches/${batch.body.batch_id}`);
+      return res.body.state === "done" ? res.body : undefined;
+    },
+    { timeoutMs: 60_000, what: "the batch" },
+  );
+  expect(done.counts).toMatchObject({ committed: 3, failed: 0 });
+  const held = await reviews(api, `?session_id=${session}`);
+  expect(new Set(held.map((r) => r.source.turn_id)).size).toBe(2);
+  expect(await profileText(api)).not.toContain("Kyoto");
+  const approved = await api.post("/reviews/bulk-approve", { filter: { session_id: session } });
+  expect(approved.body).toMatchObject({ remaining: 0 });
+  expect(approved.body.decided).toHaveLength(held.length);
+  for (const r of held) await committed(api, r.review_id);
+  const profile = await profileText(api);
+  expect(profile).toContain("Kyoto");
+  expect(profile).toContain("Minsk");
+});
