@@ -470,9 +470,15 @@ class RecallClient:
         """Deletes the webhook (its pending deliveries are not sent); answers it as it was."""
         return self._ctx("DELETE", f"/webhooks/{_id(webhook_id)}")
 
-    def rotate_webhook_secret(self, webhook_id: str) -> Json:
-        """A new signing secret (shown only now); the old one stops working at once."""
-        return self._ctx("POST", f"/webhooks/{_id(webhook_id)}/rotate-secret")
+    def rotate_webhook_secret(self, webhook_id: str, *, keep_old_for_seconds: Optional[int] = None) -> Json:
+        """A new signing secret (shown only now). The old one stops working at once, or with ``keep_old_for_seconds``
+        (at most 7 days) keeps signing beside the new one until then."""
+        body = {} if keep_old_for_seconds is None else {"keep_old_for_seconds": keep_old_for_seconds}
+        return self._ctx("POST", f"/webhooks/{_id(webhook_id)}/rotate-secret", body=body)
+
+    def enable_webhook(self, webhook_id: str) -> Json:
+        """Takes events again on a webhook disabled for failing; its pending deliveries are tried at once."""
+        return self._ctx("POST", f"/webhooks/{_id(webhook_id)}/enable", body={})
 
     def webhook_deliveries(self, webhook_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Json:
         """Deliveries, newest first: status, attempts, last answer code, next try."""

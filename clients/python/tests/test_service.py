@@ -273,6 +273,9 @@ class ServiceTest(unittest.TestCase):
 
             rotated = self.recall.rotate_webhook_secret(hook["webhook_id"])
             self.assertNotEqual(rotated["secret"], hook["secret"])
+            graced = self.recall.rotate_webhook_secret(hook["webhook_id"], keep_old_for_seconds=60)
+            self.assertIsNotNone(graced["previous_secret_until"])
+            self.assertIsNone(self.recall.enable_webhook(hook["webhook_id"])["disabled_at"])
             self.assertNotIn("secret", self.recall.webhook(hook["webhook_id"]))
             self.assertEqual([w["webhook_id"] for w in self.recall.webhooks()["webhooks"]], [hook["webhook_id"]])
             with self.assertRaises(RecallError) as refused:

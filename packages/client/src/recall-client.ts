@@ -202,9 +202,19 @@ export class RecallClient {
       this.call(o, (init) =>
         this.raw.DELETE("/api/v1/{contextId}/webhooks/{webhookId}", { ...init, params: { path: { ...this.ctx(), webhookId } } }),
       ),
-    rotateSecret: (webhookId: string, o?: CallOptions): Promise<T.WebhookCreated> =>
+    /** A new secret; `keep_old_for_seconds` (at most 7 days) keeps the old one signing beside it meanwhile. */
+    rotateSecret: (webhookId: string, body: { keep_old_for_seconds?: number } = {}, o?: CallOptions): Promise<T.WebhookCreated> =>
       this.call(o, (init) =>
         this.raw.POST("/api/v1/{contextId}/webhooks/{webhookId}/rotate-secret", {
+          ...init,
+          params: { path: { ...this.ctx(), webhookId } },
+          body,
+        }),
+      ),
+    /** Takes events again on a webhook disabled for failing; its pending deliveries are tried at once. */
+    enable: (webhookId: string, o?: CallOptions): Promise<T.Webhook> =>
+      this.call(o, (init) =>
+        this.raw.POST("/api/v1/{contextId}/webhooks/{webhookId}/enable", {
           ...init,
           params: { path: { ...this.ctx(), webhookId } },
         }),

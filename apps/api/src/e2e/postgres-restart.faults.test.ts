@@ -79,7 +79,7 @@ test("Postgres stopped mid-run: 503 + Retry-After on every route, /readyz names 
     contextId: ctx.contextId,
     apiKey: ctx.apiKey,
     ids: { sessionId: load.accepted[0]!.sessionId! },
-    bodies: { "POST /api/v1/contexts": { name: "during-outage" } },
+    bodies: { "POST /api/v1/contexts": { name: "during-outage" }, "POST /api/v1/contexts/{contextId}/config": { purpose: "probe" } },
   });
   const needDatabase = probe.filter((a) => !WITHOUT_DATABASE.has(a.route) && a.route !== "GET /readyz");
   expect(needDatabase.length).toBeGreaterThan(30);

@@ -31,10 +31,12 @@ afterEach(async () => {
 /** What a receiver checks: HMAC-SHA256 over "<t>.<raw body>" with the secret, hex, in v1. */
 function verify(secret: string, request: ReceivedRequest): boolean {
   const header = String(request.headers["recall-signature"]);
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  // `t=…,v1=…`, with a second v1 while a rotated-out secret's grace period lasts: any one may match.
+  const match = /^t=(\d+)((?:,v1=[0-9a-f]{64})+)$/.exec(header);
   if (!match) return false;
   const expected = createHmac("sha256", secret).update(`${match[1]}.${request.rawBody}`).digest("hex");
-  return expected === match[2] && Math.abs(Date.now() / 1_000 - Number(match[1])) < 300;
+  const given = match[2]!.split(",v1=").slice(1);
+  return given.includes(expected) && Math.abs(Date.now() / 1_000 - Number(match[1])) < 300;
 }
 
 async function register(api: ContextClient, url: string, events: string[]) {
@@ -127,6 +129,22 @@ test("a committed turn is pushed signed; a 500 is retried with the same event id
   });
   expect(verify(rotated.body.secret, latest)).toBe(true);
   expect(verify(hook.secret, latest)).toBe(false);
+
+  // Rotating with a grace period: both secrets sign until it ends, so a receiver can switch without refusing one.
+  const graced = await api.post(`/webhooks/${hook.webhook_id}/rotate-secret`, { keep_old_for_seconds: 3600 });
+  expect(graced.status).toBe(200);
+  expect(Date.parse(graced.body.previous_secret_until) - Date.now()).toBeGreaterThan(3500_000);
+  const erin = await api.turn(session, "Erin is the CMO at Acme.", ["org=acme"]);
+  const both = await waitFor(async () => ofType("turn.committed").find((r) => r.body.data.turn_id === erin.turn_id), {
+    what: "an event in the grace period",
+  });
+  expect(String(both.headers["recall-signature"]).match(/v1=/g)).toHaveLength(2);
+  expect(verify(graced.body.secret, both)).toBe(true);
+  expect(verify(rotated.body.secret, both)).toBe(true);
+  expect(verify(hook.secret, both)).toBe(false);
+  const tooLong = await api.post(`/webhooks/${hook.webhook_id}/rotate-secret`, { keep_old_for_seconds: 8 * 86_400 });
+  expect(tooLong.status).toBe(400);
+  expect(tooLong.body.errors[0].field).toBe("body.keep_old_for_seconds");
 }, 120_000);
 
 test("superseded facts and revoked instructions are announced; other contexts see nothing of a webhook; deletion stops deliveries", async () => {
@@ -229,9 +247,24 @@ test("an endpoint failing past the disable window is disabled, announced by webh
     expect((await api.post(`/webhooks/${broken.webhook_id}/deliveries/${delivery.delivery_id}/redeliver`)).status).toBe(409);
     // Disabled: a later event is not even written for it.
     const before = failing.received.length;
-    await api.turn(session, "Erin is the CMO at Acme.", ["org=acme"]);
+    const missed = await api.turn(session, "Erin is the CMO at Acme.", ["org=acme"]);
     expect(await h.worker.deps.db.webhookDelivery.count({ where: { webhookId: broken.webhook_id } })).toBe(1);
     expect(failing.received.length).toBe(before);
+
+    // Fixed and enabled: the pending delivery goes out at once, later events again; the missed one never.
+    failing.answer(200);
+    const enabled = await api.post(`/webhooks/${broken.webhook_id}/enable`, {});
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toMatchObject({ disabled_at: null, failing_since: null });
+    await waitFor(
+      async () =>
+        (await api.get(`/webhooks/${broken.webhook_id}/deliveries`)).body.deliveries[0].status === "delivered" ? true : undefined,
+      { what: "the pending delivery after enabling" },
+    );
+    const later = await api.turn(session, "Frank is the CIO at Acme.", ["org=acme"]);
+    await waitFor(async () => failing.received.find((r) => r.body.data.turn_id === later.turn_id), { what: "an event after enabling" });
+    expect(failing.received.some((r) => r.body.data.turn_id === missed.turn_id)).toBe(false);
+    expect((await api.post(`/webhooks/${broken.webhook_id}/deliveries/${delivery.delivery_id}/redeliver`)).status).toBe(202);
   } finally {
     await failing.close();
   }
@@ -256,6 +289,9 @@ test("the TypeScript client's webhook calls", async () => {
   const again = await recall.webhooks.redeliver(created.webhook_id, page.deliveries[0]!.delivery_id);
   expect(again.event_id).toBe(page.deliveries[0]!.event_id);
   expect((await recall.webhooks.rotateSecret(created.webhook_id)).secret).not.toBe(created.secret);
+  const graced = await recall.webhooks.rotateSecret(created.webhook_id, { keep_old_for_seconds: 60 });
+  expect(graced.previous_secret_until).not.toBeNull();
+  expect((await recall.webhooks.enable(created.webhook_id)).disabled_at).toBeNull();
   const refused = await recall.webhooks.create({ url: "http://169.254.169.254/", events: ["turn.committed"] }).catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(RecallError);
   expect((refused as RecallError).errors.map((e) => e.field)).toEqual(["body.url"]);

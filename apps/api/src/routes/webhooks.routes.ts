@@ -23,6 +23,18 @@ const CreateBody = z.object({
   description: z.string().trim().max(500, "at most 500 characters").optional(),
 });
 
+const RotateBody = z
+  .object({
+    keep_old_for_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400, "at most 7 days (604800)")
+      .default(0)
+      .describe("how long the old secret keeps signing beside the new one (0: it stops at once)"),
+  })
+  .strict();
+
 const WebhookView = z.object({
   webhook_id: z.uuid(),
   url: z.string(),
@@ -30,7 +42,10 @@ const WebhookView = z.object({
   description: z.string().nullable(),
   created_at: Timestamp,
   failing_since: Timestamp.nullable().describe("first failed attempt since the last success"),
-  disabled_at: Timestamp.nullable().describe("set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more"),
+  disabled_at: Timestamp.nullable().describe(
+    "set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more until POST …/enable",
+  ),
+  previous_secret_until: Timestamp.nullable().describe("the rotated-out secret signs beside the new one until then"),
 });
 const WithSecret = WebhookView.extend({ secret: z.string().describe("signs every request (Recall-Signature); shown only now") });
 
@@ -52,7 +67,7 @@ const conflict = (description: string) => ({ description, schema: Problem, conte
 
 export function webhookRoutes(deps: ApiDeps): RouteDefinition[] {
   const hooks = new WebhookService(deps);
-  return [create(hooks), list(hooks), getOne(hooks), remove(hooks), rotate(hooks), deliveries(hooks), redeliver(hooks)];
+  return [create(hooks), list(hooks), getOne(hooks), remove(hooks), rotate(hooks), enable(hooks), deliveries(hooks), redeliver(hooks)];
 }
 
 function create(hooks: WebhookService): RouteDefinition {
@@ -123,11 +138,31 @@ function rotate(hooks: WebhookService): RouteDefinition {
     path: "/webhooks/:webhookId/rotate-secret",
     summary: "Replace a webhook's signing secret; the answer shows the new one once",
     description:
-      "Attempts from now on are signed with the new secret only; a delivery the receiver refuses meanwhile is retried, or can be redelivered.",
+      "Attempts from now on are signed with the new secret. With `keep_old_for_seconds` (at most 7 days) the old secret signs beside it until then: each request carries `v1=<new>,v1=<old>`, so a receiver still checking the old secret keeps accepting while it switches. Without it the old secret stops at once; a delivery the receiver refuses meanwhile is retried, or can be redelivered.",
     tags: ["webhooks"],
     params: WebhookParams,
+    body: RotateBody,
+    bodyExample: { keep_old_for_seconds: 3600 },
     responses: { 200: { description: "The webhook with its new secret", schema: WithSecret } },
-    handle: async ({ params }) => ({ status: 200, body: withSecret(await hooks.rotateSecret(params.contextId, params.webhookId)) }),
+    handle: async ({ params, body }) => ({
+      status: 200,
+      body: withSecret(await hooks.rotateSecret(params.contextId, params.webhookId, body.keep_old_for_seconds)),
+    }),
+  });
+}
+
+function enable(hooks: WebhookService): RouteDefinition {
+  return defineRoute({
+    method: "post",
+    idempotent: true,
+    path: "/webhooks/:webhookId/enable",
+    summary: "Take events again on a webhook that was disabled for failing (or confirm an enabled one)",
+    description:
+      "Clears `disabled_at` and `failing_since`. Deliveries left pending when it was disabled are tried again at once, for another full retry window; events that happened while it was disabled were not kept for it (redeliver older failed ones by id). An enabled webhook answers as it is.",
+    tags: ["webhooks"],
+    params: WebhookParams,
+    responses: { 200: { description: "The webhook", schema: WebhookView } },
+    handle: async ({ params }) => ({ status: 200, body: webhookView(await hooks.enable(params.contextId, params.webhookId)) }),
   });
 }
 
@@ -178,6 +213,7 @@ function webhookView(hook: Webhook) {
     created_at: hook.createdAt,
     failing_since: hook.failingSince,
     disabled_at: hook.disabledAt,
+    previous_secret_until: hook.previousSecretUntil && hook.previousSecretUntil > new Date() ? hook.previousSecretUntil : null,
   };
 }
 

@@ -67,10 +67,36 @@ export class WebhookService {
     return hook;
   }
 
-  /** A new secret, used from the next attempt on; the old one stops working at once. */
-  async rotateSecret(contextId: string, webhookId: string): Promise<Webhook> {
-    const { count } = await this.deps.db.webhook.updateMany({ where: { id: webhookId, contextId }, data: { secret: newWebhookSecret() } });
+  /**
+   * A new secret, used from the next attempt on. With `keepOldForSeconds`, the old one signs beside it until then
+   * (each request carries both signatures), so receivers can switch without refusing a delivery; otherwise it stops
+   * at once. One statement: the old secret kept is the one this rotation replaced, however rotations race.
+   */
+  async rotateSecret(contextId: string, webhookId: string, keepOldForSeconds = 0): Promise<Webhook> {
+    const keep = keepOldForSeconds > 0;
+    const count = await this.deps.db.$executeRaw`
+      UPDATE webhooks SET previous_secret = CASE WHEN ${keep} THEN secret END,
+        previous_secret_until = CASE WHEN ${keep} THEN now() + ${keepOldForSeconds} * interval '1 second' END,
+        secret = ${newWebhookSecret()}
+      WHERE id = ${webhookId}::uuid AND context_id = ${contextId}::uuid`;
     if (count === 0) throw notFoundError("webhook");
+    return this.get(contextId, webhookId);
+  }
+
+  /**
+   * A disabled webhook takes events again, its failure clock reset. Deliveries left pending when it was disabled are
+   * tried again; events written while it was disabled were never kept for it.
+   */
+  async enable(contextId: string, webhookId: string): Promise<Webhook> {
+    const { count } = await this.deps.db.webhook.updateMany({
+      where: { id: webhookId, contextId },
+      data: { disabledAt: null, failingSince: null },
+    });
+    if (count === 0) throw notFoundError("webhook");
+    await this.deps.db.webhookDelivery.updateMany({
+      where: { webhookId, status: "pending" },
+      data: { nextAttemptAt: new Date(), giveUpAt: null },
+    });
     return this.get(contextId, webhookId);
   }
 
@@ -92,7 +118,8 @@ export class WebhookService {
    */
   async redeliver(contextId: string, webhookId: string, deliveryId: string): Promise<DeliveryRow> {
     const hook = await this.get(contextId, webhookId);
-    if (hook.disabledAt) throw new DomainError("conflict", `webhook ${webhookId} is disabled; register it again to receive events`);
+    if (hook.disabledAt)
+      throw new DomainError("conflict", `webhook ${webhookId} is disabled; enable it first (POST …/webhooks/{id}/enable)`);
     const { count } = await this.deps.db.webhookDelivery.updateMany({
       where: { id: deliveryId, webhookId },
       data: { status: "pending", nextAttemptAt: new Date(), giveUpAt: null },

@@ -27,8 +27,8 @@ export async function probeEveryRoute(app: Express, target: ProbeTarget): Promis
   const answers: ProbeAnswer[] = [];
   for (const { method, path } of registeredRoutes(app)) {
     const route = `${method.toUpperCase()} ${path}`;
-    // The admin erasure of a whole context is probed on a context that does not exist, never the test's own.
-    const contextId = path.startsWith("/api/v1/contexts/{contextId}/erasure") ? randomUUID() : target.contextId;
+    // The admin erasure of a whole context and its config change are probed on a context that does not exist, never the test's own.
+    const contextId = /^\/api\/v1\/contexts\/\{contextId\}\/(erasure|config)$/.test(path) ? randomUUID() : target.contextId;
     const url = path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "contextId" ? contextId : (target.ids?.[name] ?? randomUUID())));
     let req = (request(app) as unknown as Record<string, (url: string) => request.Test>)[method]!(url);
     req = /^\/api\/v1\/(contexts|admin)(\/|$)/.test(path)

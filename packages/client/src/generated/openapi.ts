@@ -674,6 +674,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/webhooks/{webhookId}/enable": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Take events again on a webhook that was disabled for failing (or confirm an enabled one)
+     * @description Clears `disabled_at` and `failing_since`. Deliveries left pending when it was disabled are tried again at once, for another full retry window; events that happened while it was disabled were not kept for it (redeliver older failed ones by id). An enabled webhook answers as it is.
+     */
+    post: operations["post_webhooks_enable"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/webhooks/{webhookId}/rotate-secret": {
     parameters: {
       query?: never;
@@ -685,7 +705,7 @@ export interface paths {
     put?: never;
     /**
      * Replace a webhook's signing secret; the answer shows the new one once
-     * @description Attempts from now on are signed with the new secret only; a delivery the receiver refuses meanwhile is retried, or can be redelivered.
+     * @description Attempts from now on are signed with the new secret. With `keep_old_for_seconds` (at most 7 days) the old secret signs beside it until then: each request carries `v1=<new>,v1=<old>`, so a receiver still checking the old secret keeps accepting while it switches. Without it the old secret stops at once; a delivery the receiver refuses meanwhile is retried, or can be redelivered.
      */
     post: operations["post_webhooks_rotate_secret"];
     delete?: never;
@@ -5824,7 +5844,7 @@ export interface operations {
               /** Format: date-time */
               created_at: string;
               description: string | null;
-              /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+              /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more until POST …/enable */
               disabled_at: string | null;
               events: (
                 | "turn.committed"
@@ -5840,6 +5860,8 @@ export interface operations {
               )[];
               /** @description first failed attempt since the last success */
               failing_since: string | null;
+              /** @description the rotated-out secret signs beside the new one until then */
+              previous_secret_until: string | null;
               url: string;
               /** Format: uuid */
               webhook_id: string;
@@ -5948,7 +5970,7 @@ export interface operations {
             /** Format: date-time */
             created_at: string;
             description: string | null;
-            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more until POST …/enable */
             disabled_at: string | null;
             events: (
               | "turn.committed"
@@ -5964,6 +5986,8 @@ export interface operations {
             )[];
             /** @description first failed attempt since the last success */
             failing_since: string | null;
+            /** @description the rotated-out secret signs beside the new one until then */
+            previous_secret_until: string | null;
             /** @description signs every request (Recall-Signature); shown only now */
             secret: string;
             url: string;
@@ -6077,7 +6101,7 @@ export interface operations {
             /** Format: date-time */
             created_at: string;
             description: string | null;
-            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more until POST …/enable */
             disabled_at: string | null;
             events: (
               | "turn.committed"
@@ -6093,6 +6117,8 @@ export interface operations {
             )[];
             /** @description first failed attempt since the last success */
             failing_since: string | null;
+            /** @description the rotated-out secret signs beside the new one until then */
+            previous_secret_until: string | null;
             url: string;
             /** Format: uuid */
             webhook_id: string;
@@ -6171,7 +6197,7 @@ export interface operations {
             /** Format: date-time */
             created_at: string;
             description: string | null;
-            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more until POST …/enable */
             disabled_at: string | null;
             events: (
               | "turn.committed"
@@ -6187,6 +6213,8 @@ export interface operations {
             )[];
             /** @description first failed attempt since the last success */
             failing_since: string | null;
+            /** @description the rotated-out secret signs beside the new one until then */
+            previous_secret_until: string | null;
             url: string;
             /** Format: uuid */
             webhook_id: string;
@@ -6502,7 +6530,7 @@ export interface operations {
       };
     };
   };
-  post_webhooks_rotate_secret: {
+  post_webhooks_enable: {
     parameters: {
       query?: never;
       header?: {
@@ -6517,7 +6545,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The webhook with its new secret */
+      /** @description The webhook */
       200: {
         headers: {
           [name: string]: unknown;
@@ -6527,7 +6555,7 @@ export interface operations {
             /** Format: date-time */
             created_at: string;
             description: string | null;
-            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more */
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more until POST …/enable */
             disabled_at: string | null;
             events: (
               | "turn.committed"
@@ -6543,6 +6571,137 @@ export interface operations {
             )[];
             /** @description first failed attempt since the last success */
             failing_since: string | null;
+            /** @description the rotated-out secret signs beside the new one until then */
+            previous_secret_until: string | null;
+            url: string;
+            /** Format: uuid */
+            webhook_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_webhooks_rotate_secret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        contextId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "keep_old_for_seconds": 3600
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description how long the old secret keeps signing beside the new one (0: it stops at once)
+           * @default 0
+           */
+          keep_old_for_seconds?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description The webhook with its new secret */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /** @description set when the endpoint failed for WEBHOOK_DISABLE_AFTER_MS; it receives nothing more until POST …/enable */
+            disabled_at: string | null;
+            events: (
+              | "turn.committed"
+              | "turn.failed"
+              | "document.committed"
+              | "document.failed"
+              | "batch.done"
+              | "work_item.dead"
+              | "fact.superseded"
+              | "instruction.revoked"
+              | "webhook.disabled"
+              | "review.pending"
+            )[];
+            /** @description first failed attempt since the last success */
+            failing_since: string | null;
+            /** @description the rotated-out secret signs beside the new one until then */
+            previous_secret_until: string | null;
             /** @description signs every request (Recall-Signature); shown only now */
             secret: string;
             url: string;
@@ -6580,6 +6739,15 @@ export interface operations {
       };
       /** @description A request with the same Idempotency-Key is still in progress; retry after Retry-After. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
         headers: {
           [name: string]: unknown;
         };

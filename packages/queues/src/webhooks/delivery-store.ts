@@ -11,6 +11,8 @@ export interface ClaimedDelivery {
   webhook_id: string;
   url: string;
   secret: string;
+  /** The secret before a rotation, while its grace period lasts: it signs beside the new one. */
+  previous_secret: string | null;
   event_id: string;
   type: string;
   context_id: string;
@@ -36,7 +38,8 @@ export async function claimDue(db: Db, limit: number, leaseMs: number, retryForM
       give_up_at = coalesce(d.give_up_at, now() + ${retryForMs} * interval '1 millisecond')
     FROM due, webhooks w, webhook_events e
     WHERE d.id = due.id AND w.id = d.webhook_id AND e.id = d.event_id
-    RETURNING d.id, d.attempts, d.give_up_at, w.id AS webhook_id, w.url, w.secret, e.id AS event_id, e.type, e.context_id,
+    RETURNING d.id, d.attempts, d.give_up_at, w.id AS webhook_id, w.url, w.secret,
+      CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret, e.id AS event_id, e.type, e.context_id,
       e.data, e.created_at`;
 }
 

@@ -11,8 +11,16 @@ export function newWebhookSecret(): string {
 }
 
 export function signatureHeader(secret: string, timestampSeconds: number, rawBody: string): string {
-  const v1 = createHmac("sha256", secret).update(`${timestampSeconds}.${rawBody}`).digest("hex");
-  return `t=${timestampSeconds},v1=${v1}`;
+  return signedWith([secret], timestampSeconds, rawBody);
+}
+
+/**
+ * The header signed by each secret in turn: `t=…,v1=<new>,v1=<old>` while a rotated-out secret's grace period lasts,
+ * so a receiver still checking with the old one keeps accepting until it switches.
+ */
+export function signedWith(secrets: readonly string[], timestampSeconds: number, rawBody: string): string {
+  const signatures = secrets.map((secret) => `v1=${createHmac("sha256", secret).update(`${timestampSeconds}.${rawBody}`).digest("hex")}`);
+  return [`t=${timestampSeconds}`, ...signatures].join(",");
 }
 
 /**

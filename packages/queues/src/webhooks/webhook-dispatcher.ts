@@ -9,7 +9,7 @@ import { webhookDeliveries, webhookDeliveryDuration, webhooksDisabled, type Logg
 import { webhookBackoffMs, type WebhookRetry } from "./backoff";
 import { claimDue, pruneDeliveries, recordDelivered, recordFailed, type ClaimedDelivery, type Outcome } from "./delivery-store";
 import { sendRequest } from "./send-request";
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from "./signature";
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, signedWith } from "./signature";
 import { AddressPolicy, parseWebhookUrl } from "./url-guard";
 import { WakeLoop } from "../wake-loop";
 
@@ -117,7 +117,7 @@ export class WebhookDispatcher {
         timeoutMs: this.options.timeoutMs,
         policy: this.policy,
         headers: {
-          [SIGNATURE_HEADER]: signatureHeader(claim.secret, t, body),
+          [SIGNATURE_HEADER]: signedWith(claim.previous_secret ? [claim.secret, claim.previous_secret] : [claim.secret], t, body),
           [EVENT_ID_HEADER]: claim.event_id,
           "Recall-Event-Type": claim.type,
           "user-agent": "Recall-Webhooks/1",
