@@ -10,10 +10,10 @@ import { TurnService } from "./services/turn.service";
 import { vectorRetriever } from "./services/vector-search";
 
 export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): ApiDeps & { close(): Promise<void> } {
-  const redis = createProducerConnection(config.REDIS_URL);
-  const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
-  const db = createDb({ databaseUrl: config.DATABASE_URL });
   const logger = createLogger(config.LOG_LEVEL, "recall-api", { ...logOptions, secrets: configSecrets(config) });
+  const redis = createProducerConnection(config.REDIS_URL);
+  const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX, logger });
+  const db = createDb({ databaseUrl: config.DATABASE_URL });
   const vector = vectorRetriever(config);
   // Decided at start-up: pgvector's index when the server has the extension, else the SQL scan (reported by /readyz).
   void vector?.index?.(db).then((index) => logger.info({ index }, "vector search index"));

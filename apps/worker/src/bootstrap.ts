@@ -32,7 +32,7 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
   const db = createDb({ databaseUrl: config.DATABASE_URL });
   const producer = createProducerConnection(config.REDIS_URL);
   const connection = createWorkerConnection(config.REDIS_URL);
-  const queues = createQueues({ connection: producer, prefix: config.QUEUE_PREFIX });
+  const queues = createQueues({ connection: producer, prefix: config.QUEUE_PREFIX, logger });
   const close = async () => {
     await queues.close();
     producer.disconnect();

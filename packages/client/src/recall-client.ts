@@ -186,6 +186,31 @@ export class RecallClient {
           bodySerializer: (body: string) => body,
         }),
       ),
+    /**
+     * Imports an export read from a stream (a file: `Readable.toWeb(fs.createReadStream(path))`; another server's
+     * `exportStream()`), sent as it is read, so a large export is never held whole. A stream is sent once, with no
+     * retry; sending the same export again is safe (an import is idempotent by content). No timeout unless given.
+     */
+    importStream: async (body: ReadableStream<Uint8Array>, o: Omit<CallOptions, "retry"> = {}): Promise<T.ImportResult> => {
+      const { contextId } = this.ctx();
+      const url = `${this.options.baseUrl.replace(/\/+$/, "")}/api/v1/${encodeURIComponent(contextId)}/import`;
+      const signals = [o.signal, o.timeoutMs !== undefined ? AbortSignal.timeout(o.timeoutMs) : undefined].filter((s) => s !== undefined);
+      const init: RequestInit & { duplex: "half" } = {
+        method: "POST",
+        headers: {
+          "API-KEY": this.options.apiKey ?? "",
+          "Content-Type": "application/x-ndjson",
+          "Idempotency-Key": o.idempotencyKey ?? crypto.randomUUID(),
+        },
+        body,
+        duplex: "half",
+        signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
+      };
+      const response = await this.settings.fetch(url, init);
+      const answer: unknown = await response.json().catch(() => undefined);
+      if (!response.ok) throw new RecallError(response, "POST", answer);
+      return answer as T.ImportResult;
+    },
   };
 
   /** Signed pushes of this context's events (docs/webhooks.md); the secret is answered only by `create` and `rotateSecret`. */

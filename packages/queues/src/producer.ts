@@ -8,23 +8,45 @@ import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from
 export interface QueueSetOptions {
   connection: RedisConnection;
   prefix: string;
+  /** Where a queue's connection errors go (a failed add is still a rejected promise for its caller); default: dropped. */
+  logger?: Pick<Logger, "warn">;
 }
 
 type StageQueues = Record<QueueName, Queue<StagePayload>>;
 
+const READY_BEFORE_CLOSE_MS = 2_000;
+
 /** Each stage's interactive lane by its name, and its background lane under `background` (priority.ts). */
 export type QueueSet = StageQueues & { background: StageQueues; close(): Promise<void> };
 
-export function createQueues({ connection, prefix }: QueueSetOptions): QueueSet {
+export function createQueues({ connection, prefix, logger }: QueueSetOptions): QueueSet {
   const lanes = {} as Record<Lane, StageQueues>;
+  // Every queue hears each error of the one shared connection: one line per ten seconds is enough.
+  let lastLogged = 0;
+  const onError = (queue: string) => (err: Error) => {
+    if (Date.now() - lastLogged < 10_000) return;
+    lastLogged = Date.now();
+    logger?.warn({ queue, err: err.message }, "queue connection error");
+  };
   for (const lane of LANES) {
     lanes[lane] = {} as StageQueues;
-    for (const name of QUEUE_NAMES) lanes[lane][name] = new Queue<StagePayload>(laneQueueName(name, lane), { connection, prefix });
+    for (const name of QUEUE_NAMES) {
+      const queue = new Queue<StagePayload>(laneQueueName(name, lane), { connection, prefix });
+      queue.on("error", onError(queue.name));
+      lanes[lane][name] = queue;
+    }
   }
   const all = LANES.flatMap((lane) => QUEUE_NAMES.map((name) => lanes[lane][name]));
   return Object.assign(lanes.interactive, {
     background: lanes.background,
     async close() {
+      // A queue closed while its connection still initialises drops its listeners, and the initialisation failing
+      // later (the shared connection disconnected next) is an 'error' nobody hears, which throws: a process refused
+      // at start-up hit it once in CI. So each queue is let finish initialising first, for at most a few seconds.
+      let timer: NodeJS.Timeout | undefined;
+      const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, READY_BEFORE_CLOSE_MS)));
+      await Promise.race([Promise.allSettled(all.map((queue) => queue.waitUntilReady())), bounded]);
+      clearTimeout(timer);
       await Promise.all(all.map((queue) => queue.close()));
     },
   });

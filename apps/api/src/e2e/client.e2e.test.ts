@@ -1,6 +1,7 @@
 // @recall/client against the real service over HTTP (real Postgres, Redis and workers; the
 // model is the scripted wire-protocol server): every route group through the hand-written
 // surface, and problem+json answers as RecallError.
+import { Readable } from "node:stream";
 import { RecallClient, RecallError, RecallPipelineError } from "@recall/client";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { listen, type Listening } from "../testing/listen";
@@ -141,6 +142,19 @@ test("export as text and as a stream, imported into a new context with nothing c
   expect(first.counts.turn).toEqual({ read: 1, created: 1 });
   const again = await target.portability.import(new TextEncoder().encode(text));
   expect(again.counts.turn).toEqual({ read: 1, created: 0 });
+  // Streamed straight from one server's export into another context, in chunks.
+  const piped = await admin.admin.contexts.create({ name: "piped" });
+  const pipedTarget = admin.withContext(piped.context_id, piped.api_key);
+  const streamedIn = await pipedTarget.portability.importStream(await recall.portability.exportStream({ scope: { org: "soylent" } }));
+  expect(streamedIn.counts.turn).toEqual({ read: 1, created: 1 });
+  const chunks = Readable.toWeb(
+    Readable.from([text.slice(0, 10), text.slice(10)].map((c) => Buffer.from(c))),
+  ) as ReadableStream<Uint8Array>;
+  expect((await pipedTarget.portability.importStream(chunks)).counts.turn).toEqual({ read: 1, created: 0 });
+  const badStream = Readable.toWeb(Readable.from([Buffer.from("not json\n")])) as ReadableStream<Uint8Array>;
+  const refusedStream = await pipedTarget.portability.importStream(badStream).catch((e: unknown) => e);
+  expect(refusedStream).toBeInstanceOf(RecallError);
+  expect((refusedStream as RecallError).status).toBe(400);
   const nadia = (await target.profile({ org: "soylent" })).entities.find((e) => e.name === "Nadia");
   expect(nadia?.attributes).toEqual([expect.objectContaining({ key: "role", value: "CTO" })]);
   const refused = await target.portability

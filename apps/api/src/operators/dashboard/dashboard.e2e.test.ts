@@ -363,7 +363,7 @@ test("the review queue lists held candidates across contexts or of one, a page a
 });
 
 test("approve (edited) and reject one review from the dashboard; a foreign origin, another context's id and the opposite decision are refused", async () => {
-  const { ctx, api, reviews } = await heldTurn("decide");
+  const { ctx, api, turn, reviews } = await heldTurn("decide");
   const role = reviews.find((r) => r.kind === "attribute")!;
   const instruction = reviews.find((r) => r.kind === "instruction")!;
   const at = (id: string, action: string, contextId = ctx.contextId) => `/admin/contexts/${contextId}/reviews/${id}/${action}`;
@@ -404,6 +404,14 @@ test("approve (edited) and reject one review from the dashboard; a foreign origi
   expect(rejectedList.body.reviews.map((r: { review_id: string }) => r.review_id)).toEqual([instruction.review_id]);
   const pending = await adminGet(`/admin/reviews.json?context_id=${ctx.contextId}`);
   expect(pending.body.reviews.map((r: { review_id: string }) => r.review_id)).not.toContain(role.review_id);
+  // The turn's search shows the review commit's items after its own (subject type review: commit, truth maintenance).
+  const byTurn = await adminGet(`/admin/search.json?q=${turn.turn_id}`);
+  const items: { queue: string; subject_type: string; status: string }[] = byTurn.body.inputs[0].work_items;
+  expect(items.filter((i) => i.subject_type === "review").map((i) => [i.queue, i.status])).toEqual([
+    ["commit_artifacts", "succeeded"],
+    ["truth_maintenance", "succeeded"],
+  ]);
+  expect(items.findIndex((i) => i.subject_type === "review")).toBeGreaterThan(items.findIndex((i) => i.subject_type === "turn"));
 });
 
 test("malformed input is a 400 naming the field", async () => {

@@ -104,6 +104,7 @@ async function inputsOf(deps: ExplorerDeps, subjects: Subject[]) {
     }),
     db.document.findMany({ where: { id: { in: ids } }, select: { id: true, contextId: true, createdAt: true, traceId: true } }),
   ]);
+  const related = await relatedItems(db, turns, ids);
   const names = await contextNames(
     db,
     [...items, ...turns, ...documents].map((r) => r.contextId),
@@ -113,7 +114,10 @@ async function inputsOf(deps: ExplorerDeps, subjects: Subject[]) {
     rows.set(t.id, { context_id: t.contextId, session_id: t.sessionId, seq: t.seq, created_at: t.createdAt, trace_id: t.traceId });
   for (const d of documents) rows.set(d.id, { context_id: d.contextId, created_at: d.createdAt, trace_id: d.traceId });
   return unique.flatMap((s) => {
-    const own = inStageOrder(items.filter((i) => i.subjectId === s.id && i.subjectType === s.type));
+    const own = [
+      ...inStageOrder(items.filter((i) => i.subjectId === s.id && i.subjectType === s.type)),
+      ...inStageOrder(related.get(s.id) ?? []),
+    ];
     const first = own[0];
     const row =
       rows.get(s.id) ?? (first ? { context_id: first.contextId, created_at: first.createdAt, trace_id: first.traceId } : undefined);
@@ -129,6 +133,39 @@ async function inputsOf(deps: ExplorerDeps, subjects: Subject[]) {
       },
     ];
   });
+}
+
+/**
+ * Work items that ran for an input under another subject, by input: the extraction window that read a turn (one
+ * model call for several turns) and an input's review commits (its approved reviews). Listed after the input's own.
+ */
+async function relatedItems(db: Db, turns: { id: string; sessionId: string }[], inputIds: string[]): Promise<Map<string, Detailed[]>> {
+  const turnIds = turns.map((t) => t.id);
+  const [windows, reviewCommits] = await Promise.all([
+    turnIds.length === 0
+      ? []
+      : db.extractionWindow.findMany({
+          where: { sessionId: { in: [...new Set(turns.map((t) => t.sessionId))] }, turnIds: { hasSome: turnIds } },
+          select: { id: true, turnIds: true },
+        }),
+    db.reviewCommit.findMany({ where: { subjectId: { in: inputIds } }, select: { id: true, subjectId: true } }),
+  ]);
+  const inputsOf = new Map<string, string[]>();
+  for (const w of windows)
+    inputsOf.set(
+      w.id,
+      w.turnIds.filter((id) => turnIds.includes(id)),
+    );
+  for (const r of reviewCommits) inputsOf.set(r.id, [r.subjectId]);
+  if (inputsOf.size === 0) return new Map();
+  const items = await db.workItem.findMany({
+    where: { subjectId: { in: [...inputsOf.keys()] } },
+    include: { attemptRecords: { orderBy: { attempt: "asc" } } },
+  });
+  const byInput = new Map<string, Detailed[]>();
+  for (const item of items)
+    for (const input of inputsOf.get(item.subjectId) ?? []) byInput.set(input, [...(byInput.get(input) ?? []), item]);
+  return byInput;
 }
 
 /** Pipeline order; other queues (a window's extraction) after it. */
