@@ -248,6 +248,12 @@ test("edits are checked like candidates: a field the kind has not, or a blank va
   expect(required.body.errors[0].field).toBe("body.edit.value");
   expect((await api.get(`/reviews/${attribute.review_id}`)).body.status).toBe("pending");
   expect((await api.post("/reviews/bulk-approve", {})).status).toBe(400);
+  // The largest list: 500 ids is taken (none of them this context's: 404, nothing decided), 501 is refused.
+  const ids = (n: number) => Array.from({ length: n }, () => crypto.randomUUID());
+  const most = await api.post("/reviews/bulk-approve", { review_ids: ids(500) });
+  expect([most.status, most.body.errors[0].field]).toEqual([404, "body.review_ids"]);
+  const tooMany = await api.post("/reviews/bulk-reject", { review_ids: ids(501) });
+  expect([tooMany.status, tooMany.body.errors[0].field]).toEqual([400, "body.review_ids"]);
   expect((await api.get("/reviews?status=maybe")).body.errors[0].field).toBe("query.status");
   expect((await api.get("/reviews/not-a-uuid")).status).toBe(400);
   const badRule = await request(h.app)

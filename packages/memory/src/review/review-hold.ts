@@ -17,17 +17,17 @@ export async function holdForReview(tx: Tx, source: HoldingCommit, candidateIds:
   if (candidateIds.length === 0) return 0;
   const ids = [...candidateIds];
   await tx.$executeRaw`UPDATE knowledge_candidates SET status = 'pending_review' WHERE id = ANY(${ids}::uuid[])`;
-  const held = await tx.$executeRaw`
+  const rows = await tx.$queryRaw<{ session_id: string | null }[]>`
     INSERT INTO reviews (id, context_id, candidate_id, subject_type, subject_id, session_id, kind, memory_category)
     SELECT gen_random_uuid(), c.context_id, c.id, c.subject_type, c.subject_id, t.session_id, c.kind,
       CASE WHEN c.kind IN ('entity', 'attribute', 'relation') THEN (c.payload->>'memory_category')::"MemoryCategory" END
     FROM knowledge_candidates c LEFT JOIN turns t ON t.id = c.turn_id
     WHERE c.id = ANY(${ids}::uuid[])
     ORDER BY c.ordinal
-    ON CONFLICT (candidate_id) DO NOTHING`;
-  const sessionId = source.turnId
-    ? ((await tx.turn.findUnique({ where: { id: source.turnId }, select: { sessionId: true } }))?.sessionId ?? null)
-    : null;
+    ON CONFLICT (candidate_id) DO NOTHING
+    RETURNING session_id::text`;
+  const held = rows.length;
+  const sessionId = rows[0]?.session_id ?? null;
   await tx.$queryRaw`SELECT recall_webhook_emit(${source.contextId}::uuid, 'review.pending',
     jsonb_strip_nulls(jsonb_build_object('subject_type', ${source.subjectType}::text, 'turn_id', ${source.turnId ?? null}::text,
       'document_id', ${source.documentId ?? null}::text, 'session_id', ${sessionId}::text, 'pending', ${held}::int)),

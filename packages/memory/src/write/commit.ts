@@ -30,15 +30,10 @@ import { lockIdentityKeys } from "../entities/entity-resolver";
 import { identityKey } from "../entities/identity";
 import { normaliseScope } from "../scope";
 import { holdSourceShared, isSourceRetracted, markRetractionsApplied } from "../retraction/source-lock";
-import { closeReviewCommit, holdForReview } from "../review/review-hold";
+import { closeReviewCommit, holdForReview, type HoldingCommit } from "../review/review-hold";
 
-export interface CommitSource {
-  contextId: string;
-  workItemId: string;
-  subjectType: string;
-  subjectId: string;
-  turnId?: string;
-  documentId?: string;
+/** The committing work item and its input (contextId, workItemId, subjectType, subjectId, turnId, documentId), and: */
+export interface CommitSource extends HoldingCommit {
   factWriteId?: string;
   scope: string[];
   /** When the source was said or written: the default start of validity. */
