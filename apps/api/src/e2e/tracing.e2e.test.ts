@@ -99,7 +99,11 @@ test("a failing request and a failing model call record their errors", async () 
   llm.script({ status: 401, message: "invalid key" });
   const turn = await api.turn(await api.session(), "Jordan's group maintains the billing service on Nomad.", []);
   expect(turn.extraction).toMatchObject({ status: "failed" });
-  const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === turn.trace_id);
+  // The turn answers once its work item is marked failed; the job's span ends a moment later.
+  const spans = await waitFor(async () => {
+    const mine = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === turn.trace_id);
+    return mine.some((s) => s.name === "process extract_assertions") ? mine : undefined;
+  });
   const chat = spans.find((s) => s.name === "chat llama3:8b")!;
   expect(chat.status.code).toBe(2);
   expect(chat.attributes["error.type"]).toBe("ProviderError");
@@ -111,6 +115,8 @@ test("a failing request and a failing model call record their errors", async () 
 
   const notFound = await api.get("/work-items/00000000-0000-4000-8000-000000000000");
   expect(notFound.status).toBe(404);
-  const route = exporter.getFinishedSpans().find((s) => s.name === "GET /api/v1/{contextId}/work-items/{workItemId}");
-  expect(route?.attributes["http.response.status_code"]).toBe(404);
+  const route = await waitFor(async () =>
+    exporter.getFinishedSpans().find((s) => s.name === "GET /api/v1/{contextId}/work-items/{workItemId}"),
+  );
+  expect(route.attributes["http.response.status_code"]).toBe(404);
 });
