@@ -3,7 +3,7 @@
 // and the page in headless Chromium (Debian's `chromium`, driven by playwright-core; never a
 // browser download): an operator finds a failed turn by its id, opens its item and reads its
 // attempts; and retries a failed turn and, without reloading, sees every stage succeed. The review queue (review
-// before commit): held candidates across contexts, approved or rejected from the page.
+// before commit): held candidates across contexts, approved (as they are or edited) or rejected from the page.
 import { existsSync, mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -504,8 +504,9 @@ browserTest("an operator retries a failed turn from the dashboard and watches it
   expect(existsSync(path.join(SCREENSHOTS, "dashboard-after-retry.png"))).toBe(true);
 });
 
-browserTest("an operator approves a held candidate from the dashboard's review queue", async () => {
-  const { ctx, api, reviews } = await heldTurn("click", "I'm Ines, CEO at Globex.");
+/** A held turn's attribute review, and the dashboard's review queue open in Chromium on its context, at its row. */
+async function reviewQueuePage(name: string, text: string) {
+  const { ctx, api, reviews } = await heldTurn(name, text);
   const role = reviews.find((r) => r.kind === "attribute")!;
   browser ??= await launchChromium();
   const context = await browser.newContext({ httpCredentials: { username: "ops", password: ADMIN_KEY } });
@@ -514,11 +515,44 @@ browserTest("an operator approves a held candidate from the dashboard's review q
   await page.fill('#review-filter input[name="context_id"]', ctx.contextId);
   await page.click('#review-filter button[type="submit"]');
   const reviewRow = page.locator(`#reviews tr[data-review-id="${role.review_id}"][data-status="pending"]`);
+  await reviewRow.waitFor();
+  return { api, role, page, context, reviewRow };
+}
+
+browserTest("an operator approves a held candidate from the dashboard's review queue", async () => {
+  const { api, role, page, context, reviewRow } = await reviewQueuePage("click", "I'm Ines, CEO at Globex.");
   await expect(reviewRow.textContent()).resolves.toMatch(/attribute.*Ines.*CEO/);
   await reviewRow.getByRole("button", { name: "Approve" }).click();
   // The page's POST carries its own origin: the guard lets it through and the list shows the review gone from pending.
   await page.locator("#review-status", { hasText: `review ${role.review_id.slice(0, 8)} now approved` }).waitFor();
   await reviewRow.waitFor({ state: "detached" });
   expect(["approved", "committed"]).toContain((await api.get(`/reviews/${role.review_id}`)).body.status);
+  await context.close();
+});
+
+browserTest("an operator edits a held candidate before approving it; a refused edit names its field and stays open", async () => {
+  const { api, role, page, context, reviewRow } = await reviewQueuePage("edit", "I'm Noor, CTO at Hooli.");
+  await page.fill("#review-note", "spelled out");
+  await reviewRow.getByRole("button", { name: "Edit" }).click();
+  const value = reviewRow.locator('form.review-edit input[name="value"]');
+  await expect(value.inputValue()).resolves.toBe(role.candidate.value);
+
+  // Blank is refused by the API's edit rules: the status names the field and the form stays for a correction.
+  await value.fill(" ");
+  await reviewRow.getByRole("button", { name: "Approve edited" }).click();
+  await page.locator("#review-status", { hasText: "body.edit.value" }).waitFor();
+  expect((await api.get(`/reviews/${role.review_id}`)).body.status).toBe("pending");
+
+  await value.fill("Chief Technology Officer");
+  await reviewRow.getByRole("button", { name: "Approve edited" }).click();
+  await page.locator("#review-status", { hasText: `review ${role.review_id.slice(0, 8)} now approved (edited)` }).waitFor();
+  const decided = await waitFor(async () => {
+    const res = await api.get(`/reviews/${role.review_id}`);
+    return res.body.status === "committed" ? res.body : undefined;
+  });
+  // Only the changed field is sent, with the note; the profile holds the edited value.
+  expect(decided.edit).toEqual({ value: { from: role.candidate.value, to: "Chief Technology Officer" } });
+  expect(decided.note).toBe("spelled out");
+  expect(JSON.stringify((await api.get("/profile")).body)).toContain("Chief Technology Officer");
   await context.close();
 });
