@@ -37,6 +37,7 @@ export {
   ReviewEditRefused,
   type ReviewCommitRef,
   type ReviewStatus,
+  commitApprovedReviews,
   decideReviews,
 } from "./review/review-decisions";
 export {

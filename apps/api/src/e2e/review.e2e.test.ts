@@ -40,13 +40,14 @@ afterAll(async () => {
   await llm?.close();
 });
 
-async function reviewedContext(review: unknown): Promise<{ api: ContextClient; contextId: string }> {
+async function reviewedContext(review: unknown): Promise<{ api: ContextClient; contextId: string; apiKey: string }> {
   const res = await request(h.app)
     .post("/api/v1/contexts")
     .set("Authorization", `Bearer ${ADMIN_KEY}`)
     .send({ name: "reviewed", config: { review } });
   expect(res.status).toBe(201);
-  return { api: contextClient(h.app, { contextId: res.body.context_id, apiKey: res.body.api_key }), contextId: res.body.context_id };
+  const ctx = { contextId: res.body.context_id, apiKey: res.body.api_key };
+  return { api: contextClient(h.app, ctx), ...ctx };
 }
 
 interface Review {
@@ -408,4 +409,109 @@ test("turns imported in a batch (extracted in windows) wait for review too, and 
   const profile = await profileText(api);
   expect(profile).toContain("Kyoto");
   expect(profile).toContain("Minsk");
+});
+
+test("an export carries every review in holding order; imported, pending ones wait to be decided there, and an approved one whose commit had not run commits", async () => {
+  const { api } = await reviewedContext("required");
+  const session = await api.session();
+  await api.turn(session, "I'm Alice, CTO at Acme. Always respond in bullet points.", []);
+  await api.turn(session, "My name is Bob Jones and I live in Oslo.", []);
+  const held = await reviews(api);
+  const role = held.find((r) => r.kind === "attribute" && r.candidate.value === "CTO")!;
+  const instruction = held.find((r) => r.kind === "instruction")!;
+  expect(
+    (await api.post(`/reviews/${role.review_id}/approve`, { edit: { value: "Chief Technology Officer" }, note: "spelled out" })).status,
+  ).toBe(202);
+  await committed(api, role.review_id);
+  expect((await api.post(`/reviews/${instruction.review_id}/reject`, { note: "not a rule" })).status).toBe(200);
+  const pending = await reviews(api);
+  expect(pending.length).toBe(held.length - 2);
+
+  const exported = await api.get("/export");
+  expect(exported.status).toBe(200);
+  const lines = exported.text.trim().split("\n");
+  // Every review, in holding order (as GET …/reviews lists them), whatever its status.
+  const reviewLines = lines.map((l) => JSON.parse(l)).filter((row) => row.kind === "review");
+  expect(reviewLines.map((row) => row.id)).toEqual(held.map((r) => r.review_id));
+  // Filtered, a review goes with its candidate: seen in a scope that sees its (unscoped) turn, absent before its time.
+  const kindsOf = (text: string) =>
+    text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).kind as string);
+  const scoped = await api.get("/export?scope[org]=acme");
+  expect(kindsOf(scoped.text).filter((k) => k === "review")).toHaveLength(held.length);
+  const later = await api.get(`/export?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+  expect(later.status).toBe(200);
+  expect(kindsOf(later.text).filter((k) => k === "review" || k === "candidate")).toEqual([]);
+
+  const importInto = (target: { contextId: string; apiKey: string }, body: string) =>
+    request(h.app)
+      .post(`/api/v1/${target.contextId}/import`)
+      .set("API-KEY", target.apiKey)
+      .set("Content-Type", "application/x-ndjson")
+      .send(body);
+
+  const b = await reviewedContext("required");
+  const first = await importInto(b, exported.text);
+  expect(first.status).toBe(200);
+  expect(first.body.counts.review).toEqual({ read: held.length, created: held.length });
+  // The same reviews (ids mapped) in the same order, each as it stood: pending, committed with its edit, rejected with its note.
+  const strip = (r: Review) => ({
+    ...r,
+    review_id: undefined,
+    source: { ...r.source, turn_id: undefined, session_id: undefined },
+  });
+  expect((await reviews(b.api)).map(strip)).toEqual(pending.map(strip));
+  const all = async (client: ContextClient) => [
+    ...(await reviews(client, "?status=committed")),
+    ...(await reviews(client, "?status=rejected")),
+  ];
+  expect((await all(b.api)).map((r) => ({ ...strip(r), committed_at: undefined }))).toEqual(
+    (await all(api)).map((r) => ({ ...strip(r), committed_at: undefined })),
+  );
+  expect(await profileText(b.api)).toContain("Chief Technology Officer");
+  expect(await profileText(b.api)).not.toContain("Oslo");
+
+  // Decided where it landed: approving an imported pending review commits it there, with its source's quote.
+  const aboutOslo = (r: Review) => r.kind !== "entity" && JSON.stringify(r.candidate).includes("Oslo");
+  const oslo = (await reviews(b.api)).find(aboutOslo)!;
+  expect((await b.api.post(`/reviews/${oslo.review_id}/approve`)).status).toBe(202);
+  await committed(b.api, oslo.review_id);
+  expect(await profileText(b.api)).toContain("Oslo");
+  // A second import of the same export creates nothing and commits nothing twice.
+  const again = await importInto(b, exported.text);
+  expect(again.body.counts.review).toEqual({ read: held.length, created: 0 });
+  expect((await reviews(b.api, "?status=approved")).length).toBe(0);
+
+  // An export taken while an approval's commit was still queued: that review (and its candidate) say approved.
+  const inFlight = pending.find(aboutOslo)!;
+  const line = lines.find((l) => JSON.parse(l).id === inFlight.review_id)!;
+  const candidateId = JSON.parse(line).candidate_id;
+  const approvedExport = lines
+    .map((l) => {
+      const row = JSON.parse(l);
+      if (row.kind === "review" && row.id === inFlight.review_id)
+        return JSON.stringify({ ...row, status: "approved", decided_at: row.created_at });
+      if (row.kind === "candidate" && row.id === candidateId) return JSON.stringify({ ...row, status: "approved" });
+      return l;
+    })
+    .join("\n");
+  const c = await reviewedContext("required");
+  expect((await importInto(c, approvedExport)).status).toBe(200);
+  const landed = await waitFor(async () => (await reviews(c.api, "?status=committed")).find(aboutOslo), {
+    what: "the imported approval to commit",
+  });
+  expect(landed.source.turn_id).not.toBe(inFlight.source.turn_id);
+  expect(await profileText(c.api)).toContain("Oslo");
+
+  // A review line with a status Recall does not have is refused, naming its line and field.
+  const at = lines.findIndex((l) => JSON.parse(l).kind === "review");
+  const bad = lines.map((l, i) => (i === at ? JSON.stringify({ ...JSON.parse(l), status: "held" }) : l)).join("\n");
+  const d = await reviewedContext("required");
+  const refused = await importInto(d, bad);
+  expect({ status: refused.status, fields: refused.body.errors?.map((e: { field: string }) => e.field) }).toEqual({
+    status: 400,
+    fields: [`line ${at + 1}.status`],
+  });
 });

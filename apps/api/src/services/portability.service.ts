@@ -10,22 +10,33 @@ import {
   type ImportReport,
 } from "@recall/memory";
 import { DomainError, invalidField } from "./domain-error";
+import { ReviewService } from "./review.service";
 import type { ServiceDeps } from "./service-deps";
 
 export class PortabilityService {
-  constructor(private readonly deps: Pick<ServiceDeps, "db">) {}
+  readonly #reviews: ReviewService;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.#reviews = new ReviewService(deps);
+  }
 
   /** Hands `write` the export page by page; `write` resolves when the reader has taken the page. */
   export(contextId: string, filters: ExportFilters, write: (chunk: string) => Promise<void>): Promise<ExportCounts> {
     return exportContext(this.deps.db, contextId, filters, write);
   }
 
+  /** Approved reviews it brings are committed here, as they would have been where they came from. */
   async import(contextId: string, lines: AsyncIterable<string>): Promise<ImportReport> {
     try {
-      return await importContext(this.deps.db, contextId, lines);
+      const report = await importContext(this.deps.db, contextId, lines);
+      await this.#reviews.commitApproved(contextId);
+      return report;
     } catch (err) {
-      if (err instanceof ImportLineError)
+      if (err instanceof ImportLineError) {
+        // What was read before the refused line is imported: its approved reviews commit as well.
+        await this.#reviews.commitApproved(contextId);
         throw invalidField(`line ${err.line}.${err.field}`, err.message.replace(/^line \d+: [^:]+: /, ""));
+      }
       if (err instanceof ImportTargetNotEmpty)
         throw new DomainError("conflict", err.message, { fields: [{ field: "path.contextId", message: err.message }] });
       throw err;

@@ -3,12 +3,14 @@
 // and queued after it commits (the sweeper queues it if Redis does not take it), so nothing approved is lost.
 import {
   ReviewEditRefused,
+  commitApprovedReviews,
   decideReviews,
   listReviews,
   pendingReviewIds,
   readReview,
   type DecisionOutcome,
   type ListPosition,
+  type ReviewCommitRef,
   type ReviewFilter,
   type ReviewView,
 } from "@recall/memory";
@@ -83,10 +85,28 @@ export class ReviewService {
     return { decided, unchanged, refused, remaining: bulk.reviewIds ? 0 : Math.max(0, picked.matching - picked.ids.length) };
   }
 
+  /** Approved reviews an import brought without their commit: each input's is opened and queued, as at approval. */
+  commitApproved(contextId: string): Promise<ReviewCommitRef[]> {
+    return this.withCommits((tx, openCommit) => commitApprovedReviews(tx, contextId, openCommit));
+  }
+
   private async run(decision: Parameters<typeof decideReviews>[1]): Promise<DecisionOutcome> {
+    try {
+      return await this.withCommits((tx, openCommit) => decideReviews(tx, decision, openCommit));
+    } catch (err) {
+      if (err instanceof ReviewEditRefused) {
+        const fields = err.issues.map((i) => ({ field: `body.${i.field}`, message: i.message }));
+        throw new DomainError("invalid", fields.map((f) => `${f.field}: ${f.message}`).join("; "), { fields });
+      }
+      throw err;
+    }
+  }
+
+  /** One transaction whose review commits get a commit_artifacts work item each, queued once it has committed. */
+  private async withCommits<T>(work: (tx: Tx, openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>) => Promise<T>): Promise<T> {
     const traceId = currentTraceId() ?? newTraceId();
     const items: WorkItem[] = [];
-    const openCommit = async (tx: Tx, commit: { id: string; contextId: string }) => {
+    const openCommit = async (tx: Tx, commit: ReviewCommitRef) => {
       items.push(
         await ensureWorkItem(tx, {
           contextId: commit.contextId,
@@ -97,17 +117,8 @@ export class ReviewService {
         }),
       );
     };
-    let outcome: DecisionOutcome;
-    try {
-      outcome = await transaction(this.deps.db, (tx) => decideReviews(tx, decision, openCommit), { timeoutMs: 30_000 });
-    } catch (err) {
-      if (err instanceof ReviewEditRefused) {
-        const fields = err.issues.map((i) => ({ field: `body.${i.field}`, message: i.message }));
-        throw new DomainError("invalid", fields.map((f) => `${f.field}: ${f.message}`).join("; "), { fields });
-      }
-      throw err;
-    }
+    const result = await transaction(this.deps.db, (tx) => work(tx, openCommit), { timeoutMs: 30_000 });
     for (const item of items) await enqueueOrLeaveForSweeper(this.deps, item);
-    return outcome;
+    return result;
   }
 }

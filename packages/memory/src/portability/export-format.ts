@@ -1,6 +1,7 @@
 // The NDJSON export format (docs/export-format.md), declared once for the exporter and the importer: which
 // kinds of line there are, in which order they come, which table each one is, its columns (the line's fields,
 // snake_case as in Postgres), and which of them hold ids that an import rewrites.
+import { REVIEW_STATUSES } from "../review/review-decisions";
 
 export const EXPORT_FORMAT = "recall.context-export";
 export const EXPORT_FORMAT_VERSION = 1;
@@ -25,6 +26,10 @@ export interface KindSpec {
   time: string;
   /** The column a scope filter reads: a text[] column, a document's metadata.scope, or a candidate's input's. */
   scope?: "scope" | "metadata" | "input";
+  /** Exported in this column's order (an integer that keeps an order the ids do not): `id` when absent. */
+  keyset?: "seq";
+  /** Text columns that take only these values (checked on import: Postgres would take any). */
+  values?: Readonly<Record<string, readonly string[]>>;
 }
 
 const FACT_COLUMNS = [
@@ -102,8 +107,9 @@ export const KINDS: readonly KindSpec[] = [
     scope: "metadata",
   },
   {
-    // Committed candidates only: provenance reads an instruction's stage and model from its candidate. The work item
-    // they name is not exported (an import replays no pipeline); its id is remapped like any other.
+    // Committed candidates (provenance reads an instruction's stage and model from its candidate) and those with a
+    // review (held, approved, rejected or withdrawn). The work item they name is not exported (an import replays no
+    // pipeline); its id is remapped like any other.
     kind: "candidate",
     table: "knowledge_candidates",
     columns: [
@@ -127,6 +133,34 @@ export const KINDS: readonly KindSpec[] = [
     owner: "context",
     time: "created_at",
     scope: "input",
+  },
+  {
+    // Every review, so decisions and edits travel with the memory they shaped, in holding order. Review commits are
+    // not exported: an approved review whose commit had not run is committed by the import (docs/review.md).
+    kind: "review",
+    table: "reviews",
+    columns: [
+      "id",
+      "candidate_id",
+      "subject_type",
+      "subject_id",
+      "session_id",
+      "kind",
+      "memory_category",
+      "status",
+      "edit",
+      "note",
+      "created_at",
+      "decided_at",
+      "committed_at",
+    ],
+    ids: ["id", "candidate_id", "subject_id", "session_id"],
+    renamed: { kind: "review_kind" },
+    owner: "context",
+    time: "created_at",
+    scope: "input",
+    keyset: "seq",
+    values: { subject_type: ["turn", "document"], status: REVIEW_STATUSES },
   },
   {
     kind: "entity",

@@ -6,6 +6,7 @@ import {
   EXPORT_FORMAT,
   EXPORT_FORMAT_VERSION,
   fieldOf,
+  KIND_BY_NAME,
   KINDS,
   PORTABILITY_BATCH_ROWS,
   type ExportFilters,
@@ -17,6 +18,7 @@ export const EXPORT_SNAPSHOT_MAX_MS = 30 * 60_000;
 /** Documents carry their whole text (up to RECALL_DOCUMENT_MAX_BYTES each): they are read a few at a time. */
 const DOCUMENT_PAGE_ROWS = 2;
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
+const CANDIDATE = KIND_BY_NAME.get("candidate")!;
 
 export type ExportCounts = Record<string, number>;
 
@@ -52,18 +54,20 @@ function header(contextId: string, filters: ExportFilters) {
 
 async function exportKind(tx: Tx, contextId: string, spec: KindSpec, filters: ExportFilters, write: (chunk: string) => Promise<void>) {
   const pageRows = spec.kind === "document" ? DOCUMENT_PAGE_ROWS : PORTABILITY_BATCH_ROWS;
-  let after = NIL_UUID;
+  const key = Prisma.raw(`t.${spec.keyset ?? "id"}`);
+  const keyType = Prisma.raw(spec.keyset ? "bigint" : "uuid");
+  let after = spec.keyset ? "0" : NIL_UUID;
   let count = 0;
   for (;;) {
-    const page = await tx.$queryRaw<{ id: string; line: string }[]>`
-      SELECT t.id::text AS id, ${lineOf(spec)}::text AS line
+    const page = await tx.$queryRaw<{ key: string; line: string }[]>`
+      SELECT ${key}::text AS key, ${lineOf(spec)}::text AS line
       FROM ${Prisma.raw(spec.table)} t ${spec.owner === "document" ? Prisma.sql`JOIN documents d ON d.id = t.document_id` : Prisma.empty}
-      WHERE ${whereOf(spec, contextId, filters)} AND t.id > ${after}::uuid
-      ORDER BY t.id LIMIT ${pageRows}`;
+      WHERE ${whereOf(spec, contextId, filters)} AND ${key} > ${after}::${keyType}
+      ORDER BY ${key} LIMIT ${pageRows}`;
     if (page.length === 0) return count;
     await write(page.map((r) => `${r.line}\n`).join(""));
     count += page.length;
-    after = page[page.length - 1]!.id;
+    after = page[page.length - 1]!.key;
     if (page.length < pageRows) return count;
   }
 }
@@ -74,21 +78,30 @@ function lineOf(spec: KindSpec): Prisma.Sql {
   return Prisma.raw(`json_build_object('kind', '${spec.kind}', ${pairs})`);
 }
 
-function whereOf(spec: KindSpec, contextId: string, filters: ExportFilters): Prisma.Sql {
-  const owner = spec.owner === "document" ? "d" : "t";
+function whereOf(spec: KindSpec, contextId: string, filters: ExportFilters, alias = "t"): Prisma.Sql {
+  const owner = spec.owner === "document" ? "d" : alias;
   const parts = [Prisma.sql`${Prisma.raw(owner)}.context_id = ${contextId}::uuid`];
-  const timeColumn = Prisma.raw(spec.owner === "document" ? "d.created_at" : `t.${spec.time}`);
+  if (spec.kind === "review") {
+    // A review goes with its candidate (which carries the input's words): by the candidate's time and input scope.
+    parts.push(Prisma.sql`EXISTS (SELECT 1 FROM knowledge_candidates c WHERE c.id = ${Prisma.raw(alias)}.candidate_id
+      AND ${whereOf(CANDIDATE, contextId, filters, "c")})`);
+    return Prisma.join(parts, " AND ");
+  }
+  const timeColumn = Prisma.raw(spec.owner === "document" ? "d.created_at" : `${alias}.${spec.time}`);
   if (spec.kind === "session") {
     // Sessions have neither scope nor a time of their own that matters: with a filter, those of the turns exported.
-    if (hasFilter(filters)) parts.push(Prisma.sql`EXISTS (SELECT 1 FROM turns u WHERE u.session_id = t.id AND ${turnFilter(filters)})`);
+    if (hasFilter(filters))
+      parts.push(Prisma.sql`EXISTS (SELECT 1 FROM turns u WHERE u.session_id = ${Prisma.raw(alias)}.id AND ${turnFilter(filters)})`);
     return Prisma.join(parts, " AND ");
   }
   if (filters.since) parts.push(Prisma.sql`${timeColumn} >= ${filters.since}`);
   if (filters.until) parts.push(Prisma.sql`${timeColumn} < ${filters.until}`);
-  if (filters.scope && spec.scope === "scope") parts.push(Prisma.sql`t.scope <@ ${filters.scope}::text[]`);
+  if (filters.scope && spec.scope === "scope") parts.push(Prisma.sql`${Prisma.raw(alias)}.scope <@ ${filters.scope}::text[]`);
   if (filters.scope && spec.scope === "metadata") parts.push(Prisma.sql`${documentScope(owner)} <@ ${filters.scope}::text[]`);
-  if (filters.scope && spec.scope === "input") parts.push(candidateInputVisible(filters.scope));
-  if (spec.kind === "candidate") parts.push(Prisma.sql`t.status = 'committed'`);
+  if (filters.scope && spec.scope === "input") parts.push(candidateInputVisible(alias, filters.scope));
+  if (spec.kind === "candidate")
+    parts.push(Prisma.sql`(${Prisma.raw(alias)}.status = 'committed'
+      OR EXISTS (SELECT 1 FROM reviews r WHERE r.candidate_id = ${Prisma.raw(alias)}.id))`);
   return Prisma.join(parts, " AND ");
 }
 
@@ -108,11 +121,12 @@ function documentScope(alias: string): Prisma.Sql {
 }
 
 /** A candidate carries its input's text: exported only when a reader in the scope sees that input. */
-function candidateInputVisible(scope: string[]): Prisma.Sql {
+function candidateInputVisible(alias: string, scope: string[]): Prisma.Sql {
+  const a = Prisma.raw(alias);
   return Prisma.sql`(
-    (t.turn_id IS NOT NULL AND EXISTS (SELECT 1 FROM turns u WHERE u.id = t.turn_id AND u.scope <@ ${scope}::text[]))
-    OR (t.subject_type = 'document' AND EXISTS (SELECT 1 FROM documents dd WHERE dd.id = t.subject_id AND ${documentScope("dd")} <@ ${scope}::text[]))
-    OR (t.subject_type = 'fact_write' AND EXISTS (SELECT 1 FROM fact_writes f WHERE f.id = t.subject_id AND f.scope <@ ${scope}::text[])))`;
+    (${a}.turn_id IS NOT NULL AND EXISTS (SELECT 1 FROM turns u WHERE u.id = ${a}.turn_id AND u.scope <@ ${scope}::text[]))
+    OR (${a}.subject_type = 'document' AND EXISTS (SELECT 1 FROM documents dd WHERE dd.id = ${a}.subject_id AND ${documentScope("dd")} <@ ${scope}::text[]))
+    OR (${a}.subject_type = 'fact_write' AND EXISTS (SELECT 1 FROM fact_writes f WHERE f.id = ${a}.subject_id AND f.scope <@ ${scope}::text[])))`;
 }
 
 function hasFilter(filters: ExportFilters): boolean {

@@ -139,6 +139,11 @@ function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, rem
     if (typeof v !== "string" || !UUID.test(v)) throw new ImportLineError(n, field, "must be a uuid or null");
     out[field] = remap(v.toLowerCase());
   }
+  for (const [field, allowed] of Object.entries(spec.values ?? {})) {
+    const v = out[field];
+    if (v !== undefined && v !== null && !allowed.includes(v as string))
+      throw new ImportLineError(n, fieldOf(spec, field), `must be one of ${allowed.join(", ")}`);
+  }
   for (const field of spec.idLists ?? []) {
     const v = out[field];
     if (v === undefined || v === null) continue;

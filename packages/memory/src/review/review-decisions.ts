@@ -17,7 +17,8 @@ export const EDITABLE_FIELDS: Record<CandidateKind, readonly string[]> = {
   revocation: ["matches"],
 };
 
-export type ReviewStatus = "pending" | "approved" | "committed" | "rejected" | "withdrawn";
+export const REVIEW_STATUSES = ["pending", "approved", "committed", "rejected", "withdrawn"] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
 export interface ReviewCommitRef {
   id: string;
@@ -115,23 +116,48 @@ async function approve(
   openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>,
 ): Promise<ReviewCommitRef[]> {
   if (decision.edit && Object.keys(decision.edit).length > 0) await applyEdit(tx, rows, decision.edit);
-  const commits: ReviewCommitRef[] = [];
-  // One commit per input, in holding order (rows come sorted by seq), so an earlier input's approvals queue first.
-  const byInput = new Map<string, Locked[]>();
+  await tx.$executeRaw`UPDATE reviews SET status = 'approved', decided_at = now(), note = ${decision.note ?? null}
+    WHERE id = ANY(${rows.map((r) => r.id)}::uuid[])`;
+  await tx.$executeRaw`UPDATE knowledge_candidates SET status = 'approved' WHERE id = ANY(${rows.map((r) => r.candidate_id)}::uuid[])`;
+  return commitPerInput(tx, decision.contextId, rows, openCommit);
+}
+
+type Approved = Pick<Locked, "id" | "subject_type" | "subject_id">;
+
+/** One review commit per input for approved reviews (given in holding order), so an earlier input's approvals queue first. */
+async function commitPerInput(
+  tx: Tx,
+  contextId: string,
+  rows: readonly Approved[],
+  openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>,
+): Promise<ReviewCommitRef[]> {
+  const byInput = new Map<string, Approved[]>();
   for (const row of rows) byInput.set(row.subject_id, [...(byInput.get(row.subject_id) ?? []), row]);
+  const commits: ReviewCommitRef[] = [];
   for (const [subjectId, own] of byInput) {
-    const commit = await tx.reviewCommit.create({
-      data: { contextId: decision.contextId, subjectType: own[0]!.subject_type, subjectId },
-    });
-    const reviewIds = own.map((r) => r.id);
-    await tx.$executeRaw`UPDATE reviews SET status = 'approved', decided_at = now(), commit_id = ${commit.id}::uuid,
-      note = ${decision.note ?? null} WHERE id = ANY(${reviewIds}::uuid[])`;
-    await tx.$executeRaw`UPDATE knowledge_candidates SET status = 'approved' WHERE id = ANY(${own.map((r) => r.candidate_id)}::uuid[])`;
-    const ref = { id: commit.id, contextId: decision.contextId, subjectType: own[0]!.subject_type, subjectId };
+    const commit = await tx.reviewCommit.create({ data: { contextId, subjectType: own[0]!.subject_type, subjectId } });
+    await tx.$executeRaw`UPDATE reviews SET commit_id = ${commit.id}::uuid WHERE id = ANY(${own.map((r) => r.id)}::uuid[])`;
+    const ref = { id: commit.id, contextId, subjectType: own[0]!.subject_type, subjectId };
     await openCommit(tx, ref);
     commits.push(ref);
   }
   return commits;
+}
+
+/**
+ * Approved reviews with no commit of their own: those an import brought (review commits are not exported, the
+ * approval is). Each input's get a review commit, as at approval; locked, so two imports at once open one each.
+ */
+export async function commitApprovedReviews(
+  tx: Tx,
+  contextId: string,
+  openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>,
+): Promise<ReviewCommitRef[]> {
+  const rows = await tx.$queryRaw<Approved[]>`
+    SELECT id::text, subject_type, subject_id::text FROM reviews
+    WHERE context_id = ${contextId}::uuid AND status = 'approved' AND commit_id IS NULL
+    ORDER BY seq FOR UPDATE`;
+  return commitPerInput(tx, contextId, rows, openCommit);
 }
 
 /** The edited candidate is what commits; the review keeps each changed field's value before and after. */
