@@ -50,4 +50,5 @@ export {
   readReview,
 } from "./review/review-reader";
 export { closeReviewCommit } from "./review/review-hold";
+export { documentAwaitsReview } from "./review/review-versions";
 export { splitForReview } from "./review/review-rule";

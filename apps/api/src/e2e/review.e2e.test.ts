@@ -515,3 +515,53 @@ test("an export carries every review in holding order; imported, pending ones wa
     fields: [`line ${at + 1}.status`],
   });
 });
+
+test("a new version of a document retires the old one only once its reviews are decided: the old facts stay while it waits", async () => {
+  const { api } = await reviewedContext("required");
+  const text = "# Team\n\nFrank Castle runs the Madrid office.\n";
+  const post = async (body: string) => {
+    const posted = await api.post("/documents", { text: body, format: "markdown", source: { type: "wiki", external_id: "team-page" } });
+    expect(posted.status).toBe(202);
+    const documentId: string = posted.body.document_id;
+    await waitFor(async () => ((await api.get(`/documents/${documentId}/status`)).body.state === "committed" ? true : undefined), {
+      timeoutMs: 30_000,
+      what: "the document's extraction",
+    });
+    return { documentId, held: await reviews(api, `?document_id=${documentId}`) };
+  };
+  const v1 = await post(text);
+  await api.post("/reviews/bulk-approve", { filter: { document_id: v1.documentId } });
+  for (const r of v1.held) await committed(api, r.review_id);
+  expect(await profileText(api)).toContain("head of the Madrid office");
+
+  const retractionOf = async (older: string, newer: string) =>
+    (await api.get(`/documents/${newer}/versions`)).body.versions.find((v: { document_id: string }) => v.document_id === older)
+      .retraction_id;
+  const retired = (older: string, newer: string) =>
+    waitFor(async () => (await retractionOf(older, newer)) ?? undefined, { timeoutMs: 20_000, what: "the older version's retirement" });
+
+  // The second version restates the role: held, and the first version's facts stay though its commit is done.
+  const v2 = await post(`${text}\nThe office opened in 2019.\n`);
+  const restated = v2.held.find((r) => r.kind === "attribute")!;
+  expect(restated.candidate.value).toBe("head of the Madrid office");
+  expect(await retractionOf(v1.documentId, v2.documentId)).toBeNull();
+  expect(await profileText(api)).toContain("head of the Madrid office");
+  // Approved and committed: the first version is retired, and the role lives on in the second version's rows.
+  await api.post(`/reviews/${restated.review_id}/approve`);
+  await committed(api, restated.review_id);
+  await retired(v1.documentId, v2.documentId);
+  const role = JSON.parse(await profileText(api)).entities.flatMap((e: { attributes: { value: string; id: string }[] }) => e.attributes);
+  const current = role.find((a: { value: string }) => a.value === "head of the Madrid office");
+  expect((await api.get(`/facts/${current.id}/provenance`)).body.source).toMatchObject({ id: v2.documentId });
+
+  // The third restates it too, and its review is rejected: the second version is retired then, and the role ends.
+  const v3 = await post(`${text}\nThe office opened in 2020.\n`);
+  const again = v3.held.find((r) => r.kind === "attribute")!;
+  expect(await retractionOf(v2.documentId, v3.documentId)).toBeNull();
+  expect(await profileText(api)).toContain("head of the Madrid office");
+  expect((await api.post(`/reviews/${again.review_id}/reject`)).status).toBe(200);
+  await retired(v2.documentId, v3.documentId);
+  await waitFor(async () => (!(await profileText(api)).includes("head of the Madrid office") ? true : undefined), {
+    what: "the retired version's fact to end",
+  });
+});

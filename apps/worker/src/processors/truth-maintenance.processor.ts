@@ -9,6 +9,7 @@ import {
   applyTruthMaintenance,
   applyTruthMaintenanceIn,
   closeReviewCommit,
+  documentAwaitsReview,
   embedCommitted,
   retirePreviousVersion,
   truthMaintained,
@@ -16,12 +17,16 @@ import {
 import { WorkError, markTruthMaintained, truthMaintainedNow, type ClaimedWork, type StageContext, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { singleValuedPredicates } from "../services/skill-types";
+import { inputOf } from "../services/subject-loader";
 
 export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<CommittedRefs> {
   return {
     load: committedRefs,
     async process(ctx) {
       const { item, claim, input: refs, payload } = ctx;
+      // The document a commit (its own, or a review commit of its candidates) wrote from: its previous version retires.
+      const input = inputOf(claim);
+      const documentId = input.type === "document" ? input.id : undefined;
       const options = {
         turnId: payload.subjectType === "turn" ? payload.subjectId : undefined,
         singleValued: singleValuedPredicates(deps, claim.plan),
@@ -31,7 +36,7 @@ export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<Commit
       const reviewsDone = async (tx: Tx) => {
         if (item.subjectType === "review") await closeReviewCommit(tx, item.subjectId, "committed");
       };
-      if (deps.config.RECALL_EMBEDDING_MODEL === undefined && payload.subjectType !== "document") {
+      if (deps.config.RECALL_EMBEDDING_MODEL === undefined && documentId === undefined) {
         if (applied) return { status: "succeeded" };
         return {
           status: "succeeded",
@@ -47,7 +52,7 @@ export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<Commit
         await checkpoint(deps, tx, item.id);
       };
       if (!applied) await applyTruthMaintenance(deps.db, refs, { ...options, onApplied });
-      return embedAfter(deps, ctx);
+      return embedAfter(deps, ctx, documentId);
     },
   };
 }
@@ -69,14 +74,16 @@ async function committedRefs(tx: Tx, claim: ClaimedWork): Promise<CommittedRefs>
 
 /**
  * A new version of a source replaces the old one once its own facts are in place: what only the old
- * version said is retracted (idempotent, so a retry retracts nothing twice). Then the commit's facts
- * are embedded, when an embedding model is configured.
+ * version said is retracted (idempotent, so a retry retracts nothing twice). Facts it waits to have
+ * reviewed are not in place yet: the old version stays until the last review is decided (the commit of
+ * a document's reviews comes here too, as its document). Then the commit's facts are embedded, when an
+ * embedding model is configured.
  */
-async function embedAfter(deps: WorkerDeps, ctx: StageContext<CommittedRefs>) {
+async function embedAfter(deps: WorkerDeps, ctx: StageContext<CommittedRefs>, documentId: string | undefined) {
   const { payload, claim, input: refs, signal } = ctx;
   const singleValued = singleValuedPredicates(deps, claim.plan);
-  if (payload.subjectType === "document")
-    await retirePreviousVersion(deps.db, { contextId: payload.contextId, documentId: payload.subjectId, singleValued });
+  if (documentId !== undefined && !(await documentAwaitsReview(deps.db, documentId)))
+    await retirePreviousVersion(deps.db, { contextId: payload.contextId, documentId, singleValued });
   const embedder = deps.embedder();
   if (!embedder) return { status: "succeeded" as const };
   const report = await embedCommitted(deps.db, embedder, { contextId: payload.contextId, refs }, signal);

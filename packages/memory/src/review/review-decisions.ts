@@ -6,6 +6,7 @@
 import { CANDIDATE_SCHEMAS, type CandidateKind } from "@recall/contracts";
 import { Prisma, toJson, type Tx } from "@recall/db";
 import { validateEdited, type ValidationIssue } from "../write/validate";
+import { versionsToRetireAfterRejection } from "./review-versions";
 
 /** Fields a reviewer may change, per kind; the evidence (quote and span) and confidence always stay the source's. */
 export const EDITABLE_FIELDS: Record<CandidateKind, readonly string[]> = {
@@ -96,17 +97,32 @@ export async function decideReviews(
     else open.push(row);
   }
   if (open.length === 0) return outcome;
-  if (decision.action === "reject") await reject(tx, decision, open);
+  if (decision.action === "reject") outcome.commits = await reject(tx, decision, open, openCommit);
   else outcome.commits = await approve(tx, decision, open, openCommit);
   outcome.decided = open.map((r) => r.id);
   return outcome;
 }
 
-async function reject(tx: Tx, decision: Decision, rows: readonly Locked[]): Promise<void> {
+/** Rejected reviews never commit; a document whose last open review this was may now retire its previous version. */
+async function reject(
+  tx: Tx,
+  decision: Decision,
+  rows: readonly Locked[],
+  openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>,
+): Promise<ReviewCommitRef[]> {
   const ids = rows.map((r) => r.id);
   await tx.$executeRaw`UPDATE reviews SET status = 'rejected', decided_at = now(), note = ${decision.note ?? null}
     WHERE id = ANY(${ids}::uuid[])`;
   await tx.$executeRaw`UPDATE knowledge_candidates SET status = 'rejected' WHERE id = ANY(${rows.map((r) => r.candidate_id)}::uuid[])`;
+  const documents = rows.filter((r) => r.subject_type === "document").map((r) => r.subject_id);
+  const retiring = await versionsToRetireAfterRejection(tx, documents);
+  // An empty review commit: it writes nothing, and its truth maintenance retires the previous version.
+  return commitPerInput(
+    tx,
+    decision.contextId,
+    retiring.map((id) => ({ id: null, subject_type: "document" as const, subject_id: id })),
+    openCommit,
+  );
 }
 
 async function approve(
@@ -122,7 +138,8 @@ async function approve(
   return commitPerInput(tx, decision.contextId, rows, openCommit);
 }
 
-type Approved = Pick<Locked, "id" | "subject_type" | "subject_id">;
+/** An approved review, or (id null) an input's commit with none: a rejection's retirement of a previous version. */
+type Approved = Pick<Locked, "subject_type" | "subject_id"> & { id: string | null };
 
 /** One review commit per input for approved reviews (given in holding order), so an earlier input's approvals queue first. */
 async function commitPerInput(
@@ -136,7 +153,8 @@ async function commitPerInput(
   const commits: ReviewCommitRef[] = [];
   for (const [subjectId, own] of byInput) {
     const commit = await tx.reviewCommit.create({ data: { contextId, subjectType: own[0]!.subject_type, subjectId } });
-    await tx.$executeRaw`UPDATE reviews SET commit_id = ${commit.id}::uuid WHERE id = ANY(${own.map((r) => r.id)}::uuid[])`;
+    const reviewIds = own.flatMap((r) => (r.id ? [r.id] : []));
+    if (reviewIds.length > 0) await tx.$executeRaw`UPDATE reviews SET commit_id = ${commit.id}::uuid WHERE id = ANY(${reviewIds}::uuid[])`;
     const ref = { id: commit.id, contextId, subjectType: own[0]!.subject_type, subjectId };
     await openCommit(tx, ref);
     commits.push(ref);
