@@ -151,7 +151,7 @@ export interface paths {
     };
     /**
      * Export the context (or what one scope sees, or a time range) as NDJSON
-     * @description Streams recall.context-export version 1 (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (session, turn, fact_write, source, document, document_node, candidate, entity, entity_mention, assertion, attribute, relation, supersession, instruction, uncertainty, retraction), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept).
+     * @description Streams recall.context-export version 1 (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (session, turn, fact_write, source, document, document_node, candidate, review, entity, entity_mention, assertion, attribute, relation, supersession, instruction, uncertainty, retraction), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept).
      */
     get: operations["get_export"];
     put?: never;

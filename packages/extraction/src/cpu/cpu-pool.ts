@@ -5,6 +5,7 @@
 // the process and every other task go on. Two lanes: interactive work (someone waits for it)
 // has threads background work (imports, documents) cannot take, and background threads run
 // at a lower OS priority.
+import { createRequire } from "node:module";
 import path from "node:path";
 import { Piscina } from "piscina";
 import { ClassifiedError, type ExtractionInput } from "@recall/contracts";
@@ -106,6 +107,7 @@ class Lane {
     private readonly limits: Pick<CpuPoolOptions, "taskTimeoutMs" | "maxHeapMb">,
     niceIncrement: number,
   ) {
+    if (niceIncrement > 0) keepNiceLoaded();
     this.#pool = new Piscina({
       filename: THREAD_ENTRY,
       // Started on first use and kept: a start (loading the rules and parsers) takes a second or two, and a
@@ -181,6 +183,19 @@ class Lane {
 
   close(): Promise<void> {
     return this.#pool.destroy();
+  }
+}
+
+/**
+ * Piscina lowers a thread's priority with a native (napi-rs) addon loaded in that thread. A Rust addon loaded only in
+ * worker threads is unloaded when the last of them exits, and may crash the process then (napi-rs/package-template#308,
+ * rust-lang/rust#91979); loaded once in this thread too, it stays. Optional, as Piscina has it: without it, no nice.
+ */
+function keepNiceLoaded(): void {
+  try {
+    createRequire(require.resolve("piscina"))("@napi-rs/nice");
+  } catch {
+    // Not installed for this platform: Piscina starts its threads at normal priority.
   }
 }
 
