@@ -484,25 +484,45 @@ test("an export carries every review in holding order; imported, pending ones wa
   expect(again.body.counts.review).toEqual({ read: held.length, created: 0 });
   expect((await reviews(b.api, "?status=approved")).length).toBe(0);
 
-  // An export taken while an approval's commit was still queued: that review (and its candidate) say approved.
+  // An export taken while approvals' commits were still queued: those reviews (and their candidates) say approved.
+  // 501 of them (the Oslo one and 500 copies of it), so the import commits them in two pages of at most 500.
   const inFlight = pending.find(aboutOslo)!;
   const line = lines.find((l) => JSON.parse(l).id === inFlight.review_id)!;
   const candidateId = JSON.parse(line).candidate_id;
+  const copies = Array.from({ length: 500 }, (_, i) => ({ review: crypto.randomUUID(), candidate: crypto.randomUUID(), i }));
   const approvedExport = lines
-    .map((l) => {
+    .flatMap((l) => {
       const row = JSON.parse(l);
-      if (row.kind === "review" && row.id === inFlight.review_id)
-        return JSON.stringify({ ...row, status: "approved", decided_at: row.created_at });
-      if (row.kind === "candidate" && row.id === candidateId) return JSON.stringify({ ...row, status: "approved" });
-      return l;
+      if (row.kind === "review" && row.id === inFlight.review_id) {
+        const approved = { ...row, status: "approved", decided_at: row.created_at };
+        return [approved, ...copies.map((c) => ({ ...approved, id: c.review, candidate_id: c.candidate }))].map((r) => JSON.stringify(r));
+      }
+      if (row.kind === "candidate" && row.id === candidateId) {
+        const approved = { ...row, status: "approved" };
+        // Each copy about a person of its own: one fact group each, as 500 different inputs' facts would be.
+        const about = (i: number) =>
+          row.payload.subject ? { subject: `${row.payload.subject} ${i}` } : { entity: `${row.payload.entity} ${i}` };
+        const copy = (c: (typeof copies)[number]) => ({
+          ...approved,
+          id: c.candidate,
+          ordinal: 1_000 + c.i,
+          payload: { ...row.payload, ...about(c.i) },
+        });
+        return [approved, ...copies.map(copy)].map((r) => JSON.stringify(r));
+      }
+      return [l];
     })
     .join("\n");
   const c = await reviewedContext("required");
   expect((await importInto(c, approvedExport)).status).toBe(200);
-  const landed = await waitFor(async () => (await reviews(c.api, "?status=committed")).find(aboutOslo), {
-    what: "the imported approval to commit",
+  await waitFor(async () => ((await reviews(c.api, "?status=approved")).length === 0 ? true : undefined), {
+    timeoutMs: 60_000,
+    what: "the imported approvals to commit",
   });
-  expect(landed.source.turn_id).not.toBe(inFlight.source.turn_id);
+  const landed = (await reviews(c.api, "?status=committed&limit=200")).filter(aboutOslo);
+  expect(landed.length).toBeGreaterThan(100);
+  expect(landed[0]!.source.turn_id).not.toBe(inFlight.source.turn_id);
+  expect(await reviews(c.api, "?status=withdrawn")).toEqual([]);
   expect(await profileText(c.api)).toContain("Oslo");
 
   // A review line with a status Recall does not have is refused, naming its line and field.

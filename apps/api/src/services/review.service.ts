@@ -85,9 +85,17 @@ export class ReviewService {
     return { decided, unchanged, refused, remaining: bulk.reviewIds ? 0 : Math.max(0, picked.matching - picked.ids.length) };
   }
 
-  /** Approved reviews an import brought without their commit: each input's is opened and queued, as at approval. */
-  commitApproved(contextId: string): Promise<ReviewCommitRef[]> {
-    return this.withCommits((tx, openCommit) => commitApprovedReviews(tx, contextId, openCommit));
+  /**
+   * Approved reviews an import brought without their commit: each input's is opened and queued, as at approval,
+   * REVIEW_BULK_MAX reviews a transaction however many the import brought.
+   */
+  async commitApproved(contextId: string): Promise<number> {
+    let committed = 0;
+    for (;;) {
+      const page = await this.withCommits((tx, openCommit) => commitApprovedReviews(tx, contextId, REVIEW_BULK_MAX, openCommit));
+      committed += page.reviews;
+      if (page.reviews < REVIEW_BULK_MAX) return committed;
+    }
   }
 
   private async run(decision: Parameters<typeof decideReviews>[1]): Promise<DecisionOutcome> {

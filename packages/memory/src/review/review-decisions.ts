@@ -164,18 +164,20 @@ async function commitPerInput(
 
 /**
  * Approved reviews with no commit of their own: those an import brought (review commits are not exported, the
- * approval is). Each input's get a review commit, as at approval; locked, so two imports at once open one each.
+ * approval is). The oldest `limit` of them get a review commit per input, as at approval; the caller repeats while
+ * a full page comes back. Locked, so of two imports at once each review gets one commit.
  */
 export async function commitApprovedReviews(
   tx: Tx,
   contextId: string,
+  limit: number,
   openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>,
-): Promise<ReviewCommitRef[]> {
+): Promise<{ reviews: number; commits: ReviewCommitRef[] }> {
   const rows = await tx.$queryRaw<Approved[]>`
     SELECT id::text, subject_type, subject_id::text FROM reviews
     WHERE context_id = ${contextId}::uuid AND status = 'approved' AND commit_id IS NULL
-    ORDER BY seq FOR UPDATE`;
-  return commitPerInput(tx, contextId, rows, openCommit);
+    ORDER BY seq LIMIT ${limit} FOR UPDATE`;
+  return { reviews: rows.length, commits: await commitPerInput(tx, contextId, rows, openCommit) };
 }
 
 /** The edited candidate is what commits; the review keeps each changed field's value before and after. */
