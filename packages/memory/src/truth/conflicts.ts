@@ -24,15 +24,9 @@ export interface UncertaintyReport {
   resolvedUncertaintyIds: string[];
 }
 
-/** Resolves the open uncertainties `fact` clarifies; returns the ids of the conflicting facts it may now order. */
-export async function resolveClarified(
-  tx: Tx,
-  fact: Fact,
-  group: readonly Fact[],
-  stated: ReadonlyMap<string, Stated>,
-  report: UncertaintyReport,
-): Promise<Set<string>> {
-  const open = await tx.uncertainty.findMany({
+/** The open uncertainties about the fact's subject that `fact` might clarify: of its key, or of no key. */
+export function openUncertainties(tx: Tx, fact: Fact): Promise<Uncertainty[]> {
+  return tx.uncertainty.findMany({
     where: {
       contextId: fact.contextId,
       entityId: fact.subjectId,
@@ -41,6 +35,17 @@ export async function resolveClarified(
       OR: [{ key: fact.key }, { key: null }],
     },
   });
+}
+
+/** Resolves the open uncertainties `fact` clarifies; returns the ids of the conflicting facts it may now order. */
+export async function resolveClarified(
+  tx: Tx,
+  fact: Fact,
+  open: readonly Uncertainty[],
+  group: readonly Fact[],
+  stated: ReadonlyMap<string, Stated>,
+  report: UncertaintyReport,
+): Promise<Set<string>> {
   const clarified = open.filter((u) => clarifies(u, fact, group, stated));
   if (clarified.length === 0) return new Set();
   await tx.uncertainty.updateMany({

@@ -11,7 +11,7 @@
 // advisory lock, so two workers never close the same fact twice.
 import { stageResult, type CommittedRefs } from "@recall/contracts";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
-import { recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
+import { openUncertainties, recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
 import { ordered, loadStated, timingOf, type Stated } from "./fact-origin";
 import { factGroup, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
 import { revokeInstruction } from "./revocation";
@@ -113,10 +113,16 @@ function emptyReport(): TruthMaintenanceReport {
 
 /** Places one fact among the other values of its entity and key in the same scope. */
 async function maintainFact(run: Run, fact: Fact): Promise<void> {
+  const open = await openUncertainties(run.tx, fact);
+  // A key of many values is placed by nothing but the uncertainties it may clarify: with none open, its group is
+  // not read, so a commit of many values of one key (a document's list) costs linear time, not the group's size
+  // for each value.
+  const singleValued = run.singleValued.has(fact.key);
+  if (open.length === 0 && !singleValued) return;
   const group = (await factGroup(run.tx, fact)).filter((f) => sameScope(f.scope, fact.scope));
   const stated = await loadStated(run.tx, [fact, ...group]);
-  const clarified = await resolveClarified(run.tx, fact, group, stated, run.report);
-  if (!run.singleValued.has(fact.key)) return;
+  const clarified = open.length > 0 ? await resolveClarified(run.tx, fact, open, group, stated, run.report) : new Set<string>();
+  if (!singleValued) return;
   const differing = group.filter((f) => !sameValue(f, fact)).sort((a, b) => a.validFrom.getTime() - b.validFrom.getTime());
   const decides = (other: Fact) => clarified.has(other.id) || ordered(other, stated.get(other.id)!, fact, stated.get(fact.id)!);
   await supersedeCurrent(run, fact, differing, decides, stated);
