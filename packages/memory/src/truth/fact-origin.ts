@@ -71,14 +71,13 @@ export async function loadStated(tx: Tx, facts: readonly Fact[]): Promise<Map<st
   const assertions = await tx.assertion.findMany({ where: { id: { in: facts.map((f) => f.assertionId) } } });
   const turns = await tx.turn.findMany({ where: { id: { in: assertions.flatMap((a) => (a.turnId ? [a.turnId] : [])) } } });
   const documents = await tx.document.findMany({ where: { id: { in: assertions.flatMap((a) => (a.documentId ? [a.documentId] : [])) } } });
+  // Looked up by id, so a large group costs linear time here too.
+  const turnById = new Map(turns.map((t) => [t.id, t]));
+  const documentById = new Map(documents.map((d) => [d.id, d]));
   const byAssertion = new Map<string, Stated>();
   for (const a of assertions) {
-    const origin = originOf(
-      a,
-      turns.find((t) => t.id === a.turnId),
-      documents.find((d) => d.id === a.documentId),
-    );
-    const turn = turns.find((t) => t.id === a.turnId);
+    const turn = a.turnId ? turnById.get(a.turnId) : undefined;
+    const origin = originOf(a, turn, a.documentId ? documentById.get(a.documentId) : undefined);
     byAssertion.set(a.id, {
       origin,
       eventTime: a.eventTime,

@@ -35,9 +35,9 @@ export async function loadFacts(tx: Tx, kind: FactKind, ids: readonly string[]):
   return (await tx.relation.findMany({ where: { id: { in: [...ids] } } })).map(fromRelation);
 }
 
-/** Every live value of the fact's subject and key, in any scope (callers apply the scope rule). */
+/** Every live value of the fact's subject and key (the fact among them), in any scope (callers apply the scope rule). */
 export async function factGroup(tx: Tx, fact: Fact): Promise<Fact[]> {
-  const common = { contextId: fact.contextId, retractedAt: null, id: { not: fact.id } };
+  const common = { contextId: fact.contextId, retractedAt: null };
   if (fact.kind === "attribute") {
     return (await tx.attribute.findMany({ where: { ...common, entityId: fact.subjectId, key: fact.key } })).map(fromAttribute);
   }
@@ -58,8 +58,11 @@ export function sameValue(a: Fact, b: Fact): boolean {
   return norm(a.value) === norm(b.value);
 }
 
+/** Which group a fact belongs to: its kind, subject and key (the unit lockFactGroups serialises). */
+export const groupKeyOf = (fact: Fact): string => `facts|${fact.contextId}|${fact.kind}|${fact.subjectId}|${fact.key}`;
+
 /** Serialises truth maintenance per subject and key, taken in sorted order so two runs never deadlock. */
 export async function lockFactGroups(tx: Tx, facts: readonly Fact[]): Promise<void> {
-  const keys = [...new Set(facts.map((f) => `facts|${f.contextId}|${f.kind}|${f.subjectId}|${f.key}`))].sort();
+  const keys = [...new Set(facts.map(groupKeyOf))].sort();
   for (const key of keys) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
 }

@@ -13,7 +13,7 @@ import { stageResult, type CommittedRefs } from "@recall/contracts";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import { openUncertainties, recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
 import { ordered, loadStated, timingOf, type Stated } from "./fact-origin";
-import { factGroup, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
+import { factGroup, groupKeyOf, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
 import { revokeInstruction } from "./revocation";
 import { holdSourceShared, isSourceRetracted } from "../retraction/source-lock";
 import { sameScope } from "../scope";
@@ -47,6 +47,14 @@ interface Run {
   tx: Tx;
   singleValued: ReadonlySet<string>;
   report: TruthMaintenanceReport;
+  /**
+   * Each group read once a run: the groups are locked for the whole run (lockFactGroups), and every change to a fact
+   * goes through setClosure, which changes the loaded object too, so a group stays as Postgres has it. A commit of
+   * many values of one key then costs one read of its group, not one for each value.
+   */
+  groups: Map<string, Fact[]>;
+  /** Where each loaded fact was stated (its assertion and input, which truth maintenance never changes). */
+  stated: Map<string, Stated>;
 }
 
 export async function applyTruthMaintenance(
@@ -97,14 +105,23 @@ export function truthMaintained(item: Pick<WorkItem, "payload">): boolean {
 
 /** Places each fact among the other values of its entity and key, inside the caller's transaction. */
 export async function maintainFacts(tx: Tx, facts: readonly Fact[], singleValued: ReadonlySet<string>): Promise<TruthMaintenanceReport> {
-  const run: Run = { tx, singleValued, report: emptyReport() };
+  const run: Run = { tx, singleValued, report: emptyReport(), groups: new Map(), stated: new Map() };
   await lockFactGroups(tx, facts);
-  for (const fact of facts) {
-    // Reloaded under the lock: another run may have closed or retracted it meanwhile.
-    const [fresh] = await loadFacts(tx, fact.kind, [fact.id]);
-    if (fresh && !fresh.retractedAt) await maintainFact(run, fresh);
-  }
+  for (const fact of facts) await maintainFact(run, fact);
   return run.report;
+}
+
+/** The fact's group as it stands under the lock (read on its first use in the run), and where each member was stated. */
+async function groupOf(run: Run, fact: Fact): Promise<Fact[]> {
+  const key = groupKeyOf(fact);
+  let members = run.groups.get(key);
+  if (!members) {
+    members = await factGroup(run.tx, fact);
+    const stated = await loadStated(run.tx, members);
+    for (const [id, s] of stated) run.stated.set(id, s);
+    run.groups.set(key, members);
+  }
+  return members;
 }
 
 function emptyReport(): TruthMaintenanceReport {
@@ -112,15 +129,18 @@ function emptyReport(): TruthMaintenanceReport {
 }
 
 /** Places one fact among the other values of its entity and key in the same scope. */
-async function maintainFact(run: Run, fact: Fact): Promise<void> {
-  const open = await openUncertainties(run.tx, fact);
+async function maintainFact(run: Run, committed: Fact): Promise<void> {
+  const open = await openUncertainties(run.tx, committed);
   // A key of many values is placed by nothing but the uncertainties it may clarify: with none open, its group is
-  // not read, so a commit of many values of one key (a document's list) costs linear time, not the group's size
-  // for each value.
-  const singleValued = run.singleValued.has(fact.key);
+  // not read at all (a large group of a multi-valued key costs nothing to add one value to).
+  const singleValued = run.singleValued.has(committed.key);
   if (open.length === 0 && !singleValued) return;
-  const group = (await factGroup(run.tx, fact)).filter((f) => sameScope(f.scope, fact.scope));
-  const stated = await loadStated(run.tx, [fact, ...group]);
+  const members = await groupOf(run, committed);
+  // As it stands under the lock: another run may have closed or retracted it before this one took the lock.
+  const fact = members.find((f) => f.id === committed.id);
+  if (!fact) return;
+  const group = members.filter((f) => f !== fact && sameScope(f.scope, fact.scope));
+  const stated = run.stated;
   const clarified = open.length > 0 ? await resolveClarified(run.tx, fact, open, group, stated, run.report) : new Set<string>();
   if (!singleValued) return;
   const differing = group.filter((f) => !sameValue(f, fact)).sort((a, b) => a.validFrom.getTime() - b.validFrom.getTime());
