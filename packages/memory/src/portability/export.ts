@@ -80,28 +80,28 @@ function lineOf(spec: KindSpec): Prisma.Sql {
 
 function whereOf(spec: KindSpec, contextId: string, filters: ExportFilters, alias = "t"): Prisma.Sql {
   const owner = spec.owner === "document" ? "d" : alias;
+  const a = Prisma.raw(alias);
   const parts = [Prisma.sql`${Prisma.raw(owner)}.context_id = ${contextId}::uuid`];
   if (spec.kind === "review") {
     // A review goes with its candidate (which carries the input's words): by the candidate's time and input scope.
-    parts.push(Prisma.sql`EXISTS (SELECT 1 FROM knowledge_candidates c WHERE c.id = ${Prisma.raw(alias)}.candidate_id
+    parts.push(Prisma.sql`EXISTS (SELECT 1 FROM knowledge_candidates c WHERE c.id = ${a}.candidate_id
       AND ${whereOf(CANDIDATE, contextId, filters, "c")})`);
     return Prisma.join(parts, " AND ");
   }
   const timeColumn = Prisma.raw(spec.owner === "document" ? "d.created_at" : `${alias}.${spec.time}`);
   if (spec.kind === "session") {
     // Sessions have neither scope nor a time of their own that matters: with a filter, those of the turns exported.
-    if (hasFilter(filters))
-      parts.push(Prisma.sql`EXISTS (SELECT 1 FROM turns u WHERE u.session_id = ${Prisma.raw(alias)}.id AND ${turnFilter(filters)})`);
+    if (hasFilter(filters)) parts.push(Prisma.sql`EXISTS (SELECT 1 FROM turns u WHERE u.session_id = ${a}.id AND ${turnFilter(filters)})`);
     return Prisma.join(parts, " AND ");
   }
   if (filters.since) parts.push(Prisma.sql`${timeColumn} >= ${filters.since}`);
   if (filters.until) parts.push(Prisma.sql`${timeColumn} < ${filters.until}`);
-  if (filters.scope && spec.scope === "scope") parts.push(Prisma.sql`${Prisma.raw(alias)}.scope <@ ${filters.scope}::text[]`);
+  if (filters.scope && spec.scope === "scope") parts.push(Prisma.sql`${a}.scope <@ ${filters.scope}::text[]`);
   if (filters.scope && spec.scope === "metadata") parts.push(Prisma.sql`${documentScope(owner)} <@ ${filters.scope}::text[]`);
   if (filters.scope && spec.scope === "input") parts.push(candidateInputVisible(alias, filters.scope));
   if (spec.kind === "candidate")
-    parts.push(Prisma.sql`(${Prisma.raw(alias)}.status = 'committed'
-      OR EXISTS (SELECT 1 FROM reviews r WHERE r.candidate_id = ${Prisma.raw(alias)}.id))`);
+    parts.push(Prisma.sql`(${a}.status = 'committed'
+      OR EXISTS (SELECT 1 FROM reviews r WHERE r.candidate_id = ${a}.id))`);
   return Prisma.join(parts, " AND ");
 }
 

@@ -138,17 +138,17 @@ async function approve(
   return commitPerInput(tx, decision.contextId, rows, openCommit);
 }
 
-/** An approved review, or (id null) an input's commit with none: a rejection's retirement of a previous version. */
-type Approved = Pick<Locked, "subject_type" | "subject_id"> & { id: string | null };
+/** An approved review to commit, or (id null) an input's commit with none: a rejection's retirement of a previous version. */
+type ToCommit = Pick<Locked, "subject_type" | "subject_id"> & { id: string | null };
 
 /** One review commit per input for approved reviews (given in holding order), so an earlier input's approvals queue first. */
 async function commitPerInput(
   tx: Tx,
   contextId: string,
-  rows: readonly Approved[],
+  rows: readonly ToCommit[],
   openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>,
 ): Promise<ReviewCommitRef[]> {
-  const byInput = new Map<string, Approved[]>();
+  const byInput = new Map<string, ToCommit[]>();
   for (const row of rows) byInput.set(row.subject_id, [...(byInput.get(row.subject_id) ?? []), row]);
   const commits: ReviewCommitRef[] = [];
   for (const [subjectId, own] of byInput) {
@@ -173,7 +173,7 @@ export async function commitApprovedReviews(
   limit: number,
   openCommit: (tx: Tx, commit: ReviewCommitRef) => Promise<void>,
 ): Promise<{ reviews: number; commits: ReviewCommitRef[] }> {
-  const rows = await tx.$queryRaw<Approved[]>`
+  const rows = await tx.$queryRaw<ToCommit[]>`
     SELECT id::text, subject_type, subject_id::text FROM reviews
     WHERE context_id = ${contextId}::uuid AND status = 'approved' AND commit_id IS NULL
     ORDER BY seq LIMIT ${limit} FOR UPDATE`;
