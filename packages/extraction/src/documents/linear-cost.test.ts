@@ -1,7 +1,8 @@
 // A document's parse cost grows linearly with its size, whatever its shape: the hostile
 // inputs (megabytes with no paragraph break, no full stop, or no whitespace at all) are
 // timed (CPU time) at 1, 2 and 4 MB (a quarter of that for a slow shape) in the same run, and 4 MB may take at
-// most 5× the 1 MB time.
+// most 8× the 1 MB time: linear is 4×, quadratic 16×; the margin is the noise of a CPU-time ratio in a Jest worker
+// whose heap holds earlier test files (5.8× was measured once for a linear parser while the suite ran).
 import { parseDocument, type ParseInput } from "./document-parser";
 
 const MB = 1024 * 1024;
@@ -50,7 +51,7 @@ async function timedSizes(make: (bytes: number) => ParseInput, sizes: readonly n
 }
 
 describe.each(Object.entries(SHAPES))("%s", (_shape, make) => {
-  it("costs linear time in its size (4 MB ≤ 5× the 1 MB time) and is cut into bounded nodes", async () => {
+  it("costs linear time in its size (4 MB ≤ 8× the 1 MB time) and is cut into bounded nodes", async () => {
     // A first, untimed run warms the code up and tells the sizes and runs the timing needs: a shape that costs
     // seconds a megabyte (the sentence reader on one long paragraph) is timed at a quarter of the sizes, three
     // times each, which tells the same ratio in less time than one run of the full sizes and with less noise.
@@ -59,7 +60,7 @@ describe.each(Object.entries(SHAPES))("%s", (_shape, make) => {
     const [one, two, four] = (await timedSizes(make, [base, 2 * base, 4 * base], runs)) as [Timing, Timing, Timing];
     // Below FLOOR_MS a run is mostly garbage collection; a quadratic cost is far above it at 4 MB (plain text
     // took 870 ms before byte offsets were counted in one pass).
-    expect(four.ms).toBeLessThanOrEqual(5 * Math.max(one.ms, FLOOR_MS));
+    expect(four.ms).toBeLessThanOrEqual(8 * Math.max(one.ms, FLOOR_MS));
     expect(two.ms).toBeLessThanOrEqual(3 * Math.max(one.ms, FLOOR_MS));
     // Every node stays within the node size, so the number of nodes grows with the input too.
     expect(four.nodes).toBeGreaterThanOrEqual(3.8 * one.nodes);
