@@ -73,4 +73,9 @@ export class Budget {
   exceeded(limit: BudgetLimit): BudgetExceededError {
     return new BudgetExceededError(limit, this.used.totalTokens, this.maxTokens, this.elapsedMs, this.maxWallMs);
   }
+
+  /** A call whose prompt (counted before it is sent) leaves too little of the budget for an answer. */
+  promptDoesNotFit(promptTokens: number): BudgetExceededError {
+    return new BudgetExceededError("tokens", this.used.totalTokens, this.maxTokens, this.elapsedMs, this.maxWallMs, promptTokens);
+  }
 }

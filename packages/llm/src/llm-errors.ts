@@ -104,11 +104,15 @@ export class BudgetExceededError extends ClassifiedError {
     readonly maxTokens: number,
     readonly elapsedMs: number,
     readonly maxWallMs: number,
+    /** Set when the call was not made: the tokens its prompt would have taken (more than were left, or Infinity). */
+    readonly promptTokens?: number,
   ) {
     super(
-      limit === "tokens"
-        ? `token budget exceeded: used ${tokensUsed} of ${maxTokens}`
-        : `wall-time budget exceeded: ${elapsedMs} ms elapsed of ${maxWallMs} ms`,
+      promptTokens !== undefined
+        ? `token budget exceeded: the prompt needs ${Number.isFinite(promptTokens) ? `about ${promptTokens}` : "more than"} tokens and ${Math.max(0, maxTokens - tokensUsed)} of ${maxTokens} are left; the call was not made`
+        : limit === "tokens"
+          ? `token budget exceeded: used ${tokensUsed} of ${maxTokens}`
+          : `wall-time budget exceeded: ${elapsedMs} ms elapsed of ${maxWallMs} ms`,
     );
   }
 }

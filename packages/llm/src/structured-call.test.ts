@@ -1,6 +1,7 @@
 import { startFakeLlmServer, type FakeLlmServer, type FakeRecordedRequest } from "@recall/test-support";
 import { Budget } from "./budget";
 import { BudgetExceededError, MalformedOutputError, OutputValidationError, ProviderError } from "./llm-errors";
+import { promptTokens } from "./prompt-tokens";
 import { structuredCall } from "./structured-call";
 import { fakeClient, factsRequest, GOOD_FACTS, type TestProvider } from "./test-clients";
 
@@ -111,14 +112,37 @@ describe.each<TestProvider>(["anthropic", "openai"])("structuredCall via %s", (p
     expect(server.requests).toHaveLength(0);
   });
 
-  test("a bad answer that spends the token budget gets no repair", async () => {
-    server.script({ raw: "no", usage: { inputTokens: 900, outputTokens: 200 } }, { json: GOOD_FACTS });
+  test("a bad answer that leaves too little for the repair's prompt gets no repair", async () => {
+    server.script({ raw: "no", usage: { inputTokens: 700, outputTokens: 200 } }, { json: GOOD_FACTS });
     const budget = new Budget({ maxTokens: 1_000, maxWallMs: 60_000 });
     const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(BudgetExceededError);
-    expect(error).toMatchObject({ limit: "tokens", tokensUsed: 1_100 });
+    expect(error).toMatchObject({ limit: "tokens", tokensUsed: 900, promptTokens: expect.any(Number) });
+    expect((error as Error).message).toMatch(/the prompt needs .* tokens and 100 of 1000 are left; the call was not made/);
     expect(server.requests).toHaveLength(1);
+    expect(budget.used.totalTokens).toBeLessThanOrEqual(1_000);
+  });
+
+  test("the answer is capped to what the budget leaves after the prompt", async () => {
+    server.script({ json: GOOD_FACTS, usage: { inputTokens: 150, outputTokens: 5_000 } });
+    const budget = new Budget({ maxTokens: 600, maxWallMs: 60_000 });
+    const prompt = await promptTokens(factsRequest(), Infinity);
+    await structuredCall(fakeClient(server, provider), factsRequest({ maxTokens: 4_096 }), { budget });
+
+    const sent = server.requests[0]!.body;
+    const cap = (sent["max_tokens"] ?? sent["max_completion_tokens"]) as number;
+    expect(cap).toBe(600 - prompt);
+    expect(budget.used.totalTokens).toBeLessThanOrEqual(600);
+  });
+
+  test("a prompt larger than the whole budget is never sent", async () => {
+    const budget = new Budget({ maxTokens: 40, maxWallMs: 60_000 });
+    const error = await structuredCall(fakeClient(server, provider), factsRequest(), { budget }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(BudgetExceededError);
+    expect(error).toMatchObject({ limit: "tokens", tokensUsed: 0, promptTokens: Infinity });
+    expect(server.requests).toHaveLength(0);
   });
 
   test("a spent wall-time budget stops the call before any request", async () => {

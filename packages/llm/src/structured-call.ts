@@ -3,6 +3,7 @@ import { OutputValidationError, type MalformedOutputError } from "./llm-errors";
 import { addUsage, NO_USAGE, type Completion, type CompletionRequest, type ModelClient, type Usage } from "./model-client";
 import { repairTurnFor } from "./repair-prompt";
 import { observedComplete } from "./observed-call";
+import { promptTokens } from "./prompt-tokens";
 import { isOutputFailure } from "./validate-output";
 
 export interface StructuredCallOptions {
@@ -61,7 +62,13 @@ function finalValidationError(err: MalformedOutputError | OutputValidationError)
   return new OutputValidationError(issues, err.rawText, err.usage, { attempts: 2, cause: err });
 }
 
-/** Checks the budget, makes the call under the budget's wall clock, and charges what it cost. */
+/** The least answer a call is made for: a shorter one cannot hold a usable diff and only burns the prompt. */
+const MIN_OUTPUT_TOKENS = 64;
+
+/**
+ * Checks the budget, counts the prompt and caps the answer to what is left (so prompt plus answer never pass
+ * the budget), makes the call under the budget's wall clock, and charges what it cost.
+ */
 async function meteredComplete<T>(
   client: ModelClient,
   request: CompletionRequest<T>,
@@ -70,9 +77,12 @@ async function meteredComplete<T>(
   stage: string,
 ): Promise<Completion<T>> {
   budget.assertAvailable();
+  const prompt = await promptTokens(request, budget.remainingTokens - MIN_OUTPUT_TOKENS);
+  const room = budget.remainingTokens - prompt;
+  if (room < MIN_OUTPUT_TOKENS) throw budget.promptDoesNotFit(prompt);
   const signal = budget.signal(request.signal);
   try {
-    const completion = await observedComplete(client, { ...request, signal }, stage);
+    const completion = await observedComplete(client, { ...request, maxTokens: Math.min(request.maxTokens, room), signal }, stage);
     charge(budget, spent, completion.usage);
     return completion;
   } catch (err) {

@@ -152,10 +152,16 @@ function withEchoedCredentials(scripted: FakeLlmResponse | undefined, headers: h
 
 function replyFor(route: FakeRoute, scripted: FakeLlmResponse, request: Record<string, unknown>): Reply {
   if ("status" in scripted) return errorReply(route, scripted);
-  const usage = scripted.usage ?? DEFAULT_USAGE;
+  const usage = withinOutputCap(scripted.usage ?? DEFAULT_USAGE, request);
   const model = typeof request["model"] === "string" ? request["model"] : "fake-model";
   if (route === "anthropic") return { status: 200, headers: {}, body: anthropicMessage(scripted, request, model, usage) };
   return { status: 200, headers: {}, body: openAiCompletion(scripted, model, usage) };
+}
+
+/** A provider never writes more than the request's output cap, and never bills more. */
+function withinOutputCap(usage: FakeUsage, request: Record<string, unknown>): FakeUsage {
+  const cap = request["max_tokens"] ?? request["max_completion_tokens"];
+  return typeof cap === "number" ? { ...usage, outputTokens: Math.min(usage.outputTokens, cap) } : usage;
 }
 
 function anthropicMessage(scripted: FakeLlmResponse, request: Record<string, unknown>, model: string, usage: FakeUsage) {

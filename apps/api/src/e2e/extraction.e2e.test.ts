@@ -250,24 +250,47 @@ describe("with a fast model (anthropic) and a strong model (openai)", () => {
     expect(assertions.map((a) => [a.quote, a.startByte, a.endByte])).toEqual([["It stores entries in Postgres", 22, 51]]);
   });
 
-  test("a context's token budget, once spent, fails the item with class budget and commits nothing", async () => {
-    const ctx = await newContext({ max_tokens: 1_000 });
+  test("a prompt that does not fit the context's token budget is never sent: class budget, no tokens spent", async () => {
+    const ctx = await newContext({ max_tokens: 40 });
     const mark = llm.requests.length;
-    llm.script(answer({ ...NO_FACTS, entities: [entity("Kestrel", "component")] }, 900, 200));
-    const documentId = await postDocument(
-      ctx,
-      twoChunkDocument("Kestrel is the billing service.", "The ledger keeps entries in Postgres."),
-    );
+    const documentId = await postDocument(ctx, "Kestrel is the billing service. The ledger keeps entries in Postgres.");
     const status = await documentSettled(ctx, documentId);
 
     expect(status.state).toBe("failed");
     expect(status.stages[0]).toMatchObject({
       status: "dead",
       attempts: 1,
-      tokens_used: 1_100,
-      error: { class: "budget", message: "token budget exceeded: used 1100 of 1000" },
+      tokens_used: 0,
+      error: {
+        class: "budget",
+        message: expect.stringMatching(/^token budget exceeded: the prompt needs more than tokens and 40 of 40 are left/),
+      },
     });
-    expect(requestsSince(mark)).toHaveLength(1);
+    expect(requestsSince(mark)).toHaveLength(0);
+    expect(status.candidates.total).toBe(0);
+  });
+
+  test("each call's answer is capped to what the budget has left, and a call that would pass it is not made", async () => {
+    const budget = 2_600;
+    const ctx = await newContext({ max_tokens: budget });
+    const mark = llm.requests.length;
+    llm.script(answer({ ...NO_FACTS, entities: [entity("Kestrel", "component")] }, 1_200, 5_000));
+    const documentId = await postDocument(
+      ctx,
+      twoChunkDocument("Kestrel is the billing service.", "The ledger keeps entries in Postgres."),
+    );
+    const status = await documentSettled(ctx, documentId);
+
+    // The first chunk's call asked for no more than the budget left after its prompt; the fake, like a
+    // provider, bills no more output than that cap. The second chunk's prompt no longer fits: never sent.
+    const sent = requestsSince(mark);
+    expect(sent).toHaveLength(1);
+    const cap = sent[0]!.body["max_tokens"] as number;
+    expect(cap).toBeGreaterThanOrEqual(64);
+    expect(1_200 + cap).toBeLessThanOrEqual(budget);
+    expect(status.state).toBe("failed");
+    expect(status.stages[0]).toMatchObject({ status: "dead", attempts: 1, tokens_used: 1_200 + cap, error: { class: "budget" } });
+    expect(status.stages[0]!.tokens_used).toBeLessThanOrEqual(budget);
     expect(status.candidates.total).toBe(0);
     expect(await h.api.db.assertion.count({ where: { documentId } })).toBe(0);
     expect(await h.api.db.entity.count({ where: { contextId: ctx.contextId } })).toBe(0);

@@ -5,56 +5,67 @@
 // registration (DNS rebinding) is refused too.
 import { lookup } from "node:dns";
 import { lookup as lookupAll } from "node:dns/promises";
-import { BlockList, isIP, type LookupFunction } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
 
 export class WebhookUrlError extends Error {
   override name = "WebhookUrlError";
 }
 
-const INTERNAL: [string, number, "ipv4" | "ipv6"][] = [
-  ["0.0.0.0", 8, "ipv4"],
-  ["10.0.0.0", 8, "ipv4"],
-  ["100.64.0.0", 10, "ipv4"],
-  ["127.0.0.0", 8, "ipv4"],
-  ["169.254.0.0", 16, "ipv4"],
-  ["172.16.0.0", 12, "ipv4"],
-  ["192.0.0.0", 24, "ipv4"],
-  ["192.0.2.0", 24, "ipv4"],
-  ["192.168.0.0", 16, "ipv4"],
-  ["198.18.0.0", 15, "ipv4"],
-  ["198.51.100.0", 24, "ipv4"],
-  ["203.0.113.0", 24, "ipv4"],
-  ["224.0.0.0", 4, "ipv4"],
-  ["240.0.0.0", 4, "ipv4"],
-  ["::", 128, "ipv6"],
-  ["::1", 128, "ipv6"],
-  ["64:ff9b::", 96, "ipv6"],
-  ["100::", 64, "ipv6"],
-  ["2001:db8::", 32, "ipv6"],
-  ["fc00::", 7, "ipv6"],
-  ["fe80::", 10, "ipv6"],
-  ["ff00::", 8, "ipv6"],
-];
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-const internal = new BlockList();
-for (const [address, bits, family] of INTERNAL) internal.addSubnet(address, bits, family);
+/** IPv6 ranges that carry an IPv4 address inside: reachable only where every IPv4 inside is public. */
+const CARRIES_IPV4 = new Set(["6to4", "teredo", "rfc6052", "rfc6145", "ipv4Compatible"]);
 
-/** The networks WEBHOOK_ALLOWED_NETWORKS lets through ("address/bits" each). */
+/** The IPv4 addresses an IPv6 address stands for (mapped, IPv4-compatible, NAT64, 6to4, Teredo's server and client). */
+function embeddedIPv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4[] {
+  const parts = address.parts;
+  const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  if (range === "6to4") return [v4(parts[1]!, parts[2]!)];
+  // Teredo: the server in bits 32–63, the client obfuscated (every bit flipped) in the last 32.
+  if (range === "teredo") return [v4(parts[2]!, parts[3]!), v4(~parts[6]! & 0xffff, ~parts[7]! & 0xffff)];
+  return [v4(parts[6]!, parts[7]!)];
+}
+
+const IPV4_COMPATIBLE = ipaddr.parseCIDR("::/96") as [ipaddr.IPv6, number];
+
+/** The range name ipaddr.js gives, with the deprecated IPv4-compatible form (::a.b.c.d) told apart. */
+function rangeOf(address: Address): string {
+  const range = address.range();
+  if (address.kind() === "ipv6" && range === "unicast" && (address as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return "ipv4Compatible";
+  return range;
+}
+/** Why a public-looking address is still internal, or undefined when every address it stands for is public. */
+function internalRange(address: Address): string | undefined {
+  const range = rangeOf(address);
+  if (range === "unicast") return undefined;
+  if (address.kind() === "ipv6" && CARRIES_IPV4.has(range)) {
+    const inner = embeddedIPv4(address as ipaddr.IPv6, range)
+      .map((a) => internalRange(a))
+      .find(Boolean);
+    return inner && `${range} address of a ${inner}`;
+  }
+  return range;
+}
+
+/** The networks WEBHOOK_ALLOWED_NETWORKS lets through ("address/bits" each). Addresses are classified by ipaddr.js. */
 export class AddressPolicy {
-  private readonly allowed = new BlockList();
+  private readonly allowed: [Address, number][];
 
   constructor(allowedNetworks: readonly string[]) {
-    for (const cidr of allowedNetworks) {
-      const [address = "", bits = ""] = cidr.split("/");
-      this.allowed.addSubnet(address, Number(bits), isIP(address) === 6 ? "ipv6" : "ipv4");
-    }
+    this.allowed = allowedNetworks.map((cidr) => ipaddr.parseCIDR(cidr));
   }
 
   /** Why the address may not be reached, or undefined when it may. */
-  refusal(address: string): string | undefined {
-    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
-    if (!internal.check(address, family) || this.allowed.check(address, family)) return undefined;
-    return `${address} is a private, loopback or link-local address`;
+  refusal(text: string): string | undefined {
+    if (!ipaddr.isValid(text)) return `${text} is not an IP address`;
+    const parsed = ipaddr.parse(text);
+    // An IPv4-mapped IPv6 address is that IPv4 address on a dual-stack socket: judged as it.
+    const address =
+      parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+    if (this.allowed.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits))) return undefined;
+    const range = internalRange(address);
+    return range && `${text} is not a public address (${range}): private, loopback, link-local and reserved addresses are refused`;
   }
 }
 

@@ -83,10 +83,32 @@ describe("address policy", () => {
       "fd00::1",
       "::ffff:10.0.0.1",
       "::ffff:7f00:1",
+      // IPv4 inside IPv6: 6to4, NAT64 (well-known and local-use prefixes), SIIT, IPv4-compatible, Teredo.
+      "2002:7f00:1::",
+      "2002:a9fe:a9fe::1",
+      "64:ff9b::7f00:1",
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b:1::a00:1",
+      "::ffff:0:7f00:1",
+      "::7f00:1",
+      "::a9fe:a9fe",
+      "2001:0:4136:e378:8000:63bf:80ff:fffe",
+      "2001:0:7f00:1:8000:63bf:3fff:fdd2",
+      // Other internal or reserved ranges.
+      "255.255.255.255",
+      "224.0.0.1",
+      "198.18.0.1",
+      "fec0::1",
+      "2001:db8::1",
+      "ff02::1",
     ]) {
       expect({ address, refused: NOTHING_ALLOWED.refusal(address) !== undefined }).toEqual({ address, refused: true });
     }
-    for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700::1111"]) expect(NOTHING_ALLOWED.refusal(address)).toBeUndefined();
+    for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8", "2002:808:808::1", "64:ff9b::808:808"]) {
+      expect({ address, refusal: NOTHING_ALLOWED.refusal(address) }).toEqual({ address, refusal: undefined });
+    }
+    expect(NOTHING_ALLOWED.refusal("2002:7f00:1::")).toMatch(/6to4 address of a loopback/);
+    expect(LOOPBACK.refusal("::ffff:127.0.0.1")).toBeUndefined();
     expect(LOOPBACK.refusal("127.0.0.1")).toBeUndefined();
     expect(LOOPBACK.refusal("::1")).toBeUndefined();
     expect(LOOPBACK.refusal("10.0.0.1")).toBeDefined();
