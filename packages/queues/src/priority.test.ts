@@ -28,6 +28,7 @@ test("which work is background", async () => {
   expect(isBackground({ subjectType: "turn", payload: { background: true } })).toBe(true);
   expect(isBackground({ subjectType: "turn", payload: {} })).toBe(false);
   expect(isBackground({ subjectType: "fact_write", payload: null })).toBe(false);
+  expect(isBackground({ subjectType: "review", payload: {} })).toBe(true);
 });
 
 test("interactive work runs while background work holds every background slot", async () => {
@@ -117,6 +118,50 @@ test("the outbox relay gives truth maintenance the class of the commit that wrot
     const tm = await db.workItem.findFirstOrThrow({ where: { queue: "truth_maintenance", subjectId } });
     expect([kind, isBackground(tm)]).toEqual([kind, kind !== "interactive"]);
     const lane = kind === "interactive" ? queues : queues.background;
-    expect([kind, await lane.truth_maintenance.getJobState(jobIdFor(tm.id))]).toEqual([kind, "waiting"]);
+    // Background jobs all carry their context's fair-share priority (fair-share.ts): BullMQ holds them as prioritized.
+    const state = kind === "interactive" ? "waiting" : "prioritized";
+    expect([kind, await lane.truth_maintenance.getJobState(jobIdFor(tm.id))]).toEqual([kind, state]);
   }
+});
+
+test("contexts take turns in the background lane: one context's backlog does not hold back another's job", async () => {
+  const busy = randomUUID();
+  const quiet = randomUUID();
+  const item = (contextId: string) =>
+    ensureWorkItem(db, { contextId, queue: "extract_assertions", subjectType: "turn", subjectId: randomUUID(), traceId: TRACE, background: true });
+  const backlog: { id: string }[] = [];
+  for (let i = 0; i < 12; i++) backlog.push(await item(busy));
+  const other = [await item(quiet), await item(quiet)];
+  for (const queued of [...backlog, ...other]) await enqueueWorkItem(queues, queued);
+
+  const order: string[] = [];
+  const worker = createStageWorker({
+    queue: "extract_assertions",
+    lane: "background",
+    process: async ({ item: running }) => {
+      order.push(running.id);
+      return { status: "succeeded" };
+    },
+    db,
+    queues,
+    connection,
+    prefix,
+    logger,
+    wallBudgetMs: 30_000,
+    concurrency: 1,
+  });
+  try {
+    await waitFor(async () => order.length === 14, { what: "every background job" });
+  } finally {
+    await worker.close();
+  }
+  // Added after twelve of the busy context's jobs, the quiet context's two run first and second of their
+  // rank: round robin, not first come first served. Each context's own jobs keep their order.
+  const position = (id: string) => order.indexOf(id);
+  expect(position(other[0]!.id)).toBeLessThanOrEqual(1);
+  expect(position(other[1]!.id)).toBeLessThanOrEqual(3);
+  expect(order.filter((id) => backlog.some((b) => b.id === id))).toEqual(backlog.map((b) => b.id));
+  expect(order.filter((id) => other.some((b) => b.id === id))).toEqual(other.map((b) => b.id));
+  // Every started job was taken off its context's count: both counts are gone.
+  expect(await connection.keys(`${prefix}:extract_assertions_background:fair:*`)).toEqual([]);
 });

@@ -5,7 +5,9 @@
 // slots interactive work runs in. Background work is documents, windows, turns posted with `wait: false` or
 // in a batch, and every later stage of those; whether an item is background travels on its work item's
 // payload from stage to stage (`background: true`), so a retry or the sweeper re-enqueues it in its lane.
-// Within a lane the order is first in, first out.
+// Review commits (approvals, one by one or in bulk, and those an import brings) are background too: nobody waits
+// on them, and a bulk approval must not hold the slots another tenant's turns run in. Within the background lane
+// contexts take turns (fair-share.ts); within a context, and in the interactive lane, first in, first out.
 import type { Prisma } from "@recall/db";
 import { extractionMode } from "./extraction-mode";
 import type { QueueName } from "./registry";
@@ -19,7 +21,7 @@ export interface PriorityItem {
 }
 
 export function isBackground(item: PriorityItem): boolean {
-  if (item.subjectType === "document" || item.subjectType === "window") return true;
+  if (item.subjectType === "document" || item.subjectType === "window" || item.subjectType === "review") return true;
   const payload = item.payload ?? null;
   return (payload as Record<string, unknown> | null)?.["background"] === true || extractionMode({ payload }) === "windowed";
 }

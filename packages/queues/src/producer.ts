@@ -2,6 +2,7 @@
 import { Queue } from "bullmq";
 import type { RedisConnection } from "./connection";
 import { SpanKind, injectTraceContext, withSpan, withTraceContext, type Logger, type TraceCarrier } from "@recall/telemetry";
+import { fairPriority } from "./fair-share";
 import { LANES, laneOf, laneQueueName, type Lane, type PriorityItem } from "./priority";
 import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from "./registry";
 
@@ -17,7 +18,7 @@ type StageQueues = Record<QueueName, Queue<StagePayload>>;
 const READY_BEFORE_CLOSE_MS = 2_000;
 
 /** Each stage's interactive lane by its name, and its background lane under `background` (priority.ts). */
-export type QueueSet = StageQueues & { background: StageQueues; close(): Promise<void> };
+export type QueueSet = StageQueues & { background: StageQueues; connection: RedisConnection; prefix: string; close(): Promise<void> };
 
 export function createQueues({ connection, prefix, logger }: QueueSetOptions): QueueSet {
   const lanes = {} as Record<Lane, StageQueues>;
@@ -39,6 +40,8 @@ export function createQueues({ connection, prefix, logger }: QueueSetOptions): Q
   const all = LANES.flatMap((lane) => QUEUE_NAMES.map((name) => lanes[lane][name]));
   return Object.assign(lanes.interactive, {
     background: lanes.background,
+    connection,
+    prefix,
     async close() {
       // A queue closed while its connection still initialises drops its listeners, and the initialisation failing
       // later (the shared connection disconnected next) is an 'error' nobody hears, which throws: a process refused
@@ -100,7 +103,7 @@ export interface EnqueueTarget {
  * (the sweeper and retries join the input's own); by default it is the active one. The job id
  * derives from the work item id, so a repeat is a no-op. `delayMs` holds it back (a window
  * lingering for more turns; promoteWorkItem releases it early). Background work goes to its
- * stage's background lane (priority.ts).
+ * stage's background lane (priority.ts), ranked by its context's fair share (fair-share.ts).
  */
 export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, trace?: TraceCarrier, delayMs = 0): Promise<void> {
   const queue = item.queue as QueueName;
@@ -125,8 +128,13 @@ export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, tra
           subjectId: item.subjectId,
           trace: injectTraceContext(),
         });
-        await laneQueue(queues, queue, laneOf(item)).add(queue, payload, {
+        const lane = laneOf(item);
+        const target = laneQueue(queues, queue, lane);
+        // Every background job has a priority (BullMQ runs jobs without one first): its context's fair share.
+        const priority = lane === "background" ? await fairShareOf(queues, target, item.contextId) : undefined;
+        await target.add(queue, payload, {
           jobId,
+          ...(priority ? { priority } : {}),
           ...(delayMs > 0 ? { delay: delayMs } : {}),
           attempts: def.attempts,
           backoff: { type: "recall" },
@@ -137,6 +145,13 @@ export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, tra
       SpanKind.PRODUCER,
     );
   await (trace ? withTraceContext(trace, publish) : publish());
+}
+
+/** A background job's priority: its context's fair share of the lane (fair-share.ts). */
+async function fairShareOf(queues: QueueSet, lane: Queue<StagePayload>, contextId: string): Promise<number> {
+  // The shared connection queues no commands while it connects: the queue's own add waits for it the same way.
+  await lane.waitUntilReady();
+  return fairPriority({ connection: queues.connection, prefix: queues.prefix, name: lane.name }, contextId);
 }
 
 /** Runs a delayed job now (a no-op when it is not delayed any more). */

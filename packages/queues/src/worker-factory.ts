@@ -23,6 +23,7 @@ import {
 import { OutageBackoff, runThroughOutages } from "./database-outage";
 import { HandBackError, WorkTimeoutError, classifyError, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
+import { fairShareStarted } from "./fair-share";
 import { laneQueueName, type Lane } from "./priority";
 import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
@@ -147,6 +148,11 @@ async function runJob(options: StageWorkerOptions, delivery: Delivery): Promise<
   const parsed = QUEUES[options.queue].payload.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`invalid payload: ${parsed.error.message}`);
   const payload = parsed.data;
+  // A retry or a stalled job starting again was counted once, when it was added.
+  if (options.lane === "background" && job.attemptsStarted <= 1) {
+    const { connection, prefix, queue } = options;
+    await fairShareStarted({ connection, prefix, name: laneQueueName(queue, "background") }, payload.contextId);
+  }
   return withTraceContext(payload.trace, () =>
     withSpan(
       `process ${options.queue}`,

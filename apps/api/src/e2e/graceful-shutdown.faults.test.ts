@@ -142,9 +142,10 @@ test("worker: SIGTERM lets a stage that finishes in time finish, hands back one 
   const item = await workItem("extract_assertions", stuckDoc);
   expect(item.status).toBe("queued");
   expect(item.error_message).toMatch(/^abandoned: handed back at shutdown/);
-  // A document is background work: its job waits in its stage's background lane (packages/queues/src/priority.ts).
+  // A document is background work: its job waits in its stage's background lane (packages/queues/src/priority.ts),
+  // ranked by its context's fair share (fair-share.ts), so BullMQ holds it as prioritized.
   const job = await service.queues.background.extract_assertions.getJob(`wi-${item.id}`);
-  expect(await job!.getState()).toBe("waiting");
+  expect(await job!.getState()).toBe("prioritized");
   expect(job!.attemptsMade).toBe(0);
 
   // The next worker runs the handed-back stage once more and the rest of both pipelines.
