@@ -46,21 +46,9 @@ test("interactive work runs while background work holds every background slot", 
   const order: string[] = [];
   // One slot per lane, as a worker process has its own for each; background jobs block until released.
   const workers = (["interactive", "background"] as const).map((lane) =>
-    createStageWorker({
-      queue: "extract_assertions",
-      lane,
-      process: async ({ item }) => {
-        order.push(item.id);
-        if (lane === "background") await held;
-        return { status: "succeeded" };
-      },
-      db,
-      queues,
-      connection,
-      prefix,
-      logger,
-      wallBudgetMs: 30_000,
-      concurrency: 1,
+    oneSlotWorker(lane, async (id) => {
+      order.push(id);
+      if (lane === "background") await held;
     }),
   );
   try {
@@ -78,6 +66,25 @@ test("interactive work runs while background work holds every background slot", 
   }
   expect(order.filter((id) => background.some((b) => b.id === id))).toEqual(background.map((i) => i.id));
 });
+
+/** An extract_assertions worker of one lane with one slot, as a worker process has its own for each lane. */
+function oneSlotWorker(lane: "interactive" | "background", run: (itemId: string) => Promise<void>) {
+  return createStageWorker({
+    queue: "extract_assertions",
+    lane,
+    process: async ({ item }) => {
+      await run(item.id);
+      return { status: "succeeded" };
+    },
+    db,
+    queues,
+    connection,
+    prefix,
+    logger,
+    wallBudgetMs: 30_000,
+    concurrency: 1,
+  });
+}
 
 async function settledIds(items: { id: string }[]): Promise<number> {
   return db.workItem.count({ where: { id: { in: items.map((i) => i.id) }, status: "succeeded" } });
@@ -128,27 +135,22 @@ test("contexts take turns in the background lane: one context's backlog does not
   const busy = randomUUID();
   const quiet = randomUUID();
   const item = (contextId: string) =>
-    ensureWorkItem(db, { contextId, queue: "extract_assertions", subjectType: "turn", subjectId: randomUUID(), traceId: TRACE, background: true });
+    ensureWorkItem(db, {
+      contextId,
+      queue: "extract_assertions",
+      subjectType: "turn",
+      subjectId: randomUUID(),
+      traceId: TRACE,
+      background: true,
+    });
   const backlog: { id: string }[] = [];
   for (let i = 0; i < 12; i++) backlog.push(await item(busy));
   const other = [await item(quiet), await item(quiet)];
   for (const queued of [...backlog, ...other]) await enqueueWorkItem(queues, queued);
 
   const order: string[] = [];
-  const worker = createStageWorker({
-    queue: "extract_assertions",
-    lane: "background",
-    process: async ({ item: running }) => {
-      order.push(running.id);
-      return { status: "succeeded" };
-    },
-    db,
-    queues,
-    connection,
-    prefix,
-    logger,
-    wallBudgetMs: 30_000,
-    concurrency: 1,
+  const worker = oneSlotWorker("background", async (id) => {
+    order.push(id);
   });
   try {
     await waitFor(async () => order.length === 14, { what: "every background job" });
