@@ -143,7 +143,7 @@ test("contexts take turns in the background lane: one context's backlog does not
       traceId: TRACE,
       background: true,
     });
-  const backlog: { id: string }[] = [];
+  const backlog: Awaited<ReturnType<typeof item>>[] = [];
   for (let i = 0; i < 12; i++) backlog.push(await item(busy));
   const other = [await item(quiet), await item(quiet)];
   for (const queued of [...backlog, ...other]) await enqueueWorkItem(queues, queued);
