@@ -4,7 +4,8 @@ import type { TraceCarrier } from "@recall/telemetry";
 import { isRedisUnavailable } from "./connection";
 import { itemTrace } from "./item-trace";
 import { enqueueWorkItem, findJob, type EnqueueTarget, type QueueSet } from "./producer";
-import { isQueueName } from "./registry";
+import { laneOf, laneQueueName } from "./priority";
+import { isQueueName, type QueueName } from "./registry";
 import { resetToQueued } from "./work-state";
 
 export class NotRetryableError extends Error {
@@ -24,12 +25,13 @@ export async function retryWorkItem(
   queues: QueueSet,
   item: WorkItem,
   from: readonly WorkStatus[] = RETRYABLE_STATUSES,
+  options: { background?: boolean } = {},
 ): Promise<WorkItem> {
   if (!from.includes(item.status)) {
     throw new NotRetryableError(`work item is ${item.status}; only failed, dead or cancelled work can be retried`);
   }
   if (!isQueueName(item.queue)) throw new NotRetryableError(`unknown queue ${item.queue}`);
-  const updated = await resetToQueued(db, item.id, item.status);
+  const updated = await resetToQueued(db, item.id, item.status, options);
   if (!updated) throw new NotRetryableError("work item changed while being retried; read it again");
   try {
     await requeueWorkItem(queues, updated, itemTrace(updated));
@@ -42,11 +44,13 @@ export async function retryWorkItem(
 
 /**
  * Retries the item's kept failed BullMQ job, or adds it again under the same job id (a finished
- * job is removed first: a kept job id would make the add a no-op).
+ * job, or one kept in the other lane than the item's now, is removed first: a kept job id would
+ * make the add a no-op).
  */
 export async function requeueWorkItem(queues: QueueSet, item: EnqueueTarget, trace?: TraceCarrier): Promise<void> {
   const job = await findJob(queues, item);
-  if (job && (await job.isFailed())) {
+  const ownLane = job?.queueName === laneQueueName(item.queue as QueueName, laneOf(item));
+  if (job && ownLane && (await job.isFailed())) {
     await job.retry("failed", { resetAttemptsMade: true });
   } else {
     if (job) await job.remove().catch(() => undefined);

@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { waitFor } from "@recall/test-support";
 import { WorkError } from "./errors";
+import { isBackground } from "./priority";
 import { enqueueWorkItem } from "./producer";
 import { jobIdFor } from "./registry";
 import { NotRetryableError } from "./retry";
@@ -109,6 +110,11 @@ test("retry-many counts in a dry run, then retries only what the filter matches"
   );
   for (const item of items.slice(0, 2)) {
     await waitFor(async () => (await db.workItem.findFirst({ where: { id: item.id, status: "dead", attempts: 2 } })) ?? undefined);
+    // Nobody waits on a bulk retry: it ran in the background lane (where contexts take turns), and says so.
+    const retried = await db.workItem.findUniqueOrThrow({ where: { id: item.id } });
+    expect(isBackground(retried)).toBe(true);
+    expect(await queues.background.truth_maintenance.getJob(jobIdFor(item.id))).toBeDefined();
+    expect(await queues.truth_maintenance.getJob(jobIdFor(item.id))).toBeUndefined();
   }
   expect((await db.workItem.findUniqueOrThrow({ where: { id: items[2]!.id } })).attempts).toBe(1);
   const page = await service().list({ statuses: ["dead"], queues: ["truth_maintenance"] }, { limit: 2 });

@@ -101,12 +101,13 @@ export class WorkItemService {
    * Runs the item again from its kept input. Finished stages before it are reused; with
    * `from: "extract"` the subject's extraction runs again, and every later stage after it.
    */
-  async retry(id: string, options: { contextId?: string; from?: RetryFrom } = {}): Promise<WorkItem> {
+  async retry(id: string, options: { contextId?: string; from?: RetryFrom; background?: boolean } = {}): Promise<WorkItem> {
     const item = await this.require(id, options.contextId);
+    const lane = { background: options.background };
     return withSpan("work_item retry", { "recall.work_item_id": item.id, "recall.queue": item.queue }, () =>
       options.from === "extract" && item.queue !== "extract_assertions"
-        ? this.reExtract(item)
-        : retryWorkItem(this.deps.db, this.deps.queues, item),
+        ? this.reExtract(item, lane)
+        : retryWorkItem(this.deps.db, this.deps.queues, item, RETRYABLE_STATUSES, lane),
     );
   }
 
@@ -121,7 +122,8 @@ export class WorkItemService {
     const items = await this.deps.db.workItem.findMany({ where, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: this.maxBatch });
     for (const item of items) {
       try {
-        report.retried.push(await this.retry(item.id, { from: options.from }));
+        // Nobody waits on a bulk retry: it runs in the background lane, where contexts take turns.
+        report.retried.push(await this.retry(item.id, { from: options.from, background: true }));
       } catch (err) {
         if (!(err instanceof NotRetryableError)) throw err;
         report.skipped.push({ workItemId: item.id, reason: err.message });
@@ -146,7 +148,7 @@ export class WorkItemService {
   }
 
   /** Extraction again on purpose: only while nothing of the subject was committed (a commit is never redone). */
-  private async reExtract(item: WorkItem): Promise<WorkItem> {
+  private async reExtract(item: WorkItem, lane: { background?: boolean }): Promise<WorkItem> {
     const { db } = this.deps;
     const subject = { subjectType: item.subjectType, subjectId: item.subjectId };
     const stages = await db.workItem.findMany({ where: subject });
@@ -159,7 +161,7 @@ export class WorkItemService {
       throw new NotRetryableError("a stage of this subject is running or queued; wait for it or cancel it first");
     }
     // Later stages run again when extraction hands them new candidates (see worker-factory's ensureNext).
-    return retryWorkItem(db, this.deps.queues, extract, [...RETRYABLE_STATUSES, "succeeded"]);
+    return retryWorkItem(db, this.deps.queues, extract, [...RETRYABLE_STATUSES, "succeeded"], lane);
   }
 
   private async require(id: string, contextId?: string): Promise<WorkItem> {

@@ -6,9 +6,17 @@ import type { DbOrTx, WorkItem, WorkStatus } from "@recall/db";
 import { itemColumns } from "./item-row";
 
 /** Queued again from `from` (its error cleared); undefined when it is no longer `from`. */
-export async function resetToQueued(db: DbOrTx, workItemId: string, from: WorkStatus): Promise<WorkItem | undefined> {
+export async function resetToQueued(
+  db: DbOrTx,
+  workItemId: string,
+  from: WorkStatus,
+  options: { background?: boolean } = {},
+): Promise<WorkItem | undefined> {
+  // A bulk retry is work nobody waits on: it moves to the background lane, for this stage and the ones after it.
+  const background = options.background ? { background: true } : {};
   const [row] = await db.$queryRaw<WorkItem[]>`
-    UPDATE work_items w SET status = 'queued', error_class = NULL, error_message = NULL, finished_at = NULL
+    UPDATE work_items w SET status = 'queued', error_class = NULL, error_message = NULL, finished_at = NULL,
+      payload = CASE WHEN jsonb_typeof(w.payload) = 'object' THEN w.payload || ${JSON.stringify(background)}::jsonb ELSE w.payload END
     WHERE id = ${workItemId}::uuid AND status = ${from}::"WorkStatus"
     RETURNING ${itemColumns("w")}`;
   return row;
