@@ -8,7 +8,7 @@ import { Problem } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import { PortabilityService } from "../services/portability.service";
-import { importLines, IMPORT_MEDIA_TYPES } from "./import-body";
+import { importLineCap, importLines, IMPORT_MEDIA_TYPES } from "./import-body";
 
 const When = (what: string) =>
   z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with its offset" }).optional().describe(what);
@@ -36,6 +36,7 @@ const NdjsonSchema = {
 export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
   const portability = new PortabilityService(deps);
   const maxBytes = deps.config.RECALL_IMPORT_MAX_BYTES;
+  const maxLineBytes = importLineCap(maxBytes, deps.config.RECALL_DOCUMENT_MAX_BYTES);
   return [
     defineRoute({
       method: "get",
@@ -89,7 +90,7 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
         415: { description: "Not application/x-ndjson", schema: Problem, contentType: "application/problem+json" },
       },
       handle: async ({ params, req }) => {
-        const report = await portability.import(params.contextId, importLines(req, maxBytes));
+        const report = await portability.import(params.contextId, importLines(req, maxBytes, maxLineBytes));
         return { status: 200, body: { source_context_id: report.sourceContextId, lines: report.lines, counts: report.counts } };
       },
     }),
