@@ -31,7 +31,10 @@ test("lines split across chunks, CRLF and a last line without its newline come o
 
 test("a UTF-8 sequence split between chunks is joined; an invalid one is refused naming its line", async () => {
   const euro = Buffer.from("€");
-  expect(await collect([Buffer.concat([Buffer.from("1\n"), euro.subarray(0, 1)]), euro.subarray(1), Buffer.from("\n")])).toEqual(["1", "€"]);
+  expect(await collect([Buffer.concat([Buffer.from("1\n"), euro.subarray(0, 1)]), euro.subarray(1), Buffer.from("\n")])).toEqual([
+    "1",
+    "€",
+  ]);
   const bad = await refusal([Buffer.from('{"a":1}\n{"b":"'), Buffer.from([0xff, 0x22, 0x7d, 0x0a])], 1_000);
   expect([bad.line, bad.field]).toEqual([2, "line"]);
   expect(bad.message).toMatch(/UTF-8/);
