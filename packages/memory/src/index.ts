@@ -26,6 +26,7 @@ export { type RetractionReport, retractSource } from "./retraction/retraction";
 export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, type ExportFilters, KINDS as EXPORT_KINDS } from "./portability/export-format";
 export { EXPORT_SNAPSHOT_MAX_MS, type ExportCounts, exportContext } from "./portability/export";
 export { type ImportReport, ImportLineError, ImportTargetNotEmpty, importContext } from "./portability/import";
+export { REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./portability/import-references";
 export { normaliseScope, scopeFromQuery } from "./scope";
 export { DEFAULT_SINGLE_VALUED, applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
 export { type CommitSource, commitPlanned, planCommit } from "./write/commit";

@@ -8,7 +8,7 @@ import { Problem } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import { PortabilityService } from "../services/portability.service";
-import { importLines, IMPORT_MEDIA_TYPES } from "./import-body";
+import { importLineCap, importLines, IMPORT_MEDIA_TYPES } from "./import-body";
 
 const When = (what: string) =>
   z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with its offset" }).optional().describe(what);
@@ -36,6 +36,7 @@ const NdjsonSchema = {
 export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
   const portability = new PortabilityService(deps);
   const maxBytes = deps.config.RECALL_IMPORT_MAX_BYTES;
+  const maxLineBytes = importLineCap(maxBytes, deps.config.RECALL_DOCUMENT_MAX_BYTES);
   return [
     defineRoute({
       method: "get",
@@ -74,7 +75,7 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
       method: "post",
       path: "/import",
       summary: "Import an export into this context (empty, or the exported one): ids remapped, idempotent, streamed",
-      description: `Reads an NDJSON export line by line and writes it in batches; no model is called and no extraction runs (the facts arrive committed, with their provenance). Every id is replaced by one derived from this context and the exported id, so importing the same export again creates nothing twice, and an import that stopped part-way finishes when run again. Into the exported context itself ids are kept (what is missing is restored). 400 naming the line and field of a line it refuses (lines before it are imported), or an unknown format version; 409 when the context holds memory from elsewhere; 413 past RECALL_IMPORT_MAX_BYTES (${maxBytes} bytes here).`,
+      description: `Reads an NDJSON export line by line and writes it in batches; no model is called and no extraction runs (the facts arrive committed, with their provenance). Every id is replaced by one derived from this context and the exported id, so importing the same export again creates nothing twice, and an import that stopped part-way finishes when run again. Into the exported context itself ids are kept (what is missing is restored), but never for a row of another context: a line naming one, as its id or as any reference, is refused and its batch is not written. 400 naming the line and field of a line it refuses (earlier batches are imported): such a line, one that is not UTF-8, nests deeper than 64 levels or is longer than ${maxLineBytes} bytes, or an unknown format version; 409 when the context holds memory from elsewhere; 413 past RECALL_IMPORT_MAX_BYTES (${maxBytes} bytes here).`,
       tags: ["portability"],
       params: z.object({ contextId: z.string() }),
       requestBody: Object.fromEntries(IMPORT_MEDIA_TYPES.map((t) => [t, NdjsonSchema])),
@@ -89,7 +90,7 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
         415: { description: "Not application/x-ndjson", schema: Problem, contentType: "application/problem+json" },
       },
       handle: async ({ params, req }) => {
-        const report = await portability.import(params.contextId, importLines(req, maxBytes));
+        const report = await portability.import(params.contextId, importLines(req, maxBytes, maxLineBytes));
         return { status: 200, body: { source_context_id: report.sourceContextId, lines: report.lines, counts: report.counts } };
       },
     }),

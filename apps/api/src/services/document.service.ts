@@ -65,7 +65,7 @@ export class DocumentService {
       if (same) return { document: same };
       const sourceId = input.source ? await upsertSource(tx, contextId, input.source) : undefined;
       if (sourceId) await lock(tx, `source|${sourceId}`);
-      const previous = sourceId && input.source?.external_id ? await latestVersion(tx, sourceId) : null;
+      const previous = sourceId && input.source?.external_id ? await latestVersion(tx, contextId, sourceId) : null;
       const document = await tx.document.create({
         data: {
           contextId,
@@ -120,8 +120,9 @@ async function findSame(tx: Tx, contextId: string, hash: string, scope: string[]
   return undefined;
 }
 
-async function latestVersion(tx: Tx, sourceId: string): Promise<Document | null> {
-  return tx.document.findFirst({ where: { sourceId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+/** The context is named too: a source id is never another context's, but a version chain must not cross one either. */
+async function latestVersion(tx: Tx, contextId: string, sourceId: string): Promise<Document | null> {
+  return tx.document.findFirst({ where: { contextId, sourceId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
 }
 
 async function upsertSource(tx: Tx, contextId: string, source: SourceInput): Promise<string> {

@@ -4,8 +4,9 @@
 // process keeps no map, and a second run (or the rest of a run that failed part-way) creates nothing twice. An
 // export imported into its own context keeps its ids: what is missing comes back, what is there stays.
 import { createHash } from "node:crypto";
-import { Prisma, type Db } from "@recall/db";
+import { Prisma, transaction, type Db, type Tx } from "@recall/db";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
+import { foreignReference, type IdSite } from "./import-references";
 
 /** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole). */
 export class ImportLineError extends Error {
@@ -35,7 +36,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Batch {
   spec: KindSpec;
-  firstLine: number;
+  /** Each row's line number (blank lines are counted, not batched). */
+  lines: number[];
   rows: Record<string, unknown>[];
   /** The lines' length: a batch of long rows (documents, long quotes) is written before it reaches its row count. */
   chars: number;
@@ -77,8 +79,9 @@ export async function importContext(db: Db, contextId: string, lines: AsyncItera
     order = at;
     if (!batch || batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS || batch.chars >= BATCH_CHARS) {
       if (batch?.rows.length) await flush(db, contextId, batch, report);
-      batch = { spec, firstLine: n, rows: [], chars: 0 };
+      batch = { spec, lines: [], rows: [], chars: 0 };
     }
+    batch.lines.push(n);
     batch.rows.push(checkedRow(spec, row, n, remap));
     batch.chars += r.value.length;
   }
@@ -96,7 +99,12 @@ export async function importContext(db: Db, contextId: string, lines: AsyncItera
   return report;
 }
 
+/** As deep as JSON request bodies may nest (MAX_JSON_DEPTH in the API): no export line comes near it. */
+export const IMPORT_MAX_JSON_DEPTH = 64;
+
 function parseLine(text: string, n: number): Record<string, unknown> {
+  if (nestingExceeds(text, IMPORT_MAX_JSON_DEPTH))
+    throw new ImportLineError(n, "line", `nests objects or arrays deeper than ${IMPORT_MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -105,6 +113,23 @@ function parseLine(text: string, n: number): Record<string, unknown> {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ImportLineError(n, "line", "must be a JSON object");
   return value as Record<string, unknown>;
+}
+
+/** Brackets outside strings, counted char by char before JSON.parse: no recursion, whatever the depth. */
+function nestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }
 
 function parseHeader(text: string): string {
@@ -154,28 +179,55 @@ function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, rem
   return out;
 }
 
+/**
+ * One batch in one transaction: inserted, then every id it carries checked against other contexts' rows. A line
+ * naming one refuses the whole batch (rolled back: nothing of it is written) and names the line and field.
+ */
 async function flush(db: Db, contextId: string, batch: Batch, report: ImportReport): Promise<void> {
-  const { spec, rows, firstLine } = batch;
-  const json = JSON.stringify(rows.map((r) => (spec.owner === "context" ? { ...r, context_id: contextId } : r)));
-  const columns = spec.owner === "context" ? [...spec.columns, "context_id"] : [...spec.columns];
-  const list = Prisma.raw(columns.join(", "));
-  let created: number;
+  const { spec, rows, lines } = batch;
+  let outcome: { created: number } | { foreign: IdSite };
   try {
-    created = await db.$executeRaw`
-      INSERT INTO ${Prisma.raw(spec.table)} (${list})
-      SELECT ${list} FROM jsonb_populate_recordset(NULL::${Prisma.raw(spec.table)}, ${json}::jsonb)
-      ON CONFLICT DO NOTHING`;
+    outcome = await transaction(db, async (tx) => {
+      const created = await insertRows(tx, contextId, spec, rows);
+      const foreign = await foreignReference(tx, contextId, spec, rows);
+      if (foreign) throw new ForeignReference(foreign);
+      return { created };
+    });
   } catch (err) {
-    const lastLine = firstLine + rows.length - 1;
+    if (err instanceof ForeignReference) outcome = { foreign: err.site };
+    else {
+      const range = `lines ${lines[0]}–${lines[lines.length - 1]}`;
+      throw new ImportLineError(lines[0]!, spec.kind, `${range} (${spec.kind}) refused by the database: ${databaseMessage(err)}`);
+    }
+  }
+  if ("foreign" in outcome) {
+    const { row, column } = outcome.foreign;
     throw new ImportLineError(
-      firstLine,
-      spec.kind,
-      `lines ${firstLine}–${lastLine} (${spec.kind}) refused by the database: ${databaseMessage(err)}`,
+      lines[row]!,
+      fieldOf(spec, column),
+      "names a row that is not this context's: an import keeps an id only for a row of this context or one it creates",
     );
   }
   const c = (report.counts[spec.kind] ??= { read: 0, created: 0 });
   c.read += rows.length;
-  c.created += created;
+  c.created += outcome.created;
+}
+
+/** Thrown inside the batch's transaction so it rolls back; never leaves this module. */
+class ForeignReference extends Error {
+  constructor(readonly site: IdSite) {
+    super("a foreign reference");
+  }
+}
+
+function insertRows(tx: Tx, contextId: string, spec: KindSpec, rows: Record<string, unknown>[]): Promise<number> {
+  const json = JSON.stringify(rows.map((r) => (spec.owner === "context" ? { ...r, context_id: contextId } : r)));
+  const columns = spec.owner === "context" ? [...spec.columns, "context_id"] : [...spec.columns];
+  const list = Prisma.raw(columns.join(", "));
+  return tx.$executeRaw`
+    INSERT INTO ${Prisma.raw(spec.table)} (${list})
+    SELECT ${list} FROM jsonb_populate_recordset(NULL::${Prisma.raw(spec.table)}, ${json}::jsonb)
+    ON CONFLICT DO NOTHING`;
 }
 
 /** The driver's own message (`null value in column "content" …`, `invalid input syntax for type uuid`), which names the column. */

@@ -51,8 +51,8 @@ export async function readFacts(db: DbOrTx, filter: FactFilter): Promise<FactVie
   const rows = await db.$queryRaw<FactRow[]>(Prisma.sql`
     SELECT u.*, s.name AS subject_name, s.type AS subject_type, o.name AS object_name, o.type AS object_type
     FROM (${branch("attribute", filter)} UNION ALL ${branch("relation", filter)}) u
-    JOIN entities s ON s.id = u.subject_id
-    LEFT JOIN entities o ON o.id = u.object_id
+    JOIN entities s ON s.id = u.subject_id AND s.context_id = ${filter.contextId}::uuid
+    LEFT JOIN entities o ON o.id = u.object_id AND o.context_id = ${filter.contextId}::uuid
     WHERE ${afterPosition(order, Prisma.raw("u.id"), filter.after)}
     ORDER BY ${order}, u.id
     ${filter.limit === undefined ? Prisma.empty : Prisma.sql`LIMIT ${filter.limit}`}`);

@@ -90,7 +90,7 @@ function attributesOf(input: ProfileInput, now: Date): Prisma.Sql {
 function relationsOf(input: ProfileInput, now: Date): Prisma.Sql {
   return Prisma.sql`COALESCE((SELECT json_agg(json_build_object('id', f.id, 'predicate', f.predicate,
       'object', json_build_object('id', o.id, 'name', o.name, 'type', o.type), ${timing}) ORDER BY f.predicate, f.valid_from)
-    FROM relations f JOIN entities o ON o.id = f.object_id WHERE f.subject_id = p.id AND ${current(input, now, "relation")}), '[]'::json)`;
+    FROM relations f JOIN entities o ON o.id = f.object_id AND o.context_id = f.context_id WHERE f.subject_id = p.id AND ${current(input, now, "relation")}), '[]'::json)`;
 }
 
 function toProfileEntity(row: EntityRow): ProfileEntity {

@@ -49,7 +49,8 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
     whole: Prisma.sql`s.name || ' ' || replace(f.key, '_', ' ') || ' ' || f.value`,
     text: Prisma.sql`s.name || ' ' || f.key || ': ' || f.value`,
     link: factLink("f.entity_id"),
-    from: Prisma.sql`attributes f JOIN entities s ON s.id = f.entity_id JOIN assertions a ON a.id = f.assertion_id`,
+    from: Prisma.sql`attributes f JOIN entities s ON s.id = f.entity_id AND s.context_id = f.context_id
+      JOIN assertions a ON a.id = f.assertion_id AND a.context_id = f.context_id`,
     context: ownContext,
     scope: ownScope,
   },
@@ -58,8 +59,9 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
     whole: Prisma.sql`s.name || ' ' || replace(f.predicate, '_', ' ') || ' ' || o.name`,
     text: Prisma.sql`s.name || ' ' || f.predicate || ' ' || o.name`,
     link: factLink("f.subject_id"),
-    from: Prisma.sql`relations f JOIN entities s ON s.id = f.subject_id JOIN entities o ON o.id = f.object_id
-      JOIN assertions a ON a.id = f.assertion_id`,
+    from: Prisma.sql`relations f JOIN entities s ON s.id = f.subject_id AND s.context_id = f.context_id
+      JOIN entities o ON o.id = f.object_id AND o.context_id = f.context_id
+      JOIN assertions a ON a.id = f.assertion_id AND a.context_id = f.context_id`,
     context: ownContext,
     scope: ownScope,
   },

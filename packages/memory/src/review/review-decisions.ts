@@ -80,7 +80,7 @@ export async function decideReviews(
   const ids = [...new Set(decision.reviewIds)];
   const rows = await tx.$queryRaw<Locked[]>`
     SELECT r.id::text, r.status, r.candidate_id::text, r.subject_type, r.subject_id::text, c.kind::text AS kind, c.payload
-    FROM reviews r JOIN knowledge_candidates c ON c.id = r.candidate_id
+    FROM reviews r JOIN knowledge_candidates c ON c.id = r.candidate_id AND c.context_id = r.context_id
     WHERE r.context_id = ${decision.contextId}::uuid AND r.id = ANY(${ids}::uuid[])
     ORDER BY r.seq FOR UPDATE OF r`;
   const found = new Set(rows.map((r) => r.id));

@@ -21,7 +21,7 @@ export async function holdForReview(tx: Tx, source: HoldingCommit, candidateIds:
     INSERT INTO reviews (id, context_id, candidate_id, subject_type, subject_id, session_id, kind, memory_category)
     SELECT gen_random_uuid(), c.context_id, c.id, c.subject_type, c.subject_id, t.session_id, c.kind,
       CASE WHEN c.kind IN ('entity', 'attribute', 'relation') THEN (c.payload->>'memory_category')::"MemoryCategory" END
-    FROM knowledge_candidates c LEFT JOIN turns t ON t.id = c.turn_id
+    FROM knowledge_candidates c LEFT JOIN turns t ON t.id = c.turn_id AND t.context_id = c.context_id
     WHERE c.id = ANY(${ids}::uuid[])
     ORDER BY c.ordinal
     ON CONFLICT (candidate_id) DO NOTHING

@@ -79,8 +79,10 @@ const COLUMNS = Prisma.raw(`r.id::text, r.seq, r.status, r.kind::text AS kind, r
   c.payload, r.subject_type, r.subject_id::text, r.session_id::text, c.document_node_id::text, n.start_byte AS node_start,
   r.edit, r.note, r.created_at, r.decided_at, r.committed_at`);
 
-const FROM = Prisma.raw(`reviews r JOIN knowledge_candidates c ON c.id = r.candidate_id
-  LEFT JOIN document_nodes n ON n.id = c.document_node_id`);
+// Each join also requires the review's context: a row of another context is never read through a reference.
+const FROM = Prisma.raw(`reviews r JOIN knowledge_candidates c ON c.id = r.candidate_id AND c.context_id = r.context_id
+  LEFT JOIN LATERAL (SELECT n.start_byte FROM document_nodes n JOIN documents d ON d.id = n.document_id
+    WHERE n.id = c.document_node_id AND d.context_id = r.context_id) n ON TRUE`);
 
 export async function listReviews(db: Db, filter: ReviewFilter, page: { after?: ListPosition; limit: number }): Promise<Page<ReviewView>> {
   const after = page.after ? Prisma.sql`AND r.seq > ${Number(page.after.k)}` : Prisma.empty;

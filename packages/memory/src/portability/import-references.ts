@@ -1,0 +1,142 @@
+// Which rows an import line's ids name, and the check that none of them is another context's (issue 29). An
+// import keeps ids when it restores a context's own export, so a line could otherwise name, as its own id or as a
+// reference, a row of any context whose ids the importer learnt (provenance, webhooks, status URLs). Ids are uuids,
+// unique across tables, so a value found with another context_id in any table its column can point at is refused.
+import { Prisma, type Tx } from "@recall/db";
+import type { KindSpec } from "./export-format";
+
+/** A table whose `id` the column holds, or `table.column` for a unique key without context_id the row would collide on. */
+type Target = string;
+
+const INPUTS = ["turns", "documents", "fact_writes"];
+const FACTS = ["attributes", "relations"];
+
+/**
+ * Per kind, per id column: the tables it can name. A column naming rows of several kinds (a subject, a source)
+ * lists them all. The line's own `id` is checked against its own table (a row kept there would answer created: 0).
+ * Unique keys without context_id are listed too: ON CONFLICT DO NOTHING would skip a row that collides with
+ * another context's on them.
+ */
+export const REFERENCE_TARGETS: Readonly<Record<string, Readonly<Record<string, readonly Target[]>>>> = {
+  session: {},
+  turn: { session_id: ["sessions"] },
+  fact_write: {},
+  source: {},
+  document: { source_id: ["sources"], previous_version_id: ["documents"] },
+  document_node: { document_id: ["documents"] },
+  candidate: {
+    work_item_id: ["work_items", "knowledge_candidates.work_item_id"],
+    subject_id: [...INPUTS, "extraction_windows", "sessions"],
+    document_node_id: ["document_nodes"],
+    turn_id: ["turns"],
+  },
+  review: {
+    candidate_id: ["knowledge_candidates", "reviews.candidate_id"],
+    subject_id: [...INPUTS, "extraction_windows", "sessions"],
+    session_id: ["sessions"],
+  },
+  entity: {},
+  entity_mention: {
+    entity_id: ["entities"],
+    candidate_id: ["knowledge_candidates", "entity_mentions.candidate_id"],
+    turn_id: ["turns"],
+    document_id: ["documents"],
+    fact_write_id: ["fact_writes"],
+  },
+  assertion: {
+    candidate_id: ["knowledge_candidates", "assertions.candidate_id"],
+    subject_entity_id: ["entities"],
+    object_entity_id: ["entities"],
+    turn_id: ["turns"],
+    document_id: ["documents"],
+    document_node_id: ["document_nodes"],
+    fact_write_id: ["fact_writes"],
+  },
+  attribute: { entity_id: ["entities"], assertion_id: ["assertions", "attributes.assertion_id"], superseded_by: ["attributes"] },
+  relation: {
+    subject_id: ["entities"],
+    object_id: ["entities"],
+    assertion_id: ["assertions", "relations.assertion_id"],
+    superseded_by: ["relations"],
+  },
+  supersession: { older_id: FACTS, newer_id: FACTS },
+  instruction: {
+    candidate_id: ["knowledge_candidates", "instructions.candidate_id"],
+    turn_id: ["turns"],
+    document_id: ["documents"],
+    fact_write_id: ["fact_writes"],
+    revoked_by: INPUTS,
+  },
+  uncertainty: {
+    candidate_id: ["knowledge_candidates", "uncertainties.candidate_id"],
+    entity_id: ["entities"],
+    turn_id: ["turns"],
+    document_id: ["documents"],
+    fact_write_id: ["fact_writes"],
+    resolved_by: ["assertions"],
+    fact_ids: FACTS,
+  },
+  retraction: { source_id: [...INPUTS, "sessions", "sources"] },
+};
+
+/** The tables a column of a kind's line can name. */
+export function targetsOf(spec: KindSpec, column: string): readonly Target[] {
+  if (column === "id") return [spec.table];
+  const targets = REFERENCE_TARGETS[spec.kind]?.[column];
+  if (!targets) throw new Error(`no reference targets declared for ${spec.kind}.${column}`);
+  return targets;
+}
+
+/** Where in a batch an id sits: the row's index and the column. */
+export interface IdSite {
+  row: number;
+  column: string;
+}
+
+/**
+ * The first (row, column) of the batch holding an id that names another context's row, or undefined. Run in the
+ * transaction that wrote the batch, after the insert: a row another context inserted first under one of these ids
+ * is committed by then (the insert waited on its key), and one it inserts later conflicts with ours.
+ */
+export async function foreignReference(
+  tx: Tx,
+  contextId: string,
+  spec: KindSpec,
+  rows: readonly Record<string, unknown>[],
+): Promise<IdSite | undefined> {
+  const byTarget = new Map<Target, Set<string>>();
+  const sites: { site: IdSite; ids: string[]; targets: readonly Target[] }[] = [];
+  rows.forEach((row, index) => {
+    for (const column of [...spec.ids, ...(spec.idLists ?? [])]) {
+      const value = row[column];
+      const ids = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string");
+      if (ids.length === 0) continue;
+      const targets = targetsOf(spec, column);
+      sites.push({ site: { row: index, column }, ids, targets });
+      for (const target of targets) {
+        const set = byTarget.get(target) ?? new Set<string>();
+        for (const id of ids) set.add(id);
+        byTarget.set(target, set);
+      }
+    }
+  });
+  if (byTarget.size === 0) return undefined;
+  const found = await tx.$queryRaw<{ target: string; id: string }[]>`${Prisma.join(
+    [...byTarget].map(([target, ids]) => foreignRows(target, contextId, [...ids])),
+    " UNION ALL ",
+  )}`;
+  if (found.length === 0) return undefined;
+  const foreign = new Set(found.map((f) => `${f.target}|${f.id}`));
+  return sites.find(({ ids, targets }) => targets.some((t) => ids.some((id) => foreign.has(`${t}|${id}`))))?.site;
+}
+
+/** Rows of `target` holding one of `ids` that belong to another context (a document node through its document). */
+function foreignRows(target: Target, contextId: string, ids: string[]): Prisma.Sql {
+  const [table, column = "id"] = target.split(".");
+  const label = Prisma.sql`${target}::text AS target`;
+  if (table === "document_nodes")
+    return Prisma.sql`(SELECT ${label}, n.id::text AS id FROM document_nodes n JOIN documents d ON d.id = n.document_id
+      WHERE n.id = ANY(${ids}::uuid[]) AND d.context_id <> ${contextId}::uuid)`;
+  return Prisma.sql`(SELECT ${label}, t.${Prisma.raw(column!)}::text AS id FROM ${Prisma.raw(table!)} t
+    WHERE t.${Prisma.raw(column!)} = ANY(${ids}::uuid[]) AND t.context_id <> ${contextId}::uuid)`;
+}
