@@ -3,6 +3,7 @@
 // the line and field, and afterwards both contexts export exactly what they did before: nothing of B is read,
 // changed or planted in A or B. Also the import edge cases: nesting, a line over the cap, bytes that are not UTF-8.
 import { randomUUID } from "node:crypto";
+import fc from "fast-check";
 import request from "supertest";
 import { EXPORT_KINDS, IMPORT_REFERENCE_TARGETS } from "@recall/memory";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
@@ -233,4 +234,78 @@ describe("edge cases are 400s naming the line, never 500s", () => {
     expect([res.status, res.body.errors[0].field]).toEqual([400, "line 2.line"]);
     expect(res.body.errors[0].message).toMatch(/UTF-8/);
   });
+});
+
+describe("fuzz: import lines of every kind, with B's ids, random ids, deep values, long values and bad bytes", () => {
+  /** Every id B's export shows, whatever column it is in: what a hostile tenant could have learnt. */
+  const foreignIds = () => [
+    ...new Set(
+      rowsOf(ctx.b.lines).flatMap((line) =>
+        Object.values(line)
+          .flatMap((v) => (Array.isArray(v) ? v : [v]))
+          .filter((v): v is string => typeof v === "string" && UUID.test(v)),
+      ),
+    ),
+  ];
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+  /** A value a field may be given: B's ids, fresh ids, A's own ids, scalars, nesting, a long string. */
+  const fieldValue = (theirs: string[], ours: string[]) =>
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...theirs) },
+      { weight: 2, arbitrary: fc.constantFrom(...theirs).map((id) => [id]) },
+      { weight: 1, arbitrary: fc.uuid() },
+      { weight: 1, arbitrary: fc.constantFrom(...ours) },
+      {
+        weight: 1,
+        arbitrary: fc.oneof(
+          fc.string(),
+          fc.integer(),
+          fc.constant(null),
+          fc.boolean(),
+          fc.date().map((d) => d.toISOString()),
+        ),
+      },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 300 }).map((depth) => JSON.parse(`${"[".repeat(depth)}${"]".repeat(depth)}`)) },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 20_000 }).map((n) => "é".repeat(n)) },
+    );
+
+  test("never a 5xx; every refusal names its line; nothing of B is read, changed or planted", async () => {
+    const before = rowsOf(await exportOf(ctx.b.api));
+    const theirs = foreignIds();
+    const ours = [...new Set(rowsOf(ctx.a.lines).map((l) => l.id as string))];
+    const kinds = EXPORT_KINDS.map((k) => k.kind).filter((kind) => first("a", kind));
+    const mutation = fc.record({
+      kind: fc.constantFrom(...kinds),
+      changes: fc.array(fc.tuple(fc.nat(), fieldValue(theirs, ours)), { minLength: 1, maxLength: 4 }),
+      freshId: fc.boolean(),
+      badByte: fc.boolean(),
+    });
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(mutation, async ({ kind, changes, freshId, badByte }) => {
+        const own = first("a", kind)!;
+        const fields = Object.keys(own).filter((f) => f !== "kind");
+        const line: Line = { ...own, ...(freshId ? { id: randomUUID() } : {}) };
+        for (const [at, value] of changes) line[fields[at % fields.length]!] = value;
+        const text = ownImport(line);
+        const body = badByte
+          ? Buffer.concat([Buffer.from(text.slice(0, text.length - 16)), Buffer.from([0xc3]), Buffer.from(text.slice(-16))])
+          : text;
+        const res = await importInto(ctx.a.handle, body);
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        expect(res.status).toBeLessThan(500);
+        if (res.status === 400) expect(res.body.errors[0].field).toMatch(/^line \d+\./);
+        expect(JSON.stringify(res.body)).not.toContain("Berta");
+      }),
+      { numRuns: 300 },
+    );
+    // The fuzz reached both outcomes: refusals, and lines A could keep.
+    expect(statuses.get(400)).toBeGreaterThan(0);
+    expect(statuses.get(200)).toBeGreaterThan(0);
+    expect(rowsOf(await exportOf(ctx.b.api))).toEqual(before);
+    const seenByA = JSON.stringify([(await ctx.a.api.get("/reviews?limit=100")).body, (await ctx.a.api.post("/state", {})).body]);
+    expect(seenByA).not.toContain("Berta");
+    expect(JSON.stringify((await exportOf(ctx.a.api)).filter((l) => l.kind !== "header"))).not.toContain("Berta");
+  }, 240_000);
 });
