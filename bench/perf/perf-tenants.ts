@@ -1,0 +1,108 @@
+// pnpm bench, section `tenants`: one tenant's bulk work beside another tenant's interactive turns. Reported against
+// the other tenant's turn p50 before the bulk work (same run; goal ≤ 3× in both cases):
+//   - four bulk-approves of 500 reviews at once (BENCH_TENANTS_REVIEWS, 2,000 held reviews): review commits run in
+//     the background lane, where contexts take turns (packages/queues/src/fair-share.ts);
+//   - a BENCH_TENANTS_IMPORT_MB (50) MB import body of one line, sent again and again (the API refuses it as soon as
+//     the line passes its cap, and reads the lines in linear time).
+import { performance } from "node:perf_hooks";
+import pg from "pg";
+import { ADMIN, type Cluster } from "./perf-cluster";
+import { benchTurns, call, concurrently, cycle, fmt, newContext, newSession, percentiles, postTurn, type Api } from "./perf-client";
+import { withCluster } from "./perf-sections";
+
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/** The other tenant's turns, one after another, while `busy()` says the bulk work goes on (at least `min`). */
+async function turnsWhile(other: Api, session: string, busy: () => Promise<boolean>, min = 20): Promise<number[]> {
+  const turns = cycle(benchTurns("any"), 5_000);
+  const times: number[] = [];
+  for (let i = 0; i < min || (await busy()); i++) times.push((await postTurn(other, session, turns[i % turns.length]!)).ms);
+  return times;
+}
+
+async function reviewCounts(db: pg.Client, contextId: string): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ status: string; n: string }>(
+    "SELECT status::text, count(*) AS n FROM reviews WHERE context_id = $1::uuid GROUP BY status",
+    [contextId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** A context whose extracted candidates wait for review, filled until it holds `target` pending reviews. */
+async function heldReviews(cluster: Cluster, db: pg.Client, target: number): Promise<Api> {
+  const held = await newContext(cluster.baseUrl, ADMIN);
+  const config = await fetch(`${cluster.baseUrl}/api/v1/contexts/${held.contextId}/config`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+    body: JSON.stringify({ review: "required" }),
+  });
+  if (config.status !== 200) throw new Error(`config: ${config.status}`);
+  const session = await newSession(held);
+  for (let round = 0; ((await reviewCounts(db, held.contextId)).pending ?? 0) < target; round++) {
+    const people = Array.from({ length: 100 }, (_, i) => `${round * 100 + i}`);
+    await concurrently(people, 8, async (n) => {
+      await postTurn(held, session, { text: `I'm Quill${n} Marsh, CTO at Norvane${n}. I live in Harbor${n}.`, speaker: `Quill${n}` });
+    });
+  }
+  return held;
+}
+
+export async function tenantsSection(): Promise<void> {
+  const reviews = num("BENCH_TENANTS_REVIEWS", 2_000);
+  const importMb = num("BENCH_TENANTS_IMPORT_MB", 50);
+  const capMs = num("BENCH_TENANTS_CAP_MS", 300_000);
+  await withCluster(0, [""], {}, async (cluster, other) => {
+    const db = new pg.Client({ connectionString: cluster.databaseUrl });
+    await db.connect();
+    try {
+      const session = await newSession(other);
+      await turnsWhile(other, session, async () => false, 20);
+      const held = await heldReviews(cluster, db, reviews);
+      const pending = (await reviewCounts(db, held.contextId)).pending ?? 0;
+      console.log(`\n## tenants: another context's interactive turns beside one tenant's bulk work`);
+      const baseline = percentiles(await turnsWhile(other, session, async () => false, 60));
+
+      const started = performance.now();
+      const approvals = Promise.all([0, 1, 2, 3].map(() => call(held, "POST", "/reviews/bulk-approve", { filter: {}, limit: 500 })));
+      const committing = async () => {
+        const counts = await reviewCounts(db, held.contextId);
+        return (counts.pending ?? 0) + (counts.approved ?? 0) > 0 && performance.now() - started < capMs;
+      };
+      const during = percentiles(await turnsWhile(other, session, committing));
+      const answers = await approvals;
+      const seconds = (performance.now() - started) / 1_000;
+      const counts = await reviewCounts(db, held.contextId);
+      console.log(
+        `  4 x bulk-approve 500 (${pending} held; answers ${answers.map((a) => a.status).join(",")}): committed ${counts.committed ?? 0} in ${fmt(seconds)} s`,
+      );
+      console.log(
+        `  other context's turn p50: ${fmt(during.p50)} ms during | ${fmt(baseline.p50)} ms before | ${fmt(during.p50 / baseline.p50, 2)}x; p99 ${fmt(during.p99 / baseline.p99, 2)}x`,
+      );
+
+      const body = `{"kind":"header","x":"${"x".repeat(importMb * 1024 * 1024)}"}`;
+      let imports = 0;
+      let lastStatus = 0;
+      let sending = true;
+      const sender = (async () => {
+        while (sending) {
+          const res = await fetch(`${held.baseUrl}/api/v1/${held.contextId}/import`, {
+            method: "POST",
+            headers: { "api-key": held.apiKey, "content-type": "application/x-ndjson" },
+            body,
+          });
+          lastStatus = res.status;
+          await res.arrayBuffer();
+          imports++;
+        }
+      })();
+      const importing = percentiles(await turnsWhile(other, session, async () => imports < 5, 40));
+      sending = false;
+      await sender;
+      console.log(
+        `  ${importMb} MB one-line import x${imports} (answered ${lastStatus}): other context's turn p50 ${fmt(importing.p50)} ms | ${fmt(baseline.p50)} ms before | ${fmt(importing.p50 / baseline.p50, 2)}x`,
+      );
+    } finally {
+      await db.end();
+    }
+  });
+}
