@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from "@recall/db";
 import { isRedisUnavailable } from "@recall/queues";
 import { recordError, type Logger } from "@recall/telemetry";
 import { DomainError, type DomainErrorCode } from "../services/domain-error";
+import { closeAfterAnswer } from "./connection-close";
 
 export interface FieldError {
   field: string;
@@ -114,9 +115,7 @@ export function sendProblem(res: Response, err: AppError): void {
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    // Answered before its body was read (too large, unauthenticated, …): the connection is closed after the
-    // answer rather than kept alive, which would make Node read and discard the rest, however long it is.
-    if (!req.complete && !res.headersSent) res.setHeader("Connection", "close");
+    closeAfterAnswer(req, res);
     if (err instanceof AppError) return sendProblem(res, err);
     if (err instanceof DomainError) return sendProblem(res, fromDomain(err));
     if (err instanceof ZodError) return sendProblem(res, fromZod(err, "body"));
