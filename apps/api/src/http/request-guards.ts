@@ -84,7 +84,12 @@ export function cappedBody(req: Request, maxBytes: number, tooLarge: () => Error
       done(seen > maxBytes ? tooLarge() : null, chunk);
     },
   });
-  req.on("error", (err) => capped.destroy(err));
+  // A client that goes away mid-body is the request's fault, not the server's (400, logged as such).
+  const cutOff = () => {
+    if (!req.complete) capped.destroy(invalidBody("ended before all of it arrived"));
+  };
+  req.once("error", cutOff);
+  req.once("close", cutOff);
   return req.pipe(capped);
 }
 
