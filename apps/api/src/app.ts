@@ -5,10 +5,11 @@ import { httpTelemetry } from "./http/http-telemetry";
 import type { RouteGroup } from "./http/route-definition";
 import { mountGroup } from "./http/route-mount";
 import { idempotencyGuard } from "./idempotency/idempotency-options";
-import { jsonBody, rejectUnstorableText } from "./http/request-guards";
+import { boundedBody, rejectUnstorableText, type BodyCapOf } from "./http/request-guards";
 import { contextRoutes } from "./routes/contexts.routes";
 import { docsRoutes } from "./routes/docs.routes";
 import { documentRoutes } from "./routes/documents.routes";
+import { documentBodyLimit } from "./routes/document-upload";
 import { entityRoutes } from "./routes/entities.routes";
 import { factRoutes } from "./routes/facts.routes";
 import { healthRoutes } from "./routes/health.routes";
@@ -67,8 +68,20 @@ export interface AppOptions {
   extras?: [path: string, handler: express.RequestHandler][];
 }
 
-/** POST /api/v1/{context}/documents: the one route whose JSON body may exceed REQUEST_BODY_LIMIT_BYTES. */
+/** POST /api/v1/{context}/documents: the one route whose body may exceed REQUEST_BODY_LIMIT_BYTES. */
 const DOCUMENTS_PATH = /^\/api\/v1\/[^/]+\/documents\/?$/;
+/** POST /api/v1/{context}/import reads its NDJSON body itself, as a stream bounded by RECALL_IMPORT_MAX_BYTES (import-body.ts). */
+const IMPORT_PATH = /^\/api\/v1\/[^/]+\/import\/?$/;
+
+/** Every body is held to REQUEST_BODY_LIMIT_BYTES but a document's, whose text may be as large as RECALL_DOCUMENT_MAX_BYTES. */
+function bodyCapOf(config: ApiDeps["config"]): BodyCapOf {
+  const requests = { bytes: config.REQUEST_BODY_LIMIT_BYTES, setting: "REQUEST_BODY_LIMIT_BYTES" };
+  const documents = {
+    bytes: documentBodyLimit(config.RECALL_DOCUMENT_MAX_BYTES, config.REQUEST_BODY_LIMIT_BYTES),
+    setting: "RECALL_DOCUMENT_MAX_BYTES plus framing",
+  };
+  return (req) => (IMPORT_PATH.test(req.path) ? undefined : DOCUMENTS_PATH.test(req.path) ? documents : requests);
+}
 
 export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   const app = express();
@@ -76,12 +89,8 @@ export function createApp(deps: ApiDeps, options: AppOptions = {}): Express {
   app.use(deps.drain.guard);
   // qs parsing, so scope[org]=acme&scope[user]=alice arrives as { scope: { org, user } }.
   app.set("query parser", "extended");
-  // Every body is held to REQUEST_BODY_LIMIT_BYTES but a document's: its JSON text may be as large as
-  // RECALL_DOCUMENT_MAX_BYTES, plus its JSON escaping.
-  const documentLimit = Math.max(deps.config.REQUEST_BODY_LIMIT_BYTES, Math.ceil(deps.config.RECALL_DOCUMENT_MAX_BYTES * 1.1) + 64 * 1024);
-  const documentBody = jsonBody(documentLimit);
-  const otherBody = jsonBody(deps.config.REQUEST_BODY_LIMIT_BYTES);
-  app.use((req, res, next) => (DOCUMENTS_PATH.test(req.path) ? documentBody : otherBody)(req, res, next));
+  // Before routing and authentication: a body over its cap is refused before it is read.
+  app.use(boundedBody(bodyCapOf(deps.config)));
   app.use(rejectUnstorableText);
   // One span per request, active for the handlers, so stored rows carry its trace id.
   app.use(httpTelemetry());

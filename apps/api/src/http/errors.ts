@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from "@recall/db";
 import { isRedisUnavailable } from "@recall/queues";
 import { recordError, type Logger } from "@recall/telemetry";
 import { DomainError, type DomainErrorCode } from "../services/domain-error";
+import { closeAfterAnswer } from "./connection-close";
 
 export interface FieldError {
   field: string;
@@ -82,11 +83,21 @@ export function fromDomain(err: DomainError): AppError {
 
 export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found`);
 
+/** At most this many problems are named in one answer: enough to fix a request, few enough to build at once. */
+export const MAX_REPORTED_ISSUES = 20;
+/** A field name or message past this length is cut: a hostile key or an "unrecognized keys" list can be megabytes. */
+const MAX_REPORTED_TEXT = 200;
+
 export function fromZod(err: ZodError, where: "body" | "query" | "path"): AppError {
-  const errors = err.issues.map((i) => ({ field: [where, ...i.path].join("."), message: i.message }));
-  const summary = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
+  const errors = err.issues
+    .slice(0, MAX_REPORTED_ISSUES)
+    .map((i) => ({ field: cut([where, ...i.path].join(".")), message: cut(i.message) }));
+  const more = err.issues.length - errors.length;
+  const summary = errors.map((e) => `${e.field}: ${e.message}`).join("; ") + (more > 0 ? `; and ${more} more` : "");
   return new AppError(400, "invalid_request", summary, errors);
 }
+
+const cut = (text: string) => (text.length > MAX_REPORTED_TEXT ? `${text.slice(0, MAX_REPORTED_TEXT)}…` : text);
 
 export function sendProblem(res: Response, err: AppError): void {
   if (err.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(err.retryAfterSeconds));
@@ -104,35 +115,19 @@ export function sendProblem(res: Response, err: AppError): void {
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
+    closeAfterAnswer(req, res);
     if (err instanceof AppError) return sendProblem(res, err);
     if (err instanceof DomainError) return sendProblem(res, fromDomain(err));
     if (err instanceof ZodError) return sendProblem(res, fromZod(err, "body"));
-    const status = (err as { status?: number; type?: string }).status;
-    if ((err as { type?: string }).type === "entity.parse.failed") {
-      return sendProblem(
-        res,
-        new AppError(400, "invalid_json", "request body is not valid JSON", [{ field: "body", message: "not valid JSON" }]),
-      );
-    }
+    const status = (err as { status?: number }).status;
     const outage = outageProblem(err);
     if (outage) {
       logger.warn({ err: (err as Error).message, path: req.path }, "dependency unavailable");
       return sendProblem(res, outage);
     }
-    const parserProblem = bodyParserProblem(err as BodyParserError);
-    if (parserProblem) return sendProblem(res, parserProblem);
-    if ((err as { type?: string }).type === "entity.too.large") {
-      const limit = (err as { limit?: number }).limit;
-      return sendProblem(
-        res,
-        new AppError(413, "payload_too_large", `request body is larger than ${limit ?? "the limit of"} bytes`, [
-          { field: "body", message: "too large" },
-        ]),
-      );
-    }
     if (typeof status === "number" && status >= 400 && status < 500) {
       const message = (err as Error).message;
-      // The router's own failure to decode a path parameter; anything else here comes from the body parser.
+      // The router's own failure to decode a path parameter; anything else here comes from reading the body.
       const field = /decode param/i.test(message) ? "path" : "body";
       return sendProblem(res, new AppError(status, "bad_request", `${field}: ${message}`, [{ field, message }]));
     }
@@ -141,24 +136,4 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (span) recordError(span, err);
     sendProblem(res, new AppError(500, "internal", "internal error; see the server log"));
   };
-}
-
-interface BodyParserError {
-  type?: string;
-  limit?: number;
-  charset?: string;
-}
-
-/** body-parser's own failures, named for the client (its messages are written for the server's log). */
-function bodyParserProblem(err: BodyParserError): AppError | undefined {
-  const body = (message: string) => [{ field: "body", message }];
-  if (err.type === "entity.too.large") {
-    const message = `is larger than the server's limit of ${err.limit} bytes (REQUEST_BODY_LIMIT_BYTES)`;
-    return new AppError(413, "payload_too_large", `body: ${message}`, body(message));
-  }
-  if (err.type === "charset.unsupported" || err.type === "encoding.unsupported") {
-    const message = "must be JSON in UTF-8, without a content encoding";
-    return new AppError(415, "unsupported_media_type", `body: ${message}`, body(message));
-  }
-  return undefined;
 }

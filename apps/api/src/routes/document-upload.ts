@@ -4,11 +4,13 @@
 // format is the declared type checked against the bytes; past the size limit it is 413,
 // an unsupported type 415.
 import busboy from "busboy";
-import express, { type Request, type Response } from "express";
+import type { Request } from "express";
 import { z } from "zod";
 import { SUPPORTED_MEDIA_TYPES, detectFormat, mediaTypeOf, type DocumentFormat } from "@recall/extraction";
 import type { DocumentInput } from "../services/document.service";
-import { AppError, fromZod } from "../http/errors";
+import { AppError } from "../http/errors";
+import { cappedBody, readBody } from "../http/request-guards";
+import { parseInput } from "../http/route-definition";
 import { CreateDocumentBody, DocumentQuery, SourceField, UploadFields } from "./documents.schemas";
 
 const MEDIA_TYPE_OF_FORMAT: Record<DocumentFormat, string> = {
@@ -20,12 +22,20 @@ const MEDIA_TYPE_OF_FORMAT: Record<DocumentFormat, string> = {
 
 export const SUPPORTED_UPLOADS = ["application/json", "multipart/form-data", ...Object.keys(SUPPORTED_MEDIA_TYPES)];
 
-export async function readDocumentInput(req: Request, res: Response, query: DocumentQuery, maxBytes: number): Promise<DocumentInput> {
+/**
+ * The most bytes a request to POST …/documents may carry: the document, plus its JSON escaping or its
+ * multipart framing and fields. A larger Content-Length is refused before the body is read (app.ts).
+ */
+export function documentBodyLimit(maxBytes: number, requestLimitBytes: number): number {
+  return Math.max(requestLimitBytes, Math.ceil(maxBytes * 1.1) + 64 * 1024);
+}
+
+export async function readDocumentInput(req: Request, query: DocumentQuery, maxBytes: number): Promise<DocumentInput> {
   const mediaType = mediaTypeOf(req.headers["content-type"]);
   if (mediaType === "" || mediaType === "application/json") return fromJson(req.body, maxBytes);
   if (mediaType === "multipart/form-data") return fromMultipart(req, maxBytes);
   if (!(mediaType in SUPPORTED_MEDIA_TYPES)) throw unsupported(`unsupported media type "${mediaType}"`);
-  const bytes = await rawBody(req, res, maxBytes);
+  const bytes = await readBody(req, maxBytes, () => tooLarge(maxBytes, "body"));
   const source = query.source_id
     ? { type: query.source_type ?? "document", external_id: query.source_id, name: query.source_name }
     : undefined;
@@ -33,9 +43,7 @@ export async function readDocumentInput(req: Request, res: Response, query: Docu
 }
 
 function fromJson(raw: unknown, maxBytes: number): DocumentInput {
-  const parsed = CreateDocumentBody.safeParse(raw ?? {});
-  if (!parsed.success) throw fromZod(parsed.error, "body");
-  const body = parsed.data;
+  const body = parseInput(CreateDocumentBody, raw ?? {}, "body") as z.output<typeof CreateDocumentBody>;
   const bytes = Buffer.from(body.text, "utf8");
   if (bytes.length > maxBytes) throw tooLarge(maxBytes, "body.text");
   const format = body.format ?? "text";
@@ -54,19 +62,6 @@ function checked(
   return { bytes, format: verdict.format, mediaType: MEDIA_TYPE_OF_FORMAT[verdict.format], fileName };
 }
 
-async function rawBody(req: Request, res: Response, maxBytes: number): Promise<Buffer> {
-  const parser = express.raw({ type: () => true, limit: maxBytes });
-  await new Promise<void>((resolve, reject) =>
-    parser(req, res, (err?: unknown) => {
-      const e = err as { type?: string } | undefined;
-      if (e?.type === "entity.too.large") reject(tooLarge(maxBytes, "body"));
-      else if (err) reject(err);
-      else resolve();
-    }),
-  );
-  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-}
-
 interface Multipart {
   file?: { chunks: Buffer[]; mediaType: string; fileName?: string; truncated: boolean };
   fields: Record<string, string[]>;
@@ -80,9 +75,8 @@ async function fromMultipart(req: Request, maxBytes: number): Promise<DocumentIn
     ]);
   if (form.file.truncated) throw tooLarge(maxBytes, "body.file");
   const one = (name: string) => form.fields[name]?.[0];
-  const parsed = UploadFields.safeParse({ metadata: one("metadata"), source: one("source"), scope: form.fields.scope });
-  if (!parsed.success) throw fromZod(parsed.error, "body");
-  const { metadata, source, scope } = parsed.data;
+  const fields = { metadata: one("metadata"), source: one("source"), scope: form.fields.scope };
+  const { metadata, source, scope } = parseInput(UploadFields, fields, "body") as z.output<typeof UploadFields>;
   const bytes = Buffer.concat(form.file.chunks);
   return { ...checked(bytes, form.file.mediaType, form.file.fileName), metadata: metadata ?? {}, scope, source: sourceOf(source) };
 }
@@ -109,7 +103,11 @@ function readMultipart(req: Request, maxBytes: number): Promise<Multipart> {
         new AppError(400, "invalid_request", `not a readable multipart body: ${err.message}`, [{ field: "body", message: err.message }]),
       ),
     );
-    req.pipe(parser);
+    // Framing and fields past the document's own limit stop the upload at once (busboy alone would read on to the end).
+    const wireLimit = documentBodyLimit(maxBytes, 0);
+    const body = cappedBody(req, wireLimit, () => tooLarge(maxBytes, "body"));
+    body.on("error", reject);
+    body.pipe(parser);
   });
 }
 

@@ -49,7 +49,7 @@ function postDocument(deps: ApiDeps): RouteDefinition {
     idempotencyMaterial: async (req, res) => {
       const query = DocumentQuery.safeParse(req.query);
       if (!query.success) return undefined; // the route answers 400 naming the parameter
-      const input = await readDocumentInput(req, res, query.data, deps.config.RECALL_DOCUMENT_MAX_BYTES);
+      const input = await readDocumentInput(req, query.data, deps.config.RECALL_DOCUMENT_MAX_BYTES);
       res.locals[READ_INPUT] = input;
       const { bytes, ...described } = input;
       return { ...described, sha256: createHash("sha256").update(bytes).digest("hex") };
@@ -57,7 +57,7 @@ function postDocument(deps: ApiDeps): RouteDefinition {
     handle: async ({ params, query, req, res }) => {
       const input =
         (res.locals[READ_INPUT] as DocumentInput | undefined) ??
-        (await readDocumentInput(req, res, query, deps.config.RECALL_DOCUMENT_MAX_BYTES));
+        (await readDocumentInput(req, query, deps.config.RECALL_DOCUMENT_MAX_BYTES));
       const { document, queued, duplicate } = await documents.ingest(params.contextId, input, currentTraceId() ?? newTraceId());
       const body = {
         document_id: document.id,

@@ -11,7 +11,8 @@ import path from "node:path";
 import { Router } from "express";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps";
-import { fromZod, notFound } from "../../http/errors";
+import { notFound } from "../../http/errors";
+import { parseInput } from "../../http/route-definition";
 import { cursorParam, encodeCursor, limitParam } from "../../http/pagination";
 import { requireAdminSecret, requireSameOrigin } from "../operator-guards";
 import { workItemView } from "../../views/work-item-view";
@@ -55,9 +56,7 @@ const DashboardListQuery = ListQuery.extend({ limit: limitParam(50, 200) });
 const page = readFileSync(path.join(__dirname, "dashboard.html"), "utf8");
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, where: "body" | "query" | "path"): z.output<T> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw fromZod(parsed.error, where);
-  return parsed.data;
+  return parseInput(schema, value, where) as z.output<T>;
 }
 
 export function adminDashboard(deps: ApiDeps): Router {
