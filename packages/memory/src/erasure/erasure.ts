@@ -15,11 +15,12 @@ import { Prisma, toJson, transaction, type Db, type Tx } from "@recall/db";
 import { removeOriginal } from "../document-originals";
 import { undoSourceInTransaction, type RetractableSource } from "../retraction/retraction";
 import { holdSourceExclusive } from "../retraction/source-lock";
-import { deleteErased, type ErasureCounts } from "./erasure-delete";
+import { deleteErased, type ErasedWorkItem, type ErasureCounts } from "./erasure-delete";
 import { emptyIds, presentIds, resolveInputs, type EraseRequest, type InputIds, type InputKind } from "./erasure-inputs";
 import { deleteContext } from "./context-erasure";
 
 export type { EraseRequest, InputIds, InputKind } from "./erasure-inputs";
+export type { ErasedWorkItem } from "./erasure-delete";
 
 export const ERASURE_LIMITS = {
   /** Ids per list of one request (turn_ids, document_ids, session_ids, fact_write_ids). */
@@ -39,6 +40,8 @@ export interface ErasureReceipt {
   hash: string;
   complete: boolean;
   erasedAt: Date;
+  /** The work items this erasure deleted (not kept on the receipt): the caller removes their queue jobs. */
+  workItems?: readonly ErasedWorkItem[];
 }
 
 /** Asked-for ids that are not this context's (and were never erased from it): nothing was erased. */
@@ -86,7 +89,7 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
         complete: resolved.complete,
       });
       await tombstone(tx, receipt, outcome.windowIds);
-      return { receipt, blobPaths: outcome.blobPaths };
+      return { receipt: { ...receipt, workItems: outcome.workItems }, blobPaths: outcome.blobPaths };
     },
     { timeoutMs: 120_000 },
   );
