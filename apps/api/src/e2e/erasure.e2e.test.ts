@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
-import { QUEUE_NAMES } from "@recall/queues";
+import { QUEUE_NAMES, jobIdFor } from "@recall/queues";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
-import { tablesHolding } from "../testing/text-scan";
+import { redisKeysHolding, tablesHolding } from "../testing/text-scan";
 
 let h: Harness;
 let llm: FakeLlmServer;
@@ -163,6 +163,48 @@ test("an erased turn's text is in no table afterwards, and its receipt is answer
   expect(JSON.stringify(profile.body)).toContain("Alice");
   // Search finds nothing of the erased turn (it found it before).
   expect((await search(marker)).results).toEqual([]);
+});
+
+test("a name first stated in an erased turn lives on nowhere: not in the entity, kept candidates, reads, Redis", async () => {
+  const marker = "Quorvane";
+  const scope = ["org=copied"];
+  const session = await newSession();
+  const erased = await say(session, `I'm ${marker}, CTO at Acme.`, { scope });
+  const kept = await say(session, "I live in Berlin.", { scope });
+  // One no rule reads: its extraction goes on to the model, its heuristic stage's output quoting it.
+  const hummed = await say(session, `${marker} hummed the harbour song while the ferries idled.`, { scope });
+  const copied = await h.api.db.knowledgeCandidate.findMany({ where: { subjectId: kept } });
+  expect(copied.filter((c) => JSON.stringify(c.payload).includes(marker)).length).toBeGreaterThan(0);
+  const items = await h.api.db.workItem.findMany({ where: { subjectId: { in: [erased, hummed] } }, select: { id: true, queue: true } });
+  expect(items.length).toBeGreaterThan(0);
+  // Job data and return values are ids and statuses only, before the erasure as after.
+  expect(await redisKeysHolding(h.worker.connection, h.config.QUEUE_PREFIX, marker)).toEqual([]);
+
+  const res = await erase({ turn_ids: [erased, hummed] });
+  expect(res.status).toBe(200);
+  expect(res.body.counts).toMatchObject({ entities_renamed: 1, copies_rewritten: expect.any(Number) });
+
+  expect(await tablesHolding(h.api.db, marker)).toEqual([]);
+  expect(await redisKeysHolding(h.worker.connection, h.config.QUEUE_PREFIX, marker)).toEqual([]);
+  for (const item of items) {
+    const queue = h.api.queues[item.queue as (typeof QUEUE_NAMES)[number]];
+    expect(await queue.getJob(jobIdFor(item.id))).toBeUndefined();
+  }
+  const profile = await request(h.app).get(api("/profile")).query({ scope: { org: "copied" } }).set("API-KEY", key);
+  expect(JSON.stringify(profile.body)).not.toContain(marker);
+  // What the kept turn says stays, about an entity that no longer has the erased name.
+  const speaker = profile.body.entities.find((e: { relations: { predicate: string }[] }) =>
+    e.relations.some((r) => r.predicate === "lives_in"),
+  );
+  expect(speaker).toMatchObject({ name: "unnamed person", relations: [expect.objectContaining({ object: expect.objectContaining({ name: "Berlin" }) })] });
+  const found = await request(h.app).post(api("/query")).set("API-KEY", key).send({ query: "Berlin", scope });
+  expect(found.body.results.map((r: { text: string }) => r.text)).toContain("unnamed person lives_in Berlin");
+  expect(JSON.stringify(found.body)).not.toContain(marker);
+  expect((await search(marker)).results).toEqual([]);
+  // A later "I'm Quorvane" is a new person, not the renamed one.
+  await say(session, `I'm ${marker}, CFO at Initech.`, { scope });
+  const named = await h.api.db.entity.findMany({ where: { contextId: ctx, name: { in: [marker, "unnamed person"] } } });
+  expect(new Set(named.map((e) => e.name))).toEqual(new Set([marker, "unnamed person"]));
 });
 
 test("a fact two inputs support survives the erasure of one, with only the other's provenance", async () => {

@@ -1,12 +1,14 @@
 // The deletes of one erasure, in its transaction, after what the erased inputs had changed was undone
 // (retraction's undo: superseded values reopened, revoked instructions active again, conflicts shrunk).
-// Every row that holds the inputs' text, or was derived from it, is deleted: facts and their assertions
+// Every row that holds the inputs' text, or was derived from it, is deleted (a name they stated that other rows
+// copied is rewritten there, erasure-names.ts): facts and their assertions
 // (quotes), instructions, uncertainties, candidates, mentions, entities left with nothing, embeddings, the
 // pipeline's rows (work items and attempts, plans, outbox, windows' references), idempotency records whose
 // stored answer names an input, the inputs themselves (document nodes first, so the search statistics
 // triggers subtract them), and search term statistics no row counts any more.
 import { Prisma, type Tx } from "@recall/db";
 import type { InputIds } from "./erasure-inputs";
+import { forgetCopiedNames } from "./erasure-names";
 
 export type ErasureCounts = Record<string, number>;
 
@@ -48,6 +50,10 @@ export async function deleteErased(tx: Tx, contextId: string, ids: InputIds): Pr
   await deleteStaged(tx, run);
   await deleteEntities(tx, run);
   const windowIds = await deletePipeline(tx, run);
+  // Before the inputs go: whether an erased input stated a surviving entity's name is read from their text.
+  const copied = await forgetCopiedNames(tx, contextId, ids, [...run.touchedEntities]);
+  run.counts.entities_renamed = copied.renamed;
+  run.counts.copies_rewritten = copied.rewritten;
   const blobPaths = await deleteDocuments(tx, run);
   const sessions = await deleteTurns(tx, run);
   const sessionIds = sessions.map((s) => s.id);
