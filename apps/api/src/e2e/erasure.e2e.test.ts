@@ -392,6 +392,46 @@ test("two erasures of one turn at once: one erases it, the other reports it alre
   expect(later.body.already_erased.turn_ids).toEqual([turn]);
 });
 
+test("a session erased while three writers post to it: no 5xx, every receipt erases it, no turn is left, later turns are refused", async () => {
+  const session = await newSession();
+  const post = (i: number) =>
+    request(h.app)
+      .post(api(`/sessions/${session}/turns`))
+      .set("API-KEY", key)
+      .send({ role: "user", content: `I'm Racer${i}, CTO at Acme.`, scope: ["org=race"], wait: false });
+  let writing = true;
+  const answers: number[] = [];
+  const writer = async (w: number) => {
+    for (let i = 0; writing; i++) answers.push((await post(w * 1_000 + i)).status);
+  };
+  const writers = [0, 1, 2].map(writer);
+  await waitFor(async () => (await h.api.db.turn.count({ where: { sessionId: session } })) >= 15, { what: "the writers' first turns" });
+  const receipts = await Promise.all(Array.from({ length: 6 }, () => erase({ session_ids: [session] })));
+  // The writers go on after the receipts: each of their later turns is refused.
+  const afterReceipts = answers.length;
+  await waitFor(async () => answers.length >= afterReceipts + 6, { what: "turns posted after the receipts" });
+  writing = false;
+  await Promise.all(writers);
+
+  for (const r of receipts) {
+    expect(r.status).toBe(200);
+    expect(r.body.complete).toBe(true);
+    expect([...r.body.erased.session_ids, ...r.body.already_erased.session_ids]).toEqual([session]);
+  }
+  expect(receipts.filter((r) => r.body.erased.session_ids.length === 1)).toHaveLength(1);
+  expect(new Set(answers)).toEqual(new Set([202, 409]));
+  expect(answers.slice(afterReceipts).every((status) => status === 409)).toBe(true);
+  expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(0);
+  expect(await h.api.db.session.count({ where: { id: session } })).toBe(0);
+  const late = await post(-1);
+  expect(late.status).toBe(409);
+  expect(late.type).toBe("application/problem+json");
+  expect(late.body).toMatchObject({ type: expect.stringMatching(/session_erased$/), detail: expect.stringContaining("erased") });
+  await waitFor(queuesIdle, { what: "every stage job to end", timeoutMs: 60_000 });
+  expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(0);
+  expect(await tablesHolding(h.api.db, "Racer")).toEqual([]);
+});
+
 test("the admin erasure of a context leaves no row of it in any table, ends its keys, and keeps its receipt", async () => {
   const c = await newContext("leaving");
   const session = await newSession(c.ctx, c.key);

@@ -23,7 +23,7 @@ export async function claimSessionSeq(tx: Tx, session: { contextId: string; sess
     throw err;
   }
   const [row] = rows;
-  if (!row) throw notFoundError("session");
+  if (!row) throw await missingSession(tx, session);
   return { seq: (row.last ?? 0) + 1, contextConfig: row.config };
 }
 
@@ -32,6 +32,20 @@ export interface ClaimedSeq {
   seq: number;
   /** The context's stored config, read in the same statement (its rules apply to the turns stored). */
   contextConfig: unknown;
+}
+
+/**
+ * A session an erasure deleted refuses turns with 409 `session_erased` (its tombstone says which erasure), so a
+ * writer racing the erasure learns its turn was not stored; any other is not found.
+ */
+async function missingSession(tx: Tx, session: { contextId: string; sessionId: string }): Promise<DomainError> {
+  const erased = await tx.erasedInput.findFirst({
+    where: { inputId: session.sessionId, contextId: session.contextId, kind: "session" },
+    select: { erasureId: true },
+  });
+  if (!erased) return notFoundError("session");
+  const message = `this session was erased (erasure ${erased.erasureId}): it takes no more turns; start a new session`;
+  return new DomainError("conflict", message, { problem: "session_erased" });
 }
 
 /** The same refusal whether the wait ran out in this process's line or on the row lock. */
