@@ -4,6 +4,8 @@
 // inputs; a document erased while its extraction waits on the model commits nothing later; the 4xx cases; two
 // erasures of one turn at once; the admin erasure of a whole context.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { get, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
@@ -430,6 +432,60 @@ test("a session erased while three writers post to it: no 5xx, every receipt era
   await waitFor(queuesIdle, { what: "every stage job to end", timeoutMs: 60_000 });
   expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(0);
   expect(await tablesHolding(h.api.db, "Racer")).toEqual([]);
+});
+
+test("an export streaming when an erasure commits ends with an error line naming it, never its end line", async () => {
+  const c = await newContext("exporting");
+  const session = await newSession(c.ctx, c.key);
+  // Enough text that the export cannot all sit in socket buffers while its reader is paused (about 12 MB).
+  const filler = " the ledger entries went on for pages".repeat(80);
+  await h.api.db.turn.createMany({
+    data: Array.from({ length: 4_000 }, (_, i) => ({
+      contextId: c.ctx,
+      sessionId: session,
+      seq: i + 1,
+      role: "user",
+      content: `Xylofract entry ${i}:${filler}`,
+      traceId: "0".repeat(32),
+    })),
+  });
+  const server = h.app.listen(0);
+  try {
+    const { port } = server.address() as AddressInfo;
+    let body = "";
+    let reader!: IncomingMessage;
+    const firstChunk = new Promise<void>((resolve, reject) => {
+      get(`http://127.0.0.1:${port}${api("/export", c.ctx)}`, { headers: { "API-KEY": c.key } }, (res) => {
+        reader = res;
+        res.setEncoding("utf8");
+        res.once("data", () => {
+          res.pause();
+          resolve();
+        });
+        res.on("data", (chunk: string) => (body += chunk));
+      }).on("error", reject);
+    });
+    await firstChunk;
+    // The export is part-way (its reader paused after the first chunk) when the erasure commits.
+    const turn = await h.api.db.turn.findFirstOrThrow({ where: { sessionId: session, seq: 4_000 } });
+    const receipt = await erase({ turn_ids: [turn.id] }, c.ctx, c.key);
+    expect(receipt.status).toBe(200);
+    const ended = new Promise((resolve) => reader.on("end", resolve));
+    reader.resume();
+    await ended;
+    const parsed = body.trim().split("\n").map((l) => JSON.parse(l) as { kind: string });
+    expect(parsed[0]!.kind).toBe("header");
+    expect(parsed.at(-1)).toEqual({
+      kind: "error",
+      error: "erased_during_export",
+      erasure_ids: [receipt.body.erasure_id],
+      message: expect.stringContaining("discard this export"),
+    });
+    expect(parsed.some((l) => l.kind === "end")).toBe(false);
+    expect(parsed.filter((l) => l.kind === "turn").length).toBeLessThan(4_000);
+  } finally {
+    server.close();
+  }
 });
 
 test("the admin erasure of a context leaves no row of it in any table, ends its keys, and keeps its receipt", async () => {
