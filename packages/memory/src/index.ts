@@ -6,7 +6,15 @@ export { embedCommitted } from "./embeddings/embedding-writer";
 export { DisambiguationAnswer, decisionFrom, disambiguationPrompt } from "./entities/disambiguation-prompt";
 export { type DisambiguationCheckpoint, type EntityDisambiguator } from "./entities/entity-disambiguation";
 export { identityKey, normaliseType } from "./entities/identity";
-export { ERASURE_LIMITS, type ErasedWorkItem, type ErasureReceipt, UnknownErasureInputs, eraseContext, eraseInputs, readErasure } from "./erasure/erasure";
+export {
+  ERASURE_LIMITS,
+  type ErasedWorkItem,
+  type ErasureReceipt,
+  UnknownErasureInputs,
+  eraseContext,
+  eraseInputs,
+  readErasure,
+} from "./erasure/erasure";
 export { type EraseRequest } from "./erasure/erasure-inputs";
 export { findEntitiesByName, readInstructions } from "./memory-lookup";
 export { readInstructionHistory } from "./read/directive-reader";

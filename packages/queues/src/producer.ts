@@ -167,7 +167,10 @@ export async function removeWorkItemJobs(queues: QueueSet, items: readonly { id:
   let removed = 0;
   for (const item of items) {
     if (!isQueueName(item.queue)) continue;
-    for (const lane of LANES) removed += await laneQueue(queues, item.queue, lane).remove(jobIdFor(item.id)).catch(() => 0);
+    for (const lane of LANES)
+      removed += await laneQueue(queues, item.queue, lane)
+        .remove(jobIdFor(item.id))
+        .catch(() => 0);
   }
   return removed;
 }

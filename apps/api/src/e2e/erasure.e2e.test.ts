@@ -170,11 +170,13 @@ test("an erased turn's text is in no table afterwards, and its receipt is answer
 test("a name first stated in an erased turn lives on nowhere: not in the entity, kept candidates, reads, Redis", async () => {
   const marker = "Quorvane";
   const scope = ["org=copied"];
-  const session = await newSession();
-  const erased = await say(session, `I'm ${marker}, CTO at Acme.`, { scope });
-  const kept = await say(session, "I live in Berlin.", { scope });
+  // A context of its own: "I" is the one person it knows.
+  const { ctx: c, key: k } = await newContext("copied");
+  const session = await newSession(c, k);
+  const erased = await say(session, `I'm ${marker}, CTO at Acme.`, { scope }, c, k);
+  const kept = await say(session, "I live in Berlin.", { scope }, c, k);
   // One no rule reads: its extraction goes on to the model, its heuristic stage's output quoting it.
-  const hummed = await say(session, `${marker} hummed the harbour song while the ferries idled.`, { scope });
+  const hummed = await say(session, `${marker} hummed the harbour song while the ferries idled.`, { scope }, c, k);
   const copied = await h.api.db.knowledgeCandidate.findMany({ where: { subjectId: kept } });
   expect(copied.filter((c) => JSON.stringify(c.payload).includes(marker)).length).toBeGreaterThan(0);
   const items = await h.api.db.workItem.findMany({ where: { subjectId: { in: [erased, hummed] } }, select: { id: true, queue: true } });
@@ -182,7 +184,7 @@ test("a name first stated in an erased turn lives on nowhere: not in the entity,
   // Job data and return values are ids and statuses only, before the erasure as after.
   expect(await redisKeysHolding(h.worker.connection, h.config.QUEUE_PREFIX, marker)).toEqual([]);
 
-  const res = await erase({ turn_ids: [erased, hummed] });
+  const res = await erase({ turn_ids: [erased, hummed] }, c, k);
   expect(res.status).toBe(200);
   expect(res.body.counts).toMatchObject({ entities_renamed: 1, copies_rewritten: expect.any(Number) });
 
@@ -192,20 +194,27 @@ test("a name first stated in an erased turn lives on nowhere: not in the entity,
     const queue = h.api.queues[item.queue as (typeof QUEUE_NAMES)[number]];
     expect(await queue.getJob(jobIdFor(item.id))).toBeUndefined();
   }
-  const profile = await request(h.app).get(api("/profile")).query({ scope: { org: "copied" } }).set("API-KEY", key);
+  const profile = await request(h.app)
+    .get(api("/profile", c))
+    .query({ scope: { org: "copied" } })
+    .set("API-KEY", k);
   expect(JSON.stringify(profile.body)).not.toContain(marker);
   // What the kept turn says stays, about an entity that no longer has the erased name.
   const speaker = profile.body.entities.find((e: { relations: { predicate: string }[] }) =>
     e.relations.some((r) => r.predicate === "lives_in"),
   );
-  expect(speaker).toMatchObject({ name: "unnamed person", relations: [expect.objectContaining({ object: expect.objectContaining({ name: "Berlin" }) })] });
-  const found = await request(h.app).post(api("/query")).set("API-KEY", key).send({ query: "Berlin", scope });
+  expect(speaker).toMatchObject({
+    name: "unnamed person",
+    relations: [expect.objectContaining({ object: expect.objectContaining({ name: "Berlin" }) })],
+  });
+  const query = (text: string) => request(h.app).post(api("/query", c)).set("API-KEY", k).send({ query: text, scope });
+  const found = await query("Berlin");
   expect(found.body.results.map((r: { text: string }) => r.text)).toContain("unnamed person lives_in Berlin");
   expect(JSON.stringify(found.body)).not.toContain(marker);
-  expect((await search(marker)).results).toEqual([]);
+  expect((await query(marker)).body.results).toEqual([]);
   // A later "I'm Quorvane" is a new person, not the renamed one.
-  await say(session, `I'm ${marker}, CFO at Initech.`, { scope });
-  const named = await h.api.db.entity.findMany({ where: { contextId: ctx, name: { in: [marker, "unnamed person"] } } });
+  await say(session, `I'm ${marker}, CFO at Initech.`, { scope }, c, k);
+  const named = await h.api.db.entity.findMany({ where: { contextId: c, name: { in: [marker, "unnamed person"] } } });
   expect(new Set(named.map((e) => e.name))).toEqual(new Set([marker, "unnamed person"]));
 });
 
@@ -473,7 +482,10 @@ test("an export streaming when an erasure commits ends with an error line naming
     const ended = new Promise((resolve) => reader.on("end", resolve));
     reader.resume();
     await ended;
-    const parsed = body.trim().split("\n").map((l) => JSON.parse(l) as { kind: string });
+    const parsed = body
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { kind: string });
     expect(parsed[0]!.kind).toBe("header");
     expect(parsed.at(-1)).toEqual({
       kind: "error",

@@ -22,9 +22,8 @@ export class ErasureService {
   /** Throws not_found naming every asked-for id that is not this context's (nothing is erased then). */
   async erase(request: EraseRequest): Promise<ErasureReceipt> {
     try {
-      const { workItems = [], ...receipt } = await eraseInputs(this.deps.db, request, { blobDir: this.options.blobDir });
-      await this.removeJobs(workItems);
-      return receipt;
+      const removeJobs = (items: readonly ErasedWorkItem[]) => this.removeJobs(items);
+      return await eraseInputs(this.deps.db, request, { blobDir: this.options.blobDir, removeJobs });
     } catch (err) {
       if (!(err instanceof UnknownErasureInputs)) throw err;
       const fields = err.unknown.map((u) => ({ field: `body.${u.field}`, message: `${u.id} is not in this context` }));

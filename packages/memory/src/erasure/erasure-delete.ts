@@ -45,7 +45,14 @@ export interface DeleteOutcome {
 }
 
 export async function deleteErased(tx: Tx, contextId: string, ids: InputIds): Promise<DeleteOutcome> {
-  const run: Erased = { ids, all: [...ids.turn, ...ids.document, ...ids.fact_write], contextId, counts: {}, touchedEntities: new Set(), workItems: [] };
+  const run: Erased = {
+    ids,
+    all: [...ids.turn, ...ids.document, ...ids.fact_write],
+    contextId,
+    counts: {},
+    touchedEntities: new Set(),
+    workItems: [],
+  };
   await deleteFacts(tx, run);
   await deleteStaged(tx, run);
   await deleteEntities(tx, run);

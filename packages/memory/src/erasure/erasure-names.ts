@@ -50,7 +50,12 @@ const COPIES: readonly { table: string; column: string; json: boolean }[] = [
 ];
 
 /** Renames the surviving entities whose names only erased inputs stated, and rewrites the copies; call before the inputs go. */
-export async function forgetCopiedNames(tx: Tx, contextId: string, ids: InputIds, entityIds: readonly string[]): Promise<CopiedNamesOutcome> {
+export async function forgetCopiedNames(
+  tx: Tx,
+  contextId: string,
+  ids: InputIds,
+  entityIds: readonly string[],
+): Promise<CopiedNamesOutcome> {
   const entities = await tx.$queryRaw<Named[]>`
     SELECT id::text, name, aliases, type FROM entities WHERE context_id = ${contextId}::uuid AND id = ANY(${[...entityIds]}::uuid[])`;
   const stated = await statedByErased(tx, ids, [...new Set(entities.flatMap((e) => [e.name, ...e.aliases]))]);
@@ -139,7 +144,8 @@ async function rewriteCopies(tx: Tx, contextId: string, r: Rename): Promise<numb
 async function rewriteElsewhere(tx: Tx, contextId: string, copy: string, to: string): Promise<number> {
   const text = wordPattern(copy, false);
   const json = wordPattern(copy, true);
-  const attempts = await tx.$executeRaw`UPDATE work_attempts SET error_message = regexp_replace(error_message, ${text}, ${replacement(to, false)}, 'gi')
+  const attempts =
+    await tx.$executeRaw`UPDATE work_attempts SET error_message = regexp_replace(error_message, ${text}, ${replacement(to, false)}, 'gi')
     WHERE error_message ~* ${text} AND work_item_id IN (SELECT id FROM work_items WHERE context_id = ${contextId}::uuid)`;
   const answers = await tx.$executeRaw`UPDATE idempotency_keys
     SET response_body = regexp_replace(response_body::text, ${json}, ${replacement(to, true)}, 'gi')::jsonb

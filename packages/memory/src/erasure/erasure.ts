@@ -41,8 +41,6 @@ export interface ErasureReceipt {
   hash: string;
   complete: boolean;
   erasedAt: Date;
-  /** The work items this erasure deleted (not kept on the receipt): the caller removes their queue jobs. */
-  workItems?: readonly ErasedWorkItem[];
 }
 
 /** Asked-for ids that are not this context's (and were never erased from it): nothing was erased. */
@@ -57,13 +55,15 @@ export interface EraseOptions {
   blobDir?: string;
   /** Inputs per erasure (defaults to ERASURE_LIMITS.inputsPerErasure). */
   cap?: number;
+  /** Called after the commit with the work items deleted: their queue jobs outlive them unless removed. */
+  removeJobs?: (items: readonly ErasedWorkItem[]) => Promise<void>;
 }
 
 const SOURCE: Record<Exclude<InputKind, "session">, RetractableSource> = { turn: "turn", document: "document", fact_write: "fact_write" };
 
 export async function eraseInputs(db: Db, request: EraseRequest, options: EraseOptions = {}): Promise<ErasureReceipt> {
   const cap = options.cap ?? ERASURE_LIMITS.inputsPerErasure;
-  const { receipt, blobPaths } = await transaction(
+  const { receipt, blobPaths, workItems } = await transaction(
     db,
     async (tx) => {
       // Writers first: a session's writers hold its row while they store (turn.service.ts), so once the erasure holds
@@ -94,12 +94,13 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
         complete: resolved.complete,
       });
       await tombstone(tx, receipt, outcome.windowIds);
-      return { receipt: { ...receipt, workItems: outcome.workItems }, blobPaths: outcome.blobPaths };
+      return { receipt, blobPaths: outcome.blobPaths, workItems: outcome.workItems };
     },
     // A deadlock with a stage finishing on the same items is retried here, never answered (each try starts over).
     { timeoutMs: 120_000, maxRetries: 8 },
   );
   await removeBlobs(db, options.blobDir, blobPaths);
+  await options.removeJobs?.(workItems);
   return receipt;
 }
 
