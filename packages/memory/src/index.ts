@@ -35,6 +35,7 @@ export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, type ExportFilters, KINDS as EXPO
 export { EXPORT_SNAPSHOT_MAX_MS, type ExportCounts, exportContext } from "./portability/export";
 export { type ImportReport, ImportLineError, ImportTargetNotEmpty, importContext } from "./portability/import";
 export { normaliseScope, scopeFromQuery } from "./scope";
+export { holdScopeExclusive, holdScopeShared } from "./erasure/scope-lock";
 export { DEFAULT_SINGLE_VALUED, applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
 export { type CommitSource, commitPlanned, planCommit } from "./write/commit";
 export { type WriteFactsResult, writeFacts } from "./write/fact-write";

@@ -73,7 +73,9 @@ test("what a job leaves in Redis is its status, or its error class and item id: 
   expect(await settled(failed.id)).toMatchObject({ status: "dead", errorMessage: `the model refused: ${quoted}` });
 
   const done = await queues.extract_assertions.getJob(jobIdFor(ran.id));
-  expect(await waitFor(async () => ((await done!.getState()) === "completed" ? true : undefined), { what: "the job to complete" })).toBe(true);
+  expect(await waitFor(async () => ((await done!.getState()) === "completed" ? true : undefined), { what: "the job to complete" })).toBe(
+    true,
+  );
   expect((await queues.extract_assertions.getJob(jobIdFor(ran.id)))!.returnvalue).toEqual({ status: "succeeded" });
   const dead = await queues.validate_artifacts.getJob(jobIdFor(failed.id));
   expect(dead!.failedReason).toBe(`validation: work item ${failed.id}`);

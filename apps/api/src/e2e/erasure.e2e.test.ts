@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
+import { holdScopeExclusive } from "@recall/memory";
 import { QUEUE_NAMES, jobIdFor } from "@recall/queues";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 import { redisKeysHolding, tablesHolding } from "../testing/text-scan";
@@ -411,16 +412,21 @@ test("a session erased while three writers post to it: no 5xx, every receipt era
       .set("API-KEY", key)
       .send({ role: "user", content: `I'm Racer${i}, CTO at Acme.`, scope: ["org=race"], wait: false });
   let writing = true;
-  const answers: number[] = [];
+  let receipted = false;
+  const answers: { status: number; type?: string; afterReceipts: boolean }[] = [];
   const writer = async (w: number) => {
-    for (let i = 0; writing; i++) answers.push((await post(w * 1_000 + i)).status);
+    for (let i = 0; writing; i++) {
+      const afterReceipts = receipted;
+      const res = await post(w * 1_000 + i);
+      answers.push({ status: res.status, type: res.body.type, afterReceipts });
+    }
   };
   const writers = [0, 1, 2].map(writer);
   await waitFor(async () => (await h.api.db.turn.count({ where: { sessionId: session } })) >= 15, { what: "the writers' first turns" });
   const receipts = await Promise.all(Array.from({ length: 6 }, () => erase({ session_ids: [session] })));
+  receipted = true;
   // The writers go on after the receipts: each of their later turns is refused.
-  const afterReceipts = answers.length;
-  await waitFor(async () => answers.length >= afterReceipts + 6, { what: "turns posted after the receipts" });
+  await waitFor(async () => answers.filter((a) => a.afterReceipts).length >= 6, { what: "turns posted after the receipts" });
   writing = false;
   await Promise.all(writers);
 
@@ -430,8 +436,13 @@ test("a session erased while three writers post to it: no 5xx, every receipt era
     expect([...r.body.erased.session_ids, ...r.body.already_erased.session_ids]).toEqual([session]);
   }
   expect(receipts.filter((r) => r.body.erased.session_ids.length === 1)).toHaveLength(1);
-  expect(new Set(answers)).toEqual(new Set([202, 409]));
-  expect(answers.slice(afterReceipts).every((status) => status === 409)).toBe(true);
+  // A writer either stored its turn (202), was refused (409), or waited past RECALL_SESSION_WAIT_MS behind the
+  // erasure and was told to retry (503 session_busy, on a loaded machine): never another 5xx.
+  const kinds = (list: typeof answers) => new Set(list.map((a) => (a.status === 503 ? `503 ${a.type}` : String(a.status))));
+  expect([...kinds(answers)].every((k) => ["202", "409", "503 https://recall.dev/problems/session_busy"].includes(k))).toBe(true);
+  expect(kinds(answers).has("202")).toBe(true);
+  expect(kinds(answers.filter((a) => a.afterReceipts)).has("202")).toBe(false);
+  expect(kinds(answers.filter((a) => a.afterReceipts)).has("409")).toBe(true);
   expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(0);
   expect(await h.api.db.session.count({ where: { id: session } })).toBe(0);
   const late = await post(-1);
@@ -441,6 +452,52 @@ test("a session erased while three writers post to it: no 5xx, every receipt era
   await waitFor(queuesIdle, { what: "every stage job to end", timeoutMs: 60_000 });
   expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(0);
   expect(await tablesHolding(h.api.db, "Racer")).toEqual([]);
+});
+
+test("a turn written under a scope while its erasure runs is stored after the receipt, never between its read and commit", async () => {
+  const scope = ["org=acme", "user=zed"];
+  const session = await newSession();
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  // An erasure of user=zed in progress: it holds the scope's lock (as eraseInputs does) until released.
+  const erasing = h.api.db.$transaction(
+    async (tx) => {
+      await holdScopeExclusive(tx, ctx, ["user=zed"]);
+      await released;
+    },
+    { timeout: 60_000 },
+  );
+  const waitingOnScope = async () => {
+    const [row] = await h.api.db.$queryRaw<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`;
+    return row!.n > 0;
+  };
+  await waitFor(
+    async () =>
+      (await h.api.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted`)[0]!.n >
+      0,
+    {
+      what: "the erasure to hold the scope",
+    },
+  );
+  const posting = request(h.app)
+    .post(api(`/sessions/${session}/turns`))
+    .set("API-KEY", key)
+    .send({ role: "user", content: "I'm Zed, CFO at Acme.", scope, wait: false });
+  const fact = request(h.app)
+    .post(api("/facts"))
+    .set("API-KEY", key)
+    .send({ scope, attributes: [{ entity: "Zed", key: "city", value: "Oslo", memory_category: "context" }] });
+  const pending = [posting.then((r) => r), fact.then((r) => r)];
+  await waitFor(waitingOnScope, { what: "the writers to wait for the scope's lock" });
+  expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(0);
+  expect(await h.api.db.factWrite.count({ where: { contextId: ctx, scope: { has: "user=zed" } } })).toBe(0);
+  release();
+  await erasing;
+  const [turn, write] = await Promise.all(pending);
+  expect([turn!.status, write!.status]).toEqual([202, 201]);
+  expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(1);
 });
 
 test("an export streaming when an erasure commits ends with an error line naming it, never its end line", async () => {

@@ -19,6 +19,7 @@ import { holdSourceExclusive } from "../retraction/source-lock";
 import { deleteErased, type ErasedWorkItem, type ErasureCounts } from "./erasure-delete";
 import { emptyIds, presentIds, resolveInputs, type EraseRequest, type InputIds, type InputKind } from "./erasure-inputs";
 import { deleteContext } from "./context-erasure";
+import { holdScopeExclusive } from "./scope-lock";
 
 export type { EraseRequest, InputIds, InputKind } from "./erasure-inputs";
 export type { ErasedWorkItem } from "./erasure-delete";
@@ -66,8 +67,10 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
   const { receipt, blobPaths, workItems } = await transaction(
     db,
     async (tx) => {
-      // Writers first: a session's writers hold its row while they store (turn.service.ts), so once the erasure holds
-      // it every turn they stored is read below, and the ones after the receipt find the session gone.
+      // Writers first: the scope's writers hold its pairs' locks (scope-lock.ts) and a session's writers its row
+      // while they store (turn.service.ts), so once the erasure holds them every input they stored is read below,
+      // and the ones after the receipt are new inputs (or find their session gone).
+      if (request.scope?.length) await holdScopeExclusive(tx, request.contextId, request.scope);
       await lockSessions(tx, request.contextId, request.sessionIds ?? [], request.turnIds ?? []);
       const resolved = await resolveInputs(tx, request, cap);
       if (resolved.notFound.length > 0) throw new UnknownErasureInputs(resolved.notFound);
