@@ -6,7 +6,8 @@
 // remaining input mentioning the entity states is dropped: the entity takes an alias those inputs state, or a
 // neutral label (`unnamed person`) that matches nothing later. The copies in the remaining rows (candidates,
 // reviews' edits, attribute values, instructions, uncertainties, work items and their attempts, outbox and webhook
-// events, stored idempotent answers) are rewritten to the entity's new name, and the entity's facts lose their
+// events, stored idempotent answers, other entities' names such as "Quorvane's boat") are rewritten to the entity's
+// new name, as whole words, and the entity's facts lose their
 // vectors (the backfill embeds them again under the new name). Generated search columns follow by themselves.
 import { Prisma, type Tx } from "@recall/db";
 import { identityKey } from "../entities/identity";
@@ -75,26 +76,26 @@ export async function forgetCopiedNames(
 
 const lowerSet = (rows: { n: string }[]) => new Set(rows.map((r) => r.n.toLowerCase()));
 
-/** Which of the names an erased input's text (or a turn's given speaker) contains, lower-cased. */
+/** Which of the names an erased input's text (or a turn's given speaker) states as whole words, lower-cased. */
 async function statedByErased(tx: Tx, ids: InputIds, names: string[]): Promise<Set<string>> {
   if (names.length === 0) return new Set();
+  const patterns = names.map((n) => wordPattern(n, false));
   return lowerSet(
-    await tx.$queryRaw<{ n: string }[]>`SELECT n FROM unnest(${names}::text[]) AS n WHERE
-      EXISTS (SELECT 1 FROM turns t WHERE t.id = ANY(${ids.turn}::uuid[])
-        AND (strpos(lower(t.content), lower(n)) > 0 OR lower(coalesce(t.speaker, '')) = lower(n)))
-      OR EXISTS (SELECT 1 FROM documents d WHERE d.id = ANY(${ids.document}::uuid[]) AND strpos(lower(d.text), lower(n)) > 0)
-      OR EXISTS (SELECT 1 FROM fact_writes f WHERE f.id = ANY(${ids.fact_write}::uuid[]) AND strpos(lower(f.text), lower(n)) > 0)`,
+    await tx.$queryRaw<{ n: string }[]>`SELECT n FROM unnest(${names}::text[], ${patterns}::text[]) AS x(n, p) WHERE
+      EXISTS (SELECT 1 FROM turns t WHERE t.id = ANY(${ids.turn}::uuid[]) AND concat_ws(' ', t.content, t.speaker) ~* p)
+      OR EXISTS (SELECT 1 FROM documents d WHERE d.id = ANY(${ids.document}::uuid[]) AND d.text ~* p)
+      OR EXISTS (SELECT 1 FROM fact_writes f WHERE f.id = ANY(${ids.fact_write}::uuid[]) AND f.text ~* p)`,
   );
 }
 
 /** Which of the names a remaining input that mentions the entity states (the erased inputs' mentions are gone by now). */
 async function statedByMentions(tx: Tx, entityId: string, names: string[]): Promise<Set<string>> {
+  const patterns = names.map((n) => wordPattern(n, false));
   return lowerSet(
-    await tx.$queryRaw<{ n: string }[]>`SELECT n FROM unnest(${names}::text[]) AS n WHERE EXISTS (
+    await tx.$queryRaw<{ n: string }[]>`SELECT n FROM unnest(${names}::text[], ${patterns}::text[]) AS x(n, p) WHERE EXISTS (
       SELECT 1 FROM entity_mentions m LEFT JOIN turns t ON t.id = m.turn_id LEFT JOIN documents d ON d.id = m.document_id
         LEFT JOIN fact_writes f ON f.id = m.fact_write_id
-      WHERE m.entity_id = ${entityId}::uuid
-        AND strpos(lower(concat_ws(' ', t.content, t.speaker, d.text, f.text)), lower(n)) > 0)`,
+      WHERE m.entity_id = ${entityId}::uuid AND concat_ws(' ', t.content, t.speaker, d.text, f.text) ~* p)`,
   );
 }
 
@@ -113,12 +114,20 @@ async function rename(tx: Tx, entity: Named, copies: string[]): Promise<Rename> 
   return { entityId: entity.id, copies, to };
 }
 
-/** A case-insensitive pattern for the name as a whole word (Postgres ARE: `\y` is a word boundary). */
+const WORD = /[\p{L}\p{N}_]/u;
+const escapeRegex = (text: string) => text.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
+
+/** A pattern (Postgres ARE, used with ~* and 'gi') for the name as a whole word: `\y` is a word boundary. */
 function wordPattern(name: string, json: boolean): string {
-  const text = json ? JSON.stringify(name).slice(1, -1) : name;
-  const escaped = text.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
-  const edge = (c: string | undefined) => (c && /[\p{L}\p{N}_]/u.test(c) ? "\\y" : "");
-  return `${edge(name[0])}${escaped}${edge(name.at(-1))}`;
+  const edge = (c: string | undefined) => (c && WORD.test(c) ? "\\y" : "");
+  return `${edge(name[0])}${escapeRegex(json ? JSON.stringify(name).slice(1, -1) : name)}${edge(name.at(-1))}`;
+}
+
+/** The same whole-word match in JavaScript, for the names rewritten here. */
+function wordRegex(name: string): RegExp {
+  const before = WORD.test(name[0] ?? "") ? "(?<![\\p{L}\\p{N}_])" : "";
+  const after = WORD.test(name.at(-1) ?? "") ? "(?![\\p{L}\\p{N}_])" : "";
+  return new RegExp(`${before}${escapeRegex(name)}${after}`, "giu");
 }
 
 /** In a regexp_replace replacement, a backslash is special. */
@@ -136,8 +145,22 @@ async function rewriteCopies(tx: Tx, contextId: string, r: Rename): Promise<numb
         WHERE context_id = ${contextId}::uuid AND ${Prisma.raw(`"${column}"`)}::text ~* ${pattern}`;
     }
     rewritten += await rewriteElsewhere(tx, contextId, copy, r.to);
+    rewritten += await renameContaining(tx, contextId, r.entityId, copy, r.to);
   }
   return rewritten;
+}
+
+/** Other entities whose name or alias holds the lost name ("Quorvane's dog"): renamed alike, with their identity key. */
+async function renameContaining(tx: Tx, contextId: string, renamed: string, copy: string, to: string): Promise<number> {
+  const pattern = wordPattern(copy, false);
+  const rows = await tx.$queryRaw<Named[]>`SELECT id::text, name, aliases, type FROM entities
+    WHERE context_id = ${contextId}::uuid AND id <> ${renamed}::uuid AND (name ~* ${pattern} OR array_to_string(aliases, ' ') ~* ${pattern})`;
+  const swap = (text: string) => text.replace(wordRegex(copy), () => to);
+  for (const e of rows) {
+    await tx.$executeRaw`UPDATE entities SET name = ${swap(e.name)}, identity_key = ${identityKey(swap(e.name))},
+      aliases = ${e.aliases.map(swap)}::text[] WHERE id = ${e.id}::uuid`;
+  }
+  return rows.length;
 }
 
 /** Attempts' error messages (rows of the context's work items) and stored idempotent answers (scope `context:<id>`). */

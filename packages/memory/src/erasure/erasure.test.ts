@@ -58,20 +58,27 @@ test("a name only the erased input stated leaves the entity another input suppor
   const intro = await addTurn(f, { content: "I'm Quorvane Ostrel, CTO at Acme.", at: day(1), scope: ALICE });
   await ingest(f, intro, { attributes: [attribute("Quorvane Ostrel", "role", "CTO", "I'm Quorvane Ostrel, CTO at Acme")] });
   // The next turn's extraction named its speaker from the first: the name is a copy there.
-  const kept = await addTurn(f, { content: "I'm CEO now.", at: day(2), scope: ALICE });
-  await ingest(f, kept, { attributes: [attribute("Quorvane Ostrel", "role", "CEO", "I'm CEO now")] });
+  const kept = await addTurn(f, { content: "I'm CEO now. My boat is red.", at: day(2), scope: ALICE });
+  await ingest(f, kept, {
+    attributes: [
+      attribute("Quorvane Ostrel", "role", "CEO", "I'm CEO now"),
+      attribute("Quorvane Ostrel's boat", "colour", "red", "My boat is red", { entity_type: "object" }),
+    ],
+  });
 
   const receipt = await eraseInputs(f.db, { contextId: f.contextId, turnIds: [intro.id] });
 
   expect(receipt.counts).toMatchObject({ entities_renamed: 1, copies_rewritten: expect.any(Number) });
-  const [entity] = await f.db.entity.findMany({ where: { contextId: f.contextId } });
-  expect(entity).toMatchObject({ name: "unnamed person", aliases: [], identityKey: `unnamed ${entity!.id}` });
+  const entity = await f.db.entity.findFirstOrThrow({ where: { contextId: f.contextId, type: "person" } });
+  expect(entity).toMatchObject({ name: "unnamed person", aliases: [], identityKey: `unnamed ${entity.id}` });
+  const boat = await f.db.entity.findFirstOrThrow({ where: { contextId: f.contextId, type: "object" } });
+  expect(boat).toMatchObject({ name: "unnamed person's boat", identityKey: "unnamed person boat" });
   const candidates = await f.db.knowledgeCandidate.findMany({ where: { subjectId: kept.id } });
   expect(candidates.length).toBeGreaterThan(0);
   expect(JSON.stringify(candidates.map((c) => c.payload))).not.toMatch(/quorvane/i);
   expect(JSON.stringify(candidates.map((c) => c.payload))).toContain("unnamed person");
   const role = await f.db.attribute.findFirstOrThrow({ where: { contextId: f.contextId, key: "role" } });
-  expect({ entity: role.entityId, value: role.value }).toEqual({ entity: entity!.id, value: "CEO" });
+  expect({ entity: role.entityId, value: role.value }).toEqual({ entity: entity.id, value: "CEO" });
 });
 
 test("a session longer than the cap is erased in steps: incomplete, then the rest with the session", async () => {
