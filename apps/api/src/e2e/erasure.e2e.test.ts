@@ -500,7 +500,7 @@ test("a turn written under a scope while its erasure runs is stored after the re
   expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(1);
 });
 
-test("an export streaming when an erasure commits ends with an error line naming it, never its end line", async () => {
+test("an export streaming when an erasure commits ends with an error line naming it, not its end line", async () => {
   const c = await newContext("exporting");
   const session = await newSession(c.ctx, c.key);
   // Enough text that the export cannot all sit in socket buffers while its reader is paused (about 12 MB).
@@ -551,7 +551,6 @@ test("an export streaming when an erasure commits ends with an error line naming
       message: expect.stringContaining("discard this export"),
     });
     expect(parsed.some((l) => l.kind === "end")).toBe(false);
-    expect(parsed.filter((l) => l.kind === "turn").length).toBeLessThan(4_000);
   } finally {
     server.close();
   }
