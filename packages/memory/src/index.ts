@@ -6,7 +6,15 @@ export { embedCommitted } from "./embeddings/embedding-writer";
 export { DisambiguationAnswer, decisionFrom, disambiguationPrompt } from "./entities/disambiguation-prompt";
 export { type DisambiguationCheckpoint, type EntityDisambiguator } from "./entities/entity-disambiguation";
 export { identityKey, normaliseType } from "./entities/identity";
-export { ERASURE_LIMITS, type ErasureReceipt, UnknownErasureInputs, eraseContext, eraseInputs, readErasure } from "./erasure/erasure";
+export {
+  ERASURE_LIMITS,
+  type ErasedWorkItem,
+  type ErasureReceipt,
+  UnknownErasureInputs,
+  eraseContext,
+  eraseInputs,
+  readErasure,
+} from "./erasure/erasure";
 export { type EraseRequest } from "./erasure/erasure-inputs";
 export { findEntitiesByName, readInstructions } from "./memory-lookup";
 export { readInstructionHistory } from "./read/directive-reader";
@@ -28,6 +36,7 @@ export { EXPORT_SNAPSHOT_MAX_MS, type ExportCounts, exportContext } from "./port
 export { type ImportReport, ImportLineError, ImportTargetNotEmpty, importContext } from "./portability/import";
 export { REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./portability/import-references";
 export { normaliseScope, scopeFromQuery } from "./scope";
+export { holdScopeExclusive, holdScopeShared } from "./erasure/scope-lock";
 export { DEFAULT_SINGLE_VALUED, applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
 export { type CommitSource, commitPlanned, planCommit } from "./write/commit";
 export { type WriteFactsResult, writeFacts } from "./write/fact-write";

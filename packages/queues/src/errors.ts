@@ -1,6 +1,6 @@
 // Few, named errors. A worker classifies every failure into one error class that
 // operators see on the work item and its attempt records.
-import { UnrecoverableError } from "bullmq";
+import { DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from "bullmq";
 import { z } from "zod";
 import { ClassifiedError, StageFailure, isClassifiedError } from "@recall/contracts";
 import type { ErrorClass } from "@recall/db";
@@ -72,8 +72,34 @@ export function tokensSpent(err: unknown): number | undefined {
   return err instanceof StageFailure ? err.tokensUsed : undefined;
 }
 
+/**
+ * What a failed job leaves in Redis (`failedReason`, `stacktrace`, kept for days): its class and work item id, never
+ * the failure's message, which can quote an input (a model's refusal, a rule's "no rule reads …") that an erasure
+ * must be able to remove (docs/erasure.md). The message stays on the item's attempt in Postgres, which erasure deletes.
+ */
+export class JobFailure extends Error {
+  override name = "JobFailure";
+  constructor(
+    label: string,
+    override readonly cause: unknown,
+    readonly retryAfterMs?: number,
+  ) {
+    super(label);
+  }
+}
+
+/** BullMQ's own signals (delay, wait, rate limit) pass unchanged; any other failure becomes ids only. */
+export function jobFailure(err: unknown, workItemId: string): Error {
+  const control = [DelayedError, WaitingError, WaitingChildrenError, RateLimitError];
+  if (control.some((kind) => err instanceof kind)) return err as Error;
+  const label = `${classifyError(err).errorClass}: work item ${workItemId}`;
+  if (err instanceof UnrecoverableError) return Object.assign(new UnrecoverableError(label), { cause: err });
+  return new JobFailure(label, err, retryAfterOf(err));
+}
+
 /** The wait a provider asked for before the next try, if any. */
 export function retryAfterOf(err: unknown): number | undefined {
+  if (err instanceof JobFailure) return err.retryAfterMs;
   const e = failureCause(err);
   return isClassifiedError(e) && e.retryAfterMs !== undefined && e.retryAfterMs > 0 ? e.retryAfterMs : undefined;
 }

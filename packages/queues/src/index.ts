@@ -20,6 +20,7 @@ export {
   enqueueWorkItem,
   promoteWorkItem,
   redelayWorkItem,
+  removeWorkItemJobs,
 } from "./producer";
 export { observePipeline, queueDepths } from "./queue-metrics";
 export { RedisRateGate } from "./rate-gate";

@@ -4,7 +4,7 @@ import type { RedisConnection } from "./connection";
 import { SpanKind, injectTraceContext, withSpan, withTraceContext, type Logger, type TraceCarrier } from "@recall/telemetry";
 import { fairPriority } from "./fair-share";
 import { LANES, laneOf, laneQueueName, type Lane, type PriorityItem } from "./priority";
-import { QUEUES, QUEUE_NAMES, jobIdFor, type QueueName, type StagePayload } from "./registry";
+import { QUEUES, QUEUE_NAMES, isQueueName, jobIdFor, type QueueName, type StagePayload } from "./registry";
 
 export interface QueueSetOptions {
   connection: RedisConnection;
@@ -171,6 +171,23 @@ export async function redelayWorkItem(
 ): Promise<void> {
   const job = await findJob(queues, item);
   if (job && (await job.isDelayed())) await job.changeDelay(delayMs).catch(() => undefined);
+}
+
+/**
+ * Removes the jobs of deleted work items (an erasure's) from both lanes of their stage. A job running now is
+ * locked and stays: it finds its item gone and completes as skipped (ids only, worker-factory.ts). Answers how
+ * many jobs were removed.
+ */
+export async function removeWorkItemJobs(queues: QueueSet, items: readonly { id: string; queue: string }[]): Promise<number> {
+  let removed = 0;
+  for (const item of items) {
+    if (!isQueueName(item.queue)) continue;
+    for (const lane of LANES)
+      removed += await laneQueue(queues, item.queue, lane)
+        .remove(jobIdFor(item.id))
+        .catch(() => 0);
+  }
+  return removed;
 }
 
 /** What enqueueing after a commit needs: the queues, and where to say that Redis did not take a job. */

@@ -59,6 +59,29 @@ test("an input that can never succeed is dead after one attempt, with its error 
   expect(job!.attemptsMade).toBe(1);
 });
 
+test("what a job leaves in Redis is its status, or its error class and item id: never the stage's output or message", async () => {
+  const quoted = 'no rule reads "Tallulah Vantresque sold the boat"';
+  startWorker("extract_assertions", async () => ({ status: "succeeded", output: { value: { reason: quoted } } }));
+  startWorker("validate_artifacts", async () => {
+    throw new WorkError("validation", `the model refused: ${quoted}`, false);
+  });
+  const ran = await newItem("extract_assertions");
+  const failed = await newItem("validate_artifacts");
+  await enqueueWorkItem(queues, ran);
+  await enqueueWorkItem(queues, failed);
+  expect(await settled(ran.id)).toMatchObject({ status: "succeeded", payload: expect.objectContaining({ reason: quoted }) });
+  expect(await settled(failed.id)).toMatchObject({ status: "dead", errorMessage: `the model refused: ${quoted}` });
+
+  const done = await queues.extract_assertions.getJob(jobIdFor(ran.id));
+  expect(await waitFor(async () => ((await done!.getState()) === "completed" ? true : undefined), { what: "the job to complete" })).toBe(
+    true,
+  );
+  expect((await queues.extract_assertions.getJob(jobIdFor(ran.id)))!.returnvalue).toEqual({ status: "succeeded" });
+  const dead = await queues.validate_artifacts.getJob(jobIdFor(failed.id));
+  expect(dead!.failedReason).toBe(`validation: work item ${failed.id}`);
+  expect(JSON.stringify([dead!.stacktrace, dead!.data])).not.toContain("Tallulah");
+});
+
 test("the wall-time budget ends a slow attempt with class budget", async () => {
   startWorker(
     "truth_maintenance",

@@ -21,7 +21,7 @@ import {
   type Span,
 } from "@recall/telemetry";
 import { OutageBackoff, runThroughOutages } from "./database-outage";
-import { HandBackError, WorkTimeoutError, classifyError, tokensSpent } from "./errors";
+import { HandBackError, WorkTimeoutError, classifyError, jobFailure, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
 import { fairShareStarted } from "./fair-share";
 import { laneQueueName, type Lane } from "./priority";
@@ -123,7 +123,12 @@ export function createStageWorker(options: StageWorkerOptions): Worker<StagePayl
   return new Worker<StagePayload>(
     laneQueueName(queue, lane),
     (job, token, signal) =>
-      runThroughOutages({ job, token, outage, logger: options.logger }, () => runJob(options, { job, token, signal })),
+      runThroughOutages({ job, token, outage, logger: options.logger }, () => runJob(options, { job, token, signal })).then(
+        jobResult,
+        (err: unknown) => {
+          throw jobFailure(err, String((job.data as Partial<StagePayload>).workItemId ?? job.id));
+        },
+      ),
     {
       connection,
       prefix,
@@ -134,6 +139,14 @@ export function createStageWorker(options: StageWorkerOptions): Worker<StagePayl
       settings: { backoffStrategy: (attemptsMade, _type, err) => backoffDelay(queue, attemptsMade, err) },
     },
   );
+}
+
+/**
+ * What a finished job keeps in Redis as its return value (an hour, docs/erasure.md): the status only. A stage's
+ * output can quote its input (a rule's "needs a model: no rule reads …"); it lives on the work item in Postgres.
+ */
+function jobResult(result: StageResult): Pick<StageResult, "status"> {
+  return { status: result.status };
 }
 
 /** A job as BullMQ hands it to the processor: its lock token, and the signal a shutdown aborts. */

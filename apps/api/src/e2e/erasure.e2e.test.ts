@@ -4,13 +4,16 @@
 // inputs; a document erased while its extraction waits on the model commits nothing later; the 4xx cases; two
 // erasures of one turn at once; the admin erasure of a whole context.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { get, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
-import { QUEUE_NAMES } from "@recall/queues";
+import { holdScopeExclusive } from "@recall/memory";
+import { QUEUE_NAMES, jobIdFor } from "@recall/queues";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
-import { tablesHolding } from "../testing/text-scan";
+import { redisKeysHolding, tablesHolding } from "../testing/text-scan";
 
 let h: Harness;
 let llm: FakeLlmServer;
@@ -163,6 +166,57 @@ test("an erased turn's text is in no table afterwards, and its receipt is answer
   expect(JSON.stringify(profile.body)).toContain("Alice");
   // Search finds nothing of the erased turn (it found it before).
   expect((await search(marker)).results).toEqual([]);
+});
+
+test("a name first stated in an erased turn lives on nowhere: not in the entity, kept candidates, reads, Redis", async () => {
+  const marker = "Quorvane";
+  const scope = ["org=copied"];
+  // A context of its own: "I" is the one person it knows.
+  const { ctx: c, key: k } = await newContext("copied");
+  const session = await newSession(c, k);
+  const erased = await say(session, `I'm ${marker}, CTO at Acme.`, { scope }, c, k);
+  const kept = await say(session, "I live in Berlin.", { scope }, c, k);
+  // One no rule reads: its extraction goes on to the model, its heuristic stage's output quoting it.
+  const hummed = await say(session, `${marker} hummed the harbour song while the ferries idled.`, { scope }, c, k);
+  const copied = await h.api.db.knowledgeCandidate.findMany({ where: { subjectId: kept } });
+  expect(copied.filter((c) => JSON.stringify(c.payload).includes(marker)).length).toBeGreaterThan(0);
+  const items = await h.api.db.workItem.findMany({ where: { subjectId: { in: [erased, hummed] } }, select: { id: true, queue: true } });
+  expect(items.length).toBeGreaterThan(0);
+  // Job data and return values are ids and statuses only, before the erasure as after.
+  expect(await redisKeysHolding(h.worker.connection, h.config.QUEUE_PREFIX, marker)).toEqual([]);
+
+  const res = await erase({ turn_ids: [erased, hummed] }, c, k);
+  expect(res.status).toBe(200);
+  expect(res.body.counts).toMatchObject({ entities_renamed: 1, copies_rewritten: expect.any(Number) });
+
+  expect(await tablesHolding(h.api.db, marker)).toEqual([]);
+  expect(await redisKeysHolding(h.worker.connection, h.config.QUEUE_PREFIX, marker)).toEqual([]);
+  for (const item of items) {
+    const queue = h.api.queues[item.queue as (typeof QUEUE_NAMES)[number]];
+    expect(await queue.getJob(jobIdFor(item.id))).toBeUndefined();
+  }
+  const profile = await request(h.app)
+    .get(api("/profile", c))
+    .query({ scope: { org: "copied" } })
+    .set("API-KEY", k);
+  expect(JSON.stringify(profile.body)).not.toContain(marker);
+  // What the kept turn says stays, about an entity that no longer has the erased name.
+  const speaker = profile.body.entities.find((e: { relations: { predicate: string }[] }) =>
+    e.relations.some((r) => r.predicate === "lives_in"),
+  );
+  expect(speaker).toMatchObject({
+    name: "unnamed person",
+    relations: [expect.objectContaining({ object: expect.objectContaining({ name: "Berlin" }) })],
+  });
+  const query = (text: string) => request(h.app).post(api("/query", c)).set("API-KEY", k).send({ query: text, scope });
+  const found = await query("Berlin");
+  expect(found.body.results.map((r: { text: string }) => r.text)).toContain("unnamed person lives_in Berlin");
+  expect(JSON.stringify(found.body)).not.toContain(marker);
+  expect((await query(marker)).body.results).toEqual([]);
+  // A later "I'm Quorvane" is a new person, not the renamed one.
+  await say(session, `I'm ${marker}, CFO at Initech.`, { scope }, c, k);
+  const named = await h.api.db.entity.findMany({ where: { contextId: c, name: { in: [marker, "unnamed person"] } } });
+  expect(new Set(named.map((e) => e.name))).toEqual(new Set([marker, "unnamed person"]));
 });
 
 test("a fact two inputs support survives the erasure of one, with only the other's provenance", async () => {
@@ -348,6 +402,158 @@ test("two erasures of one turn at once: one erases it, the other reports it alre
   expect(reported[0]!.body.counts.turns ?? 0).toBe(0);
   const later = await erase({ turn_ids: [turn] });
   expect(later.body.already_erased.turn_ids).toEqual([turn]);
+});
+
+test("a session erased while three writers post to it: no 5xx, every receipt erases it, no turn is left, later turns are refused", async () => {
+  const session = await newSession();
+  const post = (i: number) =>
+    request(h.app)
+      .post(api(`/sessions/${session}/turns`))
+      .set("API-KEY", key)
+      .send({ role: "user", content: `I'm Racer${i}, CTO at Acme.`, scope: ["org=race"], wait: false });
+  let writing = true;
+  let receipted = false;
+  const answers: { status: number; type?: string; afterReceipts: boolean }[] = [];
+  const writer = async (w: number) => {
+    for (let i = 0; writing; i++) {
+      const afterReceipts = receipted;
+      const res = await post(w * 1_000 + i);
+      answers.push({ status: res.status, type: res.body.type, afterReceipts });
+    }
+  };
+  const writers = [0, 1, 2].map(writer);
+  await waitFor(async () => (await h.api.db.turn.count({ where: { sessionId: session } })) >= 15, { what: "the writers' first turns" });
+  const receipts = await Promise.all(Array.from({ length: 6 }, () => erase({ session_ids: [session] })));
+  receipted = true;
+  // The writers go on after the receipts: each of their later turns is refused.
+  await waitFor(async () => answers.filter((a) => a.afterReceipts).length >= 6, { what: "turns posted after the receipts" });
+  writing = false;
+  await Promise.all(writers);
+
+  for (const r of receipts) {
+    expect(r.status).toBe(200);
+    expect(r.body.complete).toBe(true);
+    expect([...r.body.erased.session_ids, ...r.body.already_erased.session_ids]).toEqual([session]);
+  }
+  expect(receipts.filter((r) => r.body.erased.session_ids.length === 1)).toHaveLength(1);
+  // A writer either stored its turn (202), was refused (409), or waited past RECALL_SESSION_WAIT_MS behind the
+  // erasure and was told to retry (503 session_busy, on a loaded machine): never another 5xx.
+  const kinds = (list: typeof answers) => new Set(list.map((a) => (a.status === 503 ? `503 ${a.type}` : String(a.status))));
+  expect([...kinds(answers)].every((k) => ["202", "409", "503 https://recall.dev/problems/session_busy"].includes(k))).toBe(true);
+  expect(kinds(answers).has("202")).toBe(true);
+  expect(kinds(answers.filter((a) => a.afterReceipts)).has("202")).toBe(false);
+  expect(kinds(answers.filter((a) => a.afterReceipts)).has("409")).toBe(true);
+  expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(0);
+  expect(await h.api.db.session.count({ where: { id: session } })).toBe(0);
+  const late = await post(-1);
+  expect(late.status).toBe(409);
+  expect(late.type).toBe("application/problem+json");
+  expect(late.body).toMatchObject({ type: expect.stringMatching(/session_erased$/), detail: expect.stringContaining("erased") });
+  await waitFor(queuesIdle, { what: "every stage job to end", timeoutMs: 60_000 });
+  expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(0);
+  expect(await tablesHolding(h.api.db, "Racer")).toEqual([]);
+});
+
+test("a turn written under a scope while its erasure runs is stored after the receipt, never between its read and commit", async () => {
+  const scope = ["org=acme", "user=zed"];
+  const session = await newSession();
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  // An erasure of user=zed in progress: it holds the scope's lock (as eraseInputs does) until released.
+  const erasing = h.api.db.$transaction(
+    async (tx) => {
+      await holdScopeExclusive(tx, ctx, ["user=zed"]);
+      await released;
+    },
+    { timeout: 60_000 },
+  );
+  const waitingOnScope = async () => {
+    const [row] = await h.api.db.$queryRaw<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`;
+    return row!.n > 0;
+  };
+  await waitFor(
+    async () =>
+      (await h.api.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted`)[0]!.n >
+      0,
+    {
+      what: "the erasure to hold the scope",
+    },
+  );
+  const posting = request(h.app)
+    .post(api(`/sessions/${session}/turns`))
+    .set("API-KEY", key)
+    .send({ role: "user", content: "I'm Zed, CFO at Acme.", scope, wait: false });
+  const fact = request(h.app)
+    .post(api("/facts"))
+    .set("API-KEY", key)
+    .send({ scope, attributes: [{ entity: "Zed", key: "city", value: "Oslo", memory_category: "context" }] });
+  const pending = [posting.then((r) => r), fact.then((r) => r)];
+  await waitFor(waitingOnScope, { what: "the writers to wait for the scope's lock" });
+  expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(0);
+  expect(await h.api.db.factWrite.count({ where: { contextId: ctx, scope: { has: "user=zed" } } })).toBe(0);
+  release();
+  await erasing;
+  const [turn, write] = await Promise.all(pending);
+  expect([turn!.status, write!.status]).toEqual([202, 201]);
+  expect(await h.api.db.turn.count({ where: { sessionId: session } })).toBe(1);
+});
+
+test("an export streaming when an erasure commits ends with an error line naming it, not its end line", async () => {
+  const c = await newContext("exporting");
+  const session = await newSession(c.ctx, c.key);
+  // Enough text that the export cannot all sit in socket buffers while its reader is paused (about 12 MB).
+  const filler = " the ledger entries went on for pages".repeat(80);
+  await h.api.db.turn.createMany({
+    data: Array.from({ length: 4_000 }, (_, i) => ({
+      contextId: c.ctx,
+      sessionId: session,
+      seq: i + 1,
+      role: "user",
+      content: `Xylofract entry ${i}:${filler}`,
+      traceId: "0".repeat(32),
+    })),
+  });
+  const server = h.app.listen(0);
+  try {
+    const { port } = server.address() as AddressInfo;
+    let body = "";
+    let reader!: IncomingMessage;
+    const firstChunk = new Promise<void>((resolve, reject) => {
+      get(`http://127.0.0.1:${port}${api("/export", c.ctx)}`, { headers: { "API-KEY": c.key } }, (res) => {
+        reader = res;
+        res.setEncoding("utf8");
+        res.once("data", () => {
+          res.pause();
+          resolve();
+        });
+        res.on("data", (chunk: string) => (body += chunk));
+      }).on("error", reject);
+    });
+    await firstChunk;
+    // The export is part-way (its reader paused after the first chunk) when the erasure commits.
+    const turn = await h.api.db.turn.findFirstOrThrow({ where: { sessionId: session, seq: 4_000 } });
+    const receipt = await erase({ turn_ids: [turn.id] }, c.ctx, c.key);
+    expect(receipt.status).toBe(200);
+    const ended = new Promise((resolve) => reader.on("end", resolve));
+    reader.resume();
+    await ended;
+    const parsed = body
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { kind: string });
+    expect(parsed[0]!.kind).toBe("header");
+    expect(parsed.at(-1)).toEqual({
+      kind: "error",
+      error: "erased_during_export",
+      erasure_ids: [receipt.body.erasure_id],
+      message: expect.stringContaining("discard this export"),
+    });
+    expect(parsed.some((l) => l.kind === "end")).toBe(false);
+  } finally {
+    server.close();
+  }
 });
 
 test("the admin erasure of a context leaves no row of it in any table, ends its keys, and keeps its receipt", async () => {

@@ -121,3 +121,26 @@ test("a document retracted before its extraction commits: pending, and its commi
   expect({ pending: row.pending, applied: row.appliedAt !== null }).toEqual({ pending: false, applied: true });
   expect(await h.api.db.assertion.count({ where: { documentId: doc.body.document_id } })).toBe(0);
 });
+
+test("a turn whose only outputs are reviews still pending: its retraction withdraws them and writes its audit row", async () => {
+  const reviewed = await request(h.app)
+    .post("/api/v1/contexts")
+    .set("Authorization", `Bearer ${ADMIN_KEY}`)
+    .send({ name: "retract-reviewed", config: { review: "required" } });
+  const { context_id: c, api_key: k } = reviewed.body;
+  const session = await request(h.app).post(`/api/v1/${c}/sessions`).set("API-KEY", k).send({});
+  const turn = await request(h.app)
+    .post(`/api/v1/${c}/sessions/${session.body.session_id}/turns`)
+    .set("API-KEY", k)
+    .send({ role: "user", content: INTRO });
+  expect(turn.body.extraction).toMatchObject({ status: "pending_review", pending_reviews: expect.any(Number) });
+
+  const res = await request(h.app).post(`/api/v1/${c}/turns/${turn.body.turn_id}/retract`).set("API-KEY", k).send({ reason: "unsaid" });
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ retraction_id: expect.any(String), retracted: { attributes: 0, relations: 0, instructions: 0 } });
+  const audit = await h.api.db.retraction.findUniqueOrThrow({ where: { id: res.body.retraction_id } });
+  expect(audit).toMatchObject({ contextId: c, sourceType: "turn", sourceId: turn.body.turn_id, reason: "unsaid" });
+  expect(audit.summary).toMatchObject({ withdrawnReviews: turn.body.extraction.pending_reviews });
+  const pending = await h.api.db.review.count({ where: { contextId: c, subjectId: turn.body.turn_id, status: "pending" } });
+  expect(pending).toBe(0);
+});

@@ -41,7 +41,7 @@ function postTurn(turns: TurnService): RouteDefinition {
     path: "/sessions/:sessionId/turns",
     summary: "Add a turn; answers once its extraction is committed",
     description:
-      "The next /profile, /state or /query already reflects the turn. 202 with status pending if it takes longer than TURN_TIMEOUT_MS.",
+      "The next /profile, /state or /query already reflects the turn. 202 with status pending if it takes longer than TURN_TIMEOUT_MS. 409 session_erased when an erasure deleted the session (docs/erasure.md).",
     tags: ["sessions"],
     params: SessionParams,
     body: CreateTurnBody,

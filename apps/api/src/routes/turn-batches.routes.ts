@@ -47,7 +47,7 @@ function postBatch(deps: ApiDeps): RouteDefinition {
     path: "/sessions/:sessionId/turns/batch",
     summary: "Import up to 500 turns of one session, in order; answers 202 at once",
     description:
-      "Turns get consecutive sequence numbers in the order given. The heuristics finish what they can turn by turn; the rest are extracted in windows of consecutive turns, one model call each.",
+      "Turns get consecutive sequence numbers in the order given. The heuristics finish what they can turn by turn; the rest are extracted in windows of consecutive turns, one model call each. 409 session_erased when an erasure deleted the session.",
     tags: ["sessions"],
     params: SessionParams,
     body: TurnBatchBody,

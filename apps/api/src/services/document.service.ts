@@ -4,7 +4,7 @@
 // document posted under the source id of an earlier one becomes that source's next version.
 import { toJson, transaction, type Document, type Tx, type WorkItem } from "@recall/db";
 import type { DocumentFormat } from "@recall/extraction";
-import { normaliseScope, sha256, storeOriginal } from "@recall/memory";
+import { holdScopeShared, normaliseScope, sha256, storeOriginal } from "@recall/memory";
 import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/queues";
 import { annotateActiveSpan } from "@recall/telemetry";
 import { checkScope, storedConfigOf } from "./scope-rule";
@@ -60,6 +60,8 @@ export class DocumentService {
     const metadata = metadataOf(input);
     const scope = (metadata.scope as string[] | undefined) ?? [];
     return transaction(this.deps.db, async (tx) => {
+      // Before any other lock, as an erasure of the scope takes it: the document is stored before it reads, or after.
+      await holdScopeShared(tx, contextId, scope);
       await lock(tx, `document|${contextId}|${hash}`);
       const same = await findSame(tx, contextId, hash, scope);
       if (same) return { document: same };

@@ -1,23 +1,45 @@
 // Erasure (docs/erasure.md): the text of some inputs, or of a whole context, deleted for good with a receipt.
 // The service checks the request against the context and maps what memory reports to domain errors.
-import { eraseContext, eraseInputs, readErasure, UnknownErasureInputs, type EraseRequest, type ErasureReceipt } from "@recall/memory";
+import {
+  eraseContext,
+  eraseInputs,
+  readErasure,
+  UnknownErasureInputs,
+  type EraseRequest,
+  type ErasedWorkItem,
+  type ErasureReceipt,
+} from "@recall/memory";
+import { removeWorkItemJobs } from "@recall/queues";
 import { DomainError, notFoundError } from "./domain-error";
 import type { ServiceDeps } from "./service-deps";
 
 export class ErasureService {
   constructor(
-    private readonly deps: Pick<ServiceDeps, "db">,
+    private readonly deps: Pick<ServiceDeps, "db" | "queues" | "logger">,
     private readonly options: { blobDir?: string },
   ) {}
 
   /** Throws not_found naming every asked-for id that is not this context's (nothing is erased then). */
   async erase(request: EraseRequest): Promise<ErasureReceipt> {
     try {
-      return await eraseInputs(this.deps.db, request, { blobDir: this.options.blobDir });
+      const removeJobs = (items: readonly ErasedWorkItem[]) => this.removeJobs(items);
+      return await eraseInputs(this.deps.db, request, { blobDir: this.options.blobDir, removeJobs });
     } catch (err) {
       if (!(err instanceof UnknownErasureInputs)) throw err;
       const fields = err.unknown.map((u) => ({ field: `body.${u.field}`, message: `${u.id} is not in this context` }));
       throw new DomainError("not_found", `nothing erased: ${err.message}`, { fields });
+    }
+  }
+
+  /**
+   * The deleted items' jobs leave Redis too (their data is ids only, docs/erasure.md). The receipt stands when Redis
+   * does not answer: finished jobs age out there (an hour, failed ones a week) and a queued one ends at its tombstone.
+   */
+  private async removeJobs(items: readonly ErasedWorkItem[]): Promise<void> {
+    try {
+      await removeWorkItemJobs(this.deps.queues, items);
+    } catch (err) {
+      this.deps.logger.warn({ err: (err as Error).message, jobs: items.length }, "erased items' jobs not removed from the queue");
     }
   }
 

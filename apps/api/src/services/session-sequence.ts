@@ -4,16 +4,26 @@
 // row lock keeps apart stores from several processes, bounded by lock_timeout so a request never
 // waits longer than the session's wait. No unique-violation retry loop: nothing races.
 import type { Tx } from "@recall/db";
+import { holdScopeShared } from "@recall/memory";
 import { DomainError, notFoundError } from "./domain-error";
 
 /**
- * Locks the context's session and answers its next sequence number, with the context's config. Throws not_found when the session is not the context's, and DomainError("busy") when
- * the lock is not had within `waitMs` (another process holds it that long).
+ * Locks the context's session and answers its next sequence number, with the context's config, after the shared
+ * locks of the turns' scope pairs (erasure by scope, docs/erasure.md). Throws not_found when the session is not the
+ * context's, conflict when an erasure deleted it, and DomainError("busy") when the locks are not had within `waitMs`
+ * (another process, or an erasure, holds them that long).
  */
-export async function claimSessionSeq(tx: Tx, session: { contextId: string; sessionId: string }, waitMs: number): Promise<ClaimedSeq> {
+export async function claimSessionSeq(
+  tx: Tx,
+  session: { contextId: string; sessionId: string },
+  waitMs: number,
+  scope: readonly string[] = [],
+): Promise<ClaimedSeq> {
   await tx.$queryRaw`SELECT set_config('lock_timeout', ${`${Math.max(1, Math.round(waitMs))}ms`}, true)`;
   let rows: { last: number | null; config: unknown }[];
   try {
+    // The scope's pairs first, as an erasure of the scope takes them, then the session's row as an erasure does.
+    await holdScopeShared(tx, session.contextId, scope);
     rows = await tx.$queryRaw<{ last: number | null; config: unknown }[]>`
       SELECT (SELECT max(t.seq) FROM turns t WHERE t.session_id = s.id) AS last, c.config
       FROM sessions s JOIN contexts c ON c.id = s.context_id
@@ -23,7 +33,7 @@ export async function claimSessionSeq(tx: Tx, session: { contextId: string; sess
     throw err;
   }
   const [row] = rows;
-  if (!row) throw notFoundError("session");
+  if (!row) throw await missingSession(tx, session);
   return { seq: (row.last ?? 0) + 1, contextConfig: row.config };
 }
 
@@ -32,6 +42,20 @@ export interface ClaimedSeq {
   seq: number;
   /** The context's stored config, read in the same statement (its rules apply to the turns stored). */
   contextConfig: unknown;
+}
+
+/**
+ * A session an erasure deleted refuses turns with 409 `session_erased` (its tombstone says which erasure), so a
+ * writer racing the erasure learns its turn was not stored; any other is not found.
+ */
+async function missingSession(tx: Tx, session: { contextId: string; sessionId: string }): Promise<DomainError> {
+  const erased = await tx.erasedInput.findFirst({
+    where: { inputId: session.sessionId, contextId: session.contextId, kind: "session" },
+    select: { erasureId: true },
+  });
+  if (!erased) return notFoundError("session");
+  const message = `this session was erased (erasure ${erased.erasureId}): it takes no more turns; start a new session`;
+  return new DomainError("conflict", message, { problem: "session_erased" });
 }
 
 /** The same refusal whether the wait ran out in this process's line or on the row lock. */

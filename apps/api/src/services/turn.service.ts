@@ -99,7 +99,8 @@ export class TurnService {
   async addBatch(contextId: string, sessionId: string, turns: BatchTurn[]): Promise<StoredBatch> {
     const traceId = currentTraceId() ?? newTraceId();
     const place = { contextId, sessionId };
-    const stored = await this.inSessionOrder(place, (tx, { seq, contextConfig }) => {
+    const scopes = turns.flatMap((t) => normaliseScope(t.scope));
+    const stored = await this.inSessionOrder(place, scopes, (tx, { seq, contextConfig }) => {
       turns.forEach((t, i) => checkScope(contextConfig, t.scope, `body.turns.${i}.scope`));
       return storeTurnBatch(tx, { ...place, firstSeq: seq, traceId }, turns);
     });
@@ -115,7 +116,7 @@ export class TurnService {
   private async storeTurn(contextId: string, sessionId: string, input: TurnInput) {
     const traceId = currentTraceId() ?? newTraceId();
     const scope = normaliseScope(input.scope);
-    const stored = await this.inSessionOrder({ contextId, sessionId }, async (tx, { seq, contextConfig }) => {
+    const stored = await this.inSessionOrder({ contextId, sessionId }, scope, async (tx, { seq, contextConfig }) => {
       checkScope(contextConfig, scope, "body.scope");
       const turn = await tx.turn.create({
         data: {
@@ -150,10 +151,11 @@ export class TurnService {
    */
   private inSessionOrder<T>(
     session: { contextId: string; sessionId: string },
+    scope: readonly string[],
     store: (tx: Tx, claimed: ClaimedSeq) => Promise<T>,
   ): Promise<T> {
     const waitMs = this.options.sessionWaitMs;
-    const stored = () => transaction(this.deps.db, async (tx) => store(tx, await claimSessionSeq(tx, session, waitMs)));
+    const stored = () => transaction(this.deps.db, async (tx) => store(tx, await claimSessionSeq(tx, session, waitMs, scope)));
     return this.sessions.run(session.sessionId, stored);
   }
 }

@@ -477,7 +477,7 @@ export interface paths {
     put?: never;
     /**
      * Add a turn; answers once its extraction is committed
-     * @description The next /profile, /state or /query already reflects the turn. 202 with status pending if it takes longer than TURN_TIMEOUT_MS.
+     * @description The next /profile, /state or /query already reflects the turn. 202 with status pending if it takes longer than TURN_TIMEOUT_MS. 409 session_erased when an erasure deleted the session (docs/erasure.md).
      */
     post: operations["post_sessions_turns"];
     delete?: never;
@@ -517,7 +517,7 @@ export interface paths {
     put?: never;
     /**
      * Import up to 500 turns of one session, in order; answers 202 at once
-     * @description Turns get consecutive sequence numbers in the order given. The heuristics finish what they can turn by turn; the rest are extracted in windows of consecutive turns, one model call each.
+     * @description Turns get consecutive sequence numbers in the order given. The heuristics finish what they can turn by turn; the rest are extracted in windows of consecutive turns, one model call each. 409 session_erased when an erasure deleted the session.
      */
     post: operations["post_sessions_turns_batch"];
     delete?: never;

@@ -1,12 +1,14 @@
 // The deletes of one erasure, in its transaction, after what the erased inputs had changed was undone
 // (retraction's undo: superseded values reopened, revoked instructions active again, conflicts shrunk).
-// Every row that holds the inputs' text, or was derived from it, is deleted: facts and their assertions
+// Every row that holds the inputs' text, or was derived from it, is deleted (a name they stated that other rows
+// copied is rewritten there, erasure-names.ts): facts and their assertions
 // (quotes), instructions, uncertainties, candidates, mentions, entities left with nothing, embeddings, the
 // pipeline's rows (work items and attempts, plans, outbox, windows' references), idempotency records whose
 // stored answer names an input, the inputs themselves (document nodes first, so the search statistics
 // triggers subtract them), and search term statistics no row counts any more.
 import { Prisma, type Tx } from "@recall/db";
 import type { InputIds } from "./erasure-inputs";
+import { forgetCopiedNames } from "./erasure-names";
 
 export type ErasureCounts = Record<string, number>;
 
@@ -17,6 +19,14 @@ interface Erased {
   counts: ErasureCounts;
   /** Entities that lost a mention or a fact: removed when nothing is left to them. */
   touchedEntities: Set<string>;
+  /** Work items deleted, for their jobs to be removed from the queue after the commit. */
+  workItems: ErasedWorkItem[];
+}
+
+/** A deleted work item: its BullMQ job (`wi-<id>` in its queue) outlives it in Redis unless removed. */
+export interface ErasedWorkItem {
+  id: string;
+  queue: string;
 }
 
 type IdRow = { id: string };
@@ -31,21 +41,33 @@ export interface DeleteOutcome {
   blobPaths: string[];
   /** Extraction windows left without turns, deleted with their work items (tombstoned, so their queued jobs end). */
   windowIds: string[];
+  workItems: ErasedWorkItem[];
 }
 
 export async function deleteErased(tx: Tx, contextId: string, ids: InputIds): Promise<DeleteOutcome> {
-  const run: Erased = { ids, all: [...ids.turn, ...ids.document, ...ids.fact_write], contextId, counts: {}, touchedEntities: new Set() };
+  const run: Erased = {
+    ids,
+    all: [...ids.turn, ...ids.document, ...ids.fact_write],
+    contextId,
+    counts: {},
+    touchedEntities: new Set(),
+    workItems: [],
+  };
   await deleteFacts(tx, run);
   await deleteStaged(tx, run);
   await deleteEntities(tx, run);
   const windowIds = await deletePipeline(tx, run);
+  // Before the inputs go: whether an erased input stated a surviving entity's name is read from their text.
+  const copied = await forgetCopiedNames(tx, contextId, ids, [...run.touchedEntities]);
+  run.counts.entities_renamed = copied.renamed;
+  run.counts.copies_rewritten = copied.rewritten;
   const blobPaths = await deleteDocuments(tx, run);
   const sessions = await deleteTurns(tx, run);
   const sessionIds = sessions.map((s) => s.id);
   await deleteIdempotency(tx, run, [...run.all, ...run.ids.session, ...sessionIds]);
   await count(run, "fact_writes", tx.$executeRaw`DELETE FROM fact_writes WHERE id = ANY(${ids.fact_write}::uuid[])`);
   await count(run, "search_term_stats", tx.$executeRaw`DELETE FROM search_term_stats WHERE context_id = ${contextId}::uuid AND docs <= 0`);
-  return { counts: run.counts, sessionIds, sessionLines: sessions.map((s) => s.line), blobPaths, windowIds };
+  return { counts: run.counts, sessionIds, sessionLines: sessions.map((s) => s.line), blobPaths, windowIds, workItems: run.workItems };
 }
 
 async function count(run: Erased, kind: string, deleted: Promise<number>): Promise<void> {
@@ -162,11 +184,7 @@ async function deletePipeline(tx: Tx, run: Erased): Promise<string[]> {
   const [attempts] = await tx.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id WHERE w.subject_id = ANY(${subjects}::uuid[])`;
   run.counts.work_attempts = attempts?.n ?? 0;
-  const items = await ids(
-    run,
-    "work_items",
-    tx.$queryRaw`DELETE FROM work_items WHERE subject_id = ANY(${subjects}::uuid[]) RETURNING id::text`,
-  );
+  const items = await deleteWorkItems(tx, run, Prisma.sql`subject_id = ANY(${subjects}::uuid[])`);
   await count(
     run,
     "outbox_events",
@@ -186,6 +204,14 @@ async function deletePipeline(tx: Tx, run: Erased): Promise<string[]> {
   await count(run, "extraction_plans", tx.$executeRaw`DELETE FROM extraction_plans WHERE subject_id = ANY(${subjects}::uuid[])`);
   await count(run, "retractions", tx.$executeRaw`DELETE FROM retractions WHERE source_id = ANY(${subjects}::uuid[])`);
   return leaveWindows(tx, run);
+}
+
+/** Work items (their attempts cascade), kept with their queues so their jobs can be removed after the commit. */
+async function deleteWorkItems(tx: Tx, run: Erased, where: Prisma.Sql): Promise<string[]> {
+  const rows = await tx.$queryRaw<ErasedWorkItem[]>`DELETE FROM work_items WHERE ${where} RETURNING id::text, queue`;
+  run.counts.work_items = (run.counts.work_items ?? 0) + rows.length;
+  run.workItems.push(...rows);
+  return rows.map((r) => r.id);
 }
 
 /**
@@ -211,11 +237,7 @@ async function leaveWindows(tx: Tx, run: Erased): Promise<string[]> {
     WHERE turn_ids && ${run.ids.turn}::uuid[] RETURNING id::text, cardinality(turn_ids) AS left`;
   const empty = windows.filter((w) => Number(w.left) === 0).map((w) => w.id);
   const kept = windows.filter((w) => Number(w.left) > 0).map((w) => w.id);
-  await count(
-    run,
-    "work_items",
-    tx.$executeRaw`DELETE FROM work_items WHERE subject_type = 'window' AND subject_id = ANY(${empty}::uuid[])`,
-  );
+  await deleteWorkItems(tx, run, Prisma.sql`subject_type = 'window' AND subject_id = ANY(${empty}::uuid[])`);
   await count(run, "extraction_windows", tx.$executeRaw`DELETE FROM extraction_windows WHERE id = ANY(${empty}::uuid[])`);
   await tx.$executeRaw`UPDATE work_attempts SET error_message = NULL WHERE error_message IS NOT NULL
     AND work_item_id IN (SELECT id FROM work_items WHERE subject_type = 'window' AND subject_id = ANY(${kept}::uuid[]))`;

@@ -43,7 +43,8 @@ test("an entity only the erased document named is removed; one another input nam
   const text = "Alice Chen lives in Berlin.";
   const doc = await addDocument(f, { text, at: day(1), scope: ALICE });
   await ingest(f, doc, { relations: [relation("Alice Chen", "lives_in", "Berlin", "location", "Alice Chen lives in Berlin")] });
-  await sayRole("CTO", day(2));
+  const kept = await addTurn(f, { content: "Alice Chen is CTO now.", at: day(2), scope: ALICE });
+  await ingest(f, kept, { attributes: [attribute("Alice Chen", "role", "CTO", "Alice Chen is CTO now")] });
 
   const receipt = await eraseInputs(f.db, { contextId: f.contextId, documentIds: [doc.id] });
 
@@ -51,6 +52,33 @@ test("an entity only the erased document named is removed; one another input nam
   expect(names).toEqual(["Alice Chen"]);
   expect(receipt.counts).toMatchObject({ documents: 1, relations: 1, entities: 1 });
   expect(await f.db.relation.count({ where: { contextId: f.contextId } })).toBe(0);
+});
+
+test("a name only the erased input stated leaves the entity another input supports, and that input's copies of it", async () => {
+  const intro = await addTurn(f, { content: "I'm Quorvane Ostrel, CTO at Acme.", at: day(1), scope: ALICE });
+  await ingest(f, intro, { attributes: [attribute("Quorvane Ostrel", "role", "CTO", "I'm Quorvane Ostrel, CTO at Acme")] });
+  // The next turn's extraction named its speaker from the first: the name is a copy there.
+  const kept = await addTurn(f, { content: "I'm CEO now. My boat is red.", at: day(2), scope: ALICE });
+  await ingest(f, kept, {
+    attributes: [
+      attribute("Quorvane Ostrel", "role", "CEO", "I'm CEO now"),
+      attribute("Quorvane Ostrel's boat", "colour", "red", "My boat is red", { entity_type: "object" }),
+    ],
+  });
+
+  const receipt = await eraseInputs(f.db, { contextId: f.contextId, turnIds: [intro.id] });
+
+  expect(receipt.counts).toMatchObject({ entities_renamed: 1, copies_rewritten: expect.any(Number) });
+  const entity = await f.db.entity.findFirstOrThrow({ where: { contextId: f.contextId, type: "person" } });
+  expect(entity).toMatchObject({ name: "unnamed person", aliases: [], identityKey: `unnamed ${entity.id}` });
+  const boat = await f.db.entity.findFirstOrThrow({ where: { contextId: f.contextId, type: "object" } });
+  expect(boat).toMatchObject({ name: "unnamed person's boat", identityKey: "unnamed person boat" });
+  const candidates = await f.db.knowledgeCandidate.findMany({ where: { subjectId: kept.id } });
+  expect(candidates.length).toBeGreaterThan(0);
+  expect(JSON.stringify(candidates.map((c) => c.payload))).not.toMatch(/quorvane/i);
+  expect(JSON.stringify(candidates.map((c) => c.payload))).toContain("unnamed person");
+  const role = await f.db.attribute.findFirstOrThrow({ where: { contextId: f.contextId, key: "role" } });
+  expect({ entity: role.entityId, value: role.value }).toEqual({ entity: entity.id, value: "CEO" });
 });
 
 test("a session longer than the cap is erased in steps: incomplete, then the rest with the session", async () => {

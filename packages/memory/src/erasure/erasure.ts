@@ -4,7 +4,8 @@
 // erased input (`erased_inputs`). Unlike a retraction (../retraction), which marks rows and keeps the text for the
 // audit, nothing erased can be read back. See docs/erasure.md.
 //
-// Races. The transaction first locks the work items of the inputs (FOR UPDATE), then takes each input's source lock
+// Races. The transaction first locks the sessions' rows (as writers of a session do: no turn is stored meanwhile,
+// and none after the receipt, the session being gone), then the work items of the inputs (FOR UPDATE), then each input's source lock
 // exclusively (retraction/source-lock.ts), in id order. A stage finishing meanwhile holds its item's row lock in the
 // transaction that writes its output (packages/queues work-state/finish-item.ts), so it either commits before the
 // erasure reads (and its output is erased with the rest) or finds its item deleted, fails, and writes nothing; its
@@ -15,11 +16,13 @@ import { Prisma, toJson, transaction, type Db, type Tx } from "@recall/db";
 import { removeOriginal } from "../document-originals";
 import { undoSourceInTransaction, type RetractableSource } from "../retraction/retraction";
 import { holdSourceExclusive } from "../retraction/source-lock";
-import { deleteErased, type ErasureCounts } from "./erasure-delete";
+import { deleteErased, type ErasedWorkItem, type ErasureCounts } from "./erasure-delete";
 import { emptyIds, presentIds, resolveInputs, type EraseRequest, type InputIds, type InputKind } from "./erasure-inputs";
 import { deleteContext } from "./context-erasure";
+import { holdScopeExclusive } from "./scope-lock";
 
 export type { EraseRequest, InputIds, InputKind } from "./erasure-inputs";
+export type { ErasedWorkItem } from "./erasure-delete";
 
 export const ERASURE_LIMITS = {
   /** Ids per list of one request (turn_ids, document_ids, session_ids, fact_write_ids). */
@@ -53,17 +56,25 @@ export interface EraseOptions {
   blobDir?: string;
   /** Inputs per erasure (defaults to ERASURE_LIMITS.inputsPerErasure). */
   cap?: number;
+  /** Called after the commit with the work items deleted: their queue jobs outlive them unless removed. */
+  removeJobs?: (items: readonly ErasedWorkItem[]) => Promise<void>;
 }
 
 const SOURCE: Record<Exclude<InputKind, "session">, RetractableSource> = { turn: "turn", document: "document", fact_write: "fact_write" };
 
 export async function eraseInputs(db: Db, request: EraseRequest, options: EraseOptions = {}): Promise<ErasureReceipt> {
   const cap = options.cap ?? ERASURE_LIMITS.inputsPerErasure;
-  const { receipt, blobPaths } = await transaction(
+  const { receipt, blobPaths, workItems } = await transaction(
     db,
     async (tx) => {
+      // Writers first: the scope's writers hold its pairs' locks (scope-lock.ts) and a session's writers its row
+      // while they store (turn.service.ts), so once the erasure holds them every input they stored is read below,
+      // and the ones after the receipt are new inputs (or find their session gone).
+      if (request.scope?.length) await holdScopeExclusive(tx, request.contextId, request.scope);
+      await lockSessions(tx, request.contextId, request.sessionIds ?? [], request.turnIds ?? []);
       const resolved = await resolveInputs(tx, request, cap);
       if (resolved.notFound.length > 0) throw new UnknownErasureInputs(resolved.notFound);
+      await lockSessions(tx, request.contextId, resolved.erase.session, resolved.erase.turn);
       await lockInputs(tx, resolved.erase);
       await dropVanished(tx, request.contextId, resolved.erase, resolved.alreadyErased);
       const lines = await inputLines(tx, resolved.erase);
@@ -86,11 +97,13 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
         complete: resolved.complete,
       });
       await tombstone(tx, receipt, outcome.windowIds);
-      return { receipt, blobPaths: outcome.blobPaths };
+      return { receipt, blobPaths: outcome.blobPaths, workItems: outcome.workItems };
     },
-    { timeoutMs: 120_000 },
+    // A deadlock with a stage finishing on the same items is retried here, never answered (each try starts over).
+    { timeoutMs: 120_000, maxRetries: 8 },
   );
   await removeBlobs(db, options.blobDir, blobPaths);
+  await options.removeJobs?.(workItems);
   return receipt;
 }
 
@@ -137,6 +150,16 @@ export async function readErasure(db: Db, contextId: string, erasureId: string):
     complete: row.complete,
     erasedAt: row.createdAt,
   };
+}
+
+/**
+ * The rows of the sessions asked for and of the erased turns' sessions, in id order: what a writer of a session
+ * holds while it stores a turn (so no turn is stored meanwhile, and a session left empty is deleted with none).
+ */
+async function lockSessions(tx: Tx, contextId: string, sessionIds: readonly string[], turnIds: readonly string[]): Promise<void> {
+  if (sessionIds.length === 0 && turnIds.length === 0) return;
+  await tx.$queryRaw`SELECT id FROM sessions WHERE context_id = ${contextId}::uuid AND (id = ANY(${[...sessionIds]}::uuid[])
+    OR id IN (SELECT session_id FROM turns WHERE id = ANY(${[...turnIds]}::uuid[]))) ORDER BY id FOR UPDATE`;
 }
 
 /** Work items first, then the source locks, each in id order (see the header). */

@@ -1,7 +1,8 @@
 // GET …/export (docs/export-format.md): a context as NDJSON, one row a line, in one REPEATABLE READ snapshot so the
 // lines agree with each other. Rows are read in keyset pages (by id) and each page is handed to `write`, which
-// resolves when the reader has taken it (backpressure): memory holds one page, never a table.
-import { Prisma, type Db, type Tx } from "@recall/db";
+// resolves when the reader has taken it (backpressure): memory holds one page, never a table. An erasure of the
+// context committed while it streamed ends it with an error line in place of the end line.
+import { Prisma, type Db, type DbOrTx, type Tx } from "@recall/db";
 import {
   EXPORT_FORMAT,
   EXPORT_FORMAT_VERSION,
@@ -28,16 +29,55 @@ export async function exportContext(
   filters: ExportFilters,
   write: (chunk: string) => Promise<void>,
 ): Promise<ExportCounts> {
-  return db.$transaction(
+  const { counts, erasuresSeen } = await db.$transaction(
     async (tx) => {
+      // The first statement takes the snapshot: the erasures it sees are the ones the rows below already reflect.
+      const erasuresSeen = await erasureCount(tx, contextId);
       const counts: ExportCounts = {};
       await write(`${JSON.stringify(header(contextId, filters))}\n`);
       for (const spec of KINDS) counts[spec.kind] = await exportKind(tx, contextId, spec, filters, write);
-      await write(`${JSON.stringify({ kind: "end", counts })}\n`);
-      return counts;
+      return { counts, erasuresSeen };
     },
     { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, timeout: EXPORT_SNAPSHOT_MAX_MS, maxWait: 30_000 },
   );
+  // Checked once the snapshot's connection is back in the pool (a check from inside would need a second connection
+  // per open export, and enough open exports would wait on each other for good).
+  const erased = await erasedSince(db, contextId, erasuresSeen);
+  const last = erased.length > 0 ? erasedDuringExport(erased) : { kind: "end", counts };
+  await write(`${JSON.stringify(last)}\n`);
+  return counts;
+}
+
+/**
+ * An erasure of the context committed while the export streamed: the snapshot still held what it erased, so the
+ * lines may hold it. The export ends with this error line instead of its end line (docs/erasure.md).
+ */
+function erasedDuringExport(erasureIds: string[]) {
+  return {
+    kind: "error",
+    error: "erased_during_export",
+    erasure_ids: erasureIds,
+    message:
+      "an erasure of this context committed while this export was streaming; the lines before this one may hold what it erased: discard this export and take a new one",
+  };
+}
+
+async function erasureCount(db: DbOrTx, contextId: string): Promise<number> {
+  const [row] = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM erasures WHERE context_id = ${contextId}::uuid`;
+  return row!.n;
+}
+
+/** The ids of the context's erasures committed since the snapshot saw `seen` of them, newest first. */
+async function erasedSince(db: Db, contextId: string, seen: number): Promise<string[]> {
+  const now = await erasureCount(db, contextId);
+  if (now <= seen) return [];
+  const newest = await db.erasure.findMany({
+    where: { contextId },
+    orderBy: { createdAt: "desc" },
+    take: now - seen,
+    select: { id: true },
+  });
+  return newest.map((e) => e.id);
 }
 
 function header(contextId: string, filters: ExportFilters) {

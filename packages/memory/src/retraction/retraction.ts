@@ -204,16 +204,24 @@ async function extractionUncommitted(tx: Tx, input: RetractSourceInput): Promise
   return committed < commits.length;
 }
 
-/** The audit row when something was retracted, or a commit is still to come; a pending one is recorded once. */
+/**
+ * The audit row: whenever something was retracted or withdrawn (reviews still pending are a source's only outputs
+ * under review), and for a source's first retraction even when it had taught nothing. A repeat that changes nothing
+ * writes none (null); a pending one is recorded once.
+ */
 async function recordRetraction(tx: Tx, input: RetractSourceInput, report: RetractionReport): Promise<string | null> {
   if (changed(report)) return audit(tx, input, report);
-  if (!report.pending) return null;
-  const waiting = await tx.retraction.findFirst({ where: { contextId: input.contextId, sourceId: input.sourceId, pending: true } });
-  return waiting?.id ?? (await audit(tx, input, report));
+  const where = { contextId: input.contextId, sourceId: input.sourceId };
+  if (report.pending) {
+    const waiting = await tx.retraction.findFirst({ where: { ...where, pending: true } });
+    return waiting?.id ?? (await audit(tx, input, report));
+  }
+  const earlier = await tx.retraction.findFirst({ where, select: { id: true } });
+  return earlier ? null : audit(tx, input, report);
 }
 
 function changed(report: RetractionReport): boolean {
-  return Object.values(report).some((v) => Array.isArray(v) && v.length > 0);
+  return report.withdrawnReviews > 0 || Object.values(report).some((v) => Array.isArray(v) && v.length > 0);
 }
 
 async function audit(tx: Tx, input: RetractSourceInput, report: RetractionReport): Promise<string> {

@@ -15,6 +15,7 @@ import { prepareDirectWrite, type DirectItem, type FieldError } from "./fact-wri
 import { normaliseScope } from "../scope";
 import { applyTruthMaintenanceIn, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
 import { validateCandidate } from "./validate";
+import { holdScopeShared } from "../erasure/scope-lock";
 
 /** The work-item side of a direct write's stages: memory writes no work item itself (packages/queues directStages does). */
 export interface FactWriteStages {
@@ -150,6 +151,8 @@ async function storeValidated(
 ) {
   const scope = normaliseScope(input.scope);
   return transaction(db, async (tx) => {
+    // Before anything else, as an erasure of the scope takes it (erasure/scope-lock.ts).
+    await holdScopeShared(tx, input.contextId, scope);
     const write = await tx.factWrite.create({
       data: { contextId: input.contextId, payload: input.diff as Prisma.InputJsonValue, text, scope, traceId: input.traceId },
     });
