@@ -551,6 +551,16 @@ test("an export streaming when an erasure commits ends with an error line naming
       message: expect.stringContaining("discard this export"),
     });
     expect(parsed.some((l) => l.kind === "end")).toBe(false);
+    // Imported back into the same context, the export never restores what the erasure took: its line is refused.
+    const restored = await request(h.app)
+      .post(api("/import", c.ctx))
+      .set("API-KEY", c.key)
+      .set("Content-Type", "application/x-ndjson")
+      .send(body);
+    expect(restored.status).toBe(400);
+    expect(restored.body.errors[0]).toMatchObject({ field: expect.stringMatching(/^line \d+\.id$/) });
+    expect(restored.body.errors[0].message).toContain(`erasure ${receipt.body.erasure_id}`);
+    expect(await h.api.db.turn.count({ where: { id: turn.id } })).toBe(0);
   } finally {
     server.close();
   }

@@ -130,6 +130,33 @@ export async function foreignReference(
   return sites.find(({ ids, targets }) => targets.some((t) => ids.some((id) => foreign.has(`${t}|${id}`))))?.site;
 }
 
+/**
+ * The first (row, column) of the batch naming an input this context erased (its tombstone, docs/erasure.md), with the
+ * erasure: an export taken before or during an erasure never brings the erased inputs back, nor rows read from them.
+ */
+export async function erasedReference(
+  tx: Tx,
+  contextId: string,
+  spec: KindSpec,
+  rows: readonly Record<string, unknown>[],
+): Promise<(IdSite & { erasureId: string }) | undefined> {
+  const sites = rows.flatMap((row, index) =>
+    [...spec.ids, ...(spec.idLists ?? [])].flatMap((column) => {
+      const value = row[column];
+      const ids = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string");
+      return ids.map((id) => ({ site: { row: index, column }, id }));
+    }),
+  );
+  if (sites.length === 0) return undefined;
+  const erased = await tx.$queryRaw<{ id: string; erasure_id: string }[]>`
+    SELECT input_id::text AS id, erasure_id::text FROM erased_inputs
+    WHERE context_id = ${contextId}::uuid AND input_id = ANY(${[...new Set(sites.map((s) => s.id))]}::uuid[])`;
+  if (erased.length === 0) return undefined;
+  const erasureOf = new Map(erased.map((e) => [e.id, e.erasure_id]));
+  const hit = sites.find((s) => erasureOf.has(s.id))!;
+  return { ...hit.site, erasureId: erasureOf.get(hit.id)! };
+}
+
 /** Rows of `target` holding one of `ids` that belong to another context (a document node through its document). */
 function foreignRows(target: Target, contextId: string, ids: string[]): Prisma.Sql {
   const [table, column = "id"] = target.split(".");

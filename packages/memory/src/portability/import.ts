@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { Prisma, transaction, type Db, type Tx } from "@recall/db";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
-import { foreignReference, type IdSite } from "./import-references";
+import { erasedReference, foreignReference, type IdSite } from "./import-references";
 
 /** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole). */
 export class ImportLineError extends Error {
@@ -188,12 +188,22 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
   let outcome: { created: number } | { foreign: IdSite };
   try {
     outcome = await transaction(db, async (tx) => {
+      const erased = await erasedReference(tx, contextId, spec, rows);
+      if (erased) throw new ErasedReference(erased);
       const created = await insertRows(tx, contextId, spec, rows);
       const foreign = await foreignReference(tx, contextId, spec, rows);
       if (foreign) throw new ForeignReference(foreign);
       return { created };
     });
   } catch (err) {
+    if (err instanceof ErasedReference) {
+      const { row, column, erasureId } = err.site;
+      throw new ImportLineError(
+        lines[row]!,
+        fieldOf(spec, column),
+        `names an input erased from this context (erasure ${erasureId}): an import never brings erased memory back`,
+      );
+    }
     if (err instanceof ForeignReference) outcome = { foreign: err.site };
     else {
       const range = `lines ${lines[0]}–${lines[lines.length - 1]}`;
@@ -217,6 +227,12 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
 class ForeignReference extends Error {
   constructor(readonly site: IdSite) {
     super("a foreign reference");
+  }
+}
+
+class ErasedReference extends Error {
+  constructor(readonly site: IdSite & { erasureId: string }) {
+    super("a reference to an erased input");
   }
 }
 
