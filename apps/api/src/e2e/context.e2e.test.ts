@@ -115,7 +115,11 @@ describe("POST /context", () => {
     expect(await fields({ message: "hi", max_tokens: 0 })).toEqual(["body.max_tokens"]);
     expect(await fields({ message: "hi", max_tokens: 16_001 })).toEqual(["body.max_tokens"]);
     expect(await fields({ scope: ALICE })).toEqual(["body.message"]);
-    expect(await fields({ message: "  ", as_of: "yesterday", session_id: "s1" })).toEqual(["body.as_of", "body.message", "body.session_id"]);
+    expect(await fields({ message: "  ", as_of: "yesterday", session_id: "s1" })).toEqual([
+      "body.as_of",
+      "body.message",
+      "body.session_id",
+    ]);
   });
 });
 

@@ -202,7 +202,12 @@ export function instructionView(row: Awaited<ReturnType<typeof readInstructionHi
 }
 
 const FactSource = z
-  .object({ turn_id: z.uuid().nullable(), document_id: z.uuid().nullable(), node_id: z.uuid().nullable(), fact_write_id: z.uuid().nullable() })
+  .object({
+    turn_id: z.uuid().nullable(),
+    document_id: z.uuid().nullable(),
+    node_id: z.uuid().nullable(),
+    fact_write_id: z.uuid().nullable(),
+  })
   .describe("what the fact was read from: a turn, a document's node, or a direct write");
 
 export const ContextResult = z.object({

@@ -134,7 +134,12 @@ function render(chosen: Item[]): string {
 
 function sectionsOf(chosen: Item[]): ContextSections {
   const entries = <S extends SectionName>(s: S) => inSection(chosen, s).map((i) => i.entry) as ContextSections[S];
-  return { instructions: entries("instructions"), facts: entries("facts"), uncertainties: entries("uncertainties"), excerpts: entries("excerpts") };
+  return {
+    instructions: entries("instructions"),
+    facts: entries("facts"),
+    uncertainties: entries("uncertainties"),
+    excerpts: entries("excerpts"),
+  };
 }
 
 function inSection(chosen: Item[], section: SectionName): Item[] {
@@ -165,13 +170,19 @@ function itemsOf(c: ContextCandidates): Item[] {
   const entityScore = new Map<string, number>();
   for (const f of c.facts) entityScore.set(f.entityId, Math.max(entityScore.get(f.entityId) ?? 0, f.score));
   const uncertainties = c.uncertainties.map((u, rank) =>
-    item("uncertainties", `- ${clip(`${u.about}: ${u.reason}`, MAX_CHARS.uncertainty)}`, UNCERTAINTY_SHARE * (entityScore.get(u.entity_id ?? "") ?? 0), rank, {
-      id: u.id,
-      about: u.about,
-      reason: u.reason,
-      entity_id: u.entity_id,
-      key: u.key,
-    }),
+    item(
+      "uncertainties",
+      `- ${clip(`${u.about}: ${u.reason}`, MAX_CHARS.uncertainty)}`,
+      UNCERTAINTY_SHARE * (entityScore.get(u.entity_id ?? "") ?? 0),
+      rank,
+      {
+        id: u.id,
+        about: u.about,
+        reason: u.reason,
+        entity_id: u.entity_id,
+        key: u.key,
+      },
+    ),
   );
   return [...instructions, ...facts, ...uncertainties, ...excerptItems(c.excerpts)];
 }
@@ -226,7 +237,10 @@ function day(d: Date): string {
  * the work is bounded by `max` whatever the stored text's length.
  */
 export function clip(text: string, max: number): string {
-  const flat = text.slice(0, max * 2).replace(/\s+/g, " ").trim();
+  const flat = text
+    .slice(0, max * 2)
+    .replace(/\s+/g, " ")
+    .trim();
   if (flat.length <= max) return flat;
   const cut = flat.slice(0, max - 1);
   const space = cut.lastIndexOf(" ");

@@ -163,7 +163,9 @@ function factScores(facts: Awaited<ReturnType<typeof readFacts>>, r: Relevance):
 /** Where each packed fact was read from: the turn, or the document and its node, or the direct write. */
 async function withSources(db: DbOrTx, facts: ContextPack["sections"]["facts"]): Promise<ContextPack["sections"]["facts"]> {
   if (facts.length === 0) return facts;
-  const rows = await db.$queryRaw<{ id: string; turn_id: string | null; document_id: string | null; node_id: string | null; fact_write_id: string | null }[]>(
+  const rows = await db.$queryRaw<
+    { id: string; turn_id: string | null; document_id: string | null; node_id: string | null; fact_write_id: string | null }[]
+  >(
     Prisma.sql`SELECT a.id, a.turn_id, a.document_id, a.document_node_id AS node_id, a.fact_write_id
       FROM assertions a WHERE a.id = ANY(${facts.map((f) => f.assertion_id)}::uuid[])`,
   );
