@@ -1295,10 +1295,11 @@ export interface operations {
                  * @description when the turn was said (its session's date), or the document received
                  */
                 said_at: string;
-                /** @description /query's fused score */
+                /** @description relevance from the position in /query's ranking: 1 / (2 + position) */
                 score: number;
                 seq: number | null;
                 session_id: string | null;
+                /** @description the speaker's name, or the turn's role when no name was given */
                 speaker: string | null;
                 /** @description as packed: whitespace folded, long text cut */
                 text: string;

@@ -13,6 +13,7 @@ export interface ExcerptCandidate {
   id: string;
   session_id: string | null;
   seq: number | null;
+  /** The speaker's name, or the turn's role when no name was given. */
   speaker: string | null;
   document_id: string | null;
   /** When the turn was said (its session's date for imported conversations), or the document received. */

@@ -5,8 +5,17 @@
 // and the open uncertainties about those entities. context-pack.ts renders and packs them.
 // Excerpts of a retracted source are left out (a retraction keeps the raw text for the audit
 // trail, but the caller asked for it not to be read); an erased source's rows no longer exist.
+// Three rounds of statements, each round's side by side: what /query and the directives answer,
+// then the excerpts' sources and what was read from them, then the chosen entities' facts.
 import { Prisma, type DbOrTx } from "@recall/db";
-import { packContext, type ContextCandidates, type ContextPack, type ExcerptCandidate, type FactCandidate } from "./context-pack";
+import {
+  packContext,
+  type ContextCandidates,
+  type ContextPack,
+  type ExcerptCandidate,
+  type FactCandidate,
+  type FactSource,
+} from "./context-pack";
 import { activeInstructions, readUnknowns } from "./directive-reader";
 import { readFacts } from "./fact-query";
 import type { ReaderScope } from "./read-types";
@@ -30,10 +39,12 @@ export interface ContextInput extends ReaderScope {
 
 /** How many of /query's best hits are weighed; the budget decides how many are packed. */
 const CANDIDATES = 40;
-/** The excerpts whose facts' entities are drawn in (the best few: lower ones are mostly noise). */
+/** The excerpts whose entities' facts are drawn in (the best few: lower ones are mostly noise). */
 const ABOUT_EXCERPTS = 8;
 /** Facts weighed at most; an entity set this large is a different problem. */
 const MAX_FACTS = 400;
+/** See relevance(); on the bench:recall conversations 1 to 8 packed the same evidence, 60 (fusion's own) far less. */
+const RANK_DECAY = 2;
 /** Relevance of a fact, as shares of the best excerpt's score (see factScores). */
 const FACT_WEIGHTS = { namedInMessage: 1, readFromExcerpt: 0.5, aboutExcerpt: 0.25 };
 const SEARCHED: SearchKind[] = ["turn", "document_node", "attribute", "relation"];
@@ -64,11 +75,16 @@ export async function readContext(db: DbOrTx, input: ContextInput, vector?: Vect
     readUnknowns(db, reader, { includeResolved: false, at: input.asOf }),
     entitiesNamedIn(db, input.contextId, input.message),
   ]);
-  const excerpts = await liveExcerpts(db, input, results);
-  const mentions = await entitiesReadFrom(db, input.contextId, excerpts.slice(0, ABOUT_EXCERPTS));
-  const factHits = new Map(results.filter((r) => r.link.fact_id).map((r) => [r.link.fact_id!, r]));
-  const entityIds = new Set([...named, ...mentions.map((m) => m.entity_id), ...[...factHits.values()].map((r) => r.link.entity_id!)]);
-  const facts = entityIds.size === 0 ? [] : await readFacts(db, { ...reader, validAt: at, subjectIds: [...entityIds], limit: MAX_FACTS });
+  const ranked = results.map((r, position) => ({ ...r, score: relevance(position) }));
+  const [excerpts, readFrom] = await Promise.all([liveExcerpts(db, input, ranked), entitiesReadFrom(db, input.contextId, ranked)]);
+  const best = new Set(excerpts.slice(0, ABOUT_EXCERPTS).map((e) => e.id));
+  const mentions = readFrom.filter((m) => best.has(m.source_id));
+  const factHits = new Map(ranked.filter((r) => r.link.fact_id).map((r) => [r.link.fact_id!, r]));
+  const entityIds = [...new Set([...named, ...mentions.map((m) => m.entity_id), ...[...factHits.values()].map((r) => r.link.entity_id!)])];
+  const [facts, sources] = await Promise.all([
+    entityIds.length === 0 ? [] : readFacts(db, { ...reader, validAt: at, subjectIds: entityIds, limit: MAX_FACTS }),
+    sourcesOf(db, input.contextId, entityIds),
+  ]);
   const scored = factScores(facts, { factHits, named: new Set(named), mentions, excerpts });
   const touched = new Set(scored.map((f) => f.entityId));
   const candidates: ContextCandidates = {
@@ -78,7 +94,17 @@ export async function readContext(db: DbOrTx, input: ContextInput, vector?: Vect
     excerpts,
   };
   const pack = packContext(candidates, input.maxTokens);
-  return { ...pack, sections: { ...pack.sections, facts: await withSources(db, pack.sections.facts) } };
+  const cited = pack.sections.facts.map((f) => ({ ...f, source: sources.get(f.assertion_id) ?? f.source }));
+  return { ...pack, sections: { ...pack.sections, facts: cited } };
+}
+
+/**
+ * A hit's relevance from its position in /query's ranking. Fusion scores (1 / (60 + rank)) are nearly flat over
+ * the first few dozen ranks, so divided by tokens they would pack short, low-ranked turns ("Wow, congrats!") before
+ * the long ones that answer; a steeper decay keeps the order /query chose and lets length break near ties.
+ */
+function relevance(position: number): number {
+  return 1 / (RANK_DECAY + position);
 }
 
 /** Entities whose whole name (or an alias) occurs as a phrase in the message, read by the same text search configuration. */
@@ -97,7 +123,7 @@ async function liveExcerpts(db: DbOrTx, input: ContextInput, results: SearchResu
   if (hits.length === 0) return [];
   const ids = (kind: SearchKind) => hits.filter((h) => h.kind === kind).map((h) => h.id);
   const rows = await db.$queryRaw<SourceRow[]>(Prisma.sql`
-    SELECT 'turn' AS kind, t.id, t.session_id, t.seq, t.speaker, NULL::uuid AS document_id, COALESCE(t.occurred_at, t.created_at) AS said_at
+    SELECT 'turn' AS kind, t.id, t.session_id, t.seq, COALESCE(t.speaker, t.role) AS speaker, NULL::uuid AS document_id, COALESCE(t.occurred_at, t.created_at) AS said_at
     FROM turns t WHERE t.context_id = ${input.contextId}::uuid AND t.id = ANY(${ids("turn")}::uuid[]) AND ${notRetracted("turn", "t.id")}
     UNION ALL
     SELECT 'document_node', n.id, NULL, NULL, NULL, d.id, d.created_at
@@ -116,15 +142,18 @@ function notRetracted(sourceType: "turn" | "document", id: string): Prisma.Sql {
     AND r.source_id = ${Prisma.raw(id)} AND r.source_type = ${sourceType})`;
 }
 
-/** The subjects and objects of what was read from these excerpts (live assertions only). */
-async function entitiesReadFrom(db: DbOrTx, contextId: string, excerpts: ExcerptCandidate[]): Promise<MentionRow[]> {
-  if (excerpts.length === 0) return [];
-  const ids = excerpts.map((e) => e.id);
+/** The subjects and objects of what was read from these hits' turns and document nodes (live assertions only). */
+async function entitiesReadFrom(db: DbOrTx, contextId: string, results: SearchResult[]): Promise<MentionRow[]> {
+  const ids = (kind: SearchKind) => results.filter((r) => r.kind === kind).map((r) => r.id);
+  if (ids("turn").length + ids("document_node").length === 0) return [];
+  // Assertions are indexed by turn and by document, not by node: a node's assertions are found through its document.
   return db.$queryRaw<MentionRow[]>(Prisma.sql`
     SELECT a.id AS assertion_id, COALESCE(a.turn_id, a.document_node_id) AS source_id, x.entity_id
     FROM assertions a CROSS JOIN LATERAL (VALUES (a.subject_entity_id), (a.object_entity_id)) AS x(entity_id)
     WHERE a.context_id = ${contextId}::uuid AND a.retracted_at IS NULL AND x.entity_id IS NOT NULL
-      AND (a.turn_id = ANY(${ids}::uuid[]) OR a.document_node_id = ANY(${ids}::uuid[]))`);
+      AND (a.turn_id = ANY(${ids("turn")}::uuid[])
+        OR (a.document_id IN (SELECT n.document_id FROM document_nodes n WHERE n.id = ANY(${ids("document_node")}::uuid[]))
+          AND a.document_node_id = ANY(${ids("document_node")}::uuid[])))`);
 }
 
 interface Relevance {
@@ -160,15 +189,11 @@ function factScores(facts: Awaited<ReturnType<typeof readFacts>>, r: Relevance):
   });
 }
 
-/** Where each packed fact was read from: the turn, or the document and its node, or the direct write. */
-async function withSources(db: DbOrTx, facts: ContextPack["sections"]["facts"]): Promise<ContextPack["sections"]["facts"]> {
-  if (facts.length === 0) return facts;
-  const rows = await db.$queryRaw<
-    { id: string; turn_id: string | null; document_id: string | null; node_id: string | null; fact_write_id: string | null }[]
-  >(
-    Prisma.sql`SELECT a.id, a.turn_id, a.document_id, a.document_node_id AS node_id, a.fact_write_id
-      FROM assertions a WHERE a.id = ANY(${facts.map((f) => f.assertion_id)}::uuid[])`,
-  );
-  const byId = new Map(rows.map(({ id, ...source }) => [id, source]));
-  return facts.map((f) => ({ ...f, source: byId.get(f.assertion_id) ?? f.source }));
+/** Where the entities' facts were read from, by assertion: the turn, or the document and its node, or the direct write. */
+async function sourcesOf(db: DbOrTx, contextId: string, entityIds: string[]): Promise<Map<string, FactSource>> {
+  if (entityIds.length === 0) return new Map();
+  const rows = await db.$queryRaw<({ id: string } & FactSource)[]>(Prisma.sql`
+    SELECT a.id, a.turn_id, a.document_id, a.document_node_id AS node_id, a.fact_write_id
+    FROM assertions a WHERE a.context_id = ${contextId}::uuid AND a.subject_entity_id = ANY(${entityIds}::uuid[])`);
+  return new Map(rows.map(({ id, ...source }) => [id, source]));
 }
