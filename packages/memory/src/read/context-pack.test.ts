@@ -45,4 +45,6 @@ test("clip folds whitespace and cuts at a word", () => {
   expect(clip("a\n\nb\tc", 10)).toBe("a b c");
   expect(clip("alpha beta gamma delta", 15)).toBe("alpha beta…");
   expect(clip("y".repeat(50), 10)).toBe(`${"y".repeat(9)}…`);
+  // Whitespace beyond the slice still marks the cut.
+  expect(clip(`short${" ".repeat(100)}tail`, 10)).toBe("short…");
 });

@@ -242,7 +242,7 @@ export function clip(text: string, max: number): string {
     .slice(0, max * 2)
     .replace(/\s+/g, " ")
     .trim();
-  if (flat.length <= max) return flat;
+  if (flat.length <= max && text.length <= max * 2) return flat;
   const cut = flat.slice(0, max - 1);
   const space = cut.lastIndexOf(" ");
   return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
