@@ -6,6 +6,7 @@ import type { RouteGroup } from "./http/route-definition";
 import { mountGroup } from "./http/route-mount";
 import { idempotencyGuard } from "./idempotency/idempotency-options";
 import { boundedBody, rejectUnstorableText, type BodyCapOf } from "./http/request-guards";
+import { contextPackRoutes } from "./routes/context-pack.routes";
 import { contextRoutes } from "./routes/contexts.routes";
 import { docsRoutes } from "./routes/docs.routes";
 import { documentRoutes } from "./routes/documents.routes";
@@ -49,6 +50,7 @@ export function routeGroups(deps: ApiDeps): RouteGroup[] {
         ...instructionRoutes(deps),
         ...stateRoutes(deps),
         ...queryRoutes(deps),
+        ...contextPackRoutes(deps),
         ...factRoutes(deps),
         ...entityRoutes(deps),
         ...retractionRoutes(deps),

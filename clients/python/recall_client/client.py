@@ -155,6 +155,19 @@ class RecallClient:
         body = {"query": query, "scope": _scope_body(scope), "limit": limit, "kinds": _list(kinds), "match": match}
         return self._ctx("POST", "/query", body=_drop_none(body))
 
+    def context(
+        self,
+        message: str,
+        scope: Optional[Scope] = None,
+        *,
+        max_tokens: Optional[int] = None,
+        as_of: Optional[str] = None,
+        session_id: Optional[str] = None,
+    ) -> Json:
+        """A system-prompt block for ``message`` within ``max_tokens`` (o200k, default 1500): ``text``, ``tokens``, ``sections``."""
+        body = {"message": message, "scope": _scope_body(scope), "max_tokens": max_tokens, "as_of": as_of, "session_id": session_id}
+        return self._ctx("POST", "/context", body=_drop_none(body))
+
     def write_facts(
         self,
         scope: Optional[Scope] = None,

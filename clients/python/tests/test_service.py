@@ -52,6 +52,10 @@ class ServiceTest(unittest.TestCase):
         self.assertIn(("role", "CTO"), [(f.get("key"), f.get("value")) for f in state["facts"]])
         found = self.recall.query("what does Alice do at Acme", ["org=acme", "user=alice"], limit=5)
         self.assertTrue({"attribute", "turn"} <= {r["kind"] for r in found["results"]}, found)
+        packed = self.recall.context("What does Alice do at Acme?", ALICE, max_tokens=200)
+        self.assertLessEqual(packed["tokens"], 200)
+        self.assertIn("Alice: role = CTO", packed["text"])
+        self.assertRegex(packed["sections"]["instructions"][0]["description"], "(?i)bullet points")
 
         provenance = self.recall.provenance(role["id"], scope=ALICE)
         self.assertEqual((provenance["source"]["type"], provenance["source"]["session_id"]), ("turn", session_id))

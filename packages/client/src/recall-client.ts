@@ -86,6 +86,11 @@ export class RecallClient {
     return this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/query", { ...init, params: { path: this.ctx() }, body }));
   }
 
+  /** A system-prompt block for a message within `max_tokens`: instructions, relevant facts, open questions, excerpts. */
+  context(body: T.ContextPackInput, o?: CallOptions): Promise<T.ContextPack> {
+    return this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/context", { ...init, params: { path: this.ctx() }, body }));
+  }
+
   readonly facts = {
     write: (body: T.FactWriteInput, o?: CallOptions): Promise<T.FactWriteResult> =>
       this.call(o, (init) => this.raw.POST("/api/v1/{contextId}/facts", { ...init, params: { path: this.ctx() }, body })),

@@ -73,6 +73,12 @@ test("the agent loop: a turn, then profile, state, query, provenance, history an
   const found = await recall.query({ query: "what does Alice do at Acme", scope: ["org=acme", "user=alice"], limit: 5 });
   expect(found.results.map((r) => r.kind)).toEqual(expect.arrayContaining(["attribute", "turn"]));
 
+  const packed = await recall.context({ message: "What does Alice do at Acme?", scope: ALICE, max_tokens: 200 });
+  expect(packed.tokens).toBeLessThanOrEqual(200);
+  expect(packed.sections.instructions.map((i) => i.description)).toEqual([expect.stringMatching(/bullet points/i)]);
+  expect(packed.sections.facts).toEqual(expect.arrayContaining([expect.objectContaining({ predicate: "role", value: "CTO" })]));
+  expect(packed.text).toContain("Alice: role = CTO");
+
   const provenance = await recall.facts.provenance(alice.attributes[0]!.id, { scope: ALICE });
   expect(provenance.source).toMatchObject({ type: "turn", session_id });
   expect(provenance.span).toMatchObject({ text: expect.stringContaining("CTO at Acme") });

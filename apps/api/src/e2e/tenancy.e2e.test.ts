@@ -23,6 +23,7 @@ const BODIES: Record<string, object> = {
   "post /fact-writes/:factWriteId/retract": { reason: "tenancy test" },
   "post /reviews/:reviewId/approve": {},
   "post /reviews/:reviewId/reject": {},
+  "post /context": { message: "Dana Initech haiku staplers", scope: ["org=b"] },
 };
 
 beforeAll(async () => {
@@ -135,6 +136,11 @@ test("lists and searches under A's path never include B's rows", async () => {
   const api = contextClient(h.app, a);
   const query = await api.post("/query", { query: "Dana Initech haiku staplers", scope: ["org=b"] });
   expect(query.body.results).toEqual([]);
+  const packed = await api.post("/context", { message: "Dana Initech haiku staplers", scope: ["org=b"], max_tokens: 16_000 });
+  expect(packed.body).toEqual({ text: "", tokens: 0, sections: { instructions: [], facts: [], uncertainties: [], excerpts: [] } });
+  // Control: B's own key reads the same message back, so the empty answer above is the tenant rule.
+  const own = await contextClient(h.app, b).post("/context", { message: "Dana Initech haiku staplers", scope: ["org=b"] });
+  expect(own.body.text).toContain("Initech");
   expect((await api.get("/profile?scope[org]=b")).body.entities).toEqual([]);
   expect((await api.post("/state", { scope: ["org=b"] })).body.facts).toEqual([]);
   expect((await api.get("/work-items")).body.work_items).toEqual([]);

@@ -3,12 +3,22 @@
 // `scope` is the HTTP body's: a list ["org=acme", "user=alice"] or an object {"org": "acme"}.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { SEARCH_KINDS, readEntityHistory, readInstructionHistory, readProfile, readState, searchMemory } from "@recall/memory";
+import { SEARCH_KINDS, readContext, readEntityHistory, readInstructionHistory, readProfile, readState, searchMemory } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { cursorParam, encodeCursor } from "../http/pagination";
 import { ScopeBody } from "../http/scope-schema";
+import { ContextBody, contextInput } from "../routes/context-pack.routes";
 import { DocumentStatus } from "../routes/documents.schemas";
-import { History, InstructionPage, Profile, Provenance, QueryResult, State, instructionView } from "../routes/memory.schemas";
+import {
+  ContextResult,
+  History,
+  InstructionPage,
+  Profile,
+  Provenance,
+  QueryResult,
+  State,
+  instructionView,
+} from "../routes/memory.schemas";
 import { TurnResult } from "../routes/sessions.schemas";
 import { documentStatus } from "../views/pipeline-status";
 import { provenanceView } from "../views/provenance-view";
@@ -24,8 +34,21 @@ export function registerReadTools(server: McpServer, deps: ApiDeps, contextId: s
   registerSourceReads(server, deps, contextId);
 }
 
-/** What is known: profile, state, instructions, search. */
+/** What is known: context, profile, state, instructions, search. */
 function registerMemoryReads(server: McpServer, deps: ApiDeps, contextId: string): void {
+  server.registerTool(
+    "get_context",
+    {
+      title: "Context for a system prompt",
+      description:
+        "One block for the system prompt, within max_tokens (default 1500): the active instructions, the facts and open questions " +
+        "about what the message is about, and the past turns and document passages that match it. Paste `text`; honour every instruction.",
+      inputSchema: ContextBody.shape,
+      outputSchema: ContextResult,
+      annotations: READ_ONLY,
+    },
+    async (args) => structured(await readContext(deps.db, contextInput(contextId, args), deps.vector)),
+  );
   server.registerTool(
     "get_profile",
     {

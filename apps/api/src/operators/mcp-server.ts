@@ -25,7 +25,7 @@ const VERSION = "0.1.0";
 
 /** What an agent is told on connecting: the loop that keeps its memory right. */
 export const AGENT_INSTRUCTIONS = `Recall is your long-term memory for one context (tenant). Work in this loop:
-1. Before writing a system prompt, call get_profile with the user's scope: state the entities' attributes and relations it returns, and honour every active instruction.
+1. Before writing a system prompt, call get_context with the user's latest message and scope: paste its text (active instructions, relevant facts, open questions and matching excerpts, within max_tokens) and honour every instruction. get_profile lists every entity's attributes and relations instead.
 2. After each turn worth keeping, call remember with its role, content and the same scope. It answers once the turn's extraction is committed, with the diff of what was learned; pass the session_id it returned with the next turns. With wait: false it answers at once; check it later with get_turn_status.
 3. When unsure of a fact, do not guess: call query_memory (search) or get_state (what is true now, and the open unknowns). get_provenance shows where a fact came from, get_entity_history how an entity's values changed.
 4. When the user asks you to forget something, call forget with the source the fact came from (get_provenance names it): everything learned from that turn, document or direct write is retracted, with an audit record.

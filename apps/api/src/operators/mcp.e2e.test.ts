@@ -65,6 +65,7 @@ const connectAdmin = (headers: Record<string, string>) => overHttp(`${baseUrl}/a
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
 const READ_TOOLS = [
+  "get_context",
   "get_doc_pipeline_status",
   "get_entity_history",
   "get_instructions",
@@ -100,6 +101,7 @@ test("tools/list shows the agent's tools, each annotated, the read ones with out
   expect(tools.find((t) => t.name === "query_memory")?.inputSchema.required).toEqual(["query"]);
   const instructions = client.getInstructions() ?? "";
   for (const step of [
+    "get_context",
     "get_profile",
     "system prompt",
     "remember",
@@ -142,7 +144,7 @@ test("an unknown document is a tool error, not a transport error", async () => {
   expect(textOf(result)).toBe(`document ${unknown} not found in this context`);
 });
 
-test("get_profile and query_memory answer what GET /profile and POST /query answer", async () => {
+test("get_profile, query_memory and get_context answer what GET /profile, POST /query and POST /context answer", async () => {
   const api = contextClient(h.app, acme);
   const scope = ["org=acme", "user=alice"];
   const turn = await api.turn(await api.session(), "I'm Alice, CTO at Acme. Always respond in bullet points.", scope);
@@ -165,6 +167,10 @@ test("get_profile and query_memory answer what GET /profile and POST /query answ
   expect((byObject.structuredContent as { results: unknown[] }).results).toEqual(viaHttp.body.results);
   const state = await client.callTool({ name: "get_state", arguments: { scope: asObject } });
   expect(state.structuredContent).toMatchObject({ facts: (await api.post("/state", { scope: asObject })).body.facts });
+  const packed = { message: "what does Alice do at Acme", scope: asObject, max_tokens: 300 };
+  const context = await call(client, "get_context", packed);
+  expect(context).toEqual((await api.post("/context", packed)).body);
+  expect(context.sections.instructions.map((i: { description: string }) => i.description)).toContain("Always respond in bullet points");
   const refused = await client.callTool({ name: "get_profile", arguments: { scope: { org: "has space" } } });
   expect(refused.isError).toBe(true);
 });

@@ -200,3 +200,53 @@ export function instructionView(row: Awaited<ReturnType<typeof readInstructionHi
     given_by: { turn_id: given_by_turn_id, document_id: given_by_document_id, fact_write_id: given_by_fact_write_id },
   };
 }
+
+const FactSource = z
+  .object({
+    turn_id: z.uuid().nullable(),
+    document_id: z.uuid().nullable(),
+    node_id: z.uuid().nullable(),
+    fact_write_id: z.uuid().nullable(),
+  })
+  .describe("what the fact was read from: a turn, a document's node, or a direct write");
+
+export const ContextResult = z.object({
+  text: z.string().describe("ready to paste into a system prompt; empty when nothing fits"),
+  tokens: z.number().int().describe("the o200k token count of `text`, at most max_tokens"),
+  sections: z.object({
+    instructions: z
+      .array(Instruction.pick({ id: true, label: true, description: true }))
+      .describe("active instructions, always packed first"),
+    facts: z.array(
+      z.object({
+        id: z.uuid(),
+        kind: z.enum(["attribute", "relation"]),
+        subject: Entity,
+        predicate: z.string().describe("the attribute's key or the relation's predicate"),
+        value: z.string().describe("the attribute's value, or the related entity's name"),
+        object: Entity.nullable(),
+        memory_category: Category,
+        valid_from: Timestamp,
+        valid_to: Timestamp.nullable(),
+        assertion_id: z.uuid().describe("the evidence; follow it with GET /facts/{id}/provenance"),
+        source: FactSource,
+      }),
+    ),
+    uncertainties: z
+      .array(Unknown.pick({ id: true, about: true, reason: true, entity_id: true, key: true }))
+      .describe("open, about the packed facts' entities"),
+    excerpts: z.array(
+      z.object({
+        kind: z.enum(["turn", "document_node"]),
+        id: z.uuid().describe("the turn's or the document node's id"),
+        text: z.string().describe("as packed: whitespace folded, long text cut"),
+        session_id: z.uuid().nullable(),
+        seq: z.number().int().nullable(),
+        speaker: z.string().nullable().describe("the speaker's name, or the turn's role when no name was given"),
+        document_id: z.uuid().nullable(),
+        said_at: Timestamp.describe("when the turn was said (its session's date), or the document received"),
+        score: z.number().describe("relevance from the position in /query's ranking: 1 / (2 + position)"),
+      }),
+    ),
+  }),
+});

@@ -2,6 +2,26 @@
 // (apps/api/src/http/openapi-document.ts). Do not edit: change the route declarations and regenerate.
 
 export interface paths {
+  "/api/v1/{contextId}/context": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A system-prompt block for a message, packed into a token budget
+     * @description Active instructions first, then the facts current at `as_of` about the entities the message names or the best excerpts speak of, the open uncertainties about them, and the turns and document passages that match the message, chosen by relevance per token. `text` is ready to paste into a system prompt; `tokens` is its exact o200k count, never above `max_tokens`; `sections` lists what was packed with the ids to cite. Only memory visible to the reader's scope is read; retracted and erased sources never appear.
+     */
+    post: operations["post_context"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/documents": {
     parameters: {
       query?: never;
@@ -1201,6 +1221,208 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  post_context: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contextId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "message": "Where should I book Alice's team dinner?",
+         *       "scope": {
+         *         "org": "acme",
+         *         "user": "alice"
+         *       },
+         *       "max_tokens": 1000
+         *     }
+         */
+        "application/json": {
+          /**
+           * Format: date-time
+           * @description facts true then, instructions as they stood then, no later excerpts
+           */
+          as_of?: string;
+          /**
+           * @description the budget for `text`, in o200k tokens; never exceeded
+           * @default 1500
+           */
+          max_tokens?: number;
+          /** @description what the agent is answering: usually the user's latest message */
+          message: string;
+          /**
+           * @description key=value pairs such as ["org=acme", "user=alice"], or {"org": "acme", "user": "alice"}
+           * @default []
+           */
+          scope?:
+            | string[]
+            | {
+                [key: string]: string;
+              };
+          /**
+           * Format: uuid
+           * @description the conversation the agent is in: its turns are not repeated
+           */
+          session_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The packed context */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            sections: {
+              excerpts: {
+                document_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description the turn's or the document node's id
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "turn" | "document_node";
+                /**
+                 * Format: date-time
+                 * @description when the turn was said (its session's date), or the document received
+                 */
+                said_at: string;
+                /** @description relevance from the position in /query's ranking: 1 / (2 + position) */
+                score: number;
+                seq: number | null;
+                session_id: string | null;
+                /** @description the speaker's name, or the turn's role when no name was given */
+                speaker: string | null;
+                /** @description as packed: whitespace folded, long text cut */
+                text: string;
+              }[];
+              facts: {
+                /**
+                 * Format: uuid
+                 * @description the evidence; follow it with GET /facts/{id}/provenance
+                 */
+                assertion_id: string;
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "attribute" | "relation";
+                /** @enum {string} */
+                memory_category: "identity" | "knowledge" | "context";
+                object: {
+                  /** Format: uuid */
+                  id: string;
+                  name: string;
+                  type: string;
+                } | null;
+                /** @description the attribute's key or the relation's predicate */
+                predicate: string;
+                /** @description what the fact was read from: a turn, a document's node, or a direct write */
+                source: {
+                  document_id: string | null;
+                  fact_write_id: string | null;
+                  node_id: string | null;
+                  turn_id: string | null;
+                };
+                subject: {
+                  /** Format: uuid */
+                  id: string;
+                  name: string;
+                  type: string;
+                };
+                /** Format: date-time */
+                valid_from: string;
+                valid_to: string | null;
+                /** @description the attribute's value, or the related entity's name */
+                value: string;
+              }[];
+              /** @description active instructions, always packed first */
+              instructions: {
+                description: string;
+                /** Format: uuid */
+                id: string;
+                label: string;
+              }[];
+              /** @description open, about the packed facts' entities */
+              uncertainties: {
+                about: string;
+                entity_id: string | null;
+                /** Format: uuid */
+                id: string;
+                key: string | null;
+                reason: string;
+              }[];
+            };
+            /** @description ready to paste into a system prompt; empty when nothing fits */
+            text: string;
+            /** @description the o200k token count of `text`, at most max_tokens */
+            tokens: number;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   post_documents: {
     parameters: {
       query?: {
