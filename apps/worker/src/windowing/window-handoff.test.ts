@@ -21,7 +21,7 @@ const prefix = testQueuePrefix();
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb({ databaseUrl: database.url });
+  db = createDb({ databaseUrl: database.url, unscoped: "bypass" });
   redis = createProducerConnection(loadConfig().REDIS_URL);
   producer = { queues: createQueues({ connection: redis, prefix }), logger: createLogger("silent", "window-handoff-test") };
 });

@@ -14,7 +14,7 @@ let contextId: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb({ databaseUrl: database.url, poolMax: 2 });
+  db = createDb({ databaseUrl: database.url, poolMax: 2, unscoped: "bypass" });
   contextId = (await db.context.create({ data: { name: "read-models" } })).id;
 });
 
