@@ -195,9 +195,9 @@ CREATE POLICY recall_tenant ON "webhook_deliveries"
   USING (recall_bypass() OR EXISTS (SELECT 1 FROM webhooks w WHERE w.id = webhook_id))
   WITH CHECK (recall_bypass() OR EXISTS (SELECT 1 FROM webhooks w WHERE w.id = webhook_id));
 
--- An idempotency key's scope is the context id of its path, or "admin" (admin routes run in a bypass).
+-- An idempotency key's scope is "context:<id>" of its path, or "admin" (admin routes run in a bypass).
 ALTER TABLE "idempotency_keys" ENABLE ROW LEVEL SECURITY;
 ALTER TABLE "idempotency_keys" FORCE ROW LEVEL SECURITY;
 CREATE POLICY recall_tenant ON "idempotency_keys"
-  USING (recall_bypass() OR scope = current_setting('recall.context_id', true))
-  WITH CHECK (recall_bypass() OR scope = current_setting('recall.context_id', true));
+  USING (recall_bypass() OR scope = 'context:' || current_setting('recall.context_id', true))
+  WITH CHECK (recall_bypass() OR scope = 'context:' || current_setting('recall.context_id', true));
