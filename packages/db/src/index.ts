@@ -32,6 +32,11 @@ export interface DbOptions {
 
 export const SERVICE_ROLE = "recall_service";
 
+/** The service role a process's config names (RECALL_DB_ROLE); `none` keeps the connecting user. */
+export function serviceRoleOf(config: { RECALL_DB_ROLE: string }): string | null {
+  return config.RECALL_DB_ROLE === "none" ? null : config.RECALL_DB_ROLE;
+}
+
 export function createDb({ databaseUrl, poolMax = 10, serviceRole = SERVICE_ROLE, unscoped = "deny" }: DbOptions): Db {
   const pool = new Pool({ connectionString: databaseUrl, max: poolMax });
   // Whoever holds a pooled connection listens for its errors only while it holds it; an error that lands on a

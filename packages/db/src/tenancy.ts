@@ -10,16 +10,13 @@ import { AsyncLocalStorage } from "node:async_hooks";
 export type BypassReason =
   | "admin"
   | "api-key-lookup"
-  | "context-create"
   | "dashboard"
   | "health"
   | "metrics"
-  | "job-claim"
   | "sweeper"
   | "outbox-relay"
   | "webhook-delivery"
   | "startup"
-  | "operator-cli"
   | "test-fixture";
 
 export type TenantScope =

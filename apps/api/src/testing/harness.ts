@@ -49,9 +49,9 @@ export async function startHarness(
   if (queues.length > 0) await worker.warm();
   const runtime = startWorkers(worker.deps, worker.connection, queues);
   const api = bootstrapApi(config, { destination: logDestination });
-  // The service's own pool shows a query outside a context nothing (row-level security); a test's reads and
-  // fixtures see every context through a pool of their own.
-  const testDb = createDb({ databaseUrl: config.DATABASE_URL, poolMax: 4, unscoped: "bypass" });
+  // The service's own pool shows a query outside a context nothing (row-level security); a test's reads,
+  // fixtures and injected triggers see every context, as the tables' owner, through a pool of their own.
+  const testDb = createDb({ databaseUrl: config.DATABASE_URL, poolMax: 4, serviceRole: null, unscoped: "bypass" });
   return {
     app: createApp(api),
     config,

@@ -32,9 +32,9 @@ export async function startWorkerHarness(overrides: Partial<Record<keyof Config,
   });
   const worker = await bootstrapWorker(config);
   const runtime = startWorkers(worker.deps, worker.connection, QUEUE_NAMES);
-  // The workers' pool shows a query outside a context nothing (row-level security); the test's reads and
-  // fixtures see every context through a pool of their own.
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolMax: 4, unscoped: "bypass" });
+  // The workers' pool shows a query outside a context nothing (row-level security); the test's reads,
+  // fixtures and injected triggers see every context, as the tables' owner, through a pool of their own.
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolMax: 4, serviceRole: null, unscoped: "bypass" });
   return {
     db,
     config,
