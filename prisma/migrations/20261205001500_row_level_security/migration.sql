@@ -32,6 +32,19 @@ BEGIN
   EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA %I GRANT EXECUTE ON FUNCTIONS TO recall_service', current_schema());
 END $$;
 
+-- Under row-level security Postgres applies a query's own conditions before the policy's only when their functions
+-- are LEAKPROOF; `tsvector @@ tsquery` is not marked so, and full-text search would then scan a context's rows instead
+-- of its GIN index. ts_match_vq raises no error and has no side effect that depends on a row, so it is marked
+-- leakproof, which only a superuser may do; another owner gets a notice (search still works, without the index).
+DO $$
+BEGIN
+  IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+    ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;
+  ELSE
+    RAISE NOTICE 'not a superuser: ask one to run ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF, so full-text search keeps its GIN indexes under row-level security';
+  END IF;
+END $$;
+
 -- True in an audited bypass (recall.bypass = 'on').
 CREATE FUNCTION recall_bypass() RETURNS boolean LANGUAGE sql STABLE AS $$
   SELECT coalesce(current_setting('recall.bypass', true), '') = 'on'
