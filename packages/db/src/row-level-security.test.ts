@@ -44,8 +44,10 @@ async function seedContext(db: Db, name: string): Promise<string> {
 
 /** Every table of the schema but Prisma's own bookkeeping. */
 async function tables(): Promise<string[]> {
-  const rows = await withoutTenant("test-fixture", () =>
-    db.$queryRaw<{ name: string }[]>`
+  const rows = await withoutTenant(
+    "test-fixture",
+    () =>
+      db.$queryRaw<{ name: string }[]>`
       SELECT c.relname::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname <> '_prisma_migrations' ORDER BY 1`,
   );
@@ -69,8 +71,10 @@ const SEEDED_TOO = ["webhook_events", "webhook_deliveries", "idempotency_keys", 
 
 test("every table holds row-level security, forced, with a policy, and the service is a role it holds", async () => {
   const names = await tables();
-  const rows = await withoutTenant("test-fixture", () =>
-    db.$queryRaw<{ name: string; enabled: boolean; forced: boolean; policies: bigint }[]>`
+  const rows = await withoutTenant(
+    "test-fixture",
+    () =>
+      db.$queryRaw<{ name: string; enabled: boolean; forced: boolean; policies: bigint }[]>`
       SELECT c.relname::text AS name, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,
         (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid) AS policies
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -100,8 +104,10 @@ test("inside withTenant(A), every table shows A's rows only", async () => {
     expect({ name, a: ofA[name]! > 0, b: ofB[name]! > 0 }).toEqual({ name, a: true, b: true });
     expect({ name, sum: ofA[name]! + ofB[name]! }).toEqual({ name, sum: all[name] });
   }
-  const foreign = await withTenant(contexts.a, () =>
-    db.$queryRaw<{ n: bigint }[]>`
+  const foreign = await withTenant(
+    contexts.a,
+    () =>
+      db.$queryRaw<{ n: bigint }[]>`
       SELECT (SELECT count(*) FROM turns WHERE context_id <> ${contexts.a}::uuid)
            + (SELECT count(*) FROM contexts WHERE id <> ${contexts.a}::uuid)
            + (SELECT count(*) FROM document_nodes n JOIN documents d ON d.id = n.document_id WHERE d.context_id <> ${contexts.a}::uuid)

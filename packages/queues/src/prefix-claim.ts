@@ -40,8 +40,11 @@ export const claimKey = (prefix: string) => `${prefix}:owner`;
  */
 export async function databaseIdentity(db: Db): Promise<string> {
   // pg_control_system() is for superusers and pg_monitor, not the service role: asked as the connecting user.
-  const [row] = await asOwner("startup", () => db.$queryRaw<{ system_identifier: string; database: string }[]>`
-    SELECT system_identifier::text AS system_identifier, current_database()::text AS database FROM pg_control_system()`);
+  const [row] = await asOwner(
+    "startup",
+    () => db.$queryRaw<{ system_identifier: string; database: string }[]>`
+    SELECT system_identifier::text AS system_identifier, current_database()::text AS database FROM pg_control_system()`,
+  );
   if (!row) throw new Error("pg_control_system() returned no row");
   return `postgres:${row.system_identifier}/${row.database}`;
 }

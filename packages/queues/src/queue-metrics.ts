@@ -26,8 +26,11 @@ export async function queueDepths(queues: QueueSet, now = Date.now()): Promise<Q
 }
 
 export async function outboxBacklog(db: Db): Promise<{ pending: number; oldestAgeSeconds: number }> {
-  const [row] = await withoutTenant("metrics", () => db.$queryRaw<{ pending: bigint; oldest: Date | null }[]>`
-    SELECT count(*) AS pending, min(created_at) AS oldest FROM outbox_events WHERE processed_at IS NULL`);
+  const [row] = await withoutTenant(
+    "metrics",
+    () => db.$queryRaw<{ pending: bigint; oldest: Date | null }[]>`
+    SELECT count(*) AS pending, min(created_at) AS oldest FROM outbox_events WHERE processed_at IS NULL`,
+  );
   const oldest = row?.oldest;
   return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1_000) : 0 };
 }

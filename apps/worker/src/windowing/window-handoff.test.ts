@@ -83,8 +83,11 @@ test("two windows finishing the same waiting turn at once: one stages its candid
   await waitFor(
     async () => {
       // As the connecting user: the service role is not shown other sessions' wait events.
-      const [row] = await asOwner("test-fixture", () => db.$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      const [row] = await asOwner(
+        "test-fixture",
+        () => db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
       return row!.n >= 2;
     },
     { what: "both finishes to wait for the turn's item" },
