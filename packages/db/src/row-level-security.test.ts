@@ -3,7 +3,7 @@
 // context's only inside withoutTenant. One pooled connection serves every case in turn, so a scope left
 // behind on a reused connection would show here.
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
-import { createDb, transaction, withTenant, withoutTenant, type Db } from "./index";
+import { bypassCounts, createDb, transaction, withTenant, withoutTenant, type Db } from "./index";
 
 let database: TestDatabase;
 let db: Db;
@@ -131,7 +131,15 @@ test("under A, a row naming B's context is refused, and B's rows can be neither 
   expect(await withoutTenant("test-fixture", () => db.turn.count({ where: { contextId: contexts.b } }))).toBe(1);
 });
 
-test("withoutTenant sees every context's rows", async () => {
+test("withoutTenant sees every context's rows, and each entry is counted by its reason", async () => {
+  const before = bypassCounts().get("test-fixture") ?? 0;
   const seen = await withoutTenant("test-fixture", () => db.context.findMany({ select: { id: true } }));
   expect(seen.map((c) => c.id).sort()).toEqual([contexts.a, contexts.b].sort());
+  expect(bypassCounts().get("test-fixture")).toBe(before + 1);
+});
+
+test("full-text matching may run before the policy, so search keeps its GIN indexes", async () => {
+  const [row] = await db.$queryRaw<{ leakproof: boolean }[]>`
+    SELECT proleakproof AS leakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure`;
+  expect(row).toEqual({ leakproof: true });
 });

@@ -34,7 +34,7 @@ export function requireContextKey(deps: ApiDeps): RequestHandler {
     if (!key) throw unauthorized("header API-KEY is required");
     const prefix = prefixOf(key);
     // The row is read on every request, so a revoked key stops working at once even while cached as verified.
-    const row = prefix ? await withoutTenant("api-key-lookup", () => deps.db.apiKey.findUnique({ where: { prefix } })) : null;
+    const row = prefix ? await findKey(deps, prefix, String(req.params.contextId)) : null;
     if (!row || row.revokedAt || !(await verified.check(row, key))) throw unauthorized("API-KEY is not valid");
     if (row.contextId !== req.params.contextId) throw new AppError(404, "not_found", "context not found");
     if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
@@ -42,6 +42,19 @@ export function requireContextKey(deps: ApiDeps): RequestHandler {
     }
     withTenant(row.contextId, next);
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The key's row, looked up as the path's context: the usual case, and then the whole request keeps one scope (no
+ * scope change on the connection). Not found there, it is looked up in the audited bypass, so a valid key of
+ * another context still answers 404, not 401.
+ */
+async function findKey(deps: ApiDeps, prefix: string, pathContext: string): Promise<ApiKey | null> {
+  const lookup = () => deps.db.apiKey.findUnique({ where: { prefix } });
+  const own = UUID.test(pathContext) ? await withTenant(pathContext, lookup) : null;
+  return own ?? (await withoutTenant("api-key-lookup", lookup));
 }
 
 /**
