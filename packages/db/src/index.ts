@@ -106,7 +106,6 @@ function applyTenantScope(pool: Pool, options: ScopeOptions): void {
   };
   const patched: Connect = (callback) => {
     const settings = scopeSettings(currentScope(), options);
-    if (!currentScope() && options.unscoped === "deny" && process.env.RECALL_RLS_TRACE) console.error("RLS-UNSCOPED", new Error().stack); // TEMP
     if (!callback) return connect()!.then((client) => prepare(client, settings).catch(releaseAndThrow(client)));
     return connect((err, client, done) => {
       if (err || !client) return callback(err, client, done);

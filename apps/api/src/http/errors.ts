@@ -137,7 +137,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendProblem(res, new AppError(status, "bad_request", `${field}: ${message}`, [{ field, message }]));
     }
     logger.error({ err: (err as Error).message, stack: (err as Error).stack, path: req.path }, "unhandled error");
-    if (process.env.RECALL_RLS_TRACE) console.error("RLS-500", req.path, (err as Error).stack); // TEMP
     const span = trace.getActiveSpan();
     if (span) recordError(span, err);
     sendProblem(res, new AppError(500, "internal", "internal error; see the server log"));
