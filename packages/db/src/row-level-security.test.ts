@@ -138,8 +138,13 @@ test("withoutTenant sees every context's rows, and each entry is counted by its 
   expect(bypassCounts().get("test-fixture")).toBe(before + 1);
 });
 
-test("full-text matching may run before the policy, so search keeps its GIN indexes", async () => {
-  const [row] = await db.$queryRaw<{ leakproof: boolean }[]>`
-    SELECT proleakproof AS leakproof FROM pg_proc WHERE oid = 'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure`;
-  expect(row).toEqual({ leakproof: true });
+test("full-text matching and enum equality may run before the policy, so their indexes still serve", async () => {
+  const rows = await db.$queryRaw<{ name: string; leakproof: boolean }[]>`
+    SELECT proname::text AS name, proleakproof AS leakproof FROM pg_proc
+    WHERE oid IN ('pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure, 'pg_catalog.enum_eq(anyenum, anyenum)'::regprocedure)
+    ORDER BY 1`;
+  expect(rows).toEqual([
+    { name: "enum_eq", leakproof: true },
+    { name: "ts_match_vq", leakproof: true },
+  ]);
 });

@@ -32,16 +32,19 @@ BEGIN
   EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA %I GRANT EXECUTE ON FUNCTIONS TO recall_service', current_schema());
 END $$;
 
--- Under row-level security Postgres applies a query's own conditions before the policy's only when their functions
--- are LEAKPROOF; `tsvector @@ tsquery` is not marked so, and full-text search would then scan a context's rows instead
--- of its GIN index. ts_match_vq raises no error and has no side effect that depends on a row, so it is marked
--- leakproof, which only a superuser may do; another owner gets a notice (search still works, without the index).
+-- Under row-level security Postgres uses a query's own condition as an index condition only when its function is
+-- LEAKPROOF. Two that the indexes here need are not marked so: `tsvector @@ tsquery` (full-text search would scan a
+-- context's rows instead of its GIN index) and enum equality (work_items (status, created_at), which the sweepers
+-- read). Neither raises an error or has a side effect that depends on a row, so both are marked leakproof, which
+-- only a superuser may do; another owner gets a notice (everything still works, without those index paths).
 DO $$
 BEGIN
   IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
     ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;
+    ALTER FUNCTION pg_catalog.enum_eq(anyenum, anyenum) LEAKPROOF;
+    ALTER FUNCTION pg_catalog.enum_ne(anyenum, anyenum) LEAKPROOF;
   ELSE
-    RAISE NOTICE 'not a superuser: ask one to run ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF, so full-text search keeps its GIN indexes under row-level security';
+    RAISE NOTICE 'not a superuser: ask one to mark pg_catalog.ts_match_vq(tsvector, tsquery), enum_eq(anyenum, anyenum) and enum_ne(anyenum, anyenum) LEAKPROOF, so full-text search and the sweepers keep their indexes under row-level security';
   END IF;
 END $$;
 
