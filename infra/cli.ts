@@ -97,7 +97,8 @@ async function main(): Promise<void> {
   const { positionals, values } = parseArgs({ allowPositionals: true, options: OPTIONS });
   const [command, ...ids] = positionals;
   const config = loadConfig();
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolMax: 2 });
+  // An operator's commands span contexts: the audited bypass of row-level security for every query.
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolMax: 2, unscoped: "bypass" });
   const redis = createProducerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX });
   const service = new WorkItemService({ db, queues, logger: createLogger("warn", "recall-cli") });

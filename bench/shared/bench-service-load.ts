@@ -5,7 +5,7 @@
 // commit and truth maintenance, the same path as POST /facts). On 2 cores the real
 // turn path (four queue hops per turn) takes several minutes for 2,760 turns.
 import { randomBytes } from "node:crypto";
-import { createDb, type Db } from "@recall/db";
+import { createDb, withTenant, type Db } from "@recall/db";
 import { emptyDiff, type ExtractionDiff, type KnownEntity } from "@recall/contracts";
 import { runHeuristics } from "@recall/heuristics";
 import { writeFacts } from "@recall/memory";
@@ -22,7 +22,7 @@ export async function loadWithServices(databaseUrl: string, contextId: string, c
   try {
     // One conversation at a time: on a busy machine, five at once can outlast writeFacts' transaction timeout.
     const results: LoadSummary[] = [];
-    for (const c of conversations) results.push(await loadConversation(db, contextId, c));
+    for (const c of conversations) results.push(await withTenant(contextId, () => loadConversation(db, contextId, c)));
     const sum = (key: keyof LoadSummary) => results.reduce((n, r) => n + r[key], 0);
     return { turns: sum("turns"), committed: sum("committed"), failed: sum("failed"), seconds: (Date.now() - started) / 1000 };
   } finally {

@@ -42,6 +42,8 @@ export async function startService(
   const config = configWith({
     DATABASE_URL: withDatabase(base.DATABASE_URL, database),
     REDIS_URL: base.REDIS_URL,
+    // RECALL_DB_ROLE=none pnpm bench: the same run without row-level security (its cost, docs/performance.md).
+    RECALL_DB_ROLE: base.RECALL_DB_ROLE,
     QUEUE_PREFIX: `{rbench-${randomBytes(4).toString("hex")}}`,
     ADMIN_API_KEY: BENCH_ADMIN_KEY,
     LOG_LEVEL: "silent",

@@ -1,5 +1,5 @@
 import type { Config } from "@recall/config";
-import { createDb } from "@recall/db";
+import { createDb, serviceRoleOf } from "@recall/db";
 import { WorkItemService, claimQueuePrefixFor, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
 import { configSecrets } from "@recall/config";
 import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
@@ -13,7 +13,7 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
   const logger = createLogger(config.LOG_LEVEL, "recall-api", { ...logOptions, secrets: configSecrets(config) });
   const redis = createProducerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX, logger });
-  const db = createDb({ databaseUrl: config.DATABASE_URL });
+  const db = createDb({ databaseUrl: config.DATABASE_URL, serviceRole: serviceRoleOf(config) });
   const vector = vectorRetriever(config);
   // Decided at start-up: pgvector's index when the server has the extension, else the SQL scan (reported by /readyz).
   void vector?.index?.(db).then((index) => logger.info({ index }, "vector search index"));

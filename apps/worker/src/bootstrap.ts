@@ -1,7 +1,7 @@
 // Builds a worker process's dependencies from its config.
 import path from "node:path";
 import { configSecrets, cpuPoolOptions, extractorOptions, faultPoint, providerOptions, type Config } from "@recall/config";
-import { createDb } from "@recall/db";
+import { createDb, serviceRoleOf } from "@recall/db";
 import { CpuPool, createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
 import {
@@ -29,7 +29,7 @@ export interface WorkerProcess {
 export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): Promise<WorkerProcess> {
   const logger = createLogger(config.LOG_LEVEL, "recall-worker", { ...logOptions, secrets: configSecrets(config) });
   setModelPrices(config.RECALL_MODEL_PRICES_JSON);
-  const db = createDb({ databaseUrl: config.DATABASE_URL });
+  const db = createDb({ databaseUrl: config.DATABASE_URL, serviceRole: serviceRoleOf(config) });
   const producer = createProducerConnection(config.REDIS_URL);
   const connection = createWorkerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: producer, prefix: config.QUEUE_PREFIX, logger });

@@ -32,6 +32,11 @@ export const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/recall"),
+  /**
+   * The role the API and workers work as, one row-level security holds (docs/security.md); created by the migrations.
+   * `none`: stay DATABASE_URL's user, which as a superuser ignores row-level security (only to measure its cost).
+   */
+  RECALL_DB_ROLE: z.string().min(1).default("recall_service"),
   /** `redis://host:port` (one server), or `redis-cluster://h1:p1,h2:p2,h3:p3` (a Redis Cluster, seed nodes). */
   REDIS_URL: z
     .string()

@@ -3,10 +3,12 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool, type PoolClient } from "pg";
 import { Prisma, PrismaClient } from "./generated/client";
+import { currentScope, noteBypass, type BypassReason, type TenantScope } from "./tenancy";
 
 export * from "./generated/client";
 export { Prisma, PrismaClient };
 export * from "./notification-listener";
+export * from "./tenancy";
 
 export type Db = PrismaClient;
 export type Tx = Prisma.TransactionClient;
@@ -16,9 +18,26 @@ export interface DbOptions {
   databaseUrl: string;
   /** Pool size per process; workers and the API each keep their own pool. */
   poolMax?: number;
+  /**
+   * The role every connection switches to (SET ROLE), one that row-level security holds (not a superuser,
+   * no BYPASSRLS); created by the migrations. null: stay the connecting user (a superuser then sees every row).
+   */
+  serviceRole?: string | null;
+  /**
+   * What a query outside withTenant/withoutTenant sees: "deny" (no row of any context; the API and workers)
+   * or "bypass" (every row; package tests that exercise logic, not tenancy).
+   */
+  unscoped?: "deny" | "bypass";
 }
 
-export function createDb({ databaseUrl, poolMax = 10 }: DbOptions): Db {
+export const SERVICE_ROLE = "recall_service";
+
+/** The service role a process's config names (RECALL_DB_ROLE); `none` keeps the connecting user. */
+export function serviceRoleOf(config: { RECALL_DB_ROLE: string }): string | null {
+  return config.RECALL_DB_ROLE === "none" ? null : config.RECALL_DB_ROLE;
+}
+
+export function createDb({ databaseUrl, poolMax = 10, serviceRole = SERVICE_ROLE, unscoped = "deny" }: DbOptions): Db {
   const pool = new Pool({ connectionString: databaseUrl, max: poolMax });
   // Whoever holds a pooled connection listens for its errors only while it holds it; an error that lands on a
   // connection between holders (Postgres shutting down sends every backend a FATAL) would be an unhandled 'error'
@@ -26,6 +45,7 @@ export function createDb({ databaseUrl, poolMax = 10 }: DbOptions): Db {
   // unusable either way, the pool drops it, and whoever uses it next gets the error; so here it only needs a listener.
   pool.on("connect", (client) => client.on("error", () => undefined));
   releaseLostTransactionClients(pool);
+  applyTenantScope(pool, { serviceRole, unscoped });
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   return new PrismaClient({ adapter });
 }
@@ -61,6 +81,62 @@ function releaseOnLoss(client: PoolClient): PoolClient {
   client.on("end", ended);
   client.release = releaseOnce;
   return client;
+}
+
+type ScopeOptions = Required<Pick<DbOptions, "serviceRole" | "unscoped">>;
+type Connect = (callback?: (err: Error | undefined, client?: PoolClient, done?: unknown) => void) => Promise<PoolClient> | undefined;
+
+/**
+ * Hands out each connection with the settings row-level security reads (role, recall.context_id,
+ * recall.bypass) for the scope of the caller. The scope is read when connect() is called: pg-pool
+ * answers queued callers from another async context. A connection remembers what it was last set to,
+ * so a process serving one context (or one kind of work) pays no extra round trip in the steady state.
+ * Both forms are covered: the promise form (the adapter's transactions) and the callback form (pool.query).
+ */
+function applyTenantScope(pool: Pool, options: ScopeOptions): void {
+  const connect = pool.connect.bind(pool) as Connect;
+  const applied = new WeakMap<PoolClient, string>();
+  const prepare = async (client: PoolClient, settings: string[]): Promise<PoolClient> => {
+    const key = settings.join("|");
+    if (applied.get(client) === key) return client;
+    applied.delete(client);
+    await client.query(SET_SCOPE, settings);
+    applied.set(client, key);
+    return client;
+  };
+  const patched: Connect = (callback) => {
+    const settings = scopeSettings(currentScope(), options);
+    if (!callback) return connect()!.then((client) => prepare(client, settings).catch(releaseAndThrow(client)));
+    return connect((err, client, done) => {
+      if (err || !client) return callback(err, client, done);
+      prepare(client, settings).then(
+        () => callback(undefined, client, done),
+        (failed: Error) => {
+          client.release(failed);
+          callback(failed);
+        },
+      );
+    });
+  };
+  pool.connect = patched as Pool["connect"];
+}
+
+const SET_SCOPE =
+  "SELECT set_config('role', $1, false), set_config('recall.context_id', $2, false), set_config('recall.bypass', $3, false)";
+
+/** [role, context id, bypass] for a scope; '' context and '' bypass see no row of any context. */
+function scopeSettings(scope: TenantScope | undefined, { serviceRole, unscoped }: ScopeOptions): string[] {
+  const role = serviceRole ?? "none";
+  if (!scope) return [role, "", unscoped === "bypass" ? "on" : ""];
+  if (scope.kind === "tenant") return [role, scope.contextId, ""];
+  return [scope.kind === "owner" ? "none" : role, "", "on"];
+}
+
+function releaseAndThrow(client: PoolClient) {
+  return (err: Error): never => {
+    client.release(err);
+    throw err;
+  };
 }
 
 /**
@@ -110,6 +186,22 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, options
       if (!retryable || attempt >= maxRetries) throw err;
       await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt + Math.random() * 20));
     }
+  }
+}
+
+/**
+ * Inside a transaction that serves one context, statements that must see every context's rows (an import refusing
+ * ids that are another context's: under the policies it would see none of them and refuse nothing). The bypass holds
+ * for fn's statements only; the transaction's own setting is put back after them, and is gone at its end anyway.
+ */
+export async function bypassWithin<T>(tx: Tx, reason: BypassReason, fn: () => Promise<T>): Promise<T> {
+  noteBypass(reason);
+  const [before] = await tx.$queryRaw<{ bypass: string | null }[]>`SELECT current_setting('recall.bypass', true) AS bypass`;
+  await tx.$queryRaw`SELECT set_config('recall.bypass', 'on', true)`;
+  try {
+    return await fn();
+  } finally {
+    await tx.$queryRaw`SELECT set_config('recall.bypass', ${before?.bypass ?? ""}, true)`;
   }
 }
 

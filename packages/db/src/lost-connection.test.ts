@@ -10,8 +10,8 @@ let db: Db;
 
 beforeAll(async () => {
   pg = await PrivatePostgres.start();
-  // A pool of one: a single leaked connection would stall every later query.
-  db = createDb({ databaseUrl: pg.url(), poolMax: 1 });
+  // A pool of one: a single leaked connection would stall every later query. No migrations here, so no service role.
+  db = createDb({ databaseUrl: pg.url(), poolMax: 1, serviceRole: null, unscoped: "bypass" });
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
 // row and the enqueue, or Redis down at ingest), and takes back items left `running`
 // by a process that died (see stale-running.ts): accepted work is never lost.
 import type { Db, NotificationListener } from "@recall/db";
-import { CHANNELS, transaction } from "@recall/db";
+import { CHANNELS, transaction, withoutTenant } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
 import { itemTrace } from "./item-trace";
 import { enqueueWorkItem, type QueueSet } from "./producer";
@@ -53,8 +53,10 @@ export class OutboxRelay {
     this.loop = new WakeLoop(() => this.tick(), options.pollMs);
   }
 
-  /** Relays every unprocessed outbox row; returns how many it moved. */
-  async drain(): Promise<number> {
+  /** Relays every unprocessed outbox row, of every context; returns how many it moved. */
+  drain = (): Promise<number> => withoutTenant("outbox-relay", () => this.relayAll());
+
+  private async relayAll(): Promise<number> {
     const { db, batchSize = 100 } = this.options;
     let moved = 0;
     for (;;) {
@@ -97,7 +99,9 @@ export class OutboxRelay {
    * sweepAfterMs; deterministic job ids make this safe), and takes back abandoned `running` ones;
    * returns how many items it handled.
    */
-  async sweep(): Promise<number> {
+  sweep = (): Promise<number> => withoutTenant("sweeper", () => this.sweepAll());
+
+  private async sweepAll(): Promise<number> {
     const { db, queues, logger, sweepAfterMs = 30_000, runningLeaseMs } = this.options;
     const lost = await requeueLostJobs({ db, queues, logger, olderThanMs: sweepAfterMs });
     const recovered = await recoverStaleRunning({ db, queues, logger, leaseMs: runningLeaseMs });

@@ -10,7 +10,7 @@ useQueueTestEnv();
 
 test("a database's identity names its cluster and itself, so two databases of one server differ", async () => {
   const other = await createTestDatabase();
-  const otherDb = createDb({ databaseUrl: other.url, poolMax: 1 });
+  const otherDb = createDb({ databaseUrl: other.url, poolMax: 1, unscoped: "bypass" });
   try {
     const [mine, theirs] = await Promise.all([databaseIdentity(db), databaseIdentity(otherDb)]);
     expect(mine).toMatch(/^postgres:\d+\/.+/);

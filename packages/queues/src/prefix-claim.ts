@@ -6,7 +6,7 @@
 // braced prefix it hashes to the queues' own Redis Cluster slot, and removing a prefix's keys
 // removes the claim too. It never expires: a deployment that is stopped keeps its prefix. To hand
 // a prefix to another database on purpose, delete the key (docs/deployments.md).
-import type { Db } from "@recall/db";
+import { asOwner, type Db } from "@recall/db";
 import type { RedisConnection } from "./connection";
 
 export interface PrefixClaim {
@@ -39,8 +39,12 @@ export const claimKey = (prefix: string) => `${prefix}:owner`;
  * on another server differs) and the database's name (so two databases of one server differ).
  */
 export async function databaseIdentity(db: Db): Promise<string> {
-  const [row] = await db.$queryRaw<{ system_identifier: string; database: string }[]>`
-    SELECT system_identifier::text AS system_identifier, current_database()::text AS database FROM pg_control_system()`;
+  // pg_control_system() is for superusers and pg_monitor, not the service role: asked as the connecting user.
+  const [row] = await asOwner(
+    "startup",
+    () => db.$queryRaw<{ system_identifier: string; database: string }[]>`
+    SELECT system_identifier::text AS system_identifier, current_database()::text AS database FROM pg_control_system()`,
+  );
   if (!row) throw new Error("pg_control_system() returned no row");
   return `postgres:${row.system_identifier}/${row.database}`;
 }

@@ -1,7 +1,7 @@
 // What /metrics reads at scrape time: each queue's depth by state and the age of its oldest
 // waiting job (from Redis), and the outbox backlog (from Postgres).
-import type { Db } from "@recall/db";
-import { observeOutbox, observeQueues, type QueueDepth } from "@recall/telemetry";
+import { bypassCounts, withoutTenant, type Db } from "@recall/db";
+import { observeOutbox, observeQueues, observeTenancyBypasses, type QueueDepth } from "@recall/telemetry";
 import { LANES } from "./priority";
 import { laneQueue, type QueueSet } from "./producer";
 import { QUEUE_NAMES } from "./registry";
@@ -26,8 +26,11 @@ export async function queueDepths(queues: QueueSet, now = Date.now()): Promise<Q
 }
 
 export async function outboxBacklog(db: Db): Promise<{ pending: number; oldestAgeSeconds: number }> {
-  const [row] = await db.$queryRaw<{ pending: bigint; oldest: Date | null }[]>`
-    SELECT count(*) AS pending, min(created_at) AS oldest FROM outbox_events WHERE processed_at IS NULL`;
+  const [row] = await withoutTenant(
+    "metrics",
+    () => db.$queryRaw<{ pending: bigint; oldest: Date | null }[]>`
+    SELECT count(*) AS pending, min(created_at) AS oldest FROM outbox_events WHERE processed_at IS NULL`,
+  );
   const oldest = row?.oldest;
   return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1_000) : 0 };
 }
@@ -36,4 +39,5 @@ export async function outboxBacklog(db: Db): Promise<{ pending: number; oldestAg
 export function observePipeline(db: Db, queues: QueueSet): void {
   observeQueues(() => queueDepths(queues));
   observeOutbox(() => outboxBacklog(db));
+  observeTenancyBypasses(bypassCounts);
 }

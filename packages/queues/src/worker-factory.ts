@@ -5,7 +5,7 @@
 import { hostname } from "node:os";
 import { DelayedError, Worker, UnrecoverableError, WaitingError, type Job } from "bullmq";
 import type { RedisConnection } from "./connection";
-import { isDatabaseUnavailable, type Db, type Tx, type WorkItem } from "@recall/db";
+import { isDatabaseUnavailable, withTenant, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
   SpanKind,
   currentTraceId,
@@ -166,22 +166,25 @@ async function runJob(options: StageWorkerOptions, delivery: Delivery): Promise<
     const { connection, prefix, queue } = options;
     await fairShareStarted({ connection, prefix, name: laneQueueName(queue, "background") }, payload.contextId);
   }
-  return withTraceContext(payload.trace, () =>
-    withSpan(
-      `process ${options.queue}`,
-      {
-        "messaging.system": "bullmq",
-        "messaging.operation.type": "process",
-        "messaging.destination.name": options.queue,
-        "messaging.message.id": job.id ?? "",
-        "recall.work_item_id": payload.workItemId,
-        "recall.queue": options.queue,
-        "recall.context_id": payload.contextId,
-        "recall.subject_type": payload.subjectType,
-        "recall.subject_id": payload.subjectId,
-      },
-      (span) => runStage(options, delivery, payload, span),
-      SpanKind.CONSUMER,
+  // The whole job runs as its context: the claim by id finds the item only if it is that context's.
+  return withTenant(payload.contextId, () =>
+    withTraceContext(payload.trace, () =>
+      withSpan(
+        `process ${options.queue}`,
+        {
+          "messaging.system": "bullmq",
+          "messaging.operation.type": "process",
+          "messaging.destination.name": options.queue,
+          "messaging.message.id": job.id ?? "",
+          "recall.work_item_id": payload.workItemId,
+          "recall.queue": options.queue,
+          "recall.context_id": payload.contextId,
+          "recall.subject_type": payload.subjectType,
+          "recall.subject_id": payload.subjectId,
+        },
+        (span) => runStage(options, delivery, payload, span),
+        SpanKind.CONSUMER,
+      ),
     ),
   );
 }

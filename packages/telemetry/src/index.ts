@@ -9,6 +9,7 @@ export {
   lostJobsRequeued,
   observeOutbox,
   observeQueues,
+  observeTenancyBypasses,
   recordModelCall,
   registry,
   setModelPrices,

@@ -156,6 +156,24 @@ export function observeOutbox(source: () => Promise<{ pending: number; oldestAge
   outboxSource = source;
 }
 
+let bypassSource: (() => ReadonlyMap<string, number>) | undefined;
+
+/** Makes /metrics report how often this process entered each audited bypass of row-level security. */
+export function observeTenancyBypasses(source: () => ReadonlyMap<string, number>): void {
+  bypassSource = source;
+}
+
+new Gauge({
+  name: "recall_tenancy_bypasses",
+  help: "Times this process entered each audited bypass of row-level security since it started, by reason (docs/security.md)",
+  labelNames: ["reason"] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [reason, n] of bypassSource?.() ?? []) this.set({ reason }, n);
+  },
+});
+
 const dependencyUp = new Gauge({
   name: "recall_dependency_up",
   help: "Whether the scrape-time read of a dependency worked (1) or failed (0): redis (queue depths), postgres (outbox backlog)",

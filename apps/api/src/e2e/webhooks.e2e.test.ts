@@ -183,7 +183,7 @@ test("superseded facts and revoked instructions are announced; other contexts se
   expect((await api.get(`/webhooks/${hook.webhook_id}`)).status).toBe(404);
   const before = receiver.received.length;
   await api.post("/facts", { scope: ["org=acme"], attributes: [role("CFO")] });
-  expect(await h.worker.deps.db.webhookEvent.count({ where: { type: "fact.superseded" } })).toBe(1);
+  expect(await h.api.db.webhookEvent.count({ where: { type: "fact.superseded" } })).toBe(1);
   expect(receiver.received.length).toBe(before);
 }, 120_000);
 
@@ -221,7 +221,7 @@ test("URLs that are not http(s), carry credentials or point at private, link-loc
   await register(api, receiver.url, ["turn.committed"]);
   const raced = await Promise.all([1, 2].map(() => api.post("/webhooks", { url: receiver.url, events: ["turn.failed"] })));
   expect(raced.map((r) => r.status).sort()).toEqual([201, 409]);
-  expect(await h.worker.deps.db.webhook.count()).toBe(2);
+  expect(await h.api.db.webhook.count()).toBe(2);
 }, 60_000);
 
 test("an endpoint failing past the disable window is disabled, announced by webhook.disabled, and cannot be redelivered", async () => {
@@ -248,7 +248,7 @@ test("an endpoint failing past the disable window is disabled, announced by webh
     // Disabled: a later event is not even written for it.
     const before = failing.received.length;
     const missed = await api.turn(session, "Erin is the CMO at Acme.", ["org=acme"]);
-    expect(await h.worker.deps.db.webhookDelivery.count({ where: { webhookId: broken.webhook_id } })).toBe(1);
+    expect(await h.api.db.webhookDelivery.count({ where: { webhookId: broken.webhook_id } })).toBe(1);
     expect(failing.received.length).toBe(before);
 
     // Fixed and enabled: the pending delivery goes out at once, later events again; the missed one never.

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { ApiKey } from "@recall/db";
+import { withTenant, withoutTenant, type ApiKey } from "@recall/db";
 import { AppError } from "./errors";
 import { prefixOf, secretsEqual, verifyKey } from "../services/api-key-secrets";
 import type { ApiDeps } from "../deps";
@@ -19,11 +19,14 @@ export function requireAdmin(deps: ApiDeps): RequestHandler {
     if (!admin) throw new AppError(503, "admin_disabled", "ADMIN_API_KEY is not set on the server");
     const given = /^Bearer (.+)$/.exec(req.header("authorization") ?? "")?.[1];
     if (!given || !secretsEqual(given, admin)) throw unauthorized("Authorization: Bearer <ADMIN_API_KEY> required");
-    next();
+    withoutTenant("admin", next);
   };
 }
 
-/** Checks the API-KEY header; a valid key of another context answers 404, so ids never leak across tenants. */
+/**
+ * Checks the API-KEY header; a valid key of another context answers 404, so ids never leak across tenants.
+ * The rest of the request runs as the key's context: Postgres shows it that context's rows only.
+ */
 export function requireContextKey(deps: ApiDeps): RequestHandler {
   const verified = new VerifiedKeys();
   return async (req: Request, _res: Response, next: NextFunction) => {
@@ -31,14 +34,27 @@ export function requireContextKey(deps: ApiDeps): RequestHandler {
     if (!key) throw unauthorized("header API-KEY is required");
     const prefix = prefixOf(key);
     // The row is read on every request, so a revoked key stops working at once even while cached as verified.
-    const row = prefix ? await deps.db.apiKey.findUnique({ where: { prefix } }) : null;
+    const row = prefix ? await findKey(deps, prefix, String(req.params.contextId)) : null;
     if (!row || row.revokedAt || !(await verified.check(row, key))) throw unauthorized("API-KEY is not valid");
     if (row.contextId !== req.params.contextId) throw new AppError(404, "not_found", "context not found");
     if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
-      await deps.db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
+      await withTenant(row.contextId, () => deps.db.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }));
     }
-    next();
+    withTenant(row.contextId, next);
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The key's row, looked up as the path's context: the usual case, and then the whole request keeps one scope (no
+ * scope change on the connection). Not found there, it is looked up in the audited bypass, so a valid key of
+ * another context still answers 404, not 401.
+ */
+async function findKey(deps: ApiDeps, prefix: string, pathContext: string): Promise<ApiKey | null> {
+  const lookup = () => deps.db.apiKey.findUnique({ where: { prefix } });
+  const own = UUID.test(pathContext) ? await withTenant(pathContext, lookup) : null;
+  return own ?? (await withoutTenant("api-key-lookup", lookup));
 }
 
 /**

@@ -1,6 +1,7 @@
 // Registers declared routes on Express. Handlers are marked, so a test can find any
 // route that was registered some other way (and so has no schema in the OpenAPI document).
 import { Router, type Request, type RequestHandler, type Response } from "express";
+import { withoutTenant } from "@recall/db";
 import { requireAdmin, requireContextKey } from "./auth";
 import type { ApiDeps } from "../deps";
 import type { IdempotencyGuard } from "../idempotency/idempotency-guard";
@@ -19,7 +20,7 @@ export interface MountOptions {
 export function mountGroup(deps: ApiDeps, group: RouteGroup, options: MountOptions): Router {
   const router = Router({ mergeParams: true });
   if (group.auth === "api_key") router.use(requireContextKey(deps));
-  const guard: RequestHandler[] = group.auth === "admin" ? [requireAdmin(deps)] : [];
+  const guard: RequestHandler[] = group.auth === "admin" ? [requireAdmin(deps)] : group.auth === "none" ? [serveNoContext] : [];
   for (const route of group.routes) {
     // A route that reads its own body (uploads in several media types) takes more than JSON.
     const bodyGuard: RequestHandler[] = route.requestBody ? [] : [requireJsonBody];
@@ -33,6 +34,9 @@ export function mountGroup(deps: ApiDeps, group: RouteGroup, options: MountOptio
   }
   return router;
 }
+
+/** Health, readiness, metrics and the API's own documents serve no context: they read across contexts (counts). */
+const serveNoContext: RequestHandler = (_req, _res, next) => withoutTenant("health", next);
 
 /**
  * Names the request by its route template (/api/v1/{contextId}/work-items/{workItemId}), never the

@@ -1,7 +1,7 @@
 // The idempotency_keys table: one row per (scope, key digest). A request claims the row before it
 // runs and records its answer after; a unique index makes the claim atomic across API processes.
 import { randomUUID } from "node:crypto";
-import type { Db } from "@recall/db";
+import { withoutTenant, type Db } from "@recall/db";
 import type { Sealed } from "./idempotency-seal";
 
 export interface ClaimInput {
@@ -81,10 +81,12 @@ export async function releaseKey(db: Db, token: string): Promise<void> {
   await db.idempotencyKey.deleteMany({ where: { id: token, responseStatus: null } });
 }
 
-/** Deletes rows past their retention (never one still in flight); returns how many. */
+/** Deletes rows past their retention, of every context (never one still in flight); returns how many. */
 export async function pruneExpiredKeys(db: Db, now = new Date()): Promise<number> {
-  const { count } = await db.idempotencyKey.deleteMany({
-    where: { expiresAt: { lt: now }, OR: [{ responseStatus: { not: null } }, { lockedUntil: { lt: now } }] },
-  });
+  const { count } = await withoutTenant("sweeper", () =>
+    db.idempotencyKey.deleteMany({
+      where: { expiresAt: { lt: now }, OR: [{ responseStatus: { not: null } }, { lockedUntil: { lt: now } }] },
+    }),
+  );
   return count;
 }

@@ -2,6 +2,7 @@
 // template), its own queue prefix, the real workers and the real HTTP app.
 import type { Express } from "express";
 import type { LoggerOptions } from "@recall/telemetry";
+import { createDb } from "@recall/db";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type TestDatabase } from "@recall/test-support";
 import { QUEUE_NAMES, createRedisConnection, type QueueName } from "@recall/queues";
@@ -48,16 +49,20 @@ export async function startHarness(
   if (queues.length > 0) await worker.warm();
   const runtime = startWorkers(worker.deps, worker.connection, queues);
   const api = bootstrapApi(config, { destination: logDestination });
+  // The service's own pool shows a query outside a context nothing (row-level security); a test's reads,
+  // fixtures and injected triggers see every context, as the tables' owner, through a pool of their own.
+  const testDb = createDb({ databaseUrl: config.DATABASE_URL, poolMax: 4, serviceRole: null, unscoped: "bypass" });
   return {
     app: createApp(api),
     config,
-    api,
+    api: { ...api, db: testDb },
     worker,
     runtime,
     async close() {
       await runtime.close();
       await worker.close();
       await api.close();
+      await testDb.$disconnect();
       const redis = createRedisConnection(config.REDIS_URL);
       await removeQueuePrefix(redis, config.QUEUE_PREFIX);
       redis.disconnect();

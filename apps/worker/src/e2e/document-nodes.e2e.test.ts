@@ -1,5 +1,6 @@
 // The extract stage's split into nodes: once per document however often it runs, and a
 // document that cannot be read as its format ends dead with class validation, saying why.
+import { withTenant } from "@recall/db";
 import { ensureWorkItem, enqueueWorkItem } from "@recall/queues";
 import { buildPdf, waitFor } from "@recall/test-support";
 import { ensureDocumentNodes } from "../services/document-nodes";
@@ -13,6 +14,9 @@ beforeAll(async () => {
   contextId = (await h.db.context.create({ data: { name: "nodes" } })).id;
 });
 afterAll(() => h?.close());
+
+/** As the extract stage runs it: in the document's context. */
+const splitOnce = (documentId: string) => withTenant(contextId, () => ensureDocumentNodes(h.worker.deps, documentId));
 
 async function storeDocument(data: { format: string; text?: string; original?: Buffer }) {
   return h.db.document.create({
@@ -29,8 +33,8 @@ async function storeDocument(data: { format: string; text?: string; original?: B
 
 test("splitting is done once: concurrent and repeated runs leave one set of nodes", async () => {
   const doc = await storeDocument({ format: "markdown", text: "# A\n\nOne.\n\n## B\n\nTwo.\n" });
-  await Promise.all([ensureDocumentNodes(h.worker.deps, doc.id), ensureDocumentNodes(h.worker.deps, doc.id)]);
-  await ensureDocumentNodes(h.worker.deps, doc.id);
+  await Promise.all([splitOnce(doc.id), splitOnce(doc.id)]);
+  await splitOnce(doc.id);
   const nodes = await h.db.documentNode.findMany({ where: { documentId: doc.id }, orderBy: { ordinal: "asc" } });
   expect(nodes.map((n) => [n.ordinal, n.headingPath])).toEqual([
     [0, ["A"]],
@@ -41,7 +45,7 @@ test("splitting is done once: concurrent and repeated runs leave one set of node
 
 test("a PDF's extracted text replaces the empty text it was stored with", async () => {
   const doc = await storeDocument({ format: "pdf", original: buildPdf([["Page one."], ["Page two."]]) });
-  await ensureDocumentNodes(h.worker.deps, doc.id);
+  await splitOnce(doc.id);
   expect((await h.db.document.findUniqueOrThrow({ where: { id: doc.id } })).text).toBe("Page one.\n\nPage two.");
 });
 

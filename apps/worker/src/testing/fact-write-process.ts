@@ -1,7 +1,7 @@
 // A direct write, as POST /facts runs it inside the API process, in a process of its own so a
 // test can kill it part-way: `node --import tsx fact-write-process.ts <context id> '<request body>'`.
 import { loadConfig } from "@recall/config";
-import { createDb } from "@recall/db";
+import { createDb, withTenant } from "@recall/db";
 import { writeFacts } from "@recall/memory";
 import { directStages } from "@recall/queues";
 
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const { scope, ...diff } = JSON.parse(body) as { scope: string[] };
   const db = createDb({ databaseUrl: loadConfig().DATABASE_URL });
   try {
-    await writeFacts(db, directStages(db), { contextId, scope, diff, traceId: "d".repeat(32) });
+    await withTenant(contextId, () => writeFacts(db, directStages(db), { contextId, scope, diff, traceId: "d".repeat(32) }));
   } finally {
     await db.$disconnect();
   }

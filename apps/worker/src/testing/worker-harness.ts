@@ -2,7 +2,7 @@
 // on its own database cloned from the migrated template and its own queue prefix.
 // Inputs are stored and enqueued the way the API's ingest does.
 import { configWith, loadConfig, type Config } from "@recall/config";
-import type { Db, Prisma, Session, WorkItem } from "@recall/db";
+import { createDb, type Db, type Prisma, type Session, type WorkItem } from "@recall/db";
 import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import { chunkText } from "@recall/extraction";
 import { QUEUE_NAMES, createRedisConnection, enqueueWorkItem, ensureWorkItem, type QueueName, type SubjectType } from "@recall/queues";
@@ -32,8 +32,11 @@ export async function startWorkerHarness(overrides: Partial<Record<keyof Config,
   });
   const worker = await bootstrapWorker(config);
   const runtime = startWorkers(worker.deps, worker.connection, QUEUE_NAMES);
+  // The workers' pool shows a query outside a context nothing (row-level security); the test's reads,
+  // fixtures and injected triggers see every context, as the tables' owner, through a pool of their own.
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolMax: 4, serviceRole: null, unscoped: "bypass" });
   return {
-    db: worker.deps.db,
+    db,
     config,
     database,
     worker,
@@ -41,6 +44,7 @@ export async function startWorkerHarness(overrides: Partial<Record<keyof Config,
     async close() {
       await runtime.close();
       await worker.close();
+      await db.$disconnect();
       const redis = createRedisConnection(config.REDIS_URL);
       await removeQueuePrefix(redis, config.QUEUE_PREFIX);
       redis.disconnect();

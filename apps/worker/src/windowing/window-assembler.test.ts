@@ -11,7 +11,7 @@ let db: Db;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb({ databaseUrl: database.url });
+  db = createDb({ databaseUrl: database.url, unscoped: "bypass" });
 });
 
 afterAll(async () => {

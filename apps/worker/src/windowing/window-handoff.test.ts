@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { emptyDiff, type ExtractionDiff } from "@recall/contracts";
-import { createDb, type Db } from "@recall/db";
+import { asOwner, createDb, type Db } from "@recall/db";
 import { createProducerConnection, createQueues, ensureWorkItem, type Producer, type RedisConnection } from "@recall/queues";
 import { createLogger } from "@recall/telemetry";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
@@ -21,7 +21,7 @@ const prefix = testQueuePrefix();
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb({ databaseUrl: database.url });
+  db = createDb({ databaseUrl: database.url, unscoped: "bypass" });
   redis = createProducerConnection(loadConfig().REDIS_URL);
   producer = { queues: createQueues({ connection: redis, prefix }), logger: createLogger("silent", "window-handoff-test") };
 });
@@ -82,8 +82,12 @@ test("two windows finishing the same waiting turn at once: one stages its candid
   // Read outside the holder's transaction: inside one, Postgres answers pg_stat_activity from a snapshot.
   await waitFor(
     async () => {
-      const [row] = await db.$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      // As the connecting user: the service role is not shown other sessions' wait events.
+      const [row] = await asOwner(
+        "test-fixture",
+        () => db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
       return row!.n >= 2;
     },
     { what: "both finishes to wait for the turn's item" },

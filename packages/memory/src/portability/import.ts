@@ -4,7 +4,7 @@
 // process keeps no map, and a second run (or the rest of a run that failed part-way) creates nothing twice. An
 // export imported into its own context keeps its ids: what is missing comes back, what is there stays.
 import { createHash } from "node:crypto";
-import { Prisma, transaction, type Db, type Tx } from "@recall/db";
+import { Prisma, bypassWithin, transaction, type Db, type Tx } from "@recall/db";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
 import { erasedReference, foreignReference, type IdSite } from "./import-references";
 
@@ -191,7 +191,8 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
       const erased = await erasedReference(tx, contextId, spec, rows);
       if (erased) throw new ErasedReference(erased);
       const created = await insertRows(tx, contextId, spec, rows);
-      const foreign = await foreignReference(tx, contextId, spec, rows);
+      // Under row-level security the transaction sees only this context's rows: the check looks at every context's.
+      const foreign = await bypassWithin(tx, "import-reference-check", () => foreignReference(tx, contextId, spec, rows));
       if (foreign) throw new ForeignReference(foreign);
       return { created };
     });

@@ -1,6 +1,6 @@
 // Read models on a real Postgres database: the SQL scope rule agrees with scopeVisible,
 // and document text is searched within the document's own scope.
-import { Prisma, createDb, type Db } from "@recall/db";
+import { Prisma, asOwner, createDb, type Db } from "@recall/db";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { scopeVisible } from "../scope";
 import { readFacts } from "./fact-query";
@@ -14,7 +14,7 @@ let contextId: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = createDb({ databaseUrl: database.url, poolMax: 2 });
+  db = createDb({ databaseUrl: database.url, poolMax: 2, unscoped: "bypass" });
   contextId = (await db.context.create({ data: { name: "read-models" } })).id;
 });
 
@@ -130,7 +130,8 @@ test("search over many turns uses the GIN index over their stored tsvectors", as
     FROM generate_series(1, 3000) AS n`;
   // VACUUM moves the batch out of the GIN index's pending list, as autovacuum does in service;
   // until then the planner rightly costs the index as a scan of that unsorted list.
-  await db.$executeRaw`VACUUM ANALYZE turns`;
+  // As the tables' owner: the service role may not vacuum.
+  await asOwner("test-fixture", () => db.$executeRaw`VACUUM ANALYZE turns`);
   const [statement] = searchStatements({ contextId, scope: [], query: "gearbox", limit: 5, kinds: ["turn"], match: "any" }, new Date());
   const plan = await db.$queryRaw<{ "QUERY PLAN": string }[]>(Prisma.sql`EXPLAIN ${statement!}`);
   expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("turns_content_tsv_idx");

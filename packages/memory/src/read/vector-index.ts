@@ -4,7 +4,7 @@
 // is reported in /query's `retrievers` and in /readyz. The index is an expression index
 // over `embeddings.vector::vector(n)`, partial on `dimensions = n`, so one table holds any
 // model and size and nothing is written twice; it is built concurrently, without blocking writes.
-import type { DbOrTx } from "@recall/db";
+import { asOwner, type DbOrTx } from "@recall/db";
 
 export type VectorIndex = { kind: "pgvector_hnsw"; dimensions?: number } | { kind: "sql_scan"; reason: string };
 
@@ -12,6 +12,11 @@ const NOT_AVAILABLE = "the pgvector extension is not available on this Postgres 
 
 /** Enables pgvector and its index for `dimensions` when it can; never throws. */
 export async function prepareVectorIndex(db: DbOrTx, dimensions: number | undefined): Promise<VectorIndex> {
+  // DDL: as the connecting user (the tables' owner), not the service role row-level security holds.
+  return asOwner("startup", () => enableVectorIndex(db, dimensions));
+}
+
+async function enableVectorIndex(db: DbOrTx, dimensions: number | undefined): Promise<VectorIndex> {
   try {
     const available = await db.$queryRaw<{ name: string }[]>`SELECT name::text AS name FROM pg_available_extensions WHERE name = 'vector'`;
     if (available.length === 0) return { kind: "sql_scan", reason: NOT_AVAILABLE };

@@ -22,7 +22,7 @@ export interface MemoryDatabase {
 /** One database per test file; each test takes its own context in it (newContext). */
 export async function startMemoryDatabase(): Promise<MemoryDatabase> {
   const database: TestDatabase = await createTestDatabase();
-  const db = createDb({ databaseUrl: database.url, poolMax: 5 });
+  const db = createDb({ databaseUrl: database.url, poolMax: 5, unscoped: "bypass" });
   return {
     db,
     url: database.url,

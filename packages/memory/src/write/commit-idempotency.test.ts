@@ -132,7 +132,7 @@ test("a commit killed mid-transaction (its database session terminated) leaves n
     CREATE TRIGGER fail_relations BEFORE INSERT ON relations FOR EACH ROW EXECUTE FUNCTION stall_relation();`);
   const turn = await stagedTurn();
   // The doomed "worker" has its own connection pool, as a separate process would.
-  const doomed = createDb({ databaseUrl: database.url, poolMax: 2 });
+  const doomed = createDb({ databaseUrl: database.url, poolMax: 2, unscoped: "bypass" });
   const dying = commitSubject({ ...f, db: doomed }, turn).then(
     () => "committed",
     (err: Error) => err.message,

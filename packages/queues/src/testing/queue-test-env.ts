@@ -29,7 +29,7 @@ export function useQueueTestEnv(): void {
   beforeAll(async () => {
     database = await createTestDatabase();
     databaseUrl = database.url;
-    db = createDb({ databaseUrl: database.url, poolMax: 4 });
+    db = createDb({ databaseUrl: database.url, poolMax: 4, unscoped: "bypass" });
   });
 
   beforeEach(() => {

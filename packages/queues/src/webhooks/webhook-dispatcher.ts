@@ -4,7 +4,7 @@
 // again when the lease runs out. A failed attempt is retried with exponential backoff until the delivery's
 // retry window ends. The event id never changes between attempts or redeliveries: receivers deduplicate on it.
 import type { Db, NotificationListener } from "@recall/db";
-import { CHANNELS } from "@recall/db";
+import { CHANNELS, withoutTenant } from "@recall/db";
 import { webhookDeliveries, webhookDeliveryDuration, webhooksDisabled, type Logger } from "@recall/telemetry";
 import { webhookBackoffMs, type WebhookRetry } from "./backoff";
 import { claimDue, pruneDeliveries, recordDelivered, recordFailed, type ClaimedDelivery, type Outcome } from "./delivery-store";
@@ -62,8 +62,10 @@ export class WebhookDispatcher {
     await this.loop.stop();
   }
 
-  /** Sends every due delivery, `concurrency` at a time; answers how many it attempted. */
-  async drain(): Promise<number> {
+  /** Sends every due delivery (of every context), `concurrency` at a time; answers how many it attempted. */
+  drain = (): Promise<number> => withoutTenant("webhook-delivery", () => this.deliverDue());
+
+  private async deliverDue(): Promise<number> {
     const { db, concurrency, timeoutMs, retry } = this.options;
     // The lease outlasts the request's own time limit and the outcome's write.
     const leaseMs = timeoutMs * 2 + 5_000;
@@ -81,7 +83,7 @@ export class WebhookDispatcher {
       await this.drain();
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
-        await pruneDeliveries(this.options.db, this.options.retentionMs);
+        await withoutTenant("webhook-delivery", () => pruneDeliveries(this.options.db, this.options.retentionMs));
       }
     } catch (err) {
       this.options.logger.error({ err: (err as Error).message }, "webhook dispatch failed");
