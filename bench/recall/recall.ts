@@ -4,6 +4,9 @@
 //   RECALL_EMBEDDING_MODEL  also measure the hybrid (full text + vectors); with
 //                           RECALL_EMBEDDING_DIMENSIONS, OPENAI_API_KEY, OPENAI_BASE_URL
 //   BENCH_RECALL_RELOAD=1   post the conversations again instead of reusing stored contexts
+//   BENCH_RECALL_LOO=0      skip the leave-one-conversation-out figures (recall-loo.ts)
+//   BENCH_RECALL_ABLATE=1   also the held-out figure without each signal
+//   BENCH_RECALL_SCALE=0    skip the scale section (/query p50 at 2,000 and 20,000 turns, recall-scale.ts)
 // The service runs in-process on its own database (recall_bench_recall, kept between runs,
 // migrated each run) with no chat model, so the heuristics extract what they can.
 import fs from "node:fs";
@@ -13,6 +16,7 @@ import { readRecallData, type RecallQuestion } from "./recall-data";
 import { loadOrReuse, type LoadedConversation } from "./recall-load";
 import { ascend, leaveOneOut, SettingRanker, type HeldOut } from "./recall-loo";
 import { RANKING_DEFAULTS, type RankingWeights } from "@recall/memory";
+import { printScale } from "./recall-scale";
 import { score, table, type Scores } from "./recall-score";
 import { BENCH_ADMIN_KEY, startService } from "../shared/bench-service";
 
@@ -42,6 +46,7 @@ async function main(): Promise<void> {
     console.log(table("/query full text", fullText, baseline));
     console.log(`(${((Date.now() - started) / data.questions.length).toFixed(1)} ms per question)\n`);
     await printLeaveOneOut(service.config.DATABASE_URL, data.questions, loaded, baseline);
+    if (process.env.BENCH_RECALL_SCALE !== "0") await printScale({ ...target, databaseUrl: service.config.DATABASE_URL }, data);
     if (overrides.RECALL_EMBEDDING_MODEL) {
       const hybrid = score(data.questions, await serviceRanking(service.baseUrl, data.questions, loaded));
       console.log(table(`/query hybrid (${overrides.RECALL_EMBEDDING_MODEL})`, hybrid, baseline));

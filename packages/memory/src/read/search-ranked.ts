@@ -1,13 +1,15 @@
 // One full-text statement per kind of text, run side by side on separate connections.
 // Each ranks by BM25 (search-bm25.ts) and adds what the kind of text allows:
-// - turns: the speaker's name counts as a word of the turn (a question about Caroline
-//   prefers what Caroline said); the best turns pass NEIGHBOUR of their score to the turns
-//   just before and after them in their session (an answer often only makes sense after
-//   the question it answers, and names its topic in neither); a question asking when
-//   favours turns that state a time, and a query naming a period favours turns said within it;
+// - turns: a turn said by a person the query names counts more (a question about Caroline
+//   is answered by what Caroline said); the best turns pass a share of their score to the
+//   turns one and two before and after them in their session (an answer often only makes
+//   sense after the question it answers, and names its topic in neither); a turn gains a
+//   share of its session's score (two stages: the session about the topic, then the turn
+//   in it); a question asking when favours turns that state a time, a query naming a
+//   period favours turns said within it, and one naming a month or year favours turns said
+//   in it (the session's date as words of every turn, read at query time);
 // - facts: a query naming a period favours values that began (or were observed) in it.
-// Weights are documented in the README (Full-text search); they are for kinds of questions,
-// not for any one data set.
+// The weights are in search-weights.ts; they are for kinds of questions, not for any one data set.
 import { Prisma } from "@recall/db";
 import { bm25Lateral, queryTerms } from "./search-bm25";
 import { searchIntent, type SearchIntent } from "./search-intent";
