@@ -30,16 +30,17 @@ function summarise(firstHits: number[]): Scores {
   return { questions: n, recall: { 5: within(5), 10: within(10), 20: within(20) }, mrr };
 }
 
-/** One row per category: the retriever's figures, the baseline's, and recall@10 as a ratio. */
+/** One row per category: the retriever's figures, the baseline's, and recall@5 and @10 as ratios. */
 export function table(label: string, mine: Map<string, Scores>, baseline: Map<string, Scores>): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const cell = (s: Scores) => `${pct(s.recall[5])} / ${pct(s.recall[10])} / ${pct(s.recall[20])} / ${s.mrr.toFixed(3)}`;
   const rows = [...mine].map(([k, s]) => {
     const b = baseline.get(k)!;
-    return `| ${k} | ${s.questions} | ${cell(s)} | ${cell(b)} | ${(s.recall[10] / b.recall[10]).toFixed(2)}x |`;
+    const ratio = (k: 5 | 10) => `${(s.recall[k] / b.recall[k]).toFixed(2)}x`;
+    return `| ${k} | ${s.questions} | ${cell(s)} | ${cell(b)} | ${ratio(5)} / ${ratio(10)} |`;
   });
   return [
-    `| category | questions | ${label}: R@5 / R@10 / R@20 / MRR | BM25: R@5 / R@10 / R@20 / MRR | R@10 ratio |`,
+    `| category | questions | ${label}: R@5 / R@10 / R@20 / MRR | BM25: R@5 / R@10 / R@20 / MRR | R@5 / R@10 ratio |`,
     "|---|---|---|---|---|",
     ...rows,
   ].join("\n");

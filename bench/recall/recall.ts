@@ -4,6 +4,9 @@
 //   RECALL_EMBEDDING_MODEL  also measure the hybrid (full text + vectors); with
 //                           RECALL_EMBEDDING_DIMENSIONS, OPENAI_API_KEY, OPENAI_BASE_URL
 //   BENCH_RECALL_RELOAD=1   post the conversations again instead of reusing stored contexts
+//   BENCH_RECALL_LOO=0      skip the leave-one-conversation-out figures (recall-loo.ts)
+//   BENCH_RECALL_ABLATE=1   also the held-out figure without each signal
+//   BENCH_RECALL_SCALE=0    skip the scale section (/query p50 at 2,000 and 20,000 turns, recall-scale.ts)
 // The service runs in-process on its own database (recall_bench_recall, kept between runs,
 // migrated each run) with no chat model, so the heuristics extract what they can.
 import fs from "node:fs";
@@ -11,7 +14,10 @@ import path from "node:path";
 import { bm25Index } from "./recall-bm25";
 import { readRecallData, type RecallQuestion } from "./recall-data";
 import { loadOrReuse, type LoadedConversation } from "./recall-load";
-import { score, table } from "./recall-score";
+import { ascend, leaveOneOut, SettingRanker, type HeldOut } from "./recall-loo";
+import { RANKING_DEFAULTS, type RankingWeights } from "@recall/memory";
+import { printScale } from "./recall-scale";
+import { score, table, type Scores } from "./recall-score";
 import { BENCH_ADMIN_KEY, startService } from "../shared/bench-service";
 
 const DEPTH = 20;
@@ -39,6 +45,8 @@ async function main(): Promise<void> {
     const fullText = score(data.questions, await serviceRanking(service.fullTextUrl, data.questions, loaded));
     console.log(table("/query full text", fullText, baseline));
     console.log(`(${((Date.now() - started) / data.questions.length).toFixed(1)} ms per question)\n`);
+    await printLeaveOneOut(service.config.DATABASE_URL, data.questions, loaded, baseline);
+    if (process.env.BENCH_RECALL_SCALE !== "0") await printScale({ ...target, databaseUrl: service.config.DATABASE_URL }, data);
     if (overrides.RECALL_EMBEDDING_MODEL) {
       const hybrid = score(data.questions, await serviceRanking(service.baseUrl, data.questions, loaded));
       console.log(table(`/query hybrid (${overrides.RECALL_EMBEDDING_MODEL})`, hybrid, baseline));
@@ -46,6 +54,58 @@ async function main(): Promise<void> {
   } finally {
     await service.close();
   }
+}
+
+/**
+ * The same figures with the ranking's weights chosen leave-one-conversation-out (recall-loo.ts),
+ * the setting the same ascent chooses on all five (what RANKING_DEFAULTS should hold), and with
+ * BENCH_RECALL_ABLATE=1 the held-out figure without each signal: what each one adds on
+ * conversations it was not fitted on.
+ */
+async function printLeaveOneOut(
+  databaseUrl: string,
+  questions: RecallQuestion[],
+  loaded: LoadedConversation[],
+  baseline: Map<string, Scores>,
+): Promise<void> {
+  if (loaded.length < 2 || process.env.BENCH_RECALL_LOO === "0") return;
+  const ranker = new SettingRanker(databaseUrl, questions, loaded);
+  try {
+    const heldOut = await leaveOneOut(ranker, questions);
+    console.log(table("/query held out (weights chosen on the other four)", score(questions, heldOut.ranked), baseline));
+    for (const [file, setting] of Object.entries(heldOut.chosen)) console.log(`  ${file}: ${JSON.stringify(setting)}`);
+    const allFive = await ascend(
+      ranker,
+      questions,
+      questions.map((_, i) => i),
+    );
+    const differs = Object.entries(allFive).filter(([k, v]) => RANKING_DEFAULTS[k as keyof RankingWeights] !== v);
+    console.log(
+      `chosen on all five: ${JSON.stringify(allFive)}${differs.length ? ` (RANKING_DEFAULTS differ: ${JSON.stringify(differs)})` : " (= RANKING_DEFAULTS)"}\n`,
+    );
+    if (process.env.BENCH_RECALL_ABLATE === "1") await printAblation(ranker, questions, heldOut);
+    console.log(`(${ranker.settingsRanked} settings ranked)\n`);
+  } finally {
+    await ranker.close();
+  }
+}
+
+const SIGNALS: [string, (keyof RankingWeights)[]][] = [
+  ["neighbours at distance 2", ["neighbour2"]],
+  ["two stages (session score)", ["session"]],
+  ["named speaker's turns", ["namedSpeaker"]],
+  ["calendar (month, year named)", ["calendar"]],
+  ["time-stating turns, named period", ["statesTime", "inPeriod"]],
+];
+
+async function printAblation(ranker: SettingRanker, questions: RecallQuestion[], all: HeldOut): Promise<void> {
+  const pct = (r: string[][][]) => {
+    const s = score(questions, r).get("overall")!;
+    return `${(100 * s.recall[5]).toFixed(1)}% / ${(100 * s.recall[10]).toFixed(1)}%`;
+  };
+  console.log(`| held out without | R@5 / R@10 (all signals: ${pct(all.ranked)}) |\n|---|---|`);
+  for (const [name, keys] of SIGNALS) console.log(`| ${name} | ${pct((await leaveOneOut(ranker, questions, keys)).ranked)} |`);
+  console.log("");
 }
 
 /** The baseline's ranking, in dialogue ids, over each conversation's raw turns. */

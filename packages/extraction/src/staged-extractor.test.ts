@@ -299,22 +299,24 @@ describe("no provider", () => {
 });
 
 describe("budget", () => {
-  test("spans every input of the work item: once the tokens are spent the next call is refused", async () => {
-    server.script({ json: KESTREL, usage: { inputTokens: 450, outputTokens: 100 } });
-    const extractor = extractorWith({ fast: FAST }, { maxTokens: 500, maxWallMs: 30_000 });
-    expect((await extractor.extract(input(NEEDS_MODEL), GUIDANCE)).tokensUsed).toBe(550);
+  test("spans every input of the work item: once what is left cannot hold the next prompt, that call is not made", async () => {
+    server.script({ json: KESTREL, usage: { inputTokens: 1_400, outputTokens: 100 } });
+    const extractor = extractorWith({ fast: FAST }, { maxTokens: 2_500, maxWallMs: 30_000 });
+    expect((await extractor.extract(input(NEEDS_MODEL), GUIDANCE)).tokensUsed).toBe(1_500);
 
     const error = await extractor.extract(input("Osprey is the ledger. It stores entries in Postgres."), GUIDANCE).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BudgetExceededError);
-    expect(error).toMatchObject({ limit: "tokens", tokensUsed: 550, maxTokens: 500 });
+    expect(error).toMatchObject({ limit: "tokens", tokensUsed: 1_500, maxTokens: 2_500, promptTokens: Infinity });
     expect(server.requests).toHaveLength(1);
   });
 
-  test("never asks for more output than the budget has left", async () => {
+  test("never asks for more output than the budget leaves after the prompt", async () => {
     server.script({ json: KESTREL });
-    await extractorWith({ fast: FAST }, { maxTokens: 700, maxWallMs: 30_000 }).extract(input(NEEDS_MODEL), GUIDANCE);
+    await extractorWith({ fast: FAST }, { maxTokens: 2_500, maxWallMs: 30_000 }).extract(input(NEEDS_MODEL), GUIDANCE);
 
-    expect(server.requests[0]!.body["max_tokens"]).toBe(700);
+    const cap = server.requests[0]!.body["max_tokens"] as number;
+    expect(cap).toBeGreaterThanOrEqual(64);
+    expect(cap).toBeLessThan(2_500 - 1_000);
   });
 
   test("the wall-time budget cuts a call that outlasts it", async () => {

@@ -26,6 +26,7 @@ export { readProvenance } from "./read/provenance-reader";
 export { type ListPosition } from "./read/read-types";
 export { searchMemory } from "./read/search-reader";
 export { SEARCH_KINDS } from "./read/search-types";
+export { RANKING_DEFAULTS, type RankingWeights } from "./read/search-weights";
 export { readState } from "./read/state-reader";
 export { listSessionTurns } from "./read/turn-reader";
 export { describeIndex } from "./read/vector-index";

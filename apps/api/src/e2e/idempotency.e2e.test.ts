@@ -274,7 +274,7 @@ describe("retention, takeover and clean-up", () => {
 });
 
 test("every write route honours the header, and the OpenAPI document says so", async () => {
-  const reads = new Set(["POST /query", "POST /state"]);
+  const reads = new Set(["POST /query", "POST /state", "POST /context"]);
   // An import derives every id it writes from the export (docs/export-format.md): sent again, with or without a key,
   // it creates nothing twice; and its body is a stream of up to RECALL_IMPORT_MAX_BYTES, not one kept for replay.
   const idempotentByContent = new Set(["POST /import"]);

@@ -42,11 +42,24 @@ async function seqsOf(sessionId: string): Promise<{ seq: number; content: string
 
 const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
+/**
+ * A turn sent as @recall/client sends it: under an Idempotency-Key, sent again after Retry-After when the session
+ * was busy past RECALL_SESSION_WAIT_MS (a machine loaded by other work can take that long for a hundred turns).
+ */
+async function turnAsClient(sessionId: string, content: string, wait = true) {
+  const key = crypto.randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    const res = await turn(sessionId, content, wait).set("Idempotency-Key", key);
+    if (res.status !== 503 || attempt === 10) return res;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers["retry-after"] ?? 1) * 1_000));
+  }
+}
+
 test("50 parallel interactive turns and 50 with wait: false are all stored, numbered 1..100 without a gap", async () => {
   const sessionId = await newSession();
   const answers = await Promise.all([
-    ...Array.from({ length: 50 }, (_, i) => turn(sessionId, `interactive ${i}`)),
-    ...Array.from({ length: 50 }, (_, i) => turn(sessionId, `later ${i}`, false)),
+    ...Array.from({ length: 50 }, (_, i) => turnAsClient(sessionId, `interactive ${i}`)),
+    ...Array.from({ length: 50 }, (_, i) => turnAsClient(sessionId, `later ${i}`, false)),
   ]);
   expect(answers.filter((a) => a.status !== 202 && a.status !== 200).map((a) => `${a.status} ${a.text}`)).toEqual([]);
   expect((await seqsOf(sessionId)).map((t) => t.seq)).toEqual(oneToN(100));

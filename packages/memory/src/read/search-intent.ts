@@ -11,6 +11,8 @@ export interface SearchIntent {
   text: string;
   asksWhen: boolean;
   period?: { start: Date; end: Date };
+  /** Months (1–12) and years the query names, whatever the rest of the date. */
+  calendar: { months: number[]; years: number[] };
 }
 
 const ASKS_WHEN = /\b(when|what (date|day|year|month|time|week)|which (date|day|year|month|week)|how long ago)\b/i;
@@ -28,5 +30,19 @@ export function searchIntent(query: string, now: Date): SearchIntent {
     text: /[a-z0-9]/i.test(text) ? text : query,
     asksWhen: ASKS_WHEN.test(query),
     period: phrase && { start: phrase.period.start, end: (phrase.rangeEnd ?? phrase.period).end },
+    calendar: calendarNames(query),
   };
+}
+
+const MONTHS = "january february march april may june july august september october november december".split(" ");
+
+/** "May" counts as the month only capitalised after a sentence's first word (otherwise it is mostly the verb). */
+function calendarNames(query: string): SearchIntent["calendar"] {
+  const months = new Set<number>();
+  for (const m of query.matchAll(/(^|\s)(\p{L}+)/gu)) {
+    const i = MONTHS.indexOf(m[2]!.toLowerCase());
+    if (i >= 0 && (i !== 4 || (m[2] === "May" && m.index > 0))) months.add(i + 1);
+  }
+  const years = [...query.matchAll(/\b(19|20)\d\d\b/g)].map((m) => Number(m[0]));
+  return { months: [...months], years: [...new Set(years)] };
 }

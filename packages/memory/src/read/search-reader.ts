@@ -7,7 +7,8 @@
 import type { DbOrTx } from "@recall/db";
 import { fuseRankings, type RankedList } from "./rank-fusion";
 import { searchStatements } from "./search-ranked";
-import type { SearchHit, SearchInput, SearchKind, SearchLink, SearchResult } from "./search-types";
+import type { SearchHit, SearchInput, SearchLink, SearchResult } from "./search-types";
+import { fusionWeights, rankingOf } from "./search-weights";
 import { VECTOR_RETRIEVER, vectorStatus, type RetrieverStatus, type VectorRetriever } from "./vector-retriever";
 
 interface HitRow {
@@ -23,35 +24,21 @@ export interface SearchOutcome {
   retrievers: RetrieverStatus[];
 }
 
-/**
- * Fusion weights (README, Full-text search). The raw text is what was said; facts are
- * the heuristics' or a model's reading of it, so a fact list counts half a turn list.
- */
-export const FUSION_WEIGHTS: Record<SearchKind | typeof VECTOR_RETRIEVER, number> = {
-  turn: 1,
-  document_node: 1,
-  attribute: 0.5,
-  relation: 0.5,
-  instruction: 0.5,
-  vector: 1,
-};
-
-/** A matching fact adds this share of its BM25 score to the turn it was read from. */
-export const FACT_LIFT = 0.5;
-
 const FULL_TEXT: RetrieverStatus = { name: "full_text", enabled: true, ran: true };
 
 export async function searchMemory(db: DbOrTx, input: SearchInput, vector?: VectorRetriever): Promise<SearchOutcome> {
   const [fullText, semantic] = await Promise.all([fullTextHits(db, input), vector?.search(db, input)]);
-  const lifted = liftSourceTurns(fullText);
+  const weights = rankingOf(input.ranking);
+  const fusion = fusionWeights(weights);
+  const lifted = liftSourceTurns(fullText, weights.factLift);
   const lists = input.kinds.map((kind) =>
     listOf(
       `full_text:${kind}`,
       lifted.filter((h) => h.kind === kind),
-      FUSION_WEIGHTS[kind],
+      fusion[kind],
     ),
   );
-  if (semantic?.ok) lists.push(listOf(VECTOR_RETRIEVER, semantic.hits, FUSION_WEIGHTS.vector));
+  if (semantic?.ok) lists.push(listOf(VECTOR_RETRIEVER, semantic.hits, fusion.vector));
   const results = fuseRankings(lists, (a, b) => b.raw_score - a.raw_score)
     .slice(0, input.limit)
     .map((f) => ({ ...f.item, score: f.score, ranks: f.ranks }));
@@ -80,12 +67,12 @@ function withoutRestatements(hits: SearchHit[]): SearchHit[] {
   return hits.filter((h) => best.get(keyOf(h)) === h);
 }
 
-/** Turns gain FACT_LIFT of the scores of facts read from them, then are re-ordered; other hits are unchanged. */
-function liftSourceTurns(hits: SearchHit[]): SearchHit[] {
+/** Turns gain `factLift` of the scores of facts read from them, then are re-ordered; other hits are unchanged. */
+function liftSourceTurns(hits: SearchHit[], factLift: number): SearchHit[] {
   const lift = new Map<string, number>();
   for (const h of hits)
     if ((h.kind === "attribute" || h.kind === "relation") && h.link.turn_id)
-      lift.set(h.link.turn_id, (lift.get(h.link.turn_id) ?? 0) + FACT_LIFT * h.raw_score);
+      lift.set(h.link.turn_id, (lift.get(h.link.turn_id) ?? 0) + factLift * h.raw_score);
   return hits
     .map((h) => (h.kind === "turn" && lift.has(h.id) ? { ...h, raw_score: h.raw_score + lift.get(h.id)! } : h))
     .sort((a, b) => b.raw_score - a.raw_score);

@@ -1,4 +1,5 @@
 import type { ReaderScope } from "./read-types";
+import type { RankingWeights } from "./search-weights";
 
 export const SEARCH_KINDS = ["attribute", "relation", "instruction", "turn", "document_node"] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
@@ -11,6 +12,8 @@ export interface SearchInput extends ReaderScope {
   match: "any" | "all";
   /** The instant "current" means for facts; defaults to now. */
   now?: Date;
+  /** Overrides of the ranking's weights (bench:recall's tuning); never read from a request. */
+  ranking?: Partial<RankingWeights>;
 }
 
 /** Where a hit lives: a fact and the span of its evidence, or a turn, or a document node's byte span. */
