@@ -205,7 +205,11 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
         `names an input erased from this context (erasure ${erasureId}): an import never brings erased memory back`,
       );
     }
-    if (err instanceof ForeignReference) outcome = { foreign: err.site };
+    const refusedByPolicy = /row-level security policy/.test(databaseMessage(err));
+    // A row whose policy reads its parent's context (a document node's document) is refused by the insert itself
+    // when the parent is another context's: the same check, outside the rolled-back transaction, names the field.
+    const site = err instanceof ForeignReference ? err.site : refusedByPolicy ? await foreignSite(db, contextId, spec, rows) : undefined;
+    if (site) outcome = { foreign: site };
     else {
       const range = `lines ${lines[0]}–${lines[lines.length - 1]}`;
       throw new ImportLineError(lines[0]!, spec.kind, `${range} (${spec.kind}) refused by the database: ${databaseMessage(err)}`);
@@ -222,6 +226,10 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
   const c = (report.counts[spec.kind] ??= { read: 0, created: 0 });
   c.read += rows.length;
   c.created += outcome.created;
+}
+
+function foreignSite(db: Db, contextId: string, spec: KindSpec, rows: Record<string, unknown>[]): Promise<IdSite | undefined> {
+  return transaction(db, (tx) => bypassWithin(tx, "import-reference-check", () => foreignReference(tx, contextId, spec, rows)));
 }
 
 /** Thrown inside the batch's transaction so it rolls back; never leaves this module. */

@@ -27,7 +27,8 @@ let db: Db;
 beforeAll(async () => {
   if (!present) return;
   database = await createTestDatabase();
-  db = createDb({ databaseUrl: database.url, poolMax: 4 });
+  // A fixture spanning five contexts: written and read as the tests of this package do, outside any one tenant.
+  db = createDb({ databaseUrl: database.url, poolMax: 4, unscoped: "bypass" });
 });
 
 afterAll(async () => {
