@@ -7,12 +7,13 @@
 //   BENCH_RECALL_LOO=0      skip the leave-one-conversation-out figures (recall-loo.ts)
 //   BENCH_RECALL_ABLATE=1   also the held-out figure without each signal
 //   BENCH_RECALL_SCALE=0    skip the scale section (/query p50 at 2,000 and 20,000 turns, recall-scale.ts)
+//   BENCH_RECALL_CONTEXT=0  skip /context evidence coverage at 500, 1,000 and 2,000 tokens (and its p50)
 // The service runs in-process on its own database (recall_bench_recall, kept between runs,
 // migrated each run) with no chat model, so the heuristics extract what they can.
 import fs from "node:fs";
 import path from "node:path";
 import { bm25Index } from "./recall-bm25";
-import { readRecallData, type RecallQuestion } from "./recall-data";
+import { CATEGORY_NAMES, readRecallData, type RecallQuestion } from "./recall-data";
 import { loadOrReuse, type LoadedConversation } from "./recall-load";
 import { ascend, leaveOneOut, SettingRanker, type HeldOut } from "./recall-loo";
 import { RANKING_DEFAULTS, type RankingWeights } from "@recall/memory";
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     const fullText = score(data.questions, await serviceRanking(service.fullTextUrl, data.questions, loaded));
     console.log(table("/query full text", fullText, baseline));
     console.log(`(${((Date.now() - started) / data.questions.length).toFixed(1)} ms per question)\n`);
+    if (process.env.BENCH_RECALL_CONTEXT !== "0") await printContextCoverage(service.fullTextUrl, data.questions, loaded);
     await printLeaveOneOut(service.config.DATABASE_URL, data.questions, loaded, baseline);
     if (process.env.BENCH_RECALL_SCALE !== "0") await printScale({ ...target, databaseUrl: service.config.DATABASE_URL }, data);
     if (overrides.RECALL_EMBEDDING_MODEL) {
@@ -106,6 +108,54 @@ async function printAblation(ranker: SettingRanker, questions: RecallQuestion[],
   console.log(`| held out without | R@5 / R@10 (all signals: ${pct(all.ranked)}) |\n|---|---|`);
   for (const [name, keys] of SIGNALS) console.log(`| ${name} | ${pct((await leaveOneOut(ranker, questions, keys)).ranked)} |`);
   console.log("");
+}
+
+const CONTEXT_BUDGETS = [500, 1_000, 2_000];
+
+/**
+ * POST /context at 500, 1,000 and 2,000 tokens: the share of questions with an evidence turn among what was packed
+ * (an excerpt of it, or a fact read from it), per category, and the p50 of the call.
+ */
+async function printContextCoverage(baseUrl: string, questions: RecallQuestion[], loaded: LoadedConversation[]): Promise<void> {
+  const byFile = new Map(loaded.map((c) => [c.file, c]));
+  console.log("| /context evidence among sources | " + CONTEXT_BUDGETS.map((b) => `${b} tokens`).join(" | ") + " |");
+  console.log("|---|" + CONTEXT_BUDGETS.map(() => "---|").join(""));
+  const rows = new Map<string, number[]>();
+  const times: number[] = [];
+  for (const [b, budget] of CONTEXT_BUDGETS.entries()) {
+    for (const q of questions) {
+      const c = byFile.get(q.file)!;
+      const started = performance.now();
+      const res = await fetch(`${baseUrl}/api/v1/${c.contextId}/context`, {
+        method: "POST",
+        headers: { "api-key": c.apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ message: q.question, scope: c.scope, max_tokens: budget }),
+      });
+      if (!res.ok) throw new Error(`/context answered ${res.status}: ${await res.text()}`);
+      const { sections } = (await res.json()) as {
+        sections: { excerpts: { kind: string; id: string }[]; facts: { source: { turn_id: string | null } }[] };
+      };
+      if (budget === 1_000) times.push(performance.now() - started);
+      const turnIds = [
+        ...sections.excerpts.filter((e) => e.kind === "turn").map((e) => e.id),
+        ...sections.facts.map((f) => f.source.turn_id),
+      ];
+      const found = turnIds.some((id) => id && q.evidence.includes(c.diaIds[id] ?? ""));
+      for (const key of ["overall", CATEGORY_NAMES[q.category] ?? `category ${q.category}`]) {
+        const row = rows.get(key) ?? CONTEXT_BUDGETS.map(() => 0);
+        row[b]! += found ? 1 : 0;
+        rows.set(key, row);
+      }
+    }
+  }
+  const counts = new Map<string, number>([["overall", questions.length]]);
+  for (const q of questions) {
+    const key = CATEGORY_NAMES[q.category] ?? `category ${q.category}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  for (const [key, row] of rows) console.log(`| ${key} | ${row.map((n) => (n / counts.get(key)!).toFixed(3)).join(" | ")} |`);
+  const sorted = times.sort((a, b) => a - b);
+  console.log(`(/context p50 at 1,000 tokens: ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms)\n`);
 }
 
 /** The baseline's ranking, in dialogue ids, over each conversation's raw turns. */
