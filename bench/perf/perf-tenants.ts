@@ -28,6 +28,15 @@ async function reviewCounts(db: pg.Client, contextId: string): Promise<Record<st
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
+const SYLLABLES = ["ka", "lo", "mi", "ra", "ven", "tor", "sel", "dun"];
+
+/** A distinct capitalised name for n, letters only (the rules read "I'm <Name>"; digits would not pass as one). */
+function wordFor(n: number): string {
+  let word = "";
+  for (let k = n + 8; k > 0; k = Math.floor(k / 8)) word += SYLLABLES[k % 8];
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
 /** A context whose extracted candidates wait for review, filled until it holds `target` pending reviews. */
 async function heldReviews(cluster: Cluster, db: pg.Client, target: number): Promise<Api> {
   const held = await newContext(cluster.baseUrl, ADMIN);
@@ -38,11 +47,15 @@ async function heldReviews(cluster: Cluster, db: pg.Client, target: number): Pro
   });
   if (config.status !== 200) throw new Error(`config: ${config.status}`);
   const session = await newSession(held);
-  for (let round = 0; ((await reviewCounts(db, held.contextId)).pending ?? 0) < target; round++) {
-    const people = Array.from({ length: 100 }, (_, i) => `${round * 100 + i}`);
-    await concurrently(people, 8, async (n) => {
-      await postTurn(held, session, { text: `I'm Quill${n} Marsh, CTO at Norvane${n}. I live in Harbor${n}.`, speaker: `Quill${n}` });
+  let pending = 0;
+  for (let round = 0; pending < target; round++) {
+    const people = Array.from({ length: 100 }, (_, i) => wordFor(round * 100 + i));
+    await concurrently(people, 8, async (name) => {
+      await postTurn(held, session, { text: `I'm ${name} Marsh, CTO at ${name}corp. Always answer in French.`, speaker: name });
     });
+    const now = (await reviewCounts(db, held.contextId)).pending ?? 0;
+    if (now === pending) throw new Error("tenants: the turns were held for no review (are the rules reading them?)");
+    pending = now;
   }
   return held;
 }
