@@ -100,7 +100,10 @@ test.each([true, false])("background (%s) carries on to the next stage's item an
   });
   expect(isBackground(next)).toBe(background);
   const lane = background ? queues.background : queues;
-  expect(await lane.commit_artifacts.getJob(jobIdFor(next.id))).toBeDefined();
+  // The item turns succeeded in its transaction; the next stage's job is queued just after it commits.
+  await waitFor(async () => (await lane.commit_artifacts.getJob(jobIdFor(next.id))) ?? undefined, { what: "the next stage's job" });
+  const other = background ? queues : queues.background;
+  expect(await other.commit_artifacts.getJob(jobIdFor(next.id))).toBeUndefined();
 });
 
 test("the outbox relay gives truth maintenance the class of the commit that wrote the row", async () => {

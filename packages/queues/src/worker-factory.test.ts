@@ -24,7 +24,8 @@ test("success marks the item succeeded, records the attempt and chains the next 
   const next = await db.workItem.findUniqueOrThrow({
     where: { queue_subjectType_subjectId: { queue: "validate_artifacts", subjectType: "turn", subjectId: item.subjectId } },
   });
-  expect(await queues.validate_artifacts.getJob(jobIdFor(next.id))).toBeDefined();
+  // The item turns succeeded in its transaction; the next stage's job is queued just after it commits.
+  await waitFor(async () => (await queues.validate_artifacts.getJob(jobIdFor(next.id))) ?? undefined, { what: "the next stage's job" });
 });
 
 test("retryable failures are retried by BullMQ with one attempt record each, honouring retryAfterMs", async () => {
