@@ -48,12 +48,14 @@ test("series move with the work: stages, outcomes by class, model calls, tokens,
   llm.script({ status: 401, message: "invalid key" });
   const dead = await api.turn(session, "Jordan's group maintains the billing service on Nomad.", []);
   expect(dead.extraction).toMatchObject({ status: "failed", error_class: "provider" });
-  // Truth maintenance of the committed turns finishes after their answers; wait for its samples.
+  // Truth maintenance of the committed turns finishes after their answers, and the dead extraction's job reaches
+  // BullMQ's failed set after its work item is marked dead (which is what the turn answers): wait for both.
   const after = await waitFor(async () => {
     const text = await scrape();
     const tm = (t: string) =>
       sampleValue(t, "recall_work_items_finished_total", { queue: "truth_maintenance", status: "succeeded", error_class: "" });
-    return tm(text) - tm(before) >= 2 ? text : undefined;
+    const failedJobs = sampleValue(text, "recall_queue_jobs", { queue: "extract_assertions", state: "failed" });
+    return tm(text) - tm(before) >= 2 && failedJobs >= 1 ? text : undefined;
   });
   const moved = (name: string, labels: Record<string, string> = {}) => sampleValue(after, name, labels) - sampleValue(before, name, labels);
 
