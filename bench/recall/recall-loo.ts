@@ -22,6 +22,7 @@ export const BASE: Partial<RankingWeights> = {
   factLift: 0.5,
   factList: 0.5,
   session: 0,
+  feedback: 0,
 };
 
 /** The values each weight may take, in the order the ascent visits them (0 turns a signal off). */
@@ -36,6 +37,7 @@ export const GRID: [keyof RankingWeights, number[]][] = [
   ["inPeriod", [0, 0.5, 1]],
   ["factLift", [0, 0.5, 1]],
   ["factList", [0.25, 0.5]],
+  ["feedback", [0, 0.25, 0.5, 1]],
 ];
 
 const DEPTH = 20;

@@ -1,4 +1,4 @@
-// bench:recall's scale section: /query p50 in one context holding 2,000 turns, then 20,000
+// bench:recall's scale section: /query and /context p50 in one context holding 2,000 turns, then 20,000
 // (the LoCoMo turns repeated, each copy under other speaker names). The turns are written
 // straight into the bench's database (a read benchmark: extraction adds nothing /query's
 // turn ranking reads), VACUUM ANALYZE runs as autovacuum would in service, and the same
@@ -10,6 +10,9 @@ import type { RecallData } from "./recall-data";
 
 const SIZES = [2_000, 20_000] as const;
 const SAMPLES = 200;
+/** Both read routes an agent calls each turn: /context at 1,000 tokens, as in the coverage section. */
+const ROUTES = ["query", "context"] as const;
+type Route = (typeof ROUTES)[number];
 const SCOPE = ["org=locomo-scale"];
 /** Speaker names for the copies after the first (first speaker, second speaker). */
 const NAMES = [
@@ -40,26 +43,34 @@ export async function printScale(target: ScaleTarget, data: RecallData): Promise
   const client = new pg.Client({ connectionString: target.databaseUrl });
   await client.connect();
   try {
-    const p50s: number[] = [];
+    const p50s: Record<Route, number[]> = { query: [], context: [] };
     let stored = 0;
     for (const size of SIZES) {
       stored += await insertTurns(client, contextId, data, stored, size);
       await client.query("VACUUM ANALYZE turns");
-      const ask = async (i: number) => {
-        const q = data.questions[i % data.questions.length]!;
-        const res = await fetch(`${target.baseUrl}/api/v1/${contextId}/query`, {
-          method: "POST",
-          headers: { "api-key": apiKey, "content-type": "application/json" },
-          body: JSON.stringify({ query: q.question, scope: SCOPE, limit: 10 }),
-        });
-        if (!res.ok) throw new Error(`/query answered ${res.status}: ${await res.text()}`);
-        await res.arrayBuffer();
-      };
-      p50s.push((await measure({ name: `query@${size}`, run: ask }, SAMPLES)).p50);
+      for (const route of ROUTES) {
+        const ask = async (i: number) => {
+          const q = data.questions[i % data.questions.length]!;
+          const body =
+            route === "query" ? { query: q.question, scope: SCOPE, limit: 10 } : { message: q.question, scope: SCOPE, max_tokens: 1_000 };
+          const res = await fetch(`${target.baseUrl}/api/v1/${contextId}/${route}`, {
+            method: "POST",
+            headers: { "api-key": apiKey, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
+          if (!res.ok) throw new Error(`/${route} answered ${res.status}: ${await res.text()}`);
+          await res.arrayBuffer();
+        };
+        p50s[route].push((await measure({ name: `${route}@${size}`, run: ask }, SAMPLES)).p50);
+      }
     }
     console.log(`| turns in the context | ${SIZES.map((n) => n.toLocaleString("en")).join(" | ")} |\n|---|---|---|`);
-    console.log(`| /query p50 | ${p50s.map((p) => `${p.toFixed(1)} ms`).join(" | ")} |`);
-    console.log(`/query p50 at ${SIZES[1]} turns / at ${SIZES[0]}: ${(p50s[1]! / p50s[0]!).toFixed(2)}x\n`);
+    for (const route of ROUTES) {
+      const [small, large] = p50s[route];
+      console.log(`| /${route} p50 | ${p50s[route].map((p) => `${p.toFixed(1)} ms`).join(" | ")} |`);
+      console.log(`/${route} p50 at ${SIZES[1]} turns / at ${SIZES[0]}: ${(large! / small!).toFixed(2)}x`);
+    }
+    console.log("");
   } finally {
     await client.query("DELETE FROM search_term_stats WHERE context_id = $1", [contextId]);
     await client.query("DELETE FROM search_doc_stats WHERE context_id = $1", [contextId]);

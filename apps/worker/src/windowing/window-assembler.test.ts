@@ -3,7 +3,7 @@
 // job is starting is read by that window, never dropped from it.
 import { randomUUID } from "node:crypto";
 import { createDb, transaction, type Db } from "@recall/db";
-import { createTestDatabase, type TestDatabase } from "@recall/test-support";
+import { createTestDatabase, waitFor, type TestDatabase } from "@recall/test-support";
 import { closeWindow, lockSession } from "./window-assembler";
 
 let database: TestDatabase;
@@ -18,6 +18,13 @@ afterAll(async () => {
   await db?.$disconnect();
   await database?.drop();
 });
+
+/** Connections of this test's database waiting for an advisory lock. */
+async function advisoryWaiters(): Promise<number> {
+  const [row] = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks
+    WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+  return row!.n;
+}
 
 async function sessionWithTurns(count: number) {
   const context = await db.context.create({ data: { name: "windows" } });
@@ -44,7 +51,8 @@ test("a turn that joins while the window is being closed is among the window's t
     await lockSession(tx, session.id);
     await tx.extractionWindow.update({ where: { id: window.id }, data: { turnIds: { push: turns[2]!.id } } });
     closing = closeWindow(db, window.id);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Commit only once the close waits for the session's lock, so the race this test is about always happens.
+    await waitFor(async () => (await advisoryWaiters()) > 0, { what: "the close to wait for the session's lock" });
   });
   const closed = await closing!;
   expect(closed.turns.map((t) => t.seq)).toEqual([1, 2, 3]);

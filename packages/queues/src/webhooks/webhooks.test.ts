@@ -197,9 +197,11 @@ describe("claims", () => {
     await webhook(contextId, ["work_item.dead"]);
     const eventId = await event(contextId);
     // A worker claims it and dies before sending: nothing else may take it during the lease.
-    expect(await claimDue(db, 10, 400, 60_000)).toHaveLength(1);
+    const [claim] = await claimDue(db, 10, 600_000, 60_000);
+    expect(claim).toBeDefined();
     expect(await dispatcher().drain()).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    // The lease ends (its end moved to now, rather than a sleep racing a short lease on a busy machine).
+    await db.webhookDelivery.update({ where: { id: claim!.id }, data: { nextAttemptAt: new Date(Date.now() - 1_000) } });
     expect(await dispatcher().drain()).toBe(1);
     expect(receiver.received.map((r) => r.body.id)).toEqual([eventId]);
     const delivery = await db.webhookDelivery.findFirstOrThrow({ where: { eventId } });
