@@ -1,5 +1,6 @@
 // The worker factory and the outbox relay on real Postgres and Redis.
 import { randomUUID } from "node:crypto";
+import type { Job, Queue } from "bullmq";
 import { waitFor } from "@recall/test-support";
 import { WorkError } from "./errors";
 import { OutboxRelay } from "./outbox-relay";
@@ -10,6 +11,15 @@ import { HAND_BACK } from "./worker-factory";
 import { attemptsOf, db, logger, newItem, queues, settled, startWorker, useQueueTestEnv } from "./testing/queue-test-env";
 
 useQueueTestEnv();
+
+/**
+ * The job once BullMQ has moved it to `state`, read again after that: a work item is settled in Postgres before its
+ * job reaches the completed or failed set, so a job read right after `settled` may not have its outcome yet.
+ */
+async function jobIn(queue: Queue, id: string, state: "completed" | "failed"): Promise<Job> {
+  await waitFor(async () => (await (await queue.getJob(id))?.getState()) === state, { what: `job ${id} to be ${state}` });
+  return (await queue.getJob(id))!;
+}
 
 /** Long enough that the sweeper in these tests never takes back a running item. */
 const LEASE_MS = 600_000;
@@ -55,9 +65,8 @@ test("an input that can never succeed is dead after one attempt, with its error 
   await enqueueWorkItem(queues, item);
   const done = await settled(item.id);
   expect(done).toMatchObject({ status: "dead", attempts: 1, errorClass: "validation", errorMessage: "candidate payload is not a diff" });
-  const job = await queues.validate_artifacts.getJob(jobIdFor(item.id));
-  expect(await job!.getState()).toBe("failed");
-  expect(job!.attemptsMade).toBe(1);
+  const job = await jobIn(queues.validate_artifacts, jobIdFor(item.id), "failed");
+  expect(job.attemptsMade).toBe(1);
 });
 
 test("what a job leaves in Redis is its status, or its error class and item id: never the stage's output or message", async () => {
@@ -73,14 +82,10 @@ test("what a job leaves in Redis is its status, or its error class and item id: 
   expect(await settled(ran.id)).toMatchObject({ status: "succeeded", payload: expect.objectContaining({ reason: quoted }) });
   expect(await settled(failed.id)).toMatchObject({ status: "dead", errorMessage: `the model refused: ${quoted}` });
 
-  const done = await queues.extract_assertions.getJob(jobIdFor(ran.id));
-  expect(await waitFor(async () => ((await done!.getState()) === "completed" ? true : undefined), { what: "the job to complete" })).toBe(
-    true,
-  );
-  expect((await queues.extract_assertions.getJob(jobIdFor(ran.id)))!.returnvalue).toEqual({ status: "succeeded" });
-  const dead = await queues.validate_artifacts.getJob(jobIdFor(failed.id));
-  expect(dead!.failedReason).toBe(`validation: work item ${failed.id}`);
-  expect(JSON.stringify([dead!.stacktrace, dead!.data])).not.toContain("Tallulah");
+  expect((await jobIn(queues.extract_assertions, jobIdFor(ran.id), "completed")).returnvalue).toEqual({ status: "succeeded" });
+  const dead = await jobIn(queues.validate_artifacts, jobIdFor(failed.id), "failed");
+  expect(dead.failedReason).toBe(`validation: work item ${failed.id}`);
+  expect(JSON.stringify([dead.stacktrace, dead.data])).not.toContain("Tallulah");
 });
 
 test("the wall-time budget ends a slow attempt with class budget", async () => {
@@ -99,12 +104,7 @@ test("the wall-time budget ends a slow attempt with class budget", async () => {
 test("an unknown or malformed job is failed without retries and touches no work item", async () => {
   startWorker("extract_assertions", async () => ({ status: "succeeded" }));
   await queues.extract_assertions.add("extract_assertions", { workItemId: "not-a-uuid" } as never, { jobId: "bad-1", attempts: 5 });
-  const state = await waitFor(async () => {
-    const s = await (await queues.extract_assertions.getJob("bad-1"))!.getState();
-    return s === "failed" ? s : undefined;
-  });
-  expect(state).toBe("failed");
-  expect((await queues.extract_assertions.getJob("bad-1"))!.attemptsMade).toBe(1);
+  expect((await jobIn(queues.extract_assertions, "bad-1", "failed")).attemptsMade).toBe(1);
 });
 
 test("enqueueing the same work item twice makes one job (the job id derives from the work item)", async () => {
