@@ -17,6 +17,8 @@ export interface ClusterOptions {
   env: Record<string, string>;
   /** One entry per worker process: its --queues list ("" for every queue). */
   workers: string[];
+  /** The API's port (default BENCH_PORT, else 8161); two clusters up at once need two. */
+  port?: number;
 }
 
 export interface Cluster {
@@ -28,14 +30,14 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster({ env, workers }: ClusterOptions): Promise<Cluster> {
+export async function startCluster({ env, workers, port: apiPort }: ClusterOptions): Promise<Cluster> {
   const base = loadConfig();
   const database = `recall_perf_${randomBytes(4).toString("hex")}`;
   await adminQuery(base.DATABASE_URL, `CREATE DATABASE "${database}"`);
   const databaseUrl = withDatabase(base.DATABASE_URL, database);
   await migrate(databaseUrl);
   const prefix = `{rperf-${randomBytes(4).toString("hex")}}`;
-  const port = process.env.BENCH_PORT ?? "8161";
+  const port = String(apiPort ?? process.env.BENCH_PORT ?? "8161");
   const childEnv = {
     ...process.env,
     DATABASE_URL: databaseUrl,

@@ -7,6 +7,7 @@
 //   memory      RSS of API and worker after BENCH_MEMORY_TURNS (10,000) turns, growth from the half-way mark
 //   hostile     a BENCH_HOSTILE_MB (5) MB Markdown without breaks beside another context's turns (perf-hostile.ts)
 //   tenants     another context's turns during 4 bulk-approves of 500 and a 50 MB one-line import (perf-tenants.ts)
+//   rls         the turn, /query and /profile with row-level security on and off, two Recalls driven in turn (perf-rls.ts)
 //   bulk        BENCH_BULK_TURNS (2,000) LoCoMo turns imported in batches of 500, instant model: turns/s and transactions per turn
 //   reads       /profile and /query below
 // The first five run real API and worker processes (perf-cluster.ts); see perf-sections.ts.
@@ -31,10 +32,11 @@ import { loadQuestions } from "./bench-questions";
 import { loadWithServices } from "../shared/bench-service-load";
 import { BENCH_ADMIN_KEY, startService, type BenchService } from "../shared/bench-service";
 import { hostileDocumentSection } from "./perf-hostile";
+import { rlsSection } from "./perf-rls";
 import { tenantsSection } from "./perf-tenants";
 import { bulkSection, latencySection, memorySection, modelBoundSection, rpmSection, throughputSection } from "./perf-sections";
 
-const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "hostile", "tenants", "bulk", "reads"];
+const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "hostile", "tenants", "rls", "bulk", "reads"];
 
 async function main(): Promise<void> {
   const sections = (process.env.BENCH_SECTIONS ?? ALL.join(",")).split(",").map((s) => s.trim());
@@ -51,6 +53,7 @@ async function main(): Promise<void> {
   if (sections.includes("memory")) await memorySection();
   if (sections.includes("hostile")) await hostileDocumentSection();
   if (sections.includes("tenants")) await tenantsSection();
+  if (sections.includes("rls")) await rlsSection();
   if (sections.includes("bulk")) await bulkSection();
   if (sections.includes("reads")) await readsSection();
 }

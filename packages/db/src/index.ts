@@ -87,8 +87,8 @@ type ScopeOptions = Required<Pick<DbOptions, "serviceRole" | "unscoped">>;
 type Connect = (callback?: (err: Error | undefined, client?: PoolClient, done?: unknown) => void) => Promise<PoolClient> | undefined;
 
 /**
- * Hands out each connection with the settings row-level security reads (role, recall.context_id,
- * recall.bypass) for the scope of the caller. The scope is read when connect() is called: pg-pool
+ * Hands out each connection as the role and with the context setting row-level security reads (role,
+ * recall.context_id) for the scope of the caller. The scope is read when connect() is called: pg-pool
  * answers queued callers from another async context. A connection remembers what it was last set to,
  * so a process serving one context (or one kind of work) pays no extra round trip in the steady state.
  * Both forms are covered: the promise form (the adapter's transactions) and the callback form (pool.query).
@@ -121,15 +121,23 @@ function applyTenantScope(pool: Pool, options: ScopeOptions): void {
   pool.connect = patched as Pool["connect"];
 }
 
-const SET_SCOPE =
-  "SELECT set_config('role', $1, false), set_config('recall.context_id', $2, false), set_config('recall.bypass', $3, false)";
+/**
+ * The role the audited cross-context paths work as (migration 20261206030000_policies_by_role): every table has a
+ * policy for it that shows every row, so the service role's own policy needs no bypass branch, and Postgres checks
+ * that one once per statement instead of on every row.
+ */
+export const BYPASS_ROLE = "recall_bypass";
 
-/** [role, context id, bypass] for a scope; '' context and '' bypass see no row of any context. */
+const SET_SCOPE = "SELECT set_config('role', $1, false), set_config('recall.context_id', $2, false)";
+
+/** [role, context id] for a scope; '' context as the service role sees no row of any context. */
 function scopeSettings(scope: TenantScope | undefined, { serviceRole, unscoped }: ScopeOptions): string[] {
-  const role = serviceRole ?? "none";
-  if (!scope) return [role, "", unscoped === "bypass" ? "on" : ""];
-  if (scope.kind === "tenant") return [role, scope.contextId, ""];
-  return [scope.kind === "owner" ? "none" : role, "", "on"];
+  const tenantRole = serviceRole ?? "none";
+  // With the policies off (serviceRole null: the connecting user) a bypass stays that user too.
+  const bypassRole = serviceRole === null ? "none" : BYPASS_ROLE;
+  if (!scope) return [unscoped === "bypass" ? bypassRole : tenantRole, ""];
+  if (scope.kind === "tenant") return [tenantRole, scope.contextId];
+  return [scope.kind === "owner" ? "none" : bypassRole, ""];
 }
 
 function releaseAndThrow(client: PoolClient) {
@@ -191,17 +199,17 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, options
 
 /**
  * Inside a transaction that serves one context, statements that must see every context's rows (an import refusing
- * ids that are another context's: under the policies it would see none of them and refuse nothing). The bypass holds
- * for fn's statements only; the transaction's own setting is put back after them, and is gone at its end anyway.
+ * ids that are another context's: under the policies it would see none of them and refuse nothing). The bypass role
+ * holds for fn's statements only; the transaction's own role is put back after them, and is gone at its end anyway.
  */
 export async function bypassWithin<T>(tx: Tx, reason: BypassReason, fn: () => Promise<T>): Promise<T> {
   noteBypass(reason);
-  const [before] = await tx.$queryRaw<{ bypass: string | null }[]>`SELECT current_setting('recall.bypass', true) AS bypass`;
-  await tx.$queryRaw`SELECT set_config('recall.bypass', 'on', true)`;
+  const [before] = await tx.$queryRaw<{ role: string }[]>`SELECT current_setting('role') AS role`;
+  await tx.$queryRaw`SELECT set_config('role', ${BYPASS_ROLE}, true)`;
   try {
     return await fn();
   } finally {
-    await tx.$queryRaw`SELECT set_config('recall.bypass', ${before?.bypass ?? ""}, true)`;
+    await tx.$queryRaw`SELECT set_config('role', ${before?.role ?? "none"}, true)`;
   }
 }
 

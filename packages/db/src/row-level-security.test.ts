@@ -3,7 +3,7 @@
 // context's only inside withoutTenant. One pooled connection serves every case in turn, so a scope left
 // behind on a reused connection would show here.
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
-import { bypassCounts, createDb, transaction, withTenant, withoutTenant, type Db } from "./index";
+import { BYPASS_ROLE, bypassCounts, bypassWithin, createDb, transaction, withTenant, withoutTenant, type Db } from "./index";
 
 let database: TestDatabase;
 let db: Db;
@@ -131,11 +131,40 @@ test("under A, a row naming B's context is refused, and B's rows can be neither 
   expect(await withoutTenant("test-fixture", () => db.turn.count({ where: { contextId: contexts.b } }))).toBe(1);
 });
 
-test("withoutTenant sees every context's rows, and each entry is counted by its reason", async () => {
+test("withoutTenant sees every context's rows as a role that row-level security holds, and each entry is counted by its reason", async () => {
   const before = bypassCounts().get("test-fixture") ?? 0;
   const seen = await withoutTenant("test-fixture", () => db.context.findMany({ select: { id: true } }));
   expect(seen.map((c) => c.id).sort()).toEqual([contexts.a, contexts.b].sort());
   expect(bypassCounts().get("test-fixture")).toBe(before + 1);
+  const [role] = await withoutTenant(
+    "test-fixture",
+    () => db.$queryRaw<{ name: string; superuser: boolean; bypass: boolean }[]>`
+      SELECT rolname::text AS name, rolsuper AS superuser, rolbypassrls AS bypass FROM pg_roles WHERE rolname = current_user`,
+  );
+  expect(role).toEqual({ name: BYPASS_ROLE, superuser: false, bypass: false });
+});
+
+test("bypassWithin sees every context inside a tenant's transaction, then the transaction is the tenant's again", async () => {
+  const [inside, after] = await withTenant(contexts.a, () =>
+    transaction(db, async (tx) => {
+      const seen = await bypassWithin(tx, "import-reference-check", () => tx.context.count());
+      return [seen, await tx.context.count()];
+    }),
+  );
+  expect([inside, after]).toEqual([2, 1]);
+});
+
+test("the service role's policy is checked once per statement, not on every row", async () => {
+  const plan = await withTenant(contexts.a, () =>
+    transaction(db, async (tx) => {
+      await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+      return tx.$queryRaw<{ "QUERY PLAN": string }[]>`
+        EXPLAIN (COSTS OFF) SELECT count(*) FROM turns WHERE context_id = ${contexts.a}::uuid AND role = 'user'`;
+    }),
+  );
+  const lines = plan.map((r) => r["QUERY PLAN"]);
+  expect(lines.some((l) => /One-Time Filter: .*recall\.context_id/.test(l))).toBe(true);
+  expect(lines.filter((l) => /^\s*Filter: .*recall\.context_id/.test(l))).toEqual([]);
 });
 
 test("full-text matching and enum equality may run before the policy, so their indexes still serve", async () => {

@@ -1,6 +1,7 @@
 // Which context's rows a piece of work may see, held by Postgres row-level security (docs/security.md).
 // The scope lives in AsyncLocalStorage; the pool (index.ts) writes it into each connection it hands out
-// as the settings `recall.context_id` and `recall.bypass`, which every table's policy reads.
+// as its role (recall_service, or recall_bypass for a bypass) and the setting `recall.context_id`, which
+// every table's policy reads.
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
@@ -41,7 +42,7 @@ export function withoutTenant<T>(reason: BypassReason, fn: () => T): T {
   return runIn({ kind: "bypass", reason }, fn);
 }
 
-/** Counts a bypass taken inside a transaction (index.ts, bypassWithin), which sets the setting itself. */
+/** Counts a bypass taken inside a transaction (index.ts, bypassWithin), which switches the role itself. */
 export function noteBypass(reason: BypassReason): void {
   bypasses.set(reason, (bypasses.get(reason) ?? 0) + 1);
 }
