@@ -5,7 +5,7 @@
 // the training questions best (hit@5 + hit@10), the others held. Every question is ranked by
 // the entry point /query calls (searchMemory), directly on the bench's database; a setting's
 // rankings are computed once and shared by the folds that try it.
-import { createDb, type Db } from "@recall/db";
+import { createDb, withTenant, type Db } from "@recall/db";
 import { SEARCH_KINDS, searchMemory, type RankingWeights } from "@recall/memory";
 import type { RecallQuestion } from "./recall-data";
 import type { LoadedConversation } from "./recall-load";
@@ -22,7 +22,6 @@ export const BASE: Partial<RankingWeights> = {
   factLift: 0.5,
   factList: 0.5,
   session: 0,
-  feedback: 0,
 };
 
 /** The values each weight may take, in the order the ascent visits them (0 turns a signal off). */
@@ -37,7 +36,6 @@ export const GRID: [keyof RankingWeights, number[]][] = [
   ["inPeriod", [0, 0.5, 1]],
   ["factLift", [0, 0.5, 1]],
   ["factList", [0.25, 0.5]],
-  ["feedback", [0, 0.25, 0.5, 1]],
 ];
 
 const DEPTH = 20;
@@ -89,11 +87,14 @@ export class SettingRanker {
           kinds: SEARCH_KINDS,
           match: "any" as const,
         };
-        const { results } = await searchMemory(this.db, { ...input, ranking });
+        // As the service runs it: in the question's context, under row-level security.
+        const { results } = await withTenant(c.contextId, () => searchMemory(this.db, { ...input, ranking }));
         ranked[i] = results.map((r) => [c.diaIds[r.link.turn_id ?? ""]].filter((id): id is string => id !== undefined));
       }
     };
     await Promise.all(Array.from({ length: PARALLEL }, worker));
+    // A ranking that found nothing for any question is a broken bench (a query outside its context sees no row), not a figure.
+    if (ranked.every((ids) => ids.length === 0)) throw new Error(`no question found any turn under ${JSON.stringify(ranking)}`);
     return ranked;
   }
 }

@@ -31,35 +31,18 @@ export function queryTerms(kind: SearchKind, contextId: string, intent: SearchIn
     q AS (SELECT ${tsq} AS tsq, max(avg_len) AS avg_len, array_agg(term) AS terms FROM w HAVING count(*) > 0)`;
 }
 
-/** Where bm25Lateral reads its row, its terms and their weights (defaults: `m`, `q`, `w`, answering as `bm`). */
-export interface Bm25Sources {
-  /** The alias of the row whose `tsv` is scored. */
-  row: string;
-  /** The alias holding `terms` (the lexemes to score) and `avg_len`. */
-  terms: string;
-  /** The alias of the (term, idf) table: a term's idf is its weight in the sum. */
-  weights: string;
-  /** The lateral's own alias; its column is `s`. */
-  as: string;
-}
-
-const DEFAULT_SOURCES: Bm25Sources = { row: "m", terms: "q", weights: "w", as: "bm" };
-
 /**
  * A lateral subquery `bm` (s): the BM25 score of the current row of `m` (which has `tsv`);
  * the FROM clause must also hold `q`. A term's frequency in the row is its number of word
  * positions, read only for the query's terms the row contains (`@@` against each term's
  * tsquery is a check on the stored tsvector; ts_delete keeps just those lexemes before they
- * are unnested). `normalise` false for short derived texts (b = 0). `sources` renames the
- * aliases, for a second list of terms over the same rows (search-ranked.ts, feedback).
+ * are unnested). `normalise` false for short derived texts (b = 0).
  */
-export function bm25Lateral(normalise: boolean, sources: Partial<Bm25Sources> = {}): Prisma.Sql {
-  const { row, terms, weights, as } = { ...DEFAULT_SOURCES, ...sources };
-  const [r, t, w, a] = [row, terms, weights, as].map((alias) => Prisma.raw(alias));
+export function bm25Lateral(normalise: boolean): Prisma.Sql {
   const b = normalise ? BM25.b : 0;
   const tf = Prisma.sql`GREATEST(cardinality(u.positions), 1)`;
   return Prisma.sql`CROSS JOIN LATERAL (
-      SELECT COALESCE(sum(${w}.idf * ${tf} * ${BM25.k1 + 1}::float8
-        / (${tf} + ${BM25.k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * length(${r}.tsv) / GREATEST(q.avg_len, 1)))), 0) AS s
-      FROM unnest(ts_filter(setweight(${r}.tsv, 'A', ${t}.terms), '{a}')) AS u JOIN ${w} ON ${w}.term = u.lexeme) AS ${a}`;
+      SELECT COALESCE(sum(w.idf * ${tf} * ${BM25.k1 + 1}::float8
+        / (${tf} + ${BM25.k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * length(m.tsv) / GREATEST(q.avg_len, 1)))), 0) AS s
+      FROM unnest(ts_filter(setweight(m.tsv, 'A', q.terms), '{a}')) AS u JOIN w ON w.term = u.lexeme) AS bm`;
 }

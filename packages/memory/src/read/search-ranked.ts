@@ -58,10 +58,6 @@ function calendarBoost(intent: SearchIntent, w: RankingWeights): Prisma.Sql {
   return boost(Prisma.sql`${month} AND ${year}`, w.calendar);
 }
 
-/** How many of the best first-pass turns feed back their words, and how many words they add. */
-const FEEDBACK_TURNS = 5;
-const FEEDBACK_TERMS = 10;
-
 /** The speakers' bonus is computed once per distinct speaker among the matches, not per turn. */
 function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prisma.Sql {
   const r = TEXT_SOURCES.turn;
@@ -69,27 +65,15 @@ function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prism
   // The time words' tsquery is a scalar subquery so that it is built once (an InitPlan), not per candidate row.
   const statesTime = Prisma.sql`m.tsv @@ (SELECT to_tsquery('english', ${STATES_TIME}))`;
   const time = intent.asksWhen ? boost(statesTime, w.statesTime) : Prisma.sql`1`;
-  // What multiplies a turn's lexical score: who said it (a person the query names), and when.
-  const multiplier = Prisma.sql`(1 + ${w.namedSpeaker}::float8 * (sp.bonus IS NOT NULL)::int)
-    * ${time} * ${periodBoost(Prisma.sql`m.said`, intent, w)} * ${calendarBoost(intent, w)}`;
-  const lexical = Prisma.sql`(bm.s + ${w.speaker}::float8 * COALESCE(sp.bonus, 0))`;
-  const matched = (
-    tsq: Prisma.Sql,
-  ) => Prisma.sql`SELECT f.id, f.session_id, f.seq, f.speaker, COALESCE(f.occurred_at, f.created_at) AS said,
-      f.content_tsv AS tsv FROM turns f, q WHERE ${visibleRows("turn", input, now)} AND ${tsq}`;
-  const candidates =
-    w.feedback > 0
-      ? Prisma.sql`${feedbackStage(input, w.feedback, lexical, multiplier, matched)},
-    cand AS (SELECT m.id, m.session_id, m.seq, (${lexical} + bx.s) * ${multiplier} AS s
-      FROM (SELECT * FROM m UNION ALL SELECT * FROM mx) m CROSS JOIN q CROSS JOIN xq ${bm25Lateral(true)}
-        ${bm25Lateral(true, { terms: "xq", weights: "xw", as: "bx" })} LEFT JOIN sp ON sp.speaker = m.speaker)`
-      : Prisma.sql`cand AS (SELECT m.id, m.session_id, m.seq, ${lexical} * ${multiplier} AS s
-      FROM m CROSS JOIN q ${bm25Lateral(true)} LEFT JOIN sp ON sp.speaker = m.speaker)`;
   return Prisma.sql`WITH ${queryTerms("turn", input.contextId, intent, tsQuery(input, intent))},
-    m AS (${matched(Prisma.sql`f.content_tsv @@ q.tsq`)}),
+    m AS (SELECT f.id, f.session_id, f.seq, f.speaker, COALESCE(f.occurred_at, f.created_at) AS said, f.content_tsv AS tsv
+      FROM turns f, q WHERE ${visibleRows("turn", input, now)} AND f.content_tsv @@ q.tsq),
     sp AS MATERIALIZED (SELECT s.speaker, sum(w.idf) AS bonus FROM (SELECT DISTINCT speaker FROM m WHERE speaker IS NOT NULL) s
       CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('english', s.speaker))) AS l JOIN w ON w.term = l GROUP BY s.speaker),
-    ${candidates},
+    cand AS (SELECT m.id, m.session_id, m.seq,
+        (bm.s + ${w.speaker}::float8 * COALESCE(sp.bonus, 0)) * (1 + ${w.namedSpeaker}::float8 * (sp.bonus IS NOT NULL)::int)
+          * ${time} * ${periodBoost(Prisma.sql`m.said`, intent, w)} * ${calendarBoost(intent, w)} AS s
+      FROM m CROSS JOIN q ${bm25Lateral(true)} LEFT JOIN sp ON sp.speaker = m.speaker),
     spread AS (SELECT id, session_id, s FROM cand
       UNION ALL
       SELECT f.id, f.session_id, nb.share * c.s FROM (SELECT * FROM cand ORDER BY s DESC, id LIMIT ${SPREADING}) c
@@ -103,37 +87,6 @@ function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prism
       ORDER BY s DESC, t.id LIMIT ${input.limit})
     SELECT 'turn'::text AS kind, f.id, ${r.text} AS text, best.s::float8 AS raw_score, ${r.link} AS link
     FROM best JOIN turns f ON f.id = best.id ORDER BY best.s DESC, f.id`;
-}
-
-/**
- * Pseudo-relevance feedback (RM3, as in Lavrenko and Croft's relevance models): the best first-pass turns are
- * taken as relevant, and the words they share that the query lacks are added to it. A word's relevance is its
- * share of each such turn (tf / length) times the turn's score as a share of the best one, summed; the
- * FEEDBACK_TERMS most relevant times their idf are kept, a word of only one turn never (it finds nothing else).
- * Each added word scores by BM25 with its idf × its relevance over the best one's × `weight`, so the query's own
- * words keep the larger part. `mx` are the turns only an added word finds; `xq` and `xw` their terms and weights.
- */
-function feedbackStage(
-  input: SearchInput,
-  weight: number,
-  lexical: Prisma.Sql,
-  multiplier: Prisma.Sql,
-  matched: (tsq: Prisma.Sql) => Prisma.Sql,
-): Prisma.Sql {
-  return Prisma.sql`fbturns AS (SELECT m.tsv, ${lexical} * ${multiplier} AS s
-      FROM m CROSS JOIN q ${bm25Lateral(true)} LEFT JOIN sp ON sp.speaker = m.speaker ORDER BY s DESC, m.id LIMIT ${FEEDBACK_TURNS}),
-    fb AS (SELECT u.lexeme AS term,
-        sum(GREATEST(cardinality(u.positions), 1)::float8 / GREATEST(length(fbturns.tsv), 1) * fbturns.s / NULLIF(top.s, 0)) AS rel
-      FROM fbturns CROSS JOIN (SELECT max(s) AS s FROM fbturns) top CROSS JOIN LATERAL unnest(fbturns.tsv) AS u, q
-      WHERE u.lexeme <> ALL(q.terms) GROUP BY u.lexeme),
-    n AS (SELECT COALESCE(sum(docs), 0)::float8 AS docs FROM search_doc_stats WHERE context_id = ${input.contextId}::uuid AND kind = 'turn'),
-    x AS MATERIALIZED (SELECT fb.term, ln(1 + (GREATEST(n.docs - st.docs, 0) + 0.5) / (st.docs + 0.5)) AS idf, fb.rel
-      FROM fb CROSS JOIN n JOIN search_term_stats st ON st.context_id = ${input.contextId}::uuid AND st.kind = 'turn' AND st.lexeme = fb.term
-      WHERE st.docs > 1 AND fb.rel > 0
-      ORDER BY fb.rel * ln(1 + (GREATEST(n.docs - st.docs, 0) + 0.5) / (st.docs + 0.5)) DESC, fb.term LIMIT ${FEEDBACK_TERMS}),
-    xw AS (SELECT term, idf * rel / NULLIF(max(rel) OVER (), 0) * ${weight}::float8 AS idf FROM x),
-    xq AS (SELECT COALESCE(string_agg(quote_literal(term), ' | '), '')::tsquery AS tsq, COALESCE(array_agg(term), '{}') AS terms FROM x),
-    mx AS (${matched(Prisma.sql`f.content_tsv @@ (SELECT tsq FROM xq) AND NOT f.content_tsv @@ q.tsq`)})`;
 }
 
 /**

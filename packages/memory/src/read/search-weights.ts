@@ -25,11 +25,6 @@ export interface RankingWeights {
   factList: number;
   /** Share of its session's score (the sum of its matching turns' best scores) a turn gains: the two-stage reading. */
   session: number;
-  /**
-   * Pseudo-relevance feedback (RM3): the weight of the words the best first-pass turns share, added to the query
-   * (0 turns it off: one pass, as before).
-   */
-  feedback: number;
 }
 
 export const RANKING_DEFAULTS: RankingWeights = {
@@ -43,7 +38,6 @@ export const RANKING_DEFAULTS: RankingWeights = {
   factLift: 0.5,
   factList: 0.5,
   session: 0.5,
-  feedback: 0,
 };
 
 export function rankingOf(overrides: Partial<RankingWeights> | undefined): RankingWeights {
