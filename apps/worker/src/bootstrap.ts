@@ -1,7 +1,7 @@
 // Builds a worker process's dependencies from its config.
 import path from "node:path";
 import { configSecrets, cpuPoolOptions, extractorOptions, faultPoint, providerOptions, type Config } from "@recall/config";
-import { createDb, serviceRoleOf } from "@recall/db";
+import { createDb, isDatabaseUnavailable, serviceRoleOf } from "@recall/db";
 import { CpuPool, createStagedExtractorFactory, loadSkills } from "@recall/extraction";
 import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
 import {
@@ -10,9 +10,10 @@ import {
   createProducerConnection,
   createQueues,
   createWorkerConnection,
+  isRedisUnavailable,
   type RedisConnection,
 } from "@recall/queues";
-import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
+import { createLogger, setModelPrices, type Logger, type LoggerOptions } from "@recall/telemetry";
 import type { WorkerDeps } from "./deps";
 import { skillCatalog } from "./services/skill-catalog";
 
@@ -40,7 +41,7 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
     await db.$disconnect();
   };
   // Before any job is taken: this prefix is this database's, or the process refuses to start (prefix-claim.ts).
-  await claimQueuePrefixFor({ db, redis: connection, prefix: config.QUEUE_PREFIX }).then(
+  await whenReachable(() => claimQueuePrefixFor({ db, redis: connection, prefix: config.QUEUE_PREFIX }), logger).then(
     (claim) => logger.info({ queuePrefix: config.QUEUE_PREFIX, database: claim.database, created: claim.created }, "queue prefix claimed"),
     async (err: Error) => {
       await close();
@@ -71,6 +72,26 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
       await close();
     },
   };
+}
+
+/** How long a starting worker waits for Postgres or Redis before it gives up (a supervisor then starts it again). */
+export const STARTUP_WAIT_MS = 120_000;
+
+/**
+ * Postgres or Redis down while a worker starts (restarting, or not up yet) is waited out, as running workers wait
+ * out an outage, instead of ending the process; any other error, or an outage past `timeoutMs`, ends the start.
+ */
+export async function whenReachable<T>(attempt: () => Promise<T>, logger: Logger, timeoutMs = STARTUP_WAIT_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(isDatabaseUnavailable(err) || isRedisUnavailable(err)) || Date.now() + delay > deadline) throw err;
+      logger.warn({ err: (err as Error).message, retryInMs: delay }, "Postgres or Redis not reachable at start-up; waiting");
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 /** Built on first use, so a missing key fails the work that needs it rather than the whole process. */
