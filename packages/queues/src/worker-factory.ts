@@ -5,7 +5,7 @@
 import { hostname } from "node:os";
 import { DelayedError, Worker, UnrecoverableError, WaitingError, type Job } from "bullmq";
 import type { RedisConnection } from "./connection";
-import { isDatabaseUnavailable, withTenant, type Db, type Tx, type WorkItem } from "@recall/db";
+import { withTenant, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
   SpanKind,
   currentTraceId,
@@ -21,7 +21,7 @@ import {
   type Span,
 } from "@recall/telemetry";
 import { OutageBackoff, runThroughOutages } from "./database-outage";
-import { HandBackError, WorkTimeoutError, classifyError, jobFailure, tokensSpent } from "./errors";
+import { HandBackError, WorkTimeoutError, classifyError, isFinalFailure, jobFailure, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
 import { fairShareStarted } from "./fair-share";
 import { laneQueueName, type Lane } from "./priority";
@@ -51,6 +51,8 @@ export interface StageContext<I = undefined> {
   input: I;
   payload: StagePayload;
   attempt: number;
+  /** Whether BullMQ gives up after this attempt: its own count, which an operator's retry restarts (`attempt` does not). */
+  lastTry: boolean;
   signal: AbortSignal;
   logger: Logger;
 }
@@ -220,7 +222,7 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
   try {
     const result = await withWallBudget(
       options.wallBudgetMs,
-      (signal) => withModelCallLedger(calls, () => handler.process({ item, claim, input, payload, attempt, signal, logger })),
+      (signal) => withModelCallLedger(calls, () => handler.process({ item, claim, input, payload, attempt, lastTry, signal, logger })),
       delivery.signal,
     );
     if (result.status === "waiting") return result;
@@ -344,8 +346,7 @@ async function failAttempt(
   const { errorClass, retryable, message: raw } = classifyError(err);
   // Stored and shown to API clients: a credential quoted by a failing dependency must not be.
   const message = scrubSecrets(raw);
-  // A database outage never makes a try the last: the job waits it out (runThroughOutages).
-  const final = !retryable || (ctx.lastTry && !isDatabaseUnavailable(err));
+  const final = isFinalFailure(err, ctx.lastTry);
   const tokensUsed = tokensSpent(err);
   const recorded = await failWorkItem(options.db, {
     workItemId: ctx.item.id,
