@@ -5,6 +5,8 @@ import { configSecrets } from "@recall/config";
 import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { Drain } from "./http/drain";
+import { ErasureService } from "./services/erasure.service";
+import { ReviewService } from "./services/review.service";
 import { createTurnCompletion } from "./services/turn-completion";
 import { TurnService } from "./services/turn.service";
 import { vectorRetriever } from "./services/vector-search";
@@ -34,6 +36,8 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
     turnService,
     vector,
     workItems: new WorkItemService({ db, queues, logger }),
+    reviews: new ReviewService({ db, queues, logger }),
+    erasures: new ErasureService({ db, queues, logger }, { blobDir: config.RECALL_BLOB_DIR }),
     drain: new Drain(),
     async close() {
       await turns.listener.close();

@@ -4,6 +4,8 @@ import type { VectorRetriever } from "@recall/memory";
 import type { QueueSet, RedisConnection, WorkItemService } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
 import type { Drain } from "./http/drain";
+import type { ErasureService } from "./services/erasure.service";
+import type { ReviewService } from "./services/review.service";
 import type { TurnCompletion } from "./services/turn-completion";
 import type { TurnService } from "./services/turn.service";
 
@@ -19,6 +21,10 @@ export interface ApiDeps {
   turnService: TurnService;
   /** Listing, retrying and cancelling work items: the rules the CLI and MCP follow too. */
   workItems: WorkItemService;
+  /** Review before commit, for the API's routes, MCP, the dashboard and imports alike. */
+  reviews: ReviewService;
+  /** Erasure of inputs, and of whole contexts (admin). */
+  erasures: ErasureService;
   /** Semantic search for POST /query; absent unless RECALL_EMBEDDING_MODEL is set (see vector-search.ts). */
   vector?: VectorRetriever;
   /** Graceful shutdown: requests in flight, and whether new ones are still taken (see http/drain.ts). */

@@ -80,7 +80,7 @@ export const EnvSchema = z.object({
   RECALL_FACT_WRITE_MAX_ITEMS: z.coerce.number().int().min(1).max(10_000).default(100),
   /**
    * Direct writes one API process runs at once; later ones wait their turn (up to
-   * FACT_WRITE_WAIT_MS in apps/api, then 503 with Retry-After), so writes never take every pooled
+   * WRITE_WAIT_MS in fact-write.service.ts, then 503 with Retry-After), so writes never take every pooled
    * connection from the readers.
    */
   RECALL_FACT_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

@@ -7,6 +7,7 @@ import { currentScope, noteBypass, type BypassReason, type TenantScope } from ".
 
 export * from "./generated/client";
 export { Prisma, PrismaClient };
+export * from "./advisory-locks";
 export * from "./notification-listener";
 export * from "./tenancy";
 

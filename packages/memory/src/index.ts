@@ -16,10 +16,8 @@ export {
   readErasure,
 } from "./erasure/erasure";
 export { type EraseRequest } from "./erasure/erasure-inputs";
-export { findEntitiesByName, readInstructions } from "./memory-lookup";
 export { CONTEXT_LIMITS, type ContextPack, readContext } from "./read/context-reader";
 export { readInstructionHistory } from "./read/directive-reader";
-export { readFactHistory, readFactsAsOf } from "./read/fact-history";
 export { readEntityHistory } from "./read/history-reader";
 export { readProfile } from "./read/profile-reader";
 export { readProvenance } from "./read/provenance-reader";

@@ -3,7 +3,7 @@
 import { DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from "bullmq";
 import { z } from "zod";
 import { ClassifiedError, StageFailure, isClassifiedError } from "@recall/contracts";
-import type { ErrorClass } from "@recall/db";
+import { isDatabaseUnavailable, type ErrorClass } from "@recall/db";
 
 /** A failure with a known class. `retryable: false` means retrying the same input cannot help. */
 export class WorkError extends ClassifiedError {
@@ -60,6 +60,14 @@ export function classifyError(err: unknown): Classified {
   if (isClassifiedError(e)) return { errorClass: e.errorClass, retryable: e.retryable, message: e.message };
   if (e instanceof UnrecoverableError || e instanceof z.ZodError) return { errorClass: "validation", retryable: false, message: e.message };
   return { errorClass: "internal", retryable: true, message: e instanceof Error ? e.message : String(e) };
+}
+
+/**
+ * Whether a failure ends its item: no retry can fix it, or BullMQ gives up after this try. A database outage never
+ * makes a try the last: the job waits it out (runThroughOutages).
+ */
+export function isFinalFailure(err: unknown, lastTry: boolean): boolean {
+  return !classifyError(err).retryable || (lastTry && !isDatabaseUnavailable(err));
 }
 
 /** The error a StageFailure carries (what happened), or the error itself. */

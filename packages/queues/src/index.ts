@@ -6,7 +6,7 @@ export {
   createWorkerConnection,
   isRedisUnavailable,
 } from "./connection";
-export { WorkError, classifyError } from "./errors";
+export { WorkError, classifyError, isFinalFailure } from "./errors";
 export { extractionMode, turnExtraction } from "./extraction-mode";
 export { OutboxRelay } from "./outbox-relay";
 export { claimQueuePrefixFor } from "./prefix-claim";

@@ -167,6 +167,28 @@ test("an operator retry of a dead item runs it again from its kept input", async
   ]);
 });
 
+test("a stage's last try is BullMQ's, whose count an operator's retry restarts, not the item's attempts, which go on", async () => {
+  const seen: [attempt: number, lastTry: boolean][] = [];
+  startWorker("validate_artifacts", async (ctx) => {
+    seen.push([ctx.attempt, ctx.lastTry]);
+    if (seen.length < 4) throw new WorkError("provider", "overloaded", true, 20);
+    return { status: "succeeded" };
+  });
+  const item = await newItem("validate_artifacts");
+  await enqueueWorkItem(queues, item);
+  const dead = await settled(item.id);
+  expect(dead).toMatchObject({ status: "dead", attempts: 3, maxAttempts: 3 });
+  await retryWorkItem(db, queues, dead);
+  expect(await settled(item.id)).toMatchObject({ status: "succeeded", attempts: 4 });
+  // After the retry the item is past its maxAttempts, yet BullMQ has retries left: that try is not the last.
+  expect(seen).toEqual([
+    [1, false],
+    [2, false],
+    [3, true],
+    [4, false],
+  ]);
+});
+
 test("a job delivered again after its turn was handed to a window runs nothing (the window finishes the turn)", async () => {
   let runs = 0;
   startWorker("extract_assertions", async () => {

@@ -5,7 +5,7 @@
 import { hostname } from "node:os";
 import { DelayedError, Worker, UnrecoverableError, WaitingError, type Job } from "bullmq";
 import type { RedisConnection } from "./connection";
-import { isDatabaseUnavailable, withTenant, type Db, type Tx, type WorkItem } from "@recall/db";
+import { withTenant, type Db, type Tx, type WorkItem } from "@recall/db";
 import {
   SpanKind,
   currentTraceId,
@@ -21,7 +21,7 @@ import {
   type Span,
 } from "@recall/telemetry";
 import { OutageBackoff, runThroughOutages } from "./database-outage";
-import { HandBackError, WorkTimeoutError, classifyError, jobFailure, tokensSpent } from "./errors";
+import { HandBackError, WorkTimeoutError, classifyError, isFinalFailure, jobFailure, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
 import { fairShareStarted } from "./fair-share";
 import { laneQueueName, type Lane } from "./priority";
@@ -51,6 +51,8 @@ export interface StageContext<I = undefined> {
   input: I;
   payload: StagePayload;
   attempt: number;
+  /** Whether BullMQ gives up after this attempt: its own count, which an operator's retry restarts (`attempt` does not). */
+  lastTry: boolean;
   signal: AbortSignal;
   logger: Logger;
 }
@@ -96,7 +98,6 @@ export interface StageWorkerOptions {
   logger: Logger;
   concurrency?: number;
   wallBudgetMs: number;
-  onCompleted?: (item: WorkItem) => void;
   /** BullMQ's lock: renewed every half of it; a job whose lock runs out is stalled and runs again elsewhere. */
   lockDurationMs?: number;
   /** Stored on each job it takes (`processedBy`), so the dashboard and tests see which process runs it. Default: `workerName()`. */
@@ -211,29 +212,27 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
   // Attempt records count across operator retries (which restart BullMQ's own count),
   // so the history of every try is kept; `lastTry` is whether BullMQ will give up after this one.
   const attempt = item.attempts;
-  // The work item's count, as its attempt records say (BullMQ's own count restarts after an operator's retry).
   span.setAttribute("recall.attempt", attempt);
   const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? item.maxAttempts);
   const logger = options.logger.child({ queue, workItemId: item.id, attempt, traceId: item.traceId });
   const started = performance.now();
   const stopTimer = stageDuration.startTimer({ queue });
-  const failure: FailureContext = { item, attemptId, lastTry, started, logger };
+  const running: RunningAttempt = { item, attemptId, lastTry, started, logger };
   const calls: LedgerEntry[] = [];
   try {
     const result = await withWallBudget(
       options.wallBudgetMs,
-      (signal) => withModelCallLedger(calls, () => handler.process({ item, claim, input, payload, attempt, signal, logger })),
+      (signal) => withModelCallLedger(calls, () => handler.process({ item, claim, input, payload, attempt, lastTry, signal, logger })),
       delivery.signal,
     );
     if (result.status === "waiting") return result;
-    await succeed(options, failure, result);
+    await succeed(options, running, result);
     stopTimer({ outcome: "succeeded" });
-    options.onCompleted?.(item);
     return result;
   } catch (err) {
     stopTimer({ outcome: "failed" });
-    if (err instanceof HandBackError) throw await handJobBack(options, delivery, failure, err);
-    const thrown = await failAttempt(options, failure, err, handler.onDead?.bind(handler));
+    if (err instanceof HandBackError) throw await handJobBack(options, delivery, running, err);
+    const thrown = await failAttempt(options, running, err, handler.onDead?.bind(handler));
     // Another run of this item succeeded meanwhile: this late failure changes nothing and is not retried.
     if (!thrown) return { status: "skipped" };
     throw thrown;
@@ -278,7 +277,7 @@ async function leaveForOwner(options: StageWorkerOptions, delivery: Delivery, pa
  * Records the success with the stage's writes and the next stage's item, in one transaction: a crash
  * can never leave a finished stage without its output or its successor. Then queues the successor.
  */
-async function succeed(options: StageWorkerOptions, ctx: FailureContext, result: StageResult): Promise<void> {
+async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result: StageResult): Promise<void> {
   const { queue, faultPoint = () => Promise.resolve() } = options;
   const write = result.write;
   if (!write) await faultPoint();
@@ -317,7 +316,7 @@ async function succeed(options: StageWorkerOptions, ctx: FailureContext, result:
  * item is queued again and the job goes back to waiting, without spending one of BullMQ's attempts. Whatever
  * the stage was writing rolls back with its transaction (or, committed already, is found by the next run).
  */
-async function handJobBack(options: StageWorkerOptions, delivery: Delivery, ctx: FailureContext, err: HandBackError): Promise<Error> {
+async function handJobBack(options: StageWorkerOptions, delivery: Delivery, ctx: RunningAttempt, err: HandBackError): Promise<Error> {
   await handBackWorkItem(options.db, { workItemId: ctx.item.id, attemptId: ctx.attemptId }, err, elapsed(ctx.started));
   jobsTotal.inc({ queue: options.queue, outcome: "failed", error_class: err.errorClass });
   ctx.logger.warn({ err: err.message }, "stage handed back at shutdown");
@@ -325,7 +324,8 @@ async function handJobBack(options: StageWorkerOptions, delivery: Delivery, ctx:
   return new WaitingError(err.message);
 }
 
-interface FailureContext {
+/** The claimed attempt a stage runs in, which its success, failure or hand-back is recorded against. */
+interface RunningAttempt {
   item: WorkItem;
   attemptId: string;
   lastTry: boolean;
@@ -339,15 +339,14 @@ interface FailureContext {
  */
 async function failAttempt(
   options: StageWorkerOptions,
-  ctx: FailureContext,
+  ctx: RunningAttempt,
   err: unknown,
   onDead?: StageHandler<unknown>["onDead"],
 ): Promise<Error | undefined> {
   const { errorClass, retryable, message: raw } = classifyError(err);
   // Stored and shown to API clients: a credential quoted by a failing dependency must not be.
   const message = scrubSecrets(raw);
-  // A database outage never makes a try the last: the job waits it out (runThroughOutages).
-  const final = !retryable || (ctx.lastTry && !isDatabaseUnavailable(err));
+  const final = isFinalFailure(err, ctx.lastTry);
   const tokensUsed = tokensSpent(err);
   const recorded = await failWorkItem(options.db, {
     workItemId: ctx.item.id,

@@ -28,7 +28,7 @@ async function assertPostgres(url: string): Promise<void> {
     await client.end();
   } catch (err) {
     throw new Error(
-      `tests need Postgres at ${adminUrl(url)} (set DATABASE_URL, or run infra/services.sh start): ${(err as Error).message}`,
+      `tests need Postgres at ${adminUrl(url)} (set DATABASE_URL, or run them with pnpm test, which starts one if it can: infra/local-services.ts): ${(err as Error).message}`,
     );
   }
 }
@@ -44,7 +44,9 @@ async function assertRedis(url: string): Promise<void> {
     await redis.connect();
     await redis.ping();
   } catch (err) {
-    throw new Error(`tests need Redis at ${url} (set REDIS_URL, or run infra/services.sh start): ${(err as Error).message}`);
+    throw new Error(
+      `tests need Redis at ${url} (set REDIS_URL, or run them with pnpm test, which starts one if it can: infra/local-services.ts): ${(err as Error).message}`,
+    );
   } finally {
     redis.disconnect();
   }

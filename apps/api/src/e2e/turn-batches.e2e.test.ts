@@ -147,6 +147,27 @@ test("a window whose answer fails validation is split in halves and retried; no 
   expect(halves.sort((a, b) => b.length - a.length)).toEqual([batch.turn_ids.slice(0, 2), batch.turn_ids.slice(2)]);
 });
 
+test("a window's failed attempt keeps the tokens it spent, so its retry spends what is left of the budget", async () => {
+  // The first answer is garbage (its tokens spent) and the provider refuses the repair: a retryable failure.
+  llm.script(
+    { raw: "not json", usage: { inputTokens: 300, outputTokens: 20 } },
+    { status: 429, retryAfterMs: "20" },
+    { json: EMPTY, usage: { inputTokens: 200, outputTokens: 10 } },
+  );
+  const batch = await importBatch([VIOLIN, BRIDGE, ZEPHYR]);
+  expect((await batchDone(batch.status_url)).counts.committed).toBe(3);
+  const window = await h.api.db.extractionWindow.findFirstOrThrow({ where: { sessionId: batch.session } });
+  const item = await h.api.db.workItem.findFirstOrThrow({
+    where: { queue: "extract_window", subjectId: window.id },
+    include: { attemptRecords: { orderBy: { attempt: "asc" } } },
+  });
+  expect(item.attemptRecords.map((a) => [a.status, a.errorClass, a.tokensUsed])).toEqual([
+    ["failed", "provider", 320],
+    ["succeeded", null, 210],
+  ]);
+  expect(item.tokensUsed).toBe(530);
+});
+
 test("a window that fails for good fails each of its turns; the batch lists them and each retries on its own", async () => {
   llm.script({ status: 401, message: "bad key" });
   const batch = await importBatch([VIOLIN, BRIDGE, ZEPHYR]);

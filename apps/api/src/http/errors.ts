@@ -118,7 +118,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     closeAfterAnswer(req, res);
     if (err instanceof AppError) return sendProblem(res, err);
     if (err instanceof DomainError) return sendProblem(res, fromDomain(err));
-    if (err instanceof ZodError) return sendProblem(res, fromZod(err, "body"));
     const status = (err as { status?: number }).status;
     const outage = outageProblem(err);
     if (outage) {
@@ -131,9 +130,22 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       const field = /decode param/i.test(message) ? "path" : "body";
       return sendProblem(res, new AppError(status, "bad_request", `${field}: ${message}`, [{ field, message }]));
     }
-    logger.error({ err: (err as Error).message, stack: (err as Error).stack, path: req.path }, "unhandled error");
+    logger.error({ ...unexpected(err), path: req.path }, "unhandled error");
     const span = trace.getActiveSpan();
     if (span) recordError(span, err);
     sendProblem(res, new AppError(500, "internal", "internal error; see the server log"));
   };
+}
+
+/**
+ * What the log keeps of an unexpected error. A ZodError is one: routes parse their requests and answer 400
+ * (route-definition.ts), so a schema failing here failed on data the service read, a stored row, whose text its
+ * message quotes; only the issues' codes and the stack's frames are kept.
+ */
+function unexpected(err: unknown): { err: string; issues?: string[]; stack?: string } {
+  if (err instanceof ZodError) {
+    const frames = err.stack?.split("\n").filter((line) => /^\s+at /.test(line));
+    return { err: "ZodError", issues: err.issues.map((i) => i.code), stack: frames?.join("\n") };
+  }
+  return { err: (err as Error).message, stack: (err as Error).stack };
 }

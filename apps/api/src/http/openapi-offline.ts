@@ -20,6 +20,8 @@ export function offlineOpenApiDocument(): Record<string, unknown> {
     turns: refuse("turns"),
     turnService: refuse("turnService"),
     workItems: refuse("workItems"),
+    reviews: refuse("reviews"),
+    erasures: refuse("erasures"),
     drain: refuse("drain"),
   };
   return buildOpenApiDocument(routeGroups(deps), API_VERSION);

@@ -7,7 +7,6 @@ import { z } from "zod";
 import type { ApiDeps } from "../deps";
 import { NextCursor, cursorParam, encodeCursor } from "../http/pagination";
 import { ReviewView, reviewView } from "../routes/reviews.routes";
-import { ReviewService } from "../services/review.service";
 import { READ_ONLY, asTool, structured } from "./mcp-agent-tools";
 import { REVIEW_PAGE_DEFAULT, REVIEW_PAGE_MAX, ReviewEdit, ReviewListFields, ReviewNote, reviewFilterOf, reviewId } from "./review-inputs";
 
@@ -17,7 +16,7 @@ const DECIDES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, 
 const ReviewPage = z.object({ reviews: z.array(ReviewView), next_cursor: NextCursor });
 
 export function registerReviewTools(server: McpServer, deps: ApiDeps, contextId: string): void {
-  const reviews = new ReviewService(deps);
+  const { reviews } = deps;
   server.registerTool(
     "list_reviews",
     {

@@ -5,7 +5,6 @@ import { ERASURE_LIMITS, type ErasureReceipt } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeBody } from "../http/scope-schema";
-import { ErasureService } from "../services/erasure.service";
 import { EXAMPLES } from "./openapi-examples";
 
 const CAP = ERASURE_LIMITS.idsPerList;
@@ -57,7 +56,7 @@ export const ErasureView = z.object({
 });
 
 export function erasureRoutes(deps: ApiDeps): RouteDefinition[] {
-  const erasures = new ErasureService(deps, { blobDir: deps.config.RECALL_BLOB_DIR });
+  const { erasures } = deps;
   return [
     defineRoute({
       method: "post",
@@ -97,7 +96,7 @@ export function erasureRoutes(deps: ApiDeps): RouteDefinition[] {
 
 /** Admin: the whole context erased (its keys too), and its receipt read afterwards. */
 export function adminErasureRoutes(deps: ApiDeps): RouteDefinition[] {
-  const erasures = new ErasureService(deps, { blobDir: deps.config.RECALL_BLOB_DIR });
+  const { erasures } = deps;
   const params = z.object({ contextId: z.uuid("must be a context id") });
   return [
     defineRoute({

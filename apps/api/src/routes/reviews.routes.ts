@@ -5,7 +5,7 @@ import { EDITABLE_FIELDS, type ReviewView as ReviewRow } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { NextCursor, cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
-import { REVIEW_BULK_MAX, ReviewService, type ReviewAction } from "../services/review.service";
+import { REVIEW_BULK_MAX, type ReviewAction, type ReviewService } from "../services/review.service";
 import { Timestamp } from "../views/work-item-view";
 
 const STATUSES = ["pending", "approved", "committed", "rejected", "withdrawn"] as const;
@@ -115,7 +115,7 @@ const BulkView = z.object({
 });
 
 export function reviewRoutes(deps: ApiDeps): RouteDefinition[] {
-  const reviews = new ReviewService(deps);
+  const { reviews } = deps;
   return [
     defineRoute({
       method: "get",

@@ -6,8 +6,8 @@ import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import type { TurnService } from "../services/turn.service";
 import { contextIdOf } from "../http/validate";
+import { turnAccepted } from "../views/turn-result";
 import { CreateSessionBody, CreateTurnBody, SessionParams, TurnAccepted, TurnPage, TurnResult } from "./sessions.schemas";
-import { turnAccepted } from "./turn-batches.routes";
 import { EXAMPLES } from "./openapi-examples";
 
 const TurnListQuery = z.object({ scope: ScopeQuery, limit: limitParam(100, 500), cursor: cursorParam("seq") });

@@ -1,6 +1,5 @@
 // Asynchronous turns: a turn's status by id (for wait: false), a batch of up to 500 turns of one
 // session (history import) answered 202 at once, and the batch's status as counts per state.
-import type { Turn } from "@recall/db";
 import type { ApiDeps } from "../deps";
 import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
@@ -10,16 +9,6 @@ import { EXAMPLES } from "./openapi-examples";
 
 export function turnBatchRoutes(deps: ApiDeps): RouteDefinition[] {
   return [turnStatus(deps), postBatch(deps), batchStatus(deps)];
-}
-
-interface SessionRef {
-  contextId: string;
-  sessionId: string;
-}
-
-export function turnAccepted(ref: SessionRef, turn: Pick<Turn, "id" | "traceId">) {
-  const status_url = `/api/v1/${ref.contextId}/sessions/${ref.sessionId}/turns/${turn.id}/status`;
-  return { turn_id: turn.id, status_url, extraction: { status: "pending" as const }, trace_id: turn.traceId };
 }
 
 function turnStatus(deps: ApiDeps): RouteDefinition {

@@ -2,7 +2,7 @@
 // transaction, then queued; accepted means kept, whether or not Redis answered. Splitting into nodes happens later, in the extract stage. The same bytes
 // posted again to the same context and scope answer the document already stored; a
 // document posted under the source id of an earlier one becomes that source's next version.
-import { toJson, transaction, type Document, type Tx, type WorkItem } from "@recall/db";
+import { holdLock, lockKey, toJson, transaction, type Document, type Tx, type WorkItem } from "@recall/db";
 import type { DocumentFormat } from "@recall/extraction";
 import { holdScopeShared, normaliseScope, sha256, storeOriginal } from "@recall/memory";
 import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/queues";
@@ -62,11 +62,11 @@ export class DocumentService {
     return transaction(this.deps.db, async (tx) => {
       // Before any other lock, as an erasure of the scope takes it: the document is stored before it reads, or after.
       await holdScopeShared(tx, contextId, scope);
-      await lock(tx, `document|${contextId}|${hash}`);
+      await holdLock(tx, lockKey("document", contextId, hash));
       const same = await findSame(tx, contextId, hash, scope);
       if (same) return { document: same };
       const sourceId = input.source ? await upsertSource(tx, contextId, input.source) : undefined;
-      if (sourceId) await lock(tx, `source|${sourceId}`);
+      if (sourceId) await holdLock(tx, lockKey("source", sourceId));
       const previous = sourceId && input.source?.external_id ? await latestVersion(tx, contextId, sourceId) : null;
       const document = await tx.document.create({
         data: {
@@ -94,10 +94,6 @@ export class DocumentService {
       return { document, workItem };
     });
   }
-}
-
-async function lock(tx: Tx, key: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
 }
 
 /** The document's scope lives in metadata.scope, where the worker reads it; the top-level field is the documented way to set it. */

@@ -10,15 +10,11 @@ import {
   type ImportReport,
 } from "@recall/memory";
 import { DomainError, invalidField } from "./domain-error";
-import { ReviewService } from "./review.service";
+import type { ReviewService } from "./review.service";
 import type { ServiceDeps } from "./service-deps";
 
 export class PortabilityService {
-  readonly #reviews: ReviewService;
-
-  constructor(private readonly deps: ServiceDeps) {
-    this.#reviews = new ReviewService(deps);
-  }
+  constructor(private readonly deps: ServiceDeps & { reviews: ReviewService }) {}
 
   /** Hands `write` the export page by page; `write` resolves when the reader has taken the page. */
   export(contextId: string, filters: ExportFilters, write: (chunk: string) => Promise<void>): Promise<ExportCounts> {
@@ -29,12 +25,12 @@ export class PortabilityService {
   async import(contextId: string, lines: AsyncIterable<string>): Promise<ImportReport> {
     try {
       const report = await importContext(this.deps.db, contextId, lines);
-      await this.#reviews.commitApproved(contextId);
+      await this.deps.reviews.commitApproved(contextId);
       return report;
     } catch (err) {
       if (err instanceof ImportLineError) {
         // What was read before the refused line is imported: its approved reviews commit as well.
-        await this.#reviews.commitApproved(contextId);
+        await this.deps.reviews.commitApproved(contextId);
         throw invalidField(`line ${err.line}.${err.field}`, err.message.replace(/^line \d+: [^:]+: /, ""));
       }
       if (err instanceof ImportTargetNotEmpty)

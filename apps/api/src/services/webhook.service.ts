@@ -4,7 +4,7 @@
 // last place cannot both get it); the signing secret is answered only on creation and rotation. Every
 // lookup is by context and id together, so another context's webhook is simply not found.
 import type { Config } from "@recall/config";
-import { transaction, type Db, type Webhook, type WebhookDelivery } from "@recall/db";
+import { holdLock, lockKey, transaction, type Db, type Webhook, type WebhookDelivery } from "@recall/db";
 import { AddressPolicy, WebhookUrlError, checkWebhookUrl, newWebhookSecret } from "@recall/queues";
 import { DomainError, invalidField, notFoundError } from "./domain-error";
 
@@ -32,7 +32,7 @@ export class WebhookService {
     const url = await this.checkUrl(input.url);
     const max = this.deps.config.WEBHOOK_MAX_PER_CONTEXT;
     return transaction(this.deps.db, async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhooks|${contextId}`}, 0))`;
+      await holdLock(tx, lockKey("webhooks", contextId));
       if ((await tx.webhook.count({ where: { contextId } })) >= max) {
         throw new DomainError("conflict", `a context may have at most ${max} webhooks; delete one first`);
       }

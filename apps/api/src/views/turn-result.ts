@@ -1,6 +1,6 @@
 // How a turn's progress reads: its pipeline state, its extraction and the diff it committed. (The
 // interactive answer's wait for it is TurnCompletion.waitForTurn.)
-import type { Db, KnowledgeCandidate, WorkItem } from "@recall/db";
+import type { Db, KnowledgeCandidate, Turn, WorkItem } from "@recall/db";
 import { candidatePayload, stageResult, type CandidateKind } from "@recall/contracts";
 import { truthMaintained } from "@recall/memory";
 import { pipelineState, type PipelineState } from "./pipeline-status";
@@ -13,6 +13,12 @@ import { pipelineState, type PipelineState } from "./pipeline-status";
 export function turnState(items: WorkItem[]): PipelineState {
   const maintenance = items.find((i) => i.queue === "truth_maintenance");
   return maintenance && truthMaintained(maintenance) ? "committed" : pipelineState(items);
+}
+
+/** The 202 answer for a stored turn whose extraction is followed at its status URL (wait: false, or the wait failed). */
+export function turnAccepted(ref: { contextId: string; sessionId: string }, turn: Pick<Turn, "id" | "traceId">) {
+  const status_url = `/api/v1/${ref.contextId}/sessions/${ref.sessionId}/turns/${turn.id}/status`;
+  return { turn_id: turn.id, status_url, extraction: { status: "pending" as const }, trace_id: turn.traceId };
 }
 
 export interface TurnProgress {

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import path from "node:path";
 import { Client } from "pg";
-import type { WorkItem } from "@recall/db";
+import { lockKey, type WorkItem } from "@recall/db";
 import { identityKey } from "@recall/memory";
 import { retryWorkItem } from "@recall/queues";
 import { waitFor } from "@recall/test-support";
@@ -61,7 +61,7 @@ function startWrite(): Writer {
 /** Holds the advisory lock the write's commit transaction takes on Carol's identity key (entity-resolver.ts). */
 async function holdCommitLock(): Promise<Client> {
   const client = await connect();
-  await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [`entity|${contextId}|${identityKey("Carol")}`]);
+  await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [lockKey("entity", contextId, identityKey("Carol"))]);
   return client;
 }
 

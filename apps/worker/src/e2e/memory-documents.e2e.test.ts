@@ -3,7 +3,7 @@
 // them: two documents that disagree become an uncertainty and a clarifying turn
 // resolves it; contested entity names go to the strong model through the real
 // OpenAI SDK against the local wire-protocol server.
-import { findEntitiesByName, readFactsAsOf } from "@recall/memory";
+import { findEntitiesByName, readFactsAsOf } from "@recall/memory/testing";
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { newSession, sendExtractedDocument, sendTurn, settled, startWorkerHarness, type WorkerHarness } from "../testing/worker-harness";
 

@@ -4,7 +4,8 @@
 import { Client } from "pg";
 import { enqueueWorkItem, jobIdFor } from "@recall/queues";
 import { waitFor } from "@recall/test-support";
-import { findEntitiesByName, readFactHistory, readFactsAsOf, readInstructions, retractSource } from "@recall/memory";
+import { retractSource } from "@recall/memory";
+import { findEntitiesByName, readFactHistory, readFactsAsOf, readInstructions } from "@recall/memory/testing";
 import { newSession, sendTurn, settled, startWorkerHarness, type WorkerHarness } from "../testing/worker-harness";
 
 let h: WorkerHarness;

@@ -14,8 +14,9 @@ import {
   structuredCall,
   type ModelClient,
 } from "@recall/llm";
-import { classifyError, type StageContext, type StageProcessor } from "@recall/queues";
+import { classifyError, isFinalFailure, type StageContext, type StageProcessor } from "@recall/queues";
 import { providerOptions } from "@recall/config";
+import { StageFailure } from "@recall/contracts";
 import type { Turn } from "@recall/db";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory } from "../services/known-memory";
@@ -44,7 +45,8 @@ export function extractWindowProcessor(deps: WorkerDeps): StageProcessor {
         return { status: "succeeded", tokensUsed: budget.used.totalTokens, next: false };
       }
       await failIfFinal(deps, ctx, waiting, err);
-      throw Object.assign(err as object, { tokensUsed: budget.used.totalTokens });
+      // What the attempt spent is metered on the window's item, so its retries spend what is left of the budget.
+      throw new StageFailure(err, budget.used.totalTokens);
     }
   };
 }
@@ -125,8 +127,8 @@ async function split(deps: WorkerDeps, ctx: StageContext, turns: Turn[], why: st
 
 /** On the window's last try (or an error no retry fixes) its turns fail with it, each retryable alone. */
 async function failIfFinal(deps: WorkerDeps, ctx: StageContext, turns: Turn[], err: unknown): Promise<void> {
-  const { errorClass, retryable, message } = classifyError(err);
-  if (retryable && ctx.attempt < ctx.item.maxAttempts) return;
+  if (!isFinalFailure(err, ctx.lastTry)) return;
+  const { errorClass, message } = classifyError(err);
   await failTurns(
     deps.db,
     turns.map((t) => t.id),

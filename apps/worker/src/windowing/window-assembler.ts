@@ -5,7 +5,7 @@
 // per-session advisory lock, in the same transaction that marks the turn `waiting`, so a turn
 // is in exactly one window and a window's job never sees a turn that has not been handed over.
 import type { Config } from "@recall/config";
-import { transaction, type Tx, type WorkItem } from "@recall/db";
+import { holdLock, lockKey, transaction, type Tx, type WorkItem } from "@recall/db";
 import {
   assignWindow,
   enqueueOrLeaveForSweeper,
@@ -43,7 +43,7 @@ interface Release {
 }
 
 export async function lockSession(tx: Tx, sessionId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`window:${sessionId}`}))`;
+  await holdLock(tx, lockKey("window", sessionId));
 }
 
 /**

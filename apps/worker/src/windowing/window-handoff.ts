@@ -3,7 +3,7 @@
 // its own validate_artifacts; on a final failure it is dead with the window's error, so the
 // turn shows failed with a work item an operator can retry; a one-turn window that cannot be
 // read is handed back to the interactive one-turn path (escalation included).
-import { transaction, type Db, type ErrorClass, type Prisma, type Turn, type WorkItem } from "@recall/db";
+import { transaction, type Db, type DbOrTx, type ErrorClass, type Prisma, type Turn, type WorkItem } from "@recall/db";
 import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import {
   enqueueOrLeaveForSweeper,
@@ -26,7 +26,7 @@ export interface WindowReading {
   windowTokens: number;
 }
 
-function turnItem(db: Db | Prisma.TransactionClient, turnId: string) {
+function turnItem(db: DbOrTx, turnId: string) {
   return db.workItem.findUnique({
     where: { queue_subjectType_subjectId: { queue: "extract_assertions", subjectType: "turn", subjectId: turnId } },
   });

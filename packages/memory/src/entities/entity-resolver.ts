@@ -2,7 +2,7 @@
 // type-guarded reuse (entity-matching.ts), a disambiguator's checkpointed answer for
 // contested names, and a new entity rather than a false merge. Every resolution leaves
 // a mention, the entity's support: delete-by-source retracts entities left without one.
-import type { DbOrTx, Entity, MemoryCategory, Tx } from "@recall/db";
+import { holdLock, lockKey, type DbOrTx, type Entity, type MemoryCategory, type Tx } from "@recall/db";
 import type { DisambiguationDecision } from "./entity-disambiguation";
 import { classifyMatches, widerScope } from "./entity-matching";
 import { WILDCARD_TYPE, identityKey, normaliseType, typesCompatible } from "./identity";
@@ -40,7 +40,7 @@ export async function findNameMatches(db: DbOrTx, contextId: string, key: string
 /** Serialises commits that could create the same entity; taken in sorted order so two commits never deadlock. */
 export async function lockIdentityKeys(tx: Tx, contextId: string, keys: Iterable<string>): Promise<void> {
   for (const key of [...new Set(keys)].sort()) {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`entity|${contextId}|${key}`}, 0))`;
+    await holdLock(tx, lockKey("entity", contextId, key));
   }
 }
 

@@ -4,10 +4,10 @@
 // for the pairs it names. So an input under the scope is stored either before the erasure reads (and erased with
 // the rest) or after its receipt (a new input). Writers take them first in their transaction, before any row lock,
 // as the erasure does, so the two never wait on each other in opposite orders.
-import type { Tx } from "@recall/db";
+import { holdLocksByHash, lockKey, type Tx } from "@recall/db";
 import { normaliseScope } from "../scope";
 
-const keys = (contextId: string, pairs: readonly string[]) => normaliseScope(pairs).map((pair) => `scope|${contextId}|${pair}`);
+const keys = (contextId: string, pairs: readonly string[]) => normaliseScope(pairs).map((pair) => lockKey("scope", contextId, pair));
 
 /**
  * A writer storing an input under `scope` (every pair of it). One statement for all the pairs, in the order of their
@@ -15,18 +15,10 @@ const keys = (contextId: string, pairs: readonly string[]) => normaliseScope(pai
  * by every turn queued behind it.
  */
 export async function holdScopeShared(tx: Tx, contextId: string, scope: readonly string[]): Promise<void> {
-  const names = keys(contextId, scope);
-  if (names.length === 0) return;
-  await tx.$executeRaw`
-    SELECT pg_advisory_xact_lock_shared(h)
-    FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest(${names}::text[]) k ORDER BY 1) ordered`;
+  await holdLocksByHash(tx, keys(contextId, scope), "shared");
 }
 
 /** An erasure of every input whose scope contains these pairs. */
 export async function holdScopeExclusive(tx: Tx, contextId: string, pairs: readonly string[]): Promise<void> {
-  const names = keys(contextId, pairs);
-  if (names.length === 0) return;
-  await tx.$executeRaw`
-    SELECT pg_advisory_xact_lock(h)
-    FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest(${names}::text[]) k ORDER BY 1) ordered`;
+  await holdLocksByHash(tx, keys(contextId, pairs), "exclusive");
 }

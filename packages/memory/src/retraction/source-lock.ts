@@ -4,16 +4,14 @@
 // there to retract, or starts after the retraction row is committed and finds it; before this,
 // a retraction sent while the commit was running saw nothing yet, wrote nothing, and the commit
 // then made the retracted turn's facts current.
-import type { Tx } from "@recall/db";
-
-const key = (sourceId: string) => `retract|${sourceId}`;
+import { holdLock, lockKey, type Tx } from "@recall/db";
 
 export async function holdSourceExclusive(tx: Tx, sourceId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key(sourceId)}, 0))`;
+  await holdLock(tx, lockKey("retract", sourceId));
 }
 
 export async function holdSourceShared(tx: Tx, sourceId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtextextended(${key(sourceId)}, 0))`;
+  await holdLock(tx, lockKey("retract", sourceId), "shared");
 }
 
 /** Whether the source was retracted (or a retraction of it waits for its commit); call holding the lock. */

@@ -6,10 +6,9 @@
 //
 // Both checks take one lock per document (an advisory transaction lock) and read the reviews under it: of a
 // rejection and a commit's truth maintenance at once, the later one sees the other's outcome, so one retires.
-import type { Db, Tx } from "@recall/db";
+import { holdLock, lockKey, type Db, type Tx } from "@recall/db";
 
-const lockDocument = (tx: Tx, documentId: string) =>
-  tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`document-versions|${documentId}`}, 0))`;
+const lockDocument = (tx: Tx, documentId: string) => holdLock(tx, lockKey("document-versions", documentId));
 
 async function openReviews(tx: Tx, documentId: string): Promise<boolean> {
   const [row] = await tx.$queryRaw<{ open: boolean }[]>`

@@ -1,6 +1,6 @@
 // Attributes (entity → literal) and relations (entity → entity) obey the same truth
 // maintenance; this adapter gives both one shape, so the rules are written once.
-import type { Attribute, FactKind, Relation, Tx } from "@recall/db";
+import { holdLock, lockKey, type Attribute, type FactKind, type Relation, type Tx } from "@recall/db";
 
 export interface Fact {
   kind: FactKind;
@@ -59,10 +59,10 @@ export function sameValue(a: Fact, b: Fact): boolean {
 }
 
 /** Which group a fact belongs to: its kind, subject and key (the unit lockFactGroups serialises). */
-export const groupKeyOf = (fact: Fact): string => `facts|${fact.contextId}|${fact.kind}|${fact.subjectId}|${fact.key}`;
+export const groupKeyOf = (fact: Fact): string => lockKey("facts", fact.contextId, fact.kind, fact.subjectId, fact.key);
 
 /** Serialises truth maintenance per subject and key, taken in sorted order so two runs never deadlock. */
 export async function lockFactGroups(tx: Tx, facts: readonly Fact[]): Promise<void> {
   const keys = [...new Set(facts.map(groupKeyOf))].sort();
-  for (const key of keys) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+  for (const key of keys) await holdLock(tx, key);
 }

@@ -16,7 +16,7 @@
 // the commit writes nothing but its outbox row; the two serialise on the source's lock
 // (retraction/source-lock.ts), so a retraction never slips in while the commit is running.
 import type { CommittedRefs } from "@recall/contracts";
-import { toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
+import { holdLock, lockKey, toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
 import { CandidateWriter } from "./candidate-writer";
 import {
   declaredTypes,
@@ -120,7 +120,7 @@ async function commitInTransaction(
   options: CommitOptions,
 ): Promise<CommitSummary> {
   const summary = emptySummary();
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`commit|${source.workItemId}`}, 0))`;
+  await holdLock(tx, lockKey("commit", source.workItemId));
   if (await tx.outboxEvent.findUnique({ where: { workItemId: source.workItemId } })) return { ...summary, skipped: true };
   await holdSourceShared(tx, source.subjectId);
   if (await isSourceRetracted(tx, source.subjectId, source.contextId)) {

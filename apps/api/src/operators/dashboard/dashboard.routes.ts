@@ -17,7 +17,6 @@ import { cursorParam, encodeCursor, limitParam } from "../../http/pagination";
 import { requireAdminSecret, requireSameOrigin } from "../operator-guards";
 import { workItemView } from "../../views/work-item-view";
 import { reviewView } from "../../routes/reviews.routes";
-import { ReviewService } from "../../services/review.service";
 import { REVIEW_PAGE_DEFAULT, REVIEW_PAGE_MAX, ReviewEdit, ReviewListFields, ReviewNote, reviewFilterOf, reviewId } from "../review-inputs";
 import { answer } from "../../routes/work-items.routes";
 import { ListQuery, RetryManyBody, RetryQuery, filterOf } from "../../routes/work-items.schemas";
@@ -61,7 +60,7 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: "body" | "
 
 export function adminDashboard(deps: ApiDeps): Router {
   const router = Router();
-  const reviews = new ReviewService(deps);
+  const { reviews } = deps;
   const explorer: ExplorerDeps = { db: deps.db, workItems: deps.workItems, traceUrlTemplate: deps.config.RECALL_TRACE_URL_TEMPLATE };
   router.use(requireAdminSecret(deps, "recall admin"), requireSameOrigin, (_req, res, next) => {
     res.set("Cache-Control", "no-store");
