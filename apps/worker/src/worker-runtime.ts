@@ -62,6 +62,8 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
     commit_artifacts: perTurnOrWindow("commit_artifacts", commitArtifactsProcessor(deps)),
     truth_maintenance: perTurnOrWindow("truth_maintenance", truthMaintenanceProcessor(deps)),
   };
+  // An interactive turn's later stages run in the job of the one before, when this process runs them (chain-guard.ts).
+  const chain = deps.config.RECALL_CHAINED_STAGES === "on" ? Object.fromEntries(queues.map((q) => [q, processors[q]])) : undefined;
   // Each stage's two lanes, each with slots of its own: background work never holds interactive slots (priority.ts).
   const lanes = [
     { lane: "interactive", concurrency: deps.config.WORKER_CONCURRENCY },
@@ -82,6 +84,7 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
         wallBudgetMs: deps.config.RECALL_MAX_WALL_MS,
         lockDurationMs: deps.config.WORKER_LOCK_DURATION_MS,
         faultPoint: deps.faultPoint,
+        chain,
       }),
     ),
   );

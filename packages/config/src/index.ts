@@ -57,6 +57,12 @@ export const EnvSchema = z.object({
   /** Jobs per stage a worker process runs at once for background work, in slots of its own: it never holds interactive ones. */
   WORKER_BACKGROUND_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   /**
+   * `on`: an interactive turn whose extraction succeeded runs validation, commit and truth maintenance in the same job,
+   * each still its own work item with its own claim, attempt and finish (docs/guarantees.md, Chained stages); `off`: every
+   * stage is a job of its own queue.
+   */
+  RECALL_CHAINED_STAGES: z.enum(["on", "off"]).default("on"),
+  /**
    * What `npm start` runs, each as a supervised child process: the API and the workers (`all`), or one
    * role alone for a deployment that scales them apart.
    */

@@ -97,6 +97,13 @@ export interface EnqueueTarget {
   payload?: PriorityItem["payload"];
 }
 
+export interface JobOptions {
+  /** Holds the job back (a window lingering for more turns; promoteWorkItem releases it early). */
+  delayMs?: number;
+  /** BullMQ's tries for it; default the stage's. Fewer when a try was spent outside it (a chained stage's). */
+  attempts?: number;
+}
+
 /**
  * Adds the job for a work item inside a PRODUCER span (`publish {queue}`), whose context the job
  * carries, so the stage's CONSUMER span is its child. `trace` places the span in a known trace
@@ -105,7 +112,12 @@ export interface EnqueueTarget {
  * lingering for more turns; promoteWorkItem releases it early). Background work goes to its
  * stage's background lane (priority.ts), ranked by its context's fair share (fair-share.ts).
  */
-export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, trace?: TraceCarrier, delayMs = 0): Promise<void> {
+export async function enqueueWorkItem(
+  queues: QueueSet,
+  item: EnqueueTarget,
+  trace?: TraceCarrier,
+  { delayMs = 0, attempts }: JobOptions = {},
+): Promise<void> {
   const queue = item.queue as QueueName;
   const def = QUEUES[queue];
   const jobId = jobIdFor(item.id);
@@ -136,7 +148,7 @@ export async function enqueueWorkItem(queues: QueueSet, item: EnqueueTarget, tra
           jobId,
           ...(priority ? { priority } : {}),
           ...(delayMs > 0 ? { delay: delayMs } : {}),
-          attempts: def.attempts,
+          attempts: attempts ?? def.attempts,
           backoff: { type: "recall" },
           removeOnComplete: { age: 3_600, count: 10_000 },
           removeOnFail: { age: 7 * 86_400 },
@@ -208,14 +220,14 @@ const ENQUEUE_WAIT_MS = 3_000;
 export async function enqueueOrLeaveForSweeper(
   deps: Producer,
   item: EnqueueTarget,
-  { trace, delayMs = 0 }: { trace?: TraceCarrier; delayMs?: number } = {},
+  { trace, ...job }: { trace?: TraceCarrier } & JobOptions = {},
 ): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`Redis did not take the job within ${ENQUEUE_WAIT_MS} ms`)), ENQUEUE_WAIT_MS);
   });
   try {
-    await Promise.race([enqueueWorkItem(deps.queues, item, trace, delayMs), timeout]);
+    await Promise.race([enqueueWorkItem(deps.queues, item, trace, job), timeout]);
     return true;
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message, workItemId: item.id, queue: item.queue }, "enqueue failed; the sweeper will queue it");

@@ -24,6 +24,7 @@ import { OutageBackoff, runThroughOutages } from "./database-outage";
 import { HandBackError, WorkTimeoutError, classifyError, isFinalFailure, jobFailure, tokensSpent } from "./errors";
 import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
 import { fairShareStarted } from "./fair-share";
+import { ChainGuard, chainable } from "./chain-guard";
 import { laneQueueName, type Lane } from "./priority";
 import { requeueWorkItem } from "./retry";
 import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
@@ -104,6 +105,11 @@ export interface StageWorkerOptions {
   name?: string;
   /** Awaited between a stage's work and its outcome, and between the outcome and the next stage's enqueue (fault tests). */
   faultPoint?: () => Promise<void>;
+  /**
+   * The later stages this process runs, by queue: an interactive turn's next stage runs in this job once this one
+   * succeeded (chained, docs/guarantees.md), each with its own claim, attempt and finish. Absent: every next stage is queued.
+   */
+  chain?: Partial<Record<QueueName, StageProcessor | StageHandler<unknown>>>;
 }
 
 /**
@@ -117,8 +123,19 @@ export function workerName(pid = process.pid): string {
   return `${hostname()}:${pid}`;
 }
 
+/** BullMQ's lock when the options name none. */
+const DEFAULT_LOCK_MS = 30_000;
+
 export function createStageWorker(options: StageWorkerOptions): Worker<StagePayload> {
-  const { queue, lane = "interactive", connection, prefix, concurrency = 4, lockDurationMs = 30_000, name = workerName() } = options;
+  const {
+    queue,
+    lane = "interactive",
+    connection,
+    prefix,
+    concurrency = 4,
+    lockDurationMs = DEFAULT_LOCK_MS,
+    name = workerName(),
+  } = options;
   const outage = new OutageBackoff();
   // Three parameters: BullMQ passes the signal that cancelAllJobs aborts only to a processor that declares it.
   return new Worker<StagePayload>(
@@ -151,14 +168,41 @@ function jobResult(result: StageResult): Pick<StageResult, "status"> {
 }
 
 /** A job as BullMQ hands it to the processor: its lock token, and the signal a shutdown aborts. */
-interface Delivery {
+interface JobDelivery {
   job: Job<StagePayload>;
   token: string | undefined;
   signal: AbortSignal | undefined;
 }
 
-async function runJob(options: StageWorkerOptions, delivery: Delivery): Promise<StageResult> {
-  const { job } = delivery;
+/** How a stage run came to this process: its own BullMQ job, or the job of the stage before it (chained). */
+interface Delivery {
+  /** Aborted by a shutdown (the worker's cancelAllJobs). */
+  signal: AbortSignal | undefined;
+  /** Whether BullMQ gives up after this attempt. */
+  lastTry(item: WorkItem): boolean;
+  /** The item names no work item of this database: what to throw. */
+  notOurs(options: StageWorkerOptions, payload: StagePayload): Promise<Error>;
+  /** A shutdown stopped the attempt (closed as abandoned, the item queued again): gives the work back, answers what to throw. */
+  handBack(err: HandBackError): Promise<Error>;
+  /** The attempt was recorded as failed (`final`: dead); the error is about to be thrown. */
+  failed?(err: Error, final: boolean): Promise<void>;
+}
+
+function jobDelivery({ job, token, signal }: JobDelivery): Delivery {
+  return {
+    signal,
+    lastTry: (item) => job.attemptsMade + 1 >= (job.opts.attempts ?? item.maxAttempts),
+    notOurs: (options, payload) => leaveForOwner(options, job, token, payload),
+    async handBack(err) {
+      await job.moveToWait(token);
+      return new WaitingError(err.message);
+    },
+  };
+}
+
+async function runJob(options: StageWorkerOptions, delivered: JobDelivery): Promise<StageResult> {
+  const { job } = delivered;
+  const delivery = jobDelivery(delivered);
   const parsed = QUEUES[options.queue].payload.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`invalid payload: ${parsed.error.message}`);
   const payload = parsed.data;
@@ -194,26 +238,38 @@ function handlerOf(process: StageWorkerOptions["process"]): StageHandler<unknown
   return typeof process === "function" ? { process: (ctx) => process({ ...ctx, input: undefined }) } : process;
 }
 
+/** One attempt of the stage; then, when it handed its successor to this process, that stage's (chained). */
 async function runStage(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload, span: Span): Promise<StageResult> {
+  const { result, chained } = await runAttempt(options, delivery, payload, span);
+  if (chained) await runChained(options, chained.item, delivery.signal, chained.logger);
+  return result;
+}
+
+interface AttemptOutcome {
+  result: StageResult;
+  /** The next stage's item, created queued with this success, to run in this job. */
+  chained?: { item: WorkItem; logger: Logger };
+}
+
+async function runAttempt(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload, span: Span): Promise<AttemptOutcome> {
   const { db, queue } = options;
-  const { job } = delivery;
   const handler = handlerOf(options.process);
   const load = handler.load && ((tx: Tx, claimed: ClaimedWork) => handler.load!(tx, claimed));
   const claim = await claimWorkItem(db, { workItemId: payload.workItemId, traceId: currentTraceId() ?? null }, load);
   if (!claim) {
     // Its subject was erased (docs/erasure.md) and its item with it: nothing is left to run.
-    if (await subjectErased(db, payload)) return { status: "skipped" };
-    throw await leaveForOwner(options, delivery, payload);
+    if (await subjectErased(db, payload)) return { result: { status: "skipped" } };
+    throw await delivery.notOurs(options, payload);
   }
   // Done already (a repeated delivery), handed to a window that finishes it (a turn's extraction whose worker
   // died after the hand-over), or stopped by an operator: nothing to run.
-  if (!claim.claimed) return { status: "skipped" };
+  if (!claim.claimed) return { result: { status: "skipped" } };
   const { item, attemptId, input } = claim;
   // Attempt records count across operator retries (which restart BullMQ's own count),
   // so the history of every try is kept; `lastTry` is whether BullMQ will give up after this one.
   const attempt = item.attempts;
   span.setAttribute("recall.attempt", attempt);
-  const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? item.maxAttempts);
+  const lastTry = delivery.lastTry(item);
   const logger = options.logger.child({ queue, workItemId: item.id, attempt, traceId: item.traceId });
   const started = performance.now();
   const stopTimer = stageDuration.startTimer({ queue });
@@ -225,20 +281,77 @@ async function runStage(options: StageWorkerOptions, delivery: Delivery, payload
       (signal) => withModelCallLedger(calls, () => handler.process({ item, claim, input, payload, attempt, lastTry, signal, logger })),
       delivery.signal,
     );
-    if (result.status === "waiting") return result;
-    await succeed(options, running, result);
+    if (result.status === "waiting") return { result };
+    const next = await succeed(options, running, result);
     stopTimer({ outcome: "succeeded" });
-    return result;
+    return { result, chained: next && { item: next, logger } };
   } catch (err) {
     stopTimer({ outcome: "failed" });
     if (err instanceof HandBackError) throw await handJobBack(options, delivery, running, err);
     const thrown = await failAttempt(options, running, err, handler.onDead?.bind(handler));
     // Another run of this item succeeded meanwhile: this late failure changes nothing and is not retried.
-    if (!thrown) return { status: "skipped" };
+    if (!thrown) return { result: { status: "skipped" } };
+    await delivery.failed?.(thrown, thrown instanceof UnrecoverableError);
     throw thrown;
   } finally {
     await keepModelCalls(options, { contextId: item.contextId, workItemId: item.id, attempt, queue }, calls, logger);
   }
+}
+
+/**
+ * Runs an interactive turn's next stage in the job of the stage before it (docs/guarantees.md, Chained stages), as its
+ * own attempt: claimed, recorded and finished through work-state like any other, under a span of its own. Its job
+ * is queued first, held back for as long as a job's lock lasts (the guard): a process killed mid-run leaves the
+ * stage to that job, as BullMQ runs a stalled job again; a run that ends takes it away again, or, having failed,
+ * leaves the retry to it with the attempts left.
+ */
+async function runChained(options: StageWorkerOptions, item: WorkItem, signal: AbortSignal | undefined, logger: Logger): Promise<void> {
+  const queue = item.queue as QueueName;
+  const process = options.chain?.[queue];
+  if (!process) return;
+  const guard = await ChainGuard.hold({ queues: options.queues, logger }, item, options.lockDurationMs ?? DEFAULT_LOCK_MS);
+  // Redis did not take the guard: the item stays queued for the sweeper, as any successor Redis did not take.
+  if (!guard) return;
+  const payload = QUEUES[queue].payload.parse({
+    workItemId: item.id,
+    contextId: item.contextId,
+    subjectType: item.subjectType,
+    subjectId: item.subjectId,
+  });
+  const delivery: Delivery = {
+    signal,
+    lastTry: (claimed) => claimed.maxAttempts <= 1,
+    notOurs: async () => new Error(`chained work item ${item.id} is not in this database`),
+    handBack: async (err) => {
+      await guard.runNow();
+      return err;
+    },
+    failed: (err, final) => (final ? guard.release() : guard.retryLater(err)),
+  };
+  let chained: AttemptOutcome["chained"];
+  try {
+    ({ chained } = await withSpan<AttemptOutcome>(
+      `process ${queue}`,
+      {
+        "recall.chained": 1,
+        "recall.work_item_id": item.id,
+        "recall.queue": queue,
+        "recall.context_id": item.contextId,
+        "recall.subject_type": item.subjectType,
+        "recall.subject_id": item.subjectId,
+      },
+      (span) => runAttempt({ ...options, queue, process }, delivery, payload, span),
+      SpanKind.INTERNAL,
+    ));
+    await guard.release();
+  } catch (err) {
+    // The attempt's outcome is recorded and its guard handled (retry, hand-back, dead); anything that failed before
+    // an attempt was recorded (the database unreachable) leaves the stage to its guard, as it stands.
+    logger.warn({ err: (err as Error).message, queue, workItemId: item.id }, "chained stage did not finish; its own job takes it");
+  } finally {
+    guard.stop();
+  }
+  if (chained) await runChained(options, chained.item, signal, chained.logger);
 }
 
 /** The attempt's model calls, for the usage API; a failure to keep them is logged (the metrics counted them anyway). */
@@ -262,8 +375,12 @@ const NOT_OURS_GIVE_UP_MS = 3_600_000;
  * (until its sweeper found it), so it is put back delayed, without spending an attempt, for the
  * worker whose database holds it; only a job nobody took for an hour fails.
  */
-async function leaveForOwner(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload): Promise<Error> {
-  const { job, token } = delivery;
+async function leaveForOwner(
+  options: StageWorkerOptions,
+  job: Job<StagePayload>,
+  token: string | undefined,
+  payload: StagePayload,
+): Promise<Error> {
   if (Date.now() - job.timestamp > NOT_OURS_GIVE_UP_MS) return new UnrecoverableError(`work item ${payload.workItemId} does not exist`);
   options.logger.warn(
     { queue: options.queue, workItemId: payload.workItemId, jobId: job.id },
@@ -277,7 +394,7 @@ async function leaveForOwner(options: StageWorkerOptions, delivery: Delivery, pa
  * Records the success with the stage's writes and the next stage's item, in one transaction: a crash
  * can never leave a finished stage without its output or its successor. Then queues the successor.
  */
-async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result: StageResult): Promise<void> {
+async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result: StageResult): Promise<WorkItem | undefined> {
   const { queue, faultPoint = () => Promise.resolve() } = options;
   const write = result.write;
   if (!write) await faultPoint();
@@ -308,7 +425,10 @@ async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result:
   if (finished.next?.item.status === "succeeded") {
     // Created done (nothing for it to do): finished like any other, with no job.
     workItemsFinished.inc({ queue: finished.next.item.queue, status: "succeeded", error_class: "" });
+  } else if (finished.next && !finished.next.rerun && options.chain?.[finished.next.item.queue as QueueName] && chainable(ctx.item)) {
+    return finished.next.item;
   } else if (finished.next) await chainNext(options, finished.next, ctx.logger);
+  return undefined;
 }
 
 /**
@@ -320,8 +440,7 @@ async function handJobBack(options: StageWorkerOptions, delivery: Delivery, ctx:
   await handBackWorkItem(options.db, { workItemId: ctx.item.id, attemptId: ctx.attemptId }, err, elapsed(ctx.started));
   jobsTotal.inc({ queue: options.queue, outcome: "failed", error_class: err.errorClass });
   ctx.logger.warn({ err: err.message }, "stage handed back at shutdown");
-  await delivery.job.moveToWait(delivery.token);
-  return new WaitingError(err.message);
+  return delivery.handBack(err);
 }
 
 /** The claimed attempt a stage runs in, which its success, failure or hand-back is recorded against. */

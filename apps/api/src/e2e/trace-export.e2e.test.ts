@@ -118,14 +118,10 @@ test("a turn's exported trace: no orphan parents, routes in {param} form, ids on
     },
     { what: "the turn's truth maintenance span to be exported", timeoutMs: 60_000 },
   );
-  // The processes send in batches: wait for the turn's other spans to arrive too (a parent ends after its children).
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
-  const trace = received.filter((r) => r.span.traceId === traceId).map((r) => r.span);
+  // The processes send in batches and a parent ends after its children: wait until every parent has arrived
+  // (a parent that never does fails the wait, naming what was missing).
+  const trace = await wholeTrace(traceId);
   expect(new Set(spans.map((r) => r.service))).toEqual(new Set(["api", "worker"]));
-
-  const exported = new Set(trace.map((s) => s.spanId));
-  const orphans = trace.filter((s) => s.parentSpanId && !exported.has(s.parentSpanId)).map((s) => s.name);
-  expect(orphans).toEqual([]);
   expect(trace.filter((s) => !s.parentSpanId).map((s) => s.name)).toEqual(["POST /api/v1/{contextId}/sessions/{sessionId}/turns"]);
 
   expect(trace.map((s) => s.name).filter((name) => /\/:[A-Za-z]/.test(name))).toEqual([]);
@@ -177,11 +173,22 @@ test("an operator's retry runs in the item's trace, under a span that was export
     },
     { what: "both runs of the extraction to be exported", timeoutMs: 60_000 },
   );
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
-  const trace = received.filter((r) => r.span.traceId === traceId).map((r) => r.span);
-  const exported = new Set(trace.map((s) => s.spanId));
-  expect(trace.filter((s) => s.parentSpanId && !exported.has(s.parentSpanId)).map((s) => s.name)).toEqual([]);
+  const trace = await wholeTrace(traceId);
   expect(runs.map((s) => attribute(s, "recall.attempt")).sort()).toEqual([1, 2]);
   const words = JSON.stringify(trace);
   for (const word of ["Ysolde", "Brackenridge", "Halvorsen"]) expect([word, words.includes(word)]).toEqual([word, false]);
 });
+
+/** The trace's spans once none names a parent that was not exported: the test's wait for its batches. */
+async function wholeTrace(traceId: string) {
+  let orphans: string[] = [];
+  return waitFor(
+    async () => {
+      const trace = received.filter((r) => r.span.traceId === traceId).map((r) => r.span);
+      const exported = new Set(trace.map((s) => s.spanId));
+      orphans = trace.filter((s) => s.parentSpanId && !exported.has(s.parentSpanId)).map((s) => s.name);
+      return orphans.length === 0 ? trace : undefined;
+    },
+    { what: () => `every parent span to be exported (children without theirs: ${orphans.join(", ")})`, timeoutMs: 30_000 },
+  );
+}

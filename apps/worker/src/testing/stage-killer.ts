@@ -1,5 +1,5 @@
-// kill -9 at chosen points: the target stage goes round-robin; the killer waits until a live worker
-// process holds an active job of that stage (BullMQ records the process on the job: processedBy),
+// kill -9 at chosen points: the killer aims at the stage with the fewest kills among those a live worker
+// process holds an active job of (BullMQ records the process on the job: processedBy),
 // lets a random part of the stage pass (with RECALL_FAULT_DELAY_MS the stage is then inside its
 // writing transaction, or between its work and its outcome, or between its outcome and the next
 // stage's enqueue), SIGKILLs that process and starts a new one. Every job the killed process held
@@ -51,36 +51,43 @@ const POLL_MS = 50;
 export class StageKiller {
   readonly kills: Kill[] = [];
   readonly killsPerItem = new Map<string, number>();
-  /** Stages that had nothing running when their turn came. */
-  readonly idle: Partial<Record<QueueName, number>> = {};
+  /** Scans that found no stage running (each costs POLL_MS): how long the run waited for work to aim at. */
+  idlePolls = 0;
 
   constructor(private readonly options: StageKillerOptions) {}
 
   /**
-   * Kills until `target` kills landed on running work, or `stop()`. The stages take turns; every other turn
-   * goes to the stage with the fewest kills so far, so one that is seldom running (a window) gets its share.
+   * Kills until `target` kills landed on running work, or `stop()`. Each kill goes to the stage with the fewest
+   * kills so far among those running now, so a stage that is seldom running (a window) gets its share without
+   * the run waiting on it while other stages run (a turn given to an idle stage used to cost up to `waitMs`).
    */
   async run(target: number, stop: () => boolean = () => false): Promise<Kill[]> {
     const { stages } = this.options;
-    for (let i = 0; this.kills.length < target && !stop(); i++) {
+    let looking = Date.now();
+    while (this.kills.length < target && !stop()) {
       const counts = this.perStage();
-      const behind = [...stages].sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0))[0]!;
-      const stage = i % 2 === 0 ? behind : stages[(i >> 1) % stages.length]!;
-      const kill = await this.killDuring(stage, stop);
-      if (!kill) this.idle[stage] = (this.idle[stage] ?? 0) + 1;
+      const running = new Set((await this.targets(stages)).map((t) => t.queue));
+      const stage = [...stages].filter((s) => running.has(s)).sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0))[0];
+      const kill = stage && (await this.killDuring(stage, stop, 0));
+      if (kill) {
+        kill.waitedMs = kill.at.getTime() - looking;
+        looking = Date.now();
+      } else {
+        this.idlePolls += 1;
+        await sleep(POLL_MS);
+      }
     }
     return this.kills;
   }
 
   /** One kill -9 of the process running a job of `stage`; undefined when none ran within waitMs. */
-  async killDuring(stage: QueueName, stop: () => boolean = () => false): Promise<Kill | undefined> {
-    const { fleet, maxJitterMs, waitMs = 5_000, maxTargetKills = 1, maxKillsPerItem = 2 } = this.options;
+  async killDuring(stage: QueueName, stop: () => boolean = () => false, waitMs = this.options.waitMs ?? 5_000): Promise<Kill | undefined> {
+    const { fleet, maxJitterMs, maxKillsPerItem = 2 } = this.options;
     const began = Date.now();
     const deadline = began + waitMs;
-    while (Date.now() < deadline && !stop()) {
-      const target = (await this.active([stage])).find(
-        (job) => job.group !== undefined && (this.killsPerItem.get(job.workItemId) ?? 0) < maxTargetKills,
-      );
+    // One look at least (waitMs 0: only if the stage is running now).
+    for (let first = true; (first || Date.now() < deadline) && !stop(); first = false) {
+      const target = (await this.targets([stage]))[0];
       if (!target) {
         await sleep(POLL_MS);
         continue;
@@ -101,6 +108,14 @@ export class StageKiller {
       return kill;
     }
     return undefined;
+  }
+
+  /** Active jobs of the stages held by a live process of the fleet, on items not yet killed `maxTargetKills` times. */
+  private async targets(stages: readonly QueueName[]): Promise<{ queue: QueueName; workItemId: string; group?: string }[]> {
+    const { maxTargetKills = 1 } = this.options;
+    return (await this.active(stages)).filter(
+      (job) => job.group !== undefined && (this.killsPerItem.get(job.workItemId) ?? 0) < maxTargetKills,
+    );
   }
 
   /** Active jobs of the queues, with the fleet group of the live process holding each (undefined: a dead one's). */

@@ -58,9 +58,14 @@ export function useQueueTestEnv(): void {
 
 /** A stage worker on this test's queue prefix, closed after the test. */
 /** Runs the stage in both of its lanes (priority.ts); answers the interactive lane's worker. */
-export function startWorker(queue: QueueName, process: StageWorkerOptions["process"], wallBudgetMs = 10_000): Worker {
+export function startWorker(
+  queue: QueueName,
+  process: StageWorkerOptions["process"],
+  wallBudgetMs = 10_000,
+  more: Pick<StageWorkerOptions, "chain" | "lockDurationMs"> = {},
+): Worker {
   const [interactive, background] = (["interactive", "background"] as const).map((lane) =>
-    createStageWorker({ queue, lane, process, db, queues, connection, prefix, logger, wallBudgetMs, concurrency: 2 }),
+    createStageWorker({ queue, lane, process, db, queues, connection, prefix, logger, wallBudgetMs, concurrency: 2, ...more }),
   );
   workers.push(interactive!, background!);
   return interactive!;
