@@ -1,6 +1,7 @@
 // One trace per input, asserted on the finished spans (in-memory exporter): the HTTP request,
-// named by its route template, → publish → each stage's job → the model call with its GenAI
-// attributes → commit → truth maintenance, all under the trace id the turn answered with.
+// named by its route template, → publish → the extraction's job → the model call with its GenAI
+// attributes, then the chained stages (validate, commit, truth maintenance), all under the trace id
+// the turn answered with. A stage reached through its queue (its own job) is asserted in trace-export.
 import { SpanKind } from "@opentelemetry/api";
 import { initTracing, shutdownTracing } from "@recall/telemetry";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@recall/telemetry/testing";
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
-test("a turn's trace: request → publish → each stage → model call → commit → truth maintenance", async () => {
+test("a turn's trace: request → publish → extraction → model call → chained validate, commit, truth maintenance", async () => {
   const api = contextClient(h.app, await createContext(h.app, "traced"));
   const session = await api.session();
   // A fact, so truth maintenance has work to do (a commit without one creates its item done, with no job).
@@ -68,17 +69,21 @@ test("a turn's trace: request → publish → each stage → model call → comm
   });
   expect(parentOf(request)).toBeUndefined();
 
-  // Each stage is published by the one before it (the first by the request) and processed as its child.
-  let parent = request;
-  for (const queue of ["extract_assertions", "validate_artifacts", "commit_artifacts", "truth_maintenance"]) {
-    const publish = one(`publish ${queue}`);
+  // The extraction is published by the request and processed as its child (a consumer of its queue).
+  const publish = one("publish extract_assertions");
+  const extract = one("process extract_assertions");
+  expect([publish.kind, extract.kind]).toEqual([SpanKind.PRODUCER, SpanKind.CONSUMER]);
+  expect(parentOf(publish)).toBe(request.spanContext().spanId);
+  expect(parentOf(extract)).toBe(publish.spanContext().spanId);
+  expect(extract.attributes).toMatchObject({ "messaging.system": "bullmq", "messaging.destination.name": "extract_assertions" });
+  // The later stages run chained, in the extraction's job (docs/guarantees.md): a span each under the extraction's,
+  // beside the publish of the guard job that would have taken the stage over had this process died.
+  for (const queue of ["validate_artifacts", "commit_artifacts", "truth_maintenance"]) {
+    const guard = one(`publish ${queue}`);
     const process = one(`process ${queue}`);
-    expect(publish.kind).toBe(SpanKind.PRODUCER);
-    expect(process.kind).toBe(SpanKind.CONSUMER);
-    expect(parentOf(publish)).toBe(parent.spanContext().spanId);
-    expect(parentOf(process)).toBe(publish.spanContext().spanId);
-    expect(process.attributes).toMatchObject({ "messaging.system": "bullmq", "messaging.destination.name": queue });
-    parent = process;
+    expect([queue, guard.kind, process.kind]).toEqual([queue, SpanKind.PRODUCER, SpanKind.INTERNAL]);
+    expect([queue, parentOf(guard), parentOf(process)]).toEqual([queue, extract.spanContext().spanId, extract.spanContext().spanId]);
+    expect(process.attributes).toMatchObject({ "recall.chained": 1, "recall.queue": queue, "recall.attempt": 1 });
   }
 
   const chat = one("chat llama3:8b");
@@ -92,6 +97,45 @@ test("a turn's trace: request → publish → each stage → model call → comm
     "gen_ai.usage.output_tokens": 12,
     "recall.stage": "fast",
   });
+});
+
+test("a document's trace: each stage published by the one before it (its own job) and processed as its child", async () => {
+  const api = contextClient(h.app, await createContext(h.app, "traced-document"));
+  const runsOn = { entity: "ledger service", key: "runs_on", value: "Nomad", evidence: "runs on Nomad" };
+  llm.script({
+    json: {
+      entities: [{ name: "ledger service", type: "product", memory_category: "knowledge", aliases: [] }],
+      attributes: [{ ...runsOn, memory_category: "knowledge", confidence: 0.9, significance: "high", valid_from: null, valid_to: null }],
+      relations: [],
+      instructions: [],
+      revocations: [],
+      uncertainties: [],
+    },
+  });
+  const posted = await api.post("/documents", { text: "# Ledger\n\nThe ledger service runs on Nomad." });
+  expect(posted.status).toBe(202);
+  const status = await api.get(`/documents/${posted.body.document_id}/status`);
+  const traceId = String(status.body.trace_id);
+  const spans = await waitFor(async () => {
+    const mine = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+    return mine.some((s) => s.name === "process truth_maintenance") ? mine : undefined;
+  });
+  const one = (name: string) => {
+    const found = spans.filter((s) => s.name === name);
+    expect(found.map((s) => s.name)).toEqual([name]);
+    return found[0]!;
+  };
+  let parent: ReadableSpan | undefined;
+  for (const queue of ["extract_assertions", "validate_artifacts", "commit_artifacts", "truth_maintenance"]) {
+    const publish = one(`publish ${queue}`);
+    const process = one(`process ${queue}`);
+    expect([queue, publish.kind, process.kind]).toEqual([queue, SpanKind.PRODUCER, SpanKind.CONSUMER]);
+    if (parent) expect([queue, parentOf(publish)]).toEqual([queue, parent.spanContext().spanId]);
+    expect([queue, parentOf(process)]).toEqual([queue, publish.spanContext().spanId]);
+    expect(process.attributes).toMatchObject({ "messaging.system": "bullmq", "messaging.destination.name": queue });
+    expect(process.attributes["recall.chained"]).toBeUndefined();
+    parent = process;
+  }
 });
 
 test("a failing request and a failing model call record their errors", async () => {

@@ -24,6 +24,8 @@ export interface Kill {
   at: Date;
   /** How long the killer waited for the stage to be running somewhere. */
   waitedMs: number;
+  /** The stage ran chained, in the job of the stage before it (the kill landed mid-chain). */
+  chained: boolean;
   items: KilledItem[];
 }
 
@@ -47,6 +49,18 @@ export interface StageKillerOptions {
 }
 
 const POLL_MS = 50;
+/** The stages that may run chained, in the job of the stage before them. */
+const CHAINED: ReadonlySet<QueueName> = new Set(["validate_artifacts", "commit_artifacts", "truth_maintenance"]);
+/** The stages whose jobs may carry chained ones. */
+const CARRIERS: ReadonlySet<QueueName> = new Set(["extract_assertions", "validate_artifacts", "commit_artifacts"]);
+
+/** A stage running in a process of the fleet: its own job, or chained in an earlier stage's. */
+interface Running {
+  queue: QueueName;
+  workItemId: string;
+  group?: string;
+  chained?: boolean;
+}
 
 export class StageKiller {
   readonly kills: Kill[] = [];
@@ -103,7 +117,7 @@ export class StageKiller {
       const at = new Date();
       await fleet.crash(target.group!);
       for (const item of items) this.killsPerItem.set(item.workItemId, (this.killsPerItem.get(item.workItemId) ?? 0) + 1);
-      const kill = { stage, group: target.group!, at, items, waitedMs: at.getTime() - began };
+      const kill = { stage, group: target.group!, at, items, waitedMs: at.getTime() - began, chained: target.chained === true };
       this.kills.push(kill);
       return kill;
     }
@@ -111,24 +125,49 @@ export class StageKiller {
   }
 
   /** Active jobs of the stages held by a live process of the fleet, on items not yet killed `maxTargetKills` times. */
-  private async targets(stages: readonly QueueName[]): Promise<{ queue: QueueName; workItemId: string; group?: string }[]> {
+  private async targets(stages: readonly QueueName[]): Promise<Running[]> {
     const { maxTargetKills = 1 } = this.options;
     return (await this.active(stages)).filter(
       (job) => job.group !== undefined && (this.killsPerItem.get(job.workItemId) ?? 0) < maxTargetKills,
     );
   }
 
-  /** Active jobs of the queues, with the fleet group of the live process holding each (undefined: a dead one's). */
-  private async active(queues: readonly QueueName[]): Promise<{ queue: QueueName; workItemId: string; group?: string }[]> {
-    const jobs = [];
-    for (const queue of queues) {
+  /**
+   * Running stages of the queues, with the fleet group of the live process holding each (undefined: a dead one's):
+   * active jobs, and the chained stages running inside an active job of an earlier stage (chain-guard.ts), found as
+   * a later stage's item of the job's subject that is `running` in Postgres.
+   */
+  private async active(queues: readonly QueueName[]): Promise<Running[]> {
+    const jobs: (Running & { subjectId: string })[] = [];
+    for (const queue of QUEUE_NAMES) {
       const lanes = [this.options.queues[queue], this.options.queues.background[queue]];
       for (const job of (await Promise.all(lanes.map((lane) => lane.getActive()))).flat()) {
         const data = job.data as StagePayload;
-        jobs.push({ queue, workItemId: data.workItemId, group: this.options.fleet.groupOfWorker(job.processedBy) });
+        jobs.push({
+          queue,
+          workItemId: data.workItemId,
+          subjectId: data.subjectId,
+          group: this.options.fleet.groupOfWorker(job.processedBy),
+        });
       }
     }
-    return jobs;
+    const own = new Set(jobs.map((j) => j.workItemId));
+    const carriers = jobs.filter((j) => CARRIERS.has(j.queue) && j.group !== undefined);
+    const chained: Running[] = [];
+    if (carriers.length > 0) {
+      const { rows } = await this.options.db.query<{ id: string; queue: QueueName; subject_id: string }>(
+        `SELECT id, queue, subject_id FROM work_items
+         WHERE subject_id = ANY($1::uuid[]) AND queue = ANY($2::text[]) AND status = 'running'`,
+        [carriers.map((c) => c.subjectId), [...CHAINED]],
+      );
+      for (const row of rows.filter((r) => !own.has(r.id))) {
+        const carrier = carriers.find((c) => c.subjectId === row.subject_id);
+        if (carrier) chained.push({ queue: row.queue, workItemId: row.id, group: carrier.group, chained: true });
+      }
+    }
+    return [...jobs, ...chained]
+      .filter((j) => queues.includes(j.queue))
+      .map(({ queue, workItemId, group, chained }) => ({ queue, workItemId, group, chained }));
   }
 
   private async itemStates(jobs: { queue: QueueName; workItemId: string }[]): Promise<KilledItem[]> {
