@@ -46,6 +46,8 @@ export interface StageKillerOptions {
   maxKillsPerItem?: number;
   /** How long to wait for the stage to have something running before moving on to the next stage. */
   waitMs?: number;
+  /** Kills to land in the middle of a chained stage (chain-guard.ts) before any other target is preferred (default 0). */
+  midChain?: number;
 }
 
 const POLL_MS = 50;
@@ -80,9 +82,14 @@ export class StageKiller {
     let looking = Date.now();
     while (this.kills.length < target && !stop()) {
       const counts = this.perStage();
-      const running = new Set((await this.targets(stages)).map((t) => t.queue));
-      const stage = [...stages].filter((s) => running.has(s)).sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0))[0];
-      const kill = stage && (await this.killDuring(stage, stop, 0));
+      const targets = await this.targets(stages);
+      // Mid-chain first, until `midChain` kills landed there: a chained stage runs briefly, so it is taken when seen.
+      const chained = this.kills.filter((k) => k.chained).length < (this.options.midChain ?? 0) && targets.find((t) => t.chained);
+      const running = new Set(targets.map((t) => t.queue));
+      const stage = chained
+        ? chained.queue
+        : [...stages].filter((s) => running.has(s)).sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0))[0];
+      const kill = stage && (await this.killDuring(stage, stop, 0, chained ? "chained" : "any"));
       if (kill) {
         kill.waitedMs = kill.at.getTime() - looking;
         looking = Date.now();
@@ -95,18 +102,24 @@ export class StageKiller {
   }
 
   /** One kill -9 of the process running a job of `stage`; undefined when none ran within waitMs. */
-  async killDuring(stage: QueueName, stop: () => boolean = () => false, waitMs = this.options.waitMs ?? 5_000): Promise<Kill | undefined> {
+  async killDuring(
+    stage: QueueName,
+    stop: () => boolean = () => false,
+    waitMs = this.options.waitMs ?? 5_000,
+    how: "any" | "chained" = "any",
+  ): Promise<Kill | undefined> {
     const { fleet, maxJitterMs, maxKillsPerItem = 2 } = this.options;
     const began = Date.now();
     const deadline = began + waitMs;
     // One look at least (waitMs 0: only if the stage is running now).
     for (let first = true; (first || Date.now() < deadline) && !stop(); first = false) {
-      const target = (await this.targets([stage]))[0];
+      const target = (await this.targets([stage])).find((t) => how === "any" || t.chained);
       if (!target) {
         await sleep(POLL_MS);
         continue;
       }
-      await sleep(Math.random() * maxJitterMs);
+      // A chained stage is over in a few fault delays: it is hit early in its run or not at all.
+      await sleep(Math.random() * (how === "chained" ? maxJitterMs / 4 : maxJitterMs));
       const held = (await this.active(QUEUE_NAMES)).filter((job) => job.group === target.group);
       if (!held.some((job) => job.queue === stage)) continue;
       if (held.some((job) => (this.killsPerItem.get(job.workItemId) ?? 0) >= maxKillsPerItem)) {

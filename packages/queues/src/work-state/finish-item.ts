@@ -34,6 +34,8 @@ export interface NextItem {
   item: WorkItem;
   /** It had finished (or failed, or was cancelled) before: its old job must give way to a new one. */
   rerun: boolean;
+  /** Created by this finish (it did not exist before). */
+  created: boolean;
 }
 
 export interface Finished {
@@ -49,11 +51,27 @@ export async function finishWorkItem(db: Db, success: Success, write?: (tx: Tx) 
     db,
     async (tx) => {
       const finished = await finishInTransaction(tx, success);
-      if (finished.first) await write(tx);
+      if (!finished.first) return finished;
+      await write(tx);
+      await stampAfterWrites(tx, success.workItemId, finished.next?.created ? finished.next.item.id : undefined);
       return finished;
     },
     { timeoutMs: 60_000 },
   );
+}
+
+/**
+ * The finish statement runs before the stage's writes, so its `now()` (the transaction's start) would date the item's
+ * end and its successor's start before those writes: the stage's run would leave them out and the next stage's wait
+ * would hold them (a commit's writes showed as truth maintenance's wait). Stamped again once the writes are done,
+ * the item finished, and its successor was created, when the transaction is about to commit.
+ */
+async function stampAfterWrites(tx: Tx, workItemId: string, nextId: string | undefined): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE work_items SET
+      finished_at = CASE WHEN id = ${workItemId}::uuid THEN clock_timestamp() ELSE finished_at END,
+      created_at = CASE WHEN id = ${nextId ?? null}::uuid THEN clock_timestamp() ELSE created_at END
+    WHERE id = ${workItemId}::uuid OR id = ${nextId ?? null}::uuid`;
 }
 
 type FinishRow = WorkItem & { first: boolean; priorNext: WorkStatus | null };
@@ -65,7 +83,7 @@ export async function finishInTransaction(db: DbOrTx, success: Success): Promise
   const { first, priorNext, ...next } = row;
   if (!first || next.id === null) return { first };
   const kept = priorNext === null || priorNext === "queued" || priorNext === "running" || priorNext === "waiting";
-  return { first, next: { item: next, rerun: !kept } };
+  return { first, next: { item: next, rerun: !kept, created: priorNext === null } };
 }
 
 function payloadUpdate(result: StageOutput | undefined): Prisma.Sql {

@@ -152,6 +152,20 @@ test("a finish records the success and creates the next stage's item, background
   expect((await attemptsOf(work.id)).map((a) => [a.status, a.tokensUsed, a.wallMs])).toEqual([["succeeded", 7, 12]]);
 });
 
+test("a stage's writes count in its run, not in its successor's wait: both are stamped when the writes are done", async () => {
+  const work = await newItem("commit_artifacts");
+  const claim = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
+  const finished = await finishWorkItem(
+    db,
+    { workItemId: work.id, attemptId: claim.attemptId, wallMs: 1, next: successorOf(claim.item, "truth_maintenance") },
+    async (tx) => void (await tx.$executeRaw`SELECT pg_sleep(0.2)`),
+  );
+  const [done, next] = [await item(work.id), await item(finished.next!.item.id)];
+  // The writes took 200 ms: they are inside the item's run, and the successor appeared after them.
+  expect(done.finishedAt!.getTime() - done.startedAt!.getTime()).toBeGreaterThanOrEqual(200);
+  expect(next.createdAt.getTime()).toBeGreaterThanOrEqual(done.startedAt!.getTime() + 200);
+});
+
 test("a second success, or a late failure, after the first: the success stands, nothing is chained again, what they spent is counted", async () => {
   const work = await newItem("validate_artifacts");
   const first = claimed(await claimWorkItem(db, { workItemId: work.id, traceId: TRACE }));
