@@ -1,7 +1,10 @@
 // Temporal phrases ("since January", "until next quarter", "last year", "from March 2023")
 // resolved with chrono-node against the input's reference time, then turned into the
 // validity interval of the facts they qualify.
-import * as chrono from "chrono-node";
+import type { ParsedResult } from "chrono-node";
+// English alone: the package's root loads every locale's parsers (about 0.7 s of CPU in each process and CPU thread
+// that starts), and chrono's root `parse` is English's casual parser anyway.
+import * as chrono from "chrono-node/en";
 import { durationPhrases, weekPhrases } from "../text/relative-phrases";
 import { namedQuarter, periodOf, quarterPeriod, yearPeriod, type Period } from "./temporal-period";
 
@@ -79,7 +82,7 @@ const BARE_MONTH =
   /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?$/i;
 const MONTH_MODIFIER = /\b(?:last|next|this|early|late|mid|end of|beginning of|start of|of)\s+$/i;
 
-function fromChrono(text: string, result: chrono.ParsedResult, reference: Date): TemporalPhrase | undefined {
+function fromChrono(text: string, result: ParsedResult, reference: Date): TemporalPhrase | undefined {
   const before = text.slice(Math.max(0, result.index - 16), result.index);
   const prep = PREPOSITION.exec(before)?.[1]?.toLowerCase();
   // "Thanks Jun, I started at Acme" names a person: a bare month counts only after a preposition or a modifier.
@@ -124,12 +127,7 @@ const MONTH_DIRECTION = /\b(last|next)\s+$/i;
  * May are last year's June (the most recent one that has begun: "since" dates a beginning, which cannot lie ahead);
  * "next March" said in May is next year's. chrono takes the nearest such month, either side of the reference.
  */
-function monthInDirection(
-  period: Period,
-  result: chrono.ParsedResult,
-  reference: Date,
-  direction: TemporalRelation | "last" | "next",
-): Period {
+function monthInDirection(period: Period, result: ParsedResult, reference: Date, direction: TemporalRelation | "last" | "next"): Period {
   const start = result.start;
   if (start.isCertain("year") || !start.isCertain("month") || start.isCertain("day")) return period;
   const thisMonth = Date.UTC(reference.getUTCFullYear(), reference.getUTCMonth(), 1);
@@ -146,7 +144,7 @@ function shiftYears(period: Period, years: number): Period {
 }
 
 /** "until December" said in May means the coming December, not the last one. */
-function forwardResult(result: chrono.ParsedResult, reference: Date): chrono.ParsedResult {
+function forwardResult(result: ParsedResult, reference: Date): ParsedResult {
   if (result.start.isCertain("year") || result.start.date() >= reference) return result;
   return chrono.parse(result.text, { instant: reference, timezone: "UTC" }, { forwardDate: true })[0] ?? result;
 }

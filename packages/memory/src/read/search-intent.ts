@@ -4,7 +4,7 @@
 // both (search-bm25.ts): a time question prefers text that states a time, a named period
 // prefers text said within it. Words that frame a question ("what kind of", "would …
 // likely") describe the answer's shape, not its content, so they are not matched.
-import { findTemporalPhrases } from "@recall/heuristics";
+import { findTemporalPhrases } from "@recall/heuristics/time";
 
 export interface SearchIntent {
   /** The words to match and rank: the query less its framing words (the whole query when nothing else is left). */
