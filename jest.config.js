@@ -11,6 +11,8 @@ module.exports = {
   // packages/client is ESM source: its relative imports name the emitted .js file, which is the .ts one here.
   // Inside the workspace @recall/client is its source (its package.json exports the dist/ that `npm pack` builds).
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1", "^@recall/client$": "<rootDir>/packages/client/src/index.ts" },
+  // The longest files first, also on a fresh clone (infra/test-sequencer.js).
+  testSequencer: "<rootDir>/infra/test-sequencer.js",
   globalSetup: "<rootDir>/packages/test-support/src/global-setup.ts",
   globalTeardown: "<rootDir>/packages/test-support/src/global-teardown.ts",
   testTimeout: 60_000,

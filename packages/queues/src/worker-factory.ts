@@ -309,6 +309,8 @@ async function runChained(options: StageWorkerOptions, item: WorkItem, signal: A
   const queue = item.queue as QueueName;
   const process = options.chain?.[queue];
   if (!process) return;
+  // Shutting down: the stage goes to its queue, for whichever process takes it.
+  if (signal?.aborted) return void (await enqueueOrLeaveForSweeper({ queues: options.queues, logger }, item));
   const guard = await ChainGuard.hold({ queues: options.queues, logger }, item, options.lockDurationMs ?? DEFAULT_LOCK_MS);
   // Redis did not take the guard: the item stays queued for the sweeper, as any successor Redis did not take.
   if (!guard) return;
