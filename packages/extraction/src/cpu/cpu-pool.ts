@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { Piscina } from "piscina";
 import { ClassifiedError, type ExtractionInput } from "@recall/contracts";
-import runCpuTask, { type CpuTask, type CpuTaskName, type CpuTasks } from "./cpu-tasks";
+import type { CpuTask, CpuTaskName, CpuTasks } from "./cpu-tasks";
 
 export type CpuLane = "interactive" | "background";
 
@@ -231,6 +231,9 @@ class TaskDeadline {
 /** Runs tasks in this thread: for tests and benches of code that takes a CpuRunner, and for one-off tools. */
 export const inlineCpu: CpuRunner = {
   async run(name, input, options) {
+    // Loaded on first use: the rules and parsers are the threads' (about 2 s of CPU to load), and a process that
+    // imports this package for its pool must not load them on its own event loop's thread.
+    const { default: runCpuTask } = await import("./cpu-tasks");
     const result: unknown = await runCpuTask({ name, input, options });
     return result as never;
   },
