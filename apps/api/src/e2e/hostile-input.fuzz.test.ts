@@ -24,7 +24,7 @@ import {
   type FuzzTarget,
 } from "../testing/hostile-requests";
 
-const RUNS = 10_000;
+const RUNS = 6_000;
 const PARALLEL = 12;
 const BODY_LIMIT = 64 * 1024;
 

@@ -21,7 +21,8 @@ import { StageKiller } from "@recall/worker/testing";
 import { FaultLoad, percentile } from "../testing/fault-load";
 import { FAULT_ADMIN_KEY, startFaultService, type FaultService } from "../testing/fault-service";
 
-const KILLS = Number(process.env["CRASH_KILLS"] ?? 60);
+/** Issue 12 asks for at least 50 kills over a few hundred inputs (CRASH_KILLS sets more). */
+const KILLS = Number(process.env["CRASH_KILLS"] ?? 50);
 const MIN_INPUTS = 200;
 /** Kills aimed at a stage running chained, in its turn's extraction job (docs/guarantees.md, Chained stages). */
 const MID_CHAIN = 6;
