@@ -48,6 +48,8 @@ export interface StageKillerOptions {
   waitMs?: number;
   /** Kills to land in the middle of a chained stage (chain-guard.ts) before any other target is preferred (default 0). */
   midChain?: number;
+  /** How many kills one stage may be ahead of the stage with the fewest (default: no bound). */
+  maxAhead?: number;
 }
 
 const POLL_MS = 50;
@@ -86,9 +88,12 @@ export class StageKiller {
       // Mid-chain first, until `midChain` kills landed there: a chained stage runs briefly, so it is taken when seen.
       const chained = this.kills.filter((k) => k.chained).length < (this.options.midChain ?? 0) && targets.find((t) => t.chained);
       const running = new Set(targets.map((t) => t.queue));
+      // A stage that is often running (extraction) would take most kills: none gets more than `maxAhead` past the fewest.
+      const fewest = Math.min(...stages.map((s) => counts[s] ?? 0));
+      const allowed = (s: QueueName) => (counts[s] ?? 0) <= fewest + (this.options.maxAhead ?? Infinity);
       const stage = chained
         ? chained.queue
-        : [...stages].filter((s) => running.has(s)).sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0))[0];
+        : [...stages].filter((s) => running.has(s) && allowed(s)).sort((a, b) => (counts[a] ?? 0) - (counts[b] ?? 0))[0];
       const kill = stage && (await this.killDuring(stage, stop, 0, chained ? "chained" : "any"));
       if (kill) {
         kill.waitedMs = kill.at.getTime() - looking;
