@@ -16,6 +16,7 @@ import { MissingServiceError, ensureServices } from "./local-services";
 export const TIMING_SENSITIVE = [
   "packages/queues/src/priority.test.ts",
   "packages/queues/src/worker-factory.test.ts",
+  "packages/queues/src/chained-stages.test.ts",
   "packages/queues/src/webhooks/webhooks.test.ts",
   "packages/queues/src/stale-running.test.ts",
   "packages/queues/src/lost-jobs.test.ts",

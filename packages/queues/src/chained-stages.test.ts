@@ -133,7 +133,8 @@ test("while a chained stage runs, its guard job stands by, held back again as a 
     return { status: "succeeded" };
   };
   startWorker("extract_assertions", ok, 10_000, {
-    lockDurationMs: 1_000,
+    // Renewed every 1.5 s; only a stall of 3 s (a loaded machine's event loop) would let the guard run meanwhile.
+    lockDurationMs: 3_000,
     chain: { validate_artifacts: slow, commit_artifacts: ok, truth_maintenance: ok },
   });
   const item = await newItem("extract_assertions");
