@@ -19,6 +19,7 @@ import type { WorkerDeps } from "./deps";
 import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";
 import { extractAssertionsProcessor } from "./processors/extract-assertions.processor";
 import { extractWindowProcessor } from "./processors/extract-window.processor";
+import { batchExtract } from "./windowing/batch-extract";
 import { windowAwareExtract } from "./windowing/windowed-turn";
 import { bySubject, windowStage } from "./windowing/window-stage";
 import { truthMaintenanceProcessor } from "./processors/truth-maintenance.processor";
@@ -54,9 +55,12 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
   });
   const webhooks = new WebhookDispatcher({ ...webhookOptions(deps.config), db: deps.db, logger: deps.logger, listener });
   // A window's later stages run as one job per stage for all its turns (windowing/window-stage.ts).
-  const perTurnOrWindow = (queue: QueueName, turn: StageHandler<unknown>) => bySubject(turn, windowStage(deps, queue, turn));
+  const perTurnOrWindow = (queue: QueueName, turn: StageHandler<unknown>) => bySubject(turn, { window: windowStage(deps, queue, turn) });
   const processors: Record<QueueName, StageWorkerOptions["process"]> = {
-    extract_assertions: windowAwareExtract(deps, extractAssertionsProcessor(deps)),
+    // A history import's turns are read by one job per batch (windowing/batch-extract.ts).
+    extract_assertions: bySubject(windowAwareExtract(deps, extractAssertionsProcessor(deps)) as StageHandler<unknown>, {
+      batch: batchExtract(deps) as StageHandler<unknown>,
+    }),
     extract_window: extractWindowProcessor(deps),
     validate_artifacts: perTurnOrWindow("validate_artifacts", validateArtifactsProcessor(deps)),
     commit_artifacts: perTurnOrWindow("commit_artifacts", commitArtifactsProcessor(deps)),

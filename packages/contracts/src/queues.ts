@@ -6,8 +6,9 @@ import { CommitResult, ExtractResult, TruthMaintenanceResult, WindowResult } fro
 /**
  * `window`: consecutive asynchronous turns of a session extracted by one model call (extract_window).
  * `review`: approved reviews of one input, committed after the input's own commit (a review_commits row).
+ * `batch`: the turns of one history import (a turn_batches row), read by the rules in one extract_assertions job.
  */
-export const SubjectType = z.enum(["document", "turn", "fact_write", "window", "review"]);
+export const SubjectType = z.enum(["document", "turn", "fact_write", "window", "review", "batch"]);
 export type SubjectType = z.infer<typeof SubjectType>;
 
 /** Every stage's job carries the same small payload; the work item row holds the rest. */

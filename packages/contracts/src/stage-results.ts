@@ -25,6 +25,20 @@ export const ExtractResult = z.object({
   window_id: z.string().optional(),
   /** Why no window could read the turn, when it was handed back to the one-turn path. */
   window_failure: z.string().optional(),
+  /** A turn of a history import: the batch whose job reads it (until it leaves the batch). */
+  batch_id: z.string().optional(),
+  /** On a batch's own item: how its job placed the turns it read. */
+  batch: z
+    .object({
+      turns: z.number().int(),
+      /** The rules finished them: staged, and on to their own validation. */
+      finished: z.number().int(),
+      /** Handed to windows of their session, for one model call per window. */
+      windowed: z.number().int(),
+      /** Left the batch to run alone (an ambiguous name, or the rules failed on them). */
+      alone: z.number().int(),
+    })
+    .optional(),
 });
 export type ExtractResult = z.infer<typeof ExtractResult>;
 

@@ -7,7 +7,7 @@ export {
   isRedisUnavailable,
 } from "./connection";
 export { WorkError, classifyError, isFinalFailure } from "./errors";
-export { extractionMode, turnExtraction } from "./extraction-mode";
+export { batchExtraction, extractionMode, turnExtraction } from "./extraction-mode";
 export { OutboxRelay } from "./outbox-relay";
 export { claimQueuePrefixFor } from "./prefix-claim";
 export { isBackground } from "./priority";
@@ -34,10 +34,11 @@ export { markTruthMaintained, truthMaintainedNow, writeCheckpoint } from "./work
 export { ClaimedPlan, type ClaimedWork } from "./work-state/claim-item";
 export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "./work-state/create-items";
 export { directStages } from "./work-state/direct-stages";
-export { finishInTransaction } from "./work-state/finish-item";
+export { type NextItem, finishInTransaction } from "./work-state/finish-item";
 export { resetToQueued } from "./work-state/requeue-item";
 export { assignWindow, failWaitingTurns, finishWaitingTurn, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";
-export { type WindowTurnClaim, claimWindowTurns, leaveWindow, releaseWindowTurns } from "./work-state/window-stages";
+export { type WindowTurnClaim, claimWindowTurns, leaveGroup, leaveWindow, releaseWindowTurns } from "./work-state/window-stages";
+export { batchOf, claimBatchTurns, releaseBatchTurns } from "./work-state/batch-items";
 export {
   HAND_BACK,
   type StageContext,

@@ -19,7 +19,8 @@ import {
   startWorker,
   useQueueTestEnv,
 } from "./testing/queue-test-env";
-import { claimWindowTurns, claimWorkItem, ensureWorkItem } from "./work-state";
+import { batchExtraction, turnExtraction } from "./extraction-mode";
+import { claimBatchTurns, claimWindowTurns, claimWorkItem, ensureWorkItem } from "./work-state";
 
 useQueueTestEnv();
 // Each test sees only its own items: a sweep takes back whatever is stale in the database.
@@ -179,4 +180,35 @@ test("a turn's item held by its window's job is left to the window while that wi
   expect(await recover()).toEqual([{ workItemId: held.id, status: "queued" }]);
   expect(await db.workItem.findUniqueOrThrow({ where: { id: held.id } })).toMatchObject({ status: "queued", payload: {} });
   expect(await queues.commit_artifacts.getJobState(jobIdFor(held.id))).toBe("waiting");
+});
+
+test("a turn's extraction held by its batch's job is left to the batch while that will run, and runs alone once it will not", async () => {
+  const context = await db.context.create({ data: { name: "batch sweep" } });
+  const session = await db.session.create({ data: { contextId: context.id } });
+  const turn = await db.turn.create({
+    data: { contextId: context.id, sessionId: session.id, seq: 1, role: "user", content: "hi", traceId: TRACE },
+  });
+  const batch = await db.turnBatch.create({ data: { contextId: context.id, sessionId: session.id, firstSeq: 1, lastSeq: 1 } });
+  const ref = { contextId: context.id, traceId: TRACE };
+  const held = await ensureWorkItem(db, turnExtraction({ ...ref, turnId: turn.id, mode: "windowed", batchId: batch.id }));
+  const batchItem = await ensureWorkItem(db, batchExtraction({ ...ref, batchId: batch.id }));
+  expect(held).toMatchObject({ status: "waiting", payload: { mode: "windowed", batch_id: batch.id } });
+  expect(await db.$transaction((tx) => claimBatchTurns(tx, batch.id, TRACE))).toEqual([
+    expect.objectContaining({ turn: expect.objectContaining({ id: turn.id }) }),
+  ]);
+  await db.workItem.update({ where: { id: held.id }, data: { startedAt: new Date(Date.now() - 2 * LEASE_MS) } });
+
+  expect(await recover()).toEqual([]);
+  expect(await db.workItem.findUniqueOrThrow({ where: { id: held.id } })).toMatchObject({ status: "running" });
+
+  await db.workItem.update({ where: { id: batchItem.id }, data: { status: "dead" } });
+  expect(await recover()).toEqual([{ workItemId: held.id, status: "queued" }]);
+  expect(await db.workItem.findUniqueOrThrow({ where: { id: held.id } })).toMatchObject({
+    status: "queued",
+    payload: { mode: "windowed" },
+  });
+  expect(await attemptsOf(held.id)).toEqual([
+    expect.objectContaining({ status: "failed", errorMessage: "batch: its batch's extract_assertions stopped (dead)" }),
+  ]);
+  expect(await queues.background.extract_assertions.getJobState(jobIdFor(held.id))).toBe("prioritized");
 });

@@ -85,7 +85,7 @@ async function committed(documentId: string): Promise<void> {
 }
 
 /** Jobs of every stage and lane in these states. */
-async function jobs(...states: ("active" | "waiting" | "delayed" | "prioritized")[]): Promise<number> {
+async function jobs(...states: ("active" | "waiting" | "delayed" | "prioritized" | "failed")[]): Promise<number> {
   let total = 0;
   for (const lane of [h.api.queues, h.api.queues.background]) {
     for (const name of QUEUE_NAMES) {
@@ -358,6 +358,33 @@ test("a turn erased while its window's model call runs: the window commits the o
   expect(await h.api.db.workItem.count({ where: { subjectId: erased } })).toBe(0);
   const window = await h.api.db.extractionWindow.findFirstOrThrow({ where: { sessionId: session } });
   expect(window.turnIds).toEqual([first, last]);
+});
+
+test("a session erased before its batch's job ran takes the batch's work items with it; the job then ends quietly", async () => {
+  // Paused, no worker takes the batch's job before the erasure.
+  await Promise.all(h.runtime.workers.map((w) => w.pause()));
+  let batchId: string;
+  const failedBefore = await jobs("failed");
+  try {
+    const session = await newSession();
+    const batch = await request(h.app)
+      .post(api(`/sessions/${session}/turns/batch`))
+      .set("API-KEY", key)
+      .send({ turns: [{ role: "user", content: "I'm Ivan, CTO at Initech.", scope: ["org=acme"] }] });
+    expect(batch.status).toBe(202);
+    batchId = batch.body.batch_id as string;
+    const subjects = [batchId, ...(batch.body.turn_ids as string[])];
+    expect(await h.api.db.workItem.count({ where: { subjectId: { in: subjects } } })).toBe(2);
+    expect((await erase({ session_ids: [session] })).status).toBe(200);
+    expect(await h.api.db.workItem.count({ where: { subjectId: { in: subjects } } })).toBe(0);
+    expect(await h.api.db.turnBatch.count({ where: { id: batchId } })).toBe(0);
+    expect(await h.api.db.erasedInput.findUnique({ where: { inputId: batchId } })).toMatchObject({ kind: "batch" });
+  } finally {
+    for (const w of h.runtime.workers) w.resume();
+  }
+  await waitFor(queuesIdle, { what: "the batch's job to end" });
+  expect(await jobs("failed")).toBe(failedBefore);
+  expect(await h.api.db.workItem.count({ where: { subjectId: batchId! } })).toBe(0);
 });
 
 test("4xx: nothing named, too many ids, a bad id, another context's turn (refused, not erased), an unknown receipt", async () => {

@@ -118,6 +118,44 @@ test("a batch: heuristics finish their turn alone, the rest share one model call
   expect(window.turnIds).toEqual([violin, bridge, zephyr]);
 });
 
+test("a batch's extraction is one job: its turns keep their own items and attempts, with no job of their own", async () => {
+  llm.script({ json: EMPTY });
+  const batch = await importBatch([VIOLIN, ALICE, BRIDGE, ZEPHYR]);
+  expect((await batchDone(batch.status_url)).counts.committed).toBe(4);
+  const own = await h.api.db.workItem.findUniqueOrThrow({
+    where: { queue_subjectType_subjectId: { queue: "extract_assertions", subjectType: "batch", subjectId: batch.batch_id } },
+    include: { attemptRecords: true },
+  });
+  expect([own.status, own.attemptRecords.map((a) => a.status)]).toEqual(["succeeded", ["succeeded"]]);
+  expect((own.payload as { batch: unknown }).batch).toEqual({ turns: 4, finished: 1, windowed: 3, alone: 0 });
+  const turns = await h.api.db.workItem.findMany({
+    where: { queue: "extract_assertions", subjectType: "turn", subjectId: { in: batch.turn_ids } },
+    include: { attemptRecords: true },
+  });
+  expect(turns.map((t) => [t.status, t.attemptRecords.map((a) => a.status)])).toEqual(Array(4).fill(["succeeded", ["succeeded"]]));
+  // The rules' turn left the batch staged; the windowed ones name their window, no longer the batch.
+  expect(turns.every((t) => (t.payload as { batch_id?: string }).batch_id === undefined)).toBe(true);
+  const queues = h.worker.deps.queues;
+  expect(await queues.background.extract_assertions.getJob(jobIdFor(own.id))).toBeDefined();
+  for (const item of turns) expect(await queues.background.extract_assertions.getJob(jobIdFor(item.id))).toBeUndefined();
+});
+
+test("cancelling a batch that has not run stops its waiting turns with it", async () => {
+  // Paused, no worker takes the batch's job before the cancel.
+  await Promise.all(h.runtime.workers.map((w) => w.pause()));
+  try {
+    const batch = await importBatch([VIOLIN, BRIDGE]);
+    const own = await h.api.db.workItem.findUniqueOrThrow({
+      where: { queue_subjectType_subjectId: { queue: "extract_assertions", subjectType: "batch", subjectId: batch.batch_id } },
+    });
+    expect((await api.post(`/work-items/${own.id}/cancel`)).status).toBe(200);
+    const status = await batchDone(batch.status_url);
+    expect(status.counts).toMatchObject({ cancelled: 2, queued: 0, processing: 0 });
+  } finally {
+    for (const w of h.runtime.workers) w.resume();
+  }
+});
+
 test("windows close at their turn limit or character limit, and a partial one after its linger", async () => {
   const before = chatCalls();
   llm.script({ json: EMPTY }, { json: EMPTY }, { json: EMPTY }, { json: EMPTY }, { json: EMPTY });

@@ -1,18 +1,20 @@
 // Stores a batch of turns (history import) inside the caller's transaction, which holds the
 // session (TurnService.addBatch): consecutive sequence numbers in the order given from
 // `firstSeq`, one windowed extract_assertions work item each, and the batch row whose sequence
-// range its status reads. Turns without occurred_at get received times 1 ms apart, so valid time
+// range its status reads. The turns' items wait for the batch's own item, whose one job reads them all
+// (apps/worker windowing/batch-extract.ts). Turns without occurred_at get received times 1 ms apart, so valid time
 // keeps their order for supersession even when they commit out of order.
 import { randomUUID } from "node:crypto";
 import type { Prisma, Tx, WorkItem } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
-import { createWorkItems, turnExtraction } from "@recall/queues";
+import { batchExtraction, createWorkItems, turnExtraction } from "@recall/queues";
 import type { BatchTurn } from "./turn-input";
 
 export interface StoredBatch {
   batchId: string;
   turnIds: string[];
-  items: WorkItem[];
+  /** The batch's own extract_assertions item: its job reads the turns, whose items wait for it. */
+  item: WorkItem;
   traceId: string;
 }
 
@@ -27,13 +29,13 @@ export async function storeTurnBatch(tx: Tx, place: BatchPlace, turns: BatchTurn
   const { contextId, sessionId, firstSeq, traceId } = place;
   const rows = turnRows(place, turns);
   await tx.turn.createMany({ data: rows });
-  const created = await createWorkItems(
-    tx,
-    rows.map((r) => turnExtraction({ contextId, turnId: r.id!, traceId, mode: "windowed" })),
-  );
   const batch = await tx.turnBatch.create({ data: { contextId, sessionId, firstSeq, lastSeq: firstSeq + turns.length - 1 } });
-  const byTurn = new Map(created.map((i) => [i.subjectId, i]));
-  return { batchId: batch.id, turnIds: rows.map((r) => r.id!), items: rows.map((r) => byTurn.get(r.id!)!), traceId };
+  const items = await createWorkItems(tx, [
+    batchExtraction({ contextId, batchId: batch.id, traceId }),
+    ...rows.map((r) => turnExtraction({ contextId, turnId: r.id!, traceId, mode: "windowed", batchId: batch.id })),
+  ]);
+  const item = items.find((i) => i.subjectType === "batch")!;
+  return { batchId: batch.id, turnIds: rows.map((r) => r.id!), item, traceId };
 }
 
 function turnRows(place: BatchPlace, turns: BatchTurn[]) {

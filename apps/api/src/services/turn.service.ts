@@ -27,8 +27,6 @@ export interface TurnServiceOptions {
 
 /** Turns waiting for one session in one process; one more is refused at once (503, Retry-After). */
 const MAX_WAITING_PER_SESSION = 500;
-/** Enqueued at once from a batch; once Redis refuses one, the rest are left to the sweeper. */
-const ENQUEUE_CONCURRENCY = 50;
 
 export class TurnService {
   private readonly sessions: KeyedWaitLines;
@@ -104,11 +102,7 @@ export class TurnService {
       turns.forEach((t, i) => checkScope(contextConfig, t.scope, `body.turns.${i}.scope`));
       return storeTurnBatch(tx, { ...place, firstSeq: seq, traceId }, turns);
     });
-    for (let i = 0; i < stored.items.length; i += ENQUEUE_CONCURRENCY) {
-      const slice = stored.items.slice(i, i + ENQUEUE_CONCURRENCY);
-      const taken = await Promise.all(slice.map((item) => enqueueOrLeaveForSweeper(this.deps, item)));
-      if (taken.includes(false)) break;
-    }
+    await enqueueOrLeaveForSweeper(this.deps, stored.item);
     return stored;
   }
 

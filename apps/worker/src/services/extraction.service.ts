@@ -4,8 +4,8 @@
 // that records the stage's success, so a failure leaves nothing partial; the work item still
 // records how far the attempt got and what it cost.
 import { transaction, toJson, type Db, type ExtractionStage, type Prisma, type WorkItem } from "@recall/db";
-import { DIFF_KINDS, StageFailure, type ExtractResult, type ExtractionDiff, type UnitOutcome } from "@recall/contracts";
-import type { ExtractionGuidance, Extractor, StageOutcome } from "@recall/extraction";
+import { DIFF_KINDS, StageFailure, type ExtractResult, type UnitOutcome } from "@recall/contracts";
+import { rememberEntities, type ExtractionGuidance, type Extractor, type StageOutcome } from "@recall/extraction";
 import { isBackground, writeCheckpoint, type ClaimedPlan, type StageContext, type StageResult } from "@recall/queues";
 import { extractionInputs, type Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
@@ -83,17 +83,6 @@ async function extractUnit(run: Run, item: WorkItem, unit: TextUnit, signal: Abo
   });
   run.rows.push(...toCandidates(item, subject, unit, outcome, run.rows.length));
   rememberEntities(known, outcome.diff);
-}
-
-/**
- * Later chunks of the same document see the entities found in earlier ones, first in the
- * list (newest first, like stored memory), once each.
- */
-function rememberEntities(known: KnownMemory, diff: ExtractionDiff): void {
-  const key = (name: string, type: string) => `${name.trim().toLowerCase()}|${type.trim().toLowerCase()}`;
-  const seen = new Set(known.knownEntities.map((e) => key(e.name, e.type)));
-  const fresh = diff.entities.filter((e) => !seen.has(key(e.name, e.type)));
-  known.knownEntities.unshift(...fresh.map((e) => ({ id: "", name: e.name, type: e.type, aliases: e.aliases })));
 }
 
 function toCandidates(

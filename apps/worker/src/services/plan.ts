@@ -66,6 +66,19 @@ export async function writePlan(db: DbOrTx, resolved: ResolvedPlan): Promise<voi
   });
 }
 
+/**
+ * Records the plans of many subjects that changed (a batch's turns): the first plans in one statement, changed ones
+ * one by one.
+ */
+export async function writePlans(db: DbOrTx, plans: { resolved: ResolvedPlan; stored: ClaimedPlan | null }[]): Promise<void> {
+  const changed = plans.filter((p) => !planRecorded(p.resolved, p.stored));
+  const first = changed
+    .filter((p) => p.stored === null)
+    .map(({ resolved: { row, subject } }) => ({ ...row, subjectType: subject.type, subjectId: subject.id }));
+  if (first.length > 0) await db.extractionPlan.createMany({ data: first, skipDuplicates: true });
+  for (const p of changed) if (p.stored !== null) await writePlan(db, p.resolved);
+}
+
 /** JSON with object keys sorted: jsonb does not keep the order they were written in. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>

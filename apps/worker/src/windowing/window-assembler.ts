@@ -35,10 +35,12 @@ export interface ParkedTurn {
 }
 
 /** What to do with window jobs once the transaction committed. */
-interface Release {
-  open?: WorkItem;
-  /** The window the turn joined, still open: its linger starts again. */
+export interface WindowRelease {
+  /** Windows opened: their jobs wait for the linger, or run at once when the window closed full. */
+  opened: { item: WorkItem; full: boolean }[];
+  /** The session's open window the turns joined, still open: its linger starts again. */
   joined?: WorkItem;
+  /** The session's open window, closed now: its held-back job runs at once. */
   promote: WorkItem[];
 }
 
@@ -61,48 +63,91 @@ export async function joinWindow(
   /** The turn's own writes that must land with the hand-over (its extraction plan). */
   write?: (tx: Tx) => Promise<void>,
 ) {
-  const release = await transaction(db, async (tx): Promise<Release> => {
+  const release = await transaction(db, async (tx) => {
     await write?.(tx);
-    await lockSession(tx, turn.sessionId);
-    const release: Release = { promote: [] };
-    let window = await tx.extractionWindow.findFirst({
-      where: { sessionId: turn.sessionId, closedAt: null },
-      orderBy: { createdAt: "desc" },
-    });
-    if (window && !(await hasRoom(tx, window.turnIds, turn.content, limits))) {
-      await tx.extractionWindow.update({ where: { id: window.id }, data: { closedAt: new Date() } });
-      release.promote.push(await windowItem(tx, window.id, turn));
-      window = null;
-    }
-    window = window
-      ? await tx.extractionWindow.update({ where: { id: window.id }, data: { turnIds: { push: turn.id } } })
-      : await tx.extractionWindow.create({ data: { contextId: turn.contextId, sessionId: turn.sessionId, turnIds: [turn.id] } });
-    const windowWork = await windowItem(tx, window.id, turn);
-    if (window.turnIds.length === 1) release.open = windowWork;
-    else release.joined = windowWork;
-    if (window.turnIds.length >= limits.maxTurns) {
-      await tx.extractionWindow.update({ where: { id: window.id }, data: { closedAt: new Date() } });
-      release.promote.push(windowWork);
-    }
-    await handOverToWindow(tx, item.id, window.id);
-    return release;
+    return placeInWindows(tx, limits, [{ turn, workItemId: item.id }]);
   });
-  const full = release.open && release.promote.some((w) => w.id === release.open!.id);
-  if (release.open) await enqueueOrLeaveForSweeper(producer, release.open, { delayMs: full ? 0 : limits.lingerMs });
+  await releaseWindows(producer, limits, release);
+}
+
+/**
+ * Places turns of one session (in session order) in its windows, in one pass under the session's lock: they fill the
+ * open window, then new ones; a window that reaches its limits closes. Their items wait for their windows from the
+ * caller's commit on; then `releaseWindows` starts the windows' jobs.
+ */
+export async function placeInWindows(
+  tx: Tx,
+  limits: WindowLimits,
+  turns: { turn: ParkedTurn; workItemId: string }[],
+): Promise<WindowRelease> {
+  const release: WindowRelease = { opened: [], promote: [] };
+  if (turns.length === 0) return release;
+  const { sessionId } = turns[0]!.turn;
+  await lockSession(tx, sessionId);
+  const open = await tx.extractionWindow.findFirst({ where: { sessionId, closedAt: null }, orderBy: { createdAt: "desc" } });
+  let filling: Filling | undefined = open
+    ? { id: open.id, members: [...open.turnIds], chars: await charsOf(tx, open.turnIds), joining: [] }
+    : undefined;
+  for (const { turn, workItemId } of turns) {
+    if (filling && filling.members.length > 0 && !fits(filling, turn.content, limits)) {
+      await settle(tx, filling, turn, true, release);
+      filling = undefined;
+    }
+    filling ??= { members: [], chars: 0, joining: [] };
+    filling.members.push(turn.id);
+    filling.chars += turn.content.length;
+    filling.joining.push(workItemId);
+    if (filling.members.length >= limits.maxTurns) {
+      await settle(tx, filling, turn, true, release);
+      filling = undefined;
+    }
+  }
+  if (filling && filling.joining.length > 0) await settle(tx, filling, turns.at(-1)!.turn, false, release);
+  return release;
+}
+
+/** A window being filled: the session's open one (`id`) or a new one, with the turns joining it in this pass. */
+interface Filling {
+  id?: string;
+  members: string[];
+  chars: number;
+  joining: string[];
+}
+
+function fits(window: Filling, content: string, limits: WindowLimits): boolean {
+  return window.members.length + 1 <= limits.maxTurns && window.chars + content.length <= limits.maxChars;
+}
+
+/** Writes the window's turns (and whether it closed), hands the joining turns' items to it, and notes what to release. */
+async function settle(tx: Tx, window: Filling, turn: ParkedTurn, close: boolean, release: WindowRelease): Promise<void> {
+  const closedAt = close ? new Date() : undefined;
+  const row = window.id
+    ? await tx.extractionWindow.update({ where: { id: window.id }, data: { turnIds: window.members, closedAt } })
+    : await tx.extractionWindow.create({
+        data: { contextId: turn.contextId, sessionId: turn.sessionId, turnIds: window.members, closedAt },
+      });
+  const item = await windowItem(tx, row.id, turn);
+  if (window.joining.length > 0) await handOverToWindow(tx, window.joining, row.id);
+  if (!window.id) release.opened.push({ item, full: close });
+  else if (close) release.promote.push(item);
+  else release.joined = item;
+}
+
+/** Starts what the placement decided, once its transaction committed (see joinWindow for why nothing here may fail). */
+export async function releaseWindows(producer: Producer, limits: WindowLimits, release: WindowRelease): Promise<void> {
+  for (const { item, full } of release.opened) await enqueueOrLeaveForSweeper(producer, item, { delayMs: full ? 0 : limits.lingerMs });
   const { queues, logger } = producer;
   const bestEffort = (what: string, run: Promise<void>) =>
     run.catch((err: Error) => logger.warn({ err: err.message }, `${what} failed; the window runs when its delay ends`));
-  for (const w of release.promote) if (w.id !== release.open?.id) await bestEffort("window promotion", promoteWorkItem(queues, w));
+  for (const w of release.promote) await bestEffort("window promotion", promoteWorkItem(queues, w));
   // Linger counts from the latest turn, so turns arriving steadily (an import being extracted) fill the window.
-  if (release.joined && !release.promote.some((w) => w.id === release.joined!.id))
-    await bestEffort("window re-delay", redelayWorkItem(queues, release.joined, limits.lingerMs));
+  if (release.joined) await bestEffort("window re-delay", redelayWorkItem(queues, release.joined, limits.lingerMs));
 }
 
-async function hasRoom(tx: Tx, turnIds: string[], content: string, limits: WindowLimits): Promise<boolean> {
-  if (turnIds.length + 1 > limits.maxTurns) return false;
+async function charsOf(tx: Tx, turnIds: string[]): Promise<number> {
+  if (turnIds.length === 0) return 0;
   const turns = await tx.turn.findMany({ where: { id: { in: turnIds } }, select: { content: true } });
-  const chars = turns.reduce((n, t) => n + t.content.length, 0) + content.length;
-  return chars <= limits.maxChars;
+  return turns.reduce((n, t) => n + t.content.length, 0);
 }
 
 function windowItem(tx: Tx, windowId: string, turn: ParkedTurn): Promise<WorkItem> {

@@ -3,7 +3,16 @@
 // its own validate_artifacts; on a final failure it is dead with the window's error, so the
 // turn shows failed with a work item an operator can retry; a one-turn window that cannot be
 // read is handed back to the interactive one-turn path (escalation included).
-import { transaction, type Db, type DbOrTx, type ErrorClass, type Prisma, type Turn, type WorkItem } from "@recall/db";
+import {
+  transaction,
+  type Db,
+  type DbOrTx,
+  type ErrorClass,
+  type ExtractionStage,
+  type Prisma,
+  type Turn,
+  type WorkItem,
+} from "@recall/db";
 import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import {
   enqueueOrLeaveForSweeper,
@@ -65,7 +74,7 @@ export async function finishTurns(
       const finished = await finishWaitingTurn(tx, item.id, payload, { ...next, ...inWindow });
       if (!finished) continue;
       await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
-      const rows = candidateRows(item, turn, diffs[i]!, reading.model);
+      const rows = candidateRows(item, turn, diffs[i]!, { stage: "fast", model: reading.model });
       if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
       staged++;
     }
@@ -76,7 +85,13 @@ export async function finishTurns(
   if (next) await enqueueOrLeaveForSweeper(producer, next);
 }
 
-function candidateRows(item: WorkItem, turn: Turn, diff: ExtractionDiff, model: string): Prisma.KnowledgeCandidateCreateManyInput[] {
+/** A turn's candidates from one reading of it (a window's model call, a batch's rules). */
+export function candidateRows(
+  item: Pick<WorkItem, "id">,
+  turn: Pick<Turn, "id" | "contextId">,
+  diff: ExtractionDiff,
+  by: { stage: ExtractionStage; model: string | null },
+): Prisma.KnowledgeCandidateCreateManyInput[] {
   const rows: Prisma.KnowledgeCandidateCreateManyInput[] = [];
   for (const [field, kind] of DIFF_KINDS) {
     for (const value of diff[field]) {
@@ -89,8 +104,8 @@ function candidateRows(item: WorkItem, turn: Turn, diff: ExtractionDiff, model: 
         ordinal: rows.length,
         kind,
         payload: value as Prisma.InputJsonValue,
-        stage: "fast",
-        model,
+        stage: by.stage,
+        model: by.model,
       });
     }
   }

@@ -20,6 +20,7 @@ import {
   type StageContext,
   type StageHandler,
   type StageResult,
+  type SubjectType,
   type WindowTurnClaim,
 } from "@recall/queues";
 import { currentTraceId } from "@recall/telemetry";
@@ -71,9 +72,12 @@ export function windowStage(deps: WorkerDeps, queue: QueueName, turnStage: Stage
   };
 }
 
-/** The stage's handler for turns (their own jobs) and for windows (one job for all of a window's turns). */
-export function bySubject(turn: StageHandler<unknown>, window: StageHandler<unknown>): StageHandler<unknown> {
-  const pick = (item: Pick<WorkItem, "subjectType">) => (item.subjectType === "window" ? window : turn);
+/**
+ * The stage's handler for turns (their own jobs) and for the subjects that hold many turns (a window's later stages, a
+ * batch's extraction): one job for all of them.
+ */
+export function bySubject(turn: StageHandler<unknown>, groups: Partial<Record<SubjectType, StageHandler<unknown>>>): StageHandler<unknown> {
+  const pick = (item: Pick<WorkItem, "subjectType">) => groups[item.subjectType as SubjectType] ?? turn;
   return {
     load: (tx, claimed) => pick(claimed.item).load?.(tx, claimed) ?? Promise.resolve(undefined),
     process: (ctx) => pick(ctx.item).process(ctx),

@@ -3,10 +3,11 @@
 import type { ExtractionInput } from "@recall/contracts";
 import { parseDocument, type ParseInput, type ParseOptions } from "../documents/document-parser";
 import { DocumentParseError, type ParsedDocument } from "../documents/document-types";
-import { readWithRules, type RuleOptions, type RuleReading } from "./rule-reading";
+import { readBatchWithRules, readWithRules, type BatchRead, type RuleBatch, type RuleOptions, type RuleReading } from "./rule-reading";
 
 export interface CpuTasks {
   rules: { input: ExtractionInput; options: RuleOptions; result: RuleReading };
+  rules_batch: { input: RuleBatch; options: RuleOptions; result: BatchRead };
   parse_document: { input: ParseInput; options: ParseOptions; result: ParseResult };
 }
 
@@ -30,6 +31,10 @@ export default async function runCpuTask(task: CpuTask): Promise<unknown> {
     case "rules": {
       const { input, options } = task as CpuTask<"rules">;
       return readWithRules(input, options);
+    }
+    case "rules_batch": {
+      const { input, options } = task as CpuTask<"rules_batch">;
+      return readBatchWithRules(input, options);
     }
     case "parse_document": {
       const { input, options } = task as CpuTask<"parse_document">;

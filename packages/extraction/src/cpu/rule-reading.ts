@@ -5,6 +5,7 @@
 import { emptyDiff, type ExtractionInput, type StageAttempt } from "@recall/contracts";
 import { runHeuristics } from "@recall/heuristics";
 import { MAX_SLICE_CHARS } from "../documents/bounded-slices";
+import { rememberEntities, type KnownMemory } from "../known-entities";
 
 export interface RuleReading {
   attempt: StageAttempt;
@@ -27,6 +28,39 @@ export function readWithRules(input: ExtractionInput, options: RuleOptions): Rul
   const outcome = runHeuristics(input, options);
   const diff = outcome.finished ? outcome.diff : outcome.partial;
   return { attempt: { diff, finished: outcome.finished, reason: outcome.reason }, ...(ambiguous ? { ambiguous } : {}) };
+}
+
+/** Many inputs read in order in one task (a history import's turns): each sees the entities the ones before it found. */
+export interface RuleBatch {
+  inputs: Omit<ExtractionInput, keyof KnownMemory>[];
+  known: KnownMemory;
+}
+
+/** One input's reading, or why the rules failed on it (the others are read all the same). */
+export type BatchReading = RuleReading | { error: string };
+
+/** Known entities a batch carries from input to input, newest first: bounded, so each input's cost stays bounded. */
+export const MAX_CARRIED_ENTITIES = 1_000;
+
+/** The readings in input order, and the known entities after the last (for the batch's next task). */
+export interface BatchRead {
+  readings: BatchReading[];
+  knownEntities: KnownMemory["knownEntities"];
+}
+
+/** Reads a batch's inputs in order; an input the rules throw on answers its error, and the rest go on. */
+export function readBatchWithRules(batch: RuleBatch, options: RuleOptions): BatchRead {
+  const known: KnownMemory = { ...batch.known, knownEntities: [...batch.known.knownEntities] };
+  const readings = batch.inputs.map((input): BatchReading => {
+    try {
+      const reading = readWithRules({ ...input, ...known }, options);
+      rememberEntities(known, reading.attempt.diff, MAX_CARRIED_ENTITIES);
+      return reading;
+    } catch (err) {
+      return { error: err instanceof Error ? err.message : String(err) };
+    }
+  });
+  return { readings, knownEntities: known.knownEntities };
 }
 
 /**

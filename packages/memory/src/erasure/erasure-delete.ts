@@ -41,6 +41,8 @@ export interface DeleteOutcome {
   blobPaths: string[];
   /** Extraction windows left without turns, deleted with their work items (tombstoned, so their queued jobs end). */
   windowIds: string[];
+  /** Batches of the sessions erased, deleted with their work items (tombstoned likewise). */
+  batchIds: string[];
   workItems: ErasedWorkItem[];
 }
 
@@ -62,12 +64,20 @@ export async function deleteErased(tx: Tx, contextId: string, ids: InputIds): Pr
   run.counts.entities_renamed = copied.renamed;
   run.counts.copies_rewritten = copied.rewritten;
   const blobPaths = await deleteDocuments(tx, run);
-  const sessions = await deleteTurns(tx, run);
+  const { sessions, batchIds } = await deleteTurns(tx, run);
   const sessionIds = sessions.map((s) => s.id);
   await deleteIdempotency(tx, run, [...run.all, ...run.ids.session, ...sessionIds]);
   await count(run, "fact_writes", tx.$executeRaw`DELETE FROM fact_writes WHERE id = ANY(${ids.fact_write}::uuid[])`);
   await count(run, "search_term_stats", tx.$executeRaw`DELETE FROM search_term_stats WHERE context_id = ${contextId}::uuid AND docs <= 0`);
-  return { counts: run.counts, sessionIds, sessionLines: sessions.map((s) => s.line), blobPaths, windowIds, workItems: run.workItems };
+  return {
+    counts: run.counts,
+    sessionIds,
+    sessionLines: sessions.map((s) => s.line),
+    blobPaths,
+    windowIds,
+    batchIds,
+    workItems: run.workItems,
+  };
 }
 
 async function count(run: Erased, kind: string, deleted: Promise<number>): Promise<void> {
@@ -265,8 +275,8 @@ async function deleteDocuments(tx: Tx, run: Erased): Promise<string[]> {
   return blobs.map((b) => b.path);
 }
 
-/** Turns, then the sessions asked for or left without turns, with their batches. Answers the sessions erased. */
-async function deleteTurns(tx: Tx, run: Erased): Promise<{ id: string; line: string }[]> {
+/** Turns, then the sessions asked for or left without turns, with their batches (and the batches' work items). */
+async function deleteTurns(tx: Tx, run: Erased): Promise<{ sessions: { id: string; line: string }[]; batchIds: string[] }> {
   const touched = await tx.$queryRaw<
     { id: string }[]
   >`DELETE FROM turns WHERE id = ANY(${run.ids.turn}::uuid[]) RETURNING session_id::text AS id`;
@@ -278,6 +288,11 @@ async function deleteTurns(tx: Tx, run: Erased): Promise<{ id: string; line: str
     RETURNING id::text, 'session ' || id || ' ' || encode(sha256(convert_to(metadata::text, 'UTF8')), 'hex') AS line`;
   run.counts.sessions = sessions.length;
   const sessionIds = sessions.map((x) => x.id);
-  await count(run, "turn_batches", tx.$executeRaw`DELETE FROM turn_batches WHERE session_id = ANY(${sessionIds}::uuid[])`);
-  return sessions;
+  const batchIds = await ids(
+    run,
+    "turn_batches",
+    tx.$queryRaw`DELETE FROM turn_batches WHERE session_id = ANY(${sessionIds}::uuid[]) RETURNING id::text`,
+  );
+  await deleteWorkItems(tx, run, Prisma.sql`subject_type = 'batch' AND subject_id = ANY(${batchIds}::uuid[])`);
+  return { sessions, batchIds };
 }

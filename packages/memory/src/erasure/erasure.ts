@@ -96,7 +96,7 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
         hash: hashLines([...lines, ...outcome.sessionLines]),
         complete: resolved.complete,
       });
-      await tombstone(tx, receipt, outcome.windowIds);
+      await tombstone(tx, receipt, { window: outcome.windowIds, batch: outcome.batchIds });
       return { receipt, blobPaths: outcome.blobPaths, workItems: outcome.workItems };
     },
     // A deadlock with a stage finishing on the same items is retried here, never answered (each try starts over).
@@ -241,14 +241,15 @@ async function record(tx: Tx, r: NewReceipt): Promise<ErasureReceipt> {
   return { ...rest, erased: { ...emptyIds(), ...r.erased }, erasureId: row.id, erasedAt: row.createdAt };
 }
 
-/** A tombstone per erased input, and per window deleted with them (a job still queued for one ends quietly). */
-async function tombstone(tx: Tx, receipt: ErasureReceipt, windowIds: readonly string[]): Promise<void> {
+/** A tombstone per erased input, and per window or batch deleted with them (a job still queued for one ends quietly). */
+async function tombstone(tx: Tx, receipt: ErasureReceipt, pipeline: Record<"window" | "batch", readonly string[]>): Promise<void> {
   const { contextId, erasureId } = receipt;
   const rows = [
     ...(["turn", "document", "fact_write", "session"] as const).flatMap((kind) =>
       receipt.erased[kind].map((inputId) => ({ inputId, kind })),
     ),
-    ...windowIds.map((inputId) => ({ inputId, kind: "window" })),
+    ...pipeline.window.map((inputId) => ({ inputId, kind: "window" })),
+    ...pipeline.batch.map((inputId) => ({ inputId, kind: "batch" })),
   ];
   await tx.erasedInput.createMany({ data: rows.map((r) => ({ ...r, contextId, erasureId })), skipDuplicates: true });
 }

@@ -12,4 +12,5 @@ export * from "./window-items";
 export * from "./checkpoints";
 export * from "./direct-stages";
 export * from "./window-stages";
+export * from "./batch-items";
 export * from "./model-calls";

@@ -8,14 +8,14 @@ import { QUEUES } from "../registry";
 import { startingPayload, startingStatus, type NewWorkItem } from "./create-items";
 import { itemColumns, jsonb } from "./item-row";
 
-/** The turn's item and its open attempt wait for window `windowId`. */
-export async function handOverToWindow(tx: Tx, workItemId: string, windowId: string): Promise<void> {
+/** The turns' items and their open attempts wait for window `windowId` (a batch's turn leaves its batch). */
+export async function handOverToWindow(tx: Tx, workItemIds: readonly string[], windowId: string): Promise<void> {
   await tx.$executeRaw`
-    WITH item AS (
-      UPDATE work_items SET status = 'waiting', payload = payload || ${jsonb({ mode: "windowed", window_id: windowId })}
-      WHERE id = ${workItemId}::uuid RETURNING id
+    WITH items AS (
+      UPDATE work_items SET status = 'waiting', payload = (payload - 'batch_id') || ${jsonb({ mode: "windowed", window_id: windowId })}
+      WHERE id = ANY(${[...workItemIds]}::uuid[]) RETURNING id
     )
-    UPDATE work_attempts a SET status = 'waiting' FROM item WHERE a.work_item_id = item.id AND a.status = 'running'`;
+    UPDATE work_attempts a SET status = 'waiting' FROM items WHERE a.work_item_id = items.id AND a.status = 'running'`;
 }
 
 /** The turns of a split window now belong to `windowId` (shown on their items). */

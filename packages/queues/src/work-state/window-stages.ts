@@ -3,7 +3,7 @@
 // id until the window's job claims it (all of them in one statement) and finishes it; a turn whose
 // stage fails inside the window's job leaves the window and runs alone, with its own job and retries,
 // and when the window's job gives up for good every turn still in it does. Nothing is dropped.
-import type { DbOrTx, ErrorClass, Tx, WorkItem } from "@recall/db";
+import { Prisma, type DbOrTx, type ErrorClass, type Tx, type WorkItem } from "@recall/db";
 import { ClaimedPlan, ClaimedSubject, attemptsOfClaimed } from "./claim-item";
 import { itemColumns } from "./item-row";
 
@@ -23,15 +23,38 @@ type WindowTurnRow = WorkItem & { attemptId: string; turn: unknown; plan: unknow
  * Claims the turns of window `windowId` waiting for its `queue` stage (or left running by an
  * interrupted attempt of the window's job, whose attempt is then closed as abandoned), in session order.
  */
-export async function claimWindowTurns(tx: Tx, queue: string, windowId: string, traceId: string | null): Promise<WindowTurnClaim[]> {
+export function claimWindowTurns(tx: Tx, queue: string, windowId: string, traceId: string | null): Promise<WindowTurnClaim[]> {
+  return claimGroupTurns(
+    tx,
+    { queue, key: "window_id", groupId: windowId, members: windowTurns(windowId), holder: "its window's worker" },
+    traceId,
+  );
+}
+
+const windowTurns = (windowId: string) => Prisma.sql`SELECT unnest(turn_ids) FROM extraction_windows WHERE id = ${windowId}::uuid`;
+
+/** Turns whose items of one queue wait for one job of their group (a window, a batch): `key` on their payload names it. */
+export interface TurnGroup {
+  queue: string;
+  key: "window_id" | "batch_id";
+  groupId: string;
+  /** A query answering the ids of the group's turns. */
+  members: Prisma.Sql;
+  /** Who holds the turns, for the abandoned attempts' message. */
+  holder: string;
+}
+
+const groupMember = (g: TurnGroup) => Prisma.sql`w.queue = ${g.queue} AND w.subject_type = 'turn' AND w.subject_id = ANY(${g.members})
+  AND w.payload->>${g.key}::text = ${g.groupId} AND w.status IN ('waiting', 'running')`;
+
+/** Claims the group's turns for its job, in session order (see claimWindowTurns). */
+export async function claimGroupTurns(tx: Tx, group: TurnGroup, traceId: string | null): Promise<WindowTurnClaim[]> {
   const rows = await tx.$queryRaw<WindowTurnRow[]>`
     WITH claimed AS (
       UPDATE work_items w SET status = 'running', attempts = w.attempts + 1, started_at = now(), finished_at = NULL
-      WHERE w.queue = ${queue} AND w.subject_type = 'turn'
-        AND w.subject_id = ANY(SELECT unnest(turn_ids) FROM extraction_windows WHERE id = ${windowId}::uuid)
-        AND w.payload->>'window_id' = ${windowId} AND w.status IN ('waiting', 'running')
+      WHERE ${groupMember(group)}
       RETURNING w.*
-    )${attemptsOfClaimed(traceId, "its window's worker")}
+    )${attemptsOfClaimed(traceId, group.holder)}
     SELECT ${itemColumns("c")}, o.id AS "attemptId",
       json_build_object('id', tu.id, 'contextId', tu.context_id, 'sessionId', tu.session_id, 'seq', tu.seq, 'role', tu.role,
         'speaker', tu.speaker, 'content', tu.content, 'scope', tu.scope, 'occurredAt', tu.occurred_at, 'traceId', tu.trace_id,
@@ -56,10 +79,20 @@ export async function claimWindowTurns(tx: Tx, queue: string, windowId: string, 
  * error and it is queued to run alone (its own job, its own retries: the attempts its window's jobs spent on it,
  * which were the window's to count, do not shorten them). Answers the item to enqueue.
  */
-export async function leaveWindow(
+export function leaveWindow(
   tx: DbOrTx,
   claim: Pick<WindowTurnClaim, "item" | "attemptId">,
-  error: { errorClass: ErrorClass; message: string },
+  error: { errorClass: ErrorClass | null; message: string },
+): Promise<WorkItem | undefined> {
+  return leaveGroup(tx, "window_id", claim, error);
+}
+
+/** A turn leaves its group (`key` on its payload names it) to run alone, as leaveWindow tells; a null class closes its attempt without an error class. */
+export async function leaveGroup(
+  tx: DbOrTx,
+  key: TurnGroup["key"],
+  claim: Pick<WindowTurnClaim, "item" | "attemptId">,
+  error: { errorClass: ErrorClass | null; message: string },
 ): Promise<WorkItem | undefined> {
   const { errorClass, message } = error;
   const [row] = await tx.$queryRaw<WorkItem[]>`
@@ -67,11 +100,11 @@ export async function leaveWindow(
       UPDATE work_attempts SET status = 'failed', error_class = ${errorClass}::"ErrorClass", error_message = ${message}, finished_at = now()
       WHERE id = ${claim.attemptId}::uuid
     )
-    UPDATE work_items w SET status = 'queued', payload = w.payload - 'window_id', error_class = ${errorClass}::"ErrorClass",
-      error_message = ${message}, max_attempts = w.attempts + w.max_attempts
+    UPDATE work_items w SET status = 'queued', payload = w.payload - ${key}::text, error_class = ${errorClass}::"ErrorClass",
+      error_message = ${errorClass ? message : null}, max_attempts = w.attempts + w.max_attempts
     WHERE id = ${claim.item.id}::uuid
     RETURNING ${itemColumns("w")}`;
-  // Undefined when an erasure deleted the turn and its items while the window ran (docs/erasure.md).
+  // Undefined when an erasure deleted the turn and its items while the group's job ran (docs/erasure.md).
   return row;
 }
 
@@ -80,14 +113,17 @@ export async function leaveWindow(
  * with its own job and its own full number of tries; an attempt the window left open is closed with the window's
  * error. Answers the items to enqueue.
  */
-export async function releaseWindowTurns(db: DbOrTx, queue: string, windowId: string, message: string): Promise<WorkItem[]> {
+export function releaseWindowTurns(db: DbOrTx, queue: string, windowId: string, message: string): Promise<WorkItem[]> {
+  return releaseGroupTurns(db, { queue, key: "window_id", groupId: windowId, members: windowTurns(windowId), holder: "" }, message);
+}
+
+/** Every turn still waiting for (or held by) the group's job runs alone (see releaseWindowTurns). */
+export async function releaseGroupTurns(db: DbOrTx, group: TurnGroup, message: string): Promise<WorkItem[]> {
   return db.$queryRaw<WorkItem[]>`
     WITH items AS (
-      UPDATE work_items w SET status = 'queued', payload = w.payload - 'window_id', finished_at = NULL,
+      UPDATE work_items w SET status = 'queued', payload = w.payload - ${group.key}::text, finished_at = NULL,
         max_attempts = w.attempts + w.max_attempts
-      WHERE w.queue = ${queue} AND w.subject_type = 'turn'
-        AND w.subject_id = ANY(SELECT unnest(turn_ids) FROM extraction_windows WHERE id = ${windowId}::uuid)
-        AND w.payload->>'window_id' = ${windowId} AND w.status IN ('waiting', 'running')
+      WHERE ${groupMember(group)}
       RETURNING w.*
     ), closed AS (
       UPDATE work_attempts a SET status = 'failed', error_class = 'internal', error_message = ${message}, finished_at = now()
