@@ -21,7 +21,7 @@ import { extractAssertionsProcessor } from "./processors/extract-assertions.proc
 import { extractWindowProcessor } from "./processors/extract-window.processor";
 import { batchExtract } from "./windowing/batch-extract";
 import { windowAwareExtract } from "./windowing/windowed-turn";
-import { bySubject, windowStage } from "./windowing/window-stage";
+import { bySubject, groupStage } from "./windowing/group-stage";
 import { truthMaintenanceProcessor } from "./processors/truth-maintenance.processor";
 import { validateArtifactsProcessor } from "./processors/validate-artifacts.processor";
 
@@ -54,17 +54,19 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
     sweepIntervalMs: deps.config.RECALL_SWEEP_INTERVAL_MS,
   });
   const webhooks = new WebhookDispatcher({ ...webhookOptions(deps.config), db: deps.db, logger: deps.logger, listener });
-  // A window's later stages run as one job per stage for all its turns (windowing/window-stage.ts).
-  const perTurnOrWindow = (queue: QueueName, turn: StageHandler<unknown>) => bySubject(turn, { window: windowStage(deps, queue, turn) });
+  // A window's later stages run as one job per stage for all its turns, and so do those of a batch's turns the rules
+  // finished (windowing/group-stage.ts).
+  const perTurnOrGroup = (queue: QueueName, turn: StageHandler<unknown>) =>
+    bySubject(turn, { window: groupStage(deps, queue, "window", turn), batch: groupStage(deps, queue, "batch", turn) });
   const processors: Record<QueueName, StageWorkerOptions["process"]> = {
     // A history import's turns are read by one job per batch (windowing/batch-extract.ts).
     extract_assertions: bySubject(windowAwareExtract(deps, extractAssertionsProcessor(deps)) as StageHandler<unknown>, {
       batch: batchExtract(deps) as StageHandler<unknown>,
     }),
     extract_window: extractWindowProcessor(deps),
-    validate_artifacts: perTurnOrWindow("validate_artifacts", validateArtifactsProcessor(deps)),
-    commit_artifacts: perTurnOrWindow("commit_artifacts", commitArtifactsProcessor(deps)),
-    truth_maintenance: perTurnOrWindow("truth_maintenance", truthMaintenanceProcessor(deps)),
+    validate_artifacts: perTurnOrGroup("validate_artifacts", validateArtifactsProcessor(deps)),
+    commit_artifacts: perTurnOrGroup("commit_artifacts", commitArtifactsProcessor(deps)),
+    truth_maintenance: perTurnOrGroup("truth_maintenance", truthMaintenanceProcessor(deps)),
   };
   // An interactive turn's later stages run in the job of the one before, when this process runs them (chain-guard.ts).
   const chain = deps.config.RECALL_CHAINED_STAGES === "on" ? Object.fromEntries(queues.map((q) => [q, processors[q]])) : undefined;

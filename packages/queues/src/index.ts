@@ -37,8 +37,7 @@ export { directStages } from "./work-state/direct-stages";
 export { type NextItem, finishInTransaction } from "./work-state/finish-item";
 export { resetToQueued } from "./work-state/requeue-item";
 export { assignWindow, failWaitingTurns, finishWaitingTurn, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";
-export { type WindowTurnClaim, claimWindowTurns, leaveGroup, leaveWindow, releaseWindowTurns } from "./work-state/window-stages";
-export { batchOf, claimBatchTurns, releaseBatchTurns } from "./work-state/batch-items";
+export { type GroupRef, type WindowTurnClaim, claimGroupTurns, groupKey, leaveGroup, releaseGroupTurns } from "./work-state/turn-groups";
 export {
   HAND_BACK,
   type StageContext,

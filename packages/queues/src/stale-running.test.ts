@@ -20,7 +20,7 @@ import {
   useQueueTestEnv,
 } from "./testing/queue-test-env";
 import { batchExtraction, turnExtraction } from "./extraction-mode";
-import { claimBatchTurns, claimWindowTurns, claimWorkItem, ensureWorkItem } from "./work-state";
+import { claimGroupTurns, claimWorkItem, ensureWorkItem } from "./work-state";
 
 useQueueTestEnv();
 // Each test sees only its own items: a sweep takes back whatever is stale in the database.
@@ -170,7 +170,7 @@ test("a turn's item held by its window's job is left to the window while that wi
     payload: { window_id: window.id },
   });
   const windowItem = await ensureWorkItem(db, { ...ref, subjectType: "window", subjectId: window.id });
-  await db.$transaction((tx) => claimWindowTurns(tx, "commit_artifacts", window.id, TRACE));
+  await db.$transaction((tx) => claimGroupTurns(tx, "commit_artifacts", { kind: "window", id: window.id }, TRACE));
   await db.workItem.update({ where: { id: held.id }, data: { startedAt: new Date(Date.now() - 2 * LEASE_MS) } });
 
   expect(await recover()).toEqual([]);
@@ -193,7 +193,7 @@ test("a turn's extraction held by its batch's job is left to the batch while tha
   const held = await ensureWorkItem(db, turnExtraction({ ...ref, turnId: turn.id, mode: "windowed", batchId: batch.id }));
   const batchItem = await ensureWorkItem(db, batchExtraction({ ...ref, batchId: batch.id }));
   expect(held).toMatchObject({ status: "waiting", payload: { mode: "windowed", batch_id: batch.id } });
-  expect(await db.$transaction((tx) => claimBatchTurns(tx, batch.id, TRACE))).toEqual([
+  expect(await db.$transaction((tx) => claimGroupTurns(tx, "extract_assertions", { kind: "batch", id: batch.id }, TRACE))).toEqual([
     expect.objectContaining({ turn: expect.objectContaining({ id: turn.id }) }),
   ]);
   await db.workItem.update({ where: { id: held.id }, data: { startedAt: new Date(Date.now() - 2 * LEASE_MS) } });

@@ -13,7 +13,7 @@ import { LIVE_JOB_STATES } from "./lost-jobs";
 import { findJobState, type QueueSet } from "./producer";
 import { isQueueName } from "./registry";
 import { requeueWorkItem } from "./retry";
-import { WINDOW_STAGES, abandonWorkItem, batchOf, releaseBatchTurns, releaseWindowTurns, windowOf } from "./work-state";
+import { WINDOW_STAGES, abandonWorkItem, groupOf, releaseGroupTurns, type GroupRef } from "./work-state";
 
 export interface StaleRunningOptions {
   db: Db;
@@ -47,10 +47,8 @@ export async function recoverStaleRunning(options: StaleRunningOptions): Promise
 
 async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promise<RecoveredItem | undefined> {
   const { db, queues, logger, leaseMs } = options;
-  const windowId = windowOf(item);
-  if (windowId) return recoverGroupTurn(options, item, { subjectType: "window", id: windowId });
-  const batchId = batchOf(item);
-  if (batchId) return recoverGroupTurn(options, item, { subjectType: "batch", id: batchId });
+  const group = groupOf(item);
+  if (group) return recoverGroupTurn(options, item, group);
   const queue = isQueueName(item.queue) ? item.queue : undefined;
   if (queue && LIVE_JOB_STATES.has(await findJobState(queues, item))) return undefined;
   const status = queue && item.attempts < item.maxAttempts ? "queued" : "dead";
@@ -66,39 +64,33 @@ async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promis
     "took back an abandoned work item",
   );
   if (status === "queued") await requeueWorkItem(queues, item, itemTrace(item));
-  // A window's stage that will not run again lets its turns run alone.
-  if (status === "dead" && item.subjectType === "window" && WINDOW_STAGES.includes(item.queue)) {
-    await releaseTurns(options, item.queue, { subjectType: "window", id: item.subjectId }, err.message);
-  }
-  if (status === "dead" && item.subjectType === "batch") {
-    await releaseTurns(options, item.queue, { subjectType: "batch", id: item.subjectId }, err.message);
-  }
+  // A group's stage that will not run again lets its turns run alone.
+  const held = heldGroup(item);
+  if (status === "dead" && held) await releaseTurns(options, item.queue, held, err.message);
   return { workItemId: item.id, status };
 }
 
-interface Group {
-  subjectType: "window" | "batch";
-  id: string;
+/** The group whose stage `item` is: a window's later stage, a batch's extraction or later stage. */
+function heldGroup(item: WorkItem): GroupRef | undefined {
+  if (item.subjectType === "window" && WINDOW_STAGES.includes(item.queue)) return { kind: "window", id: item.subjectId };
+  if (item.subjectType === "batch") return { kind: "batch", id: item.subjectId };
+  return undefined;
 }
 
 /**
  * A turn's item held by its window's (or batch's) job is that job's to run: left alone while the group's item will
  * still run; once that item will not (dead, cancelled, gone), the group's turns run alone.
  */
-async function recoverGroupTurn(options: StaleRunningOptions, item: WorkItem, group: Group): Promise<RecoveredItem | undefined> {
+async function recoverGroupTurn(options: StaleRunningOptions, item: WorkItem, group: GroupRef): Promise<RecoveredItem | undefined> {
   const holder = await options.db.workItem.findUnique({
-    where: { queue_subjectType_subjectId: { queue: item.queue, subjectType: group.subjectType, subjectId: group.id } },
+    where: { queue_subjectType_subjectId: { queue: item.queue, subjectType: group.kind, subjectId: group.id } },
   });
   if (holder && ["queued", "running", "failed", "waiting"].includes(holder.status)) return undefined;
-  await releaseTurns(options, item.queue, group, `its ${group.subjectType}'s ${item.queue} stopped (${holder?.status ?? "no work item"})`);
+  await releaseTurns(options, item.queue, group, `its ${group.kind}'s ${item.queue} stopped (${holder?.status ?? "no work item"})`);
   return { workItemId: item.id, status: "queued" };
 }
 
-async function releaseTurns(options: StaleRunningOptions, queue: string, group: Group, why: string): Promise<void> {
-  const message = `${group.subjectType}: ${why}`;
-  const turns =
-    group.subjectType === "window"
-      ? await releaseWindowTurns(options.db, queue, group.id, message)
-      : await releaseBatchTurns(options.db, group.id, message);
+async function releaseTurns(options: StaleRunningOptions, queue: string, group: GroupRef, why: string): Promise<void> {
+  const turns = await releaseGroupTurns(options.db, queue, group, `${group.kind}: ${why}`);
   for (const turn of turns) await requeueWorkItem(options.queues, turn, itemTrace(turn));
 }

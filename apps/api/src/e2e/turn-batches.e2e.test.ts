@@ -138,6 +138,22 @@ test("a batch's extraction is one job: its turns keep their own items and attemp
   const queues = h.worker.deps.queues;
   expect(await queues.background.extract_assertions.getJob(jobIdFor(own.id))).toBeDefined();
   for (const item of turns) expect(await queues.background.extract_assertions.getJob(jobIdFor(item.id))).toBeUndefined();
+  // The rules' turn went on through the batch's own later stages, one job each, as a window's turns do.
+  const alice = batch.turn_ids[1]!;
+  const later = await h.api.db.workItem.findMany({
+    where: { subjectId: { in: [alice, batch.batch_id] }, queue: { in: ["validate_artifacts", "commit_artifacts", "truth_maintenance"] } },
+  });
+  const hasJob = async (item: (typeof later)[number]) =>
+    (await queues.background[item.queue as "validate_artifacts"].getJob(jobIdFor(item.id))) !== undefined;
+  const seen = await Promise.all(later.map(async (i) => [i.subjectType, i.queue, i.status, await hasJob(i)]));
+  expect(seen.sort()).toEqual([
+    ["batch", "commit_artifacts", "succeeded", true],
+    ["batch", "truth_maintenance", "succeeded", true],
+    ["batch", "validate_artifacts", "succeeded", true],
+    ["turn", "commit_artifacts", "succeeded", false],
+    ["turn", "truth_maintenance", "succeeded", false],
+    ["turn", "validate_artifacts", "succeeded", false],
+  ]);
 });
 
 test("cancelling a batch that has not run stops its waiting turns with it", async () => {

@@ -11,15 +11,16 @@ import { isEmptyDiff, type ExtractResult, type UnitOutcome } from "@recall/contr
 import type { Tx, WorkItem } from "@recall/db";
 import type { BatchReading, RuleBatch } from "@recall/extraction";
 import {
-  claimBatchTurns,
+  claimGroupTurns,
   enqueueOrLeaveForSweeper,
+  ensureWorkItem,
   finishInTransaction,
   leaveGroup,
-  releaseBatchTurns,
+  releaseGroupTurns,
   requeueWorkItem,
-  successorOf,
+  resetToQueued,
+  type GroupRef,
   type StageContext,
-  type NextItem,
   type StageHandler,
   type WindowTurnClaim,
 } from "@recall/queues";
@@ -28,6 +29,7 @@ import type { WorkerDeps } from "../deps";
 import { loadKnownMemory, type KnownMemory } from "../services/known-memory";
 import { resolvePlan, writePlans, type ResolvedPlan } from "../services/plan";
 import { turnSubject } from "../services/subject-loader";
+import { nextInGroup } from "./group-stage";
 import { placeInWindows, releaseWindows, windowLimits, type WindowRelease } from "./window-assembler";
 import { candidateRows } from "./window-handoff";
 
@@ -47,7 +49,7 @@ type Placement =
 export function batchExtract(deps: WorkerDeps): StageHandler<BatchInput> {
   return {
     async load(tx, claimed) {
-      const turns = await claimBatchTurns(tx, claimed.item.subjectId, currentTraceId() ?? null);
+      const turns = await claimGroupTurns(tx, "extract_assertions", batchOf(claimed.item), currentTraceId() ?? null);
       return { turns, known: turns.length > 0 ? await loadKnownMemory(tx, claimed.item.contextId) : emptyKnown() };
     },
     async process(ctx) {
@@ -61,7 +63,7 @@ export function batchExtract(deps: WorkerDeps): StageHandler<BatchInput> {
       ctx.logger.info(batch, "batch read");
       const wallMs = Math.round((performance.now() - started) / turns.length);
       const enqueue: WorkItem[] = [];
-      const validations: NextItem[] = [];
+      const reruns: WorkItem[] = [];
       let windows: WindowRelease | undefined;
       return {
         status: "succeeded",
@@ -72,7 +74,9 @@ export function batchExtract(deps: WorkerDeps): StageHandler<BatchInput> {
             tx,
             placements.flatMap((p) => (p.kind === "alone" ? [] : [{ resolved: p.plan, stored: p.turn.plan }])),
           );
-          validations.push(...(await finishTurns(tx, placements, wallMs)));
+          const { validation, rerun } = await finishTurns(tx, ctx.item, placements, wallMs);
+          if (validation) enqueue.push(validation);
+          reruns.push(...rerun);
           const joining = placements.filter((p) => p.kind === "windowed");
           windows = await placeInWindows(
             tx,
@@ -81,30 +85,29 @@ export function batchExtract(deps: WorkerDeps): StageHandler<BatchInput> {
           );
           for (const p of placements) {
             if (p.kind !== "alone") continue;
-            const left = await leaveGroup(tx, "batch_id", p.turn, { errorClass: p.failed ? "internal" : null, message: p.why });
+            const left = await leaveGroup(tx, "batch", p.turn, { errorClass: p.failed ? "internal" : null, message: p.why });
             if (left) enqueue.push(left);
           }
         },
         after: async () => {
           if (windows) await releaseWindows(deps, windowLimits(deps.config), windows);
           for (const item of enqueue) await enqueueOrLeaveForSweeper(deps, item);
-          // A validation found finished (an operator re-extracted the turn) runs again with a new job.
-          for (const { item, rerun } of validations) {
-            if (!rerun) await enqueueOrLeaveForSweeper(deps, item);
-            else
-              await requeueWorkItem(deps.queues, item).catch((err: Error) =>
-                ctx.logger.warn({ err: err.message }, "requeue failed; the sweeper will queue it"),
-              );
-          }
+          // Their old jobs must give way to new ones; a requeue that fails is the sweeper's.
+          for (const item of reruns)
+            await requeueWorkItem(deps.queues, item).catch((err: Error) =>
+              ctx.logger.warn({ err: err.message }, "requeue failed; the sweeper will queue it"),
+            );
         },
       };
     },
     async onDead(item, message) {
-      const turns = await releaseBatchTurns(deps.db, item.subjectId, `batch: ${message}`);
+      const turns = await releaseGroupTurns(deps.db, "extract_assertions", batchOf(item), `batch: ${message}`);
       for (const turn of turns) await enqueueOrLeaveForSweeper(deps, turn);
     },
   };
 }
+
+const batchOf = (item: Pick<WorkItem, "subjectId">): GroupRef => ({ kind: "batch", id: item.subjectId });
 
 function emptyKnown(): KnownMemory {
   return { knownEntities: [], knownAttributes: [], activeInstructions: [] };
@@ -165,9 +168,18 @@ function place(deps: WorkerDeps, ctx: StageContext<BatchInput>, turn: WindowTurn
   return { kind: "windowed", turn, plan };
 }
 
-/** The turns the rules finished: each item's success with its candidates, and its own validation. Answers those to queue. */
-async function finishTurns(tx: Tx, placements: Placement[], wallMs: number): Promise<NextItem[]> {
-  const next: NextItem[] = [];
+/**
+ * The turns the rules finished: each item's success with its candidates; their validations wait for one job of the
+ * batch (group-stage.ts), as do the later stages after it. Answers the items to queue: the batch's validation, and a
+ * turn's validation found finished before (an operator re-extracted it), which runs again alone.
+ */
+async function finishTurns(
+  tx: Tx,
+  batch: WorkItem,
+  placements: Placement[],
+  wallMs: number,
+): Promise<{ validation?: WorkItem; rerun: WorkItem[] }> {
+  const rerun: WorkItem[] = [];
   const staged: Parameters<typeof candidateRows>[] = [];
   for (const p of placements) {
     if (p.kind !== "finished") continue;
@@ -180,17 +192,30 @@ async function finishTurns(tx: Tx, placements: Placement[], wallMs: number): Pro
       attemptId,
       wallMs,
       result: { value: result, replace: true },
-      next: successorOf(item, "validate_artifacts"),
+      next: nextInGroup("extract_assertions", item, batchOf(batch)),
     });
     if (!finished.first) continue;
     staged.push([item, turn, attempt.diff, { stage: "heuristic", model: null }]);
-    if (finished.next) next.push(finished.next);
+    if (finished.next?.rerun) {
+      const alone = await resetToQueued(tx, finished.next.item.id, "waiting");
+      if (alone) rerun.push(alone);
+    }
   }
+  if (staged.length === 0) return { rerun };
   const rows = staged.flatMap((args) => candidateRows(...args));
   await tx.knowledgeCandidate.deleteMany({ where: { workItemId: { in: staged.map(([item]) => item.id) } } });
   if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
   for (let i = 0; i < staged.length; i++) extractionInputs.inc({ stage: "heuristic" });
-  return next;
+  const { contextId, subjectId, traceId } = batch;
+  const validation = await ensureWorkItem(tx, {
+    contextId,
+    queue: "validate_artifacts",
+    subjectType: "batch",
+    subjectId,
+    traceId,
+    background: true,
+  });
+  return { validation, rerun };
 }
 
 function parked(turn: WindowTurnClaim["turn"]) {

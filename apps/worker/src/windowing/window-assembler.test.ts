@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { createDb, transaction, type Db } from "@recall/db";
 import { createTestDatabase, waitFor, type TestDatabase } from "@recall/test-support";
-import { closeWindow, lockSession } from "./window-assembler";
+import { closeWindow, lockSession, placeInWindows } from "./window-assembler";
 
 let database: TestDatabase;
 let db: Db;
@@ -69,4 +69,50 @@ test("closing keeps session order whatever order the turns joined in", async () 
   const closed = await closeWindow(db, window.id);
   expect(closed.turns.map((t) => t.seq)).toEqual([1, 2, 3]);
   expect(closed.window.turnIds).toEqual(turns.map((t) => t.id));
+});
+
+test("a batch's turns fill the session's open window, then new ones, in one pass; only the last stays open", async () => {
+  const { context, session, turns } = await sessionWithTurns(8);
+  const open = await db.extractionWindow.create({ data: { contextId: context.id, sessionId: session.id, turnIds: [turns[0]!.id] } });
+  const limits = { maxTurns: 3, maxChars: 1_000, lingerMs: 500 };
+  const joining = turns.slice(1).map((t) => ({
+    turn: { id: t.id, contextId: context.id, sessionId: session.id, content: t.content, traceId: t.traceId },
+    workItemId: randomUUID(),
+  }));
+  const release = await transaction(db, (tx) => placeInWindows(tx, limits, joining));
+  const seqs = (w: { turnIds: string[] }) => w.turnIds.map((id) => turns.findIndex((t) => t.id === id) + 1);
+  // In session order (windows made in one transaction may share a creation time).
+  const windows = (await db.extractionWindow.findMany({ where: { sessionId: session.id } })).sort((a, b) => seqs(a)[0]! - seqs(b)[0]!);
+  expect(windows.map((w) => [seqs(w), w.closedAt !== null])).toEqual([
+    [[1, 2, 3], true],
+    [[4, 5, 6], true],
+    [[7, 8], false],
+  ]);
+  // The open window closed full (its held-back job runs now); of the two opened, one is full and one lingers.
+  expect(release.promote.map((i) => i.subjectId)).toEqual([open.id]);
+  expect(release.opened.map((o) => [o.item.subjectId, o.full])).toEqual([
+    [windows[1]!.id, true],
+    [windows[2]!.id, false],
+  ]);
+  expect(release.joined).toBeUndefined();
+});
+
+test("a turn that does not fit the open window's characters closes it and opens the next", async () => {
+  const { context, session, turns } = await sessionWithTurns(3);
+  await db.extractionWindow.create({ data: { contextId: context.id, sessionId: session.id, turnIds: [turns[0]!.id] } });
+  // "turn 1" is 6 characters: with 12 allowed, turn 2 fits and turn 3 does not.
+  const limits = { maxTurns: 10, maxChars: 12, lingerMs: 500 };
+  const joining = turns.slice(1).map((t) => ({
+    turn: { id: t.id, contextId: context.id, sessionId: session.id, content: t.content, traceId: t.traceId },
+    workItemId: randomUUID(),
+  }));
+  const release = await transaction(db, (tx) => placeInWindows(tx, limits, joining));
+  const windows = (await db.extractionWindow.findMany({ where: { sessionId: session.id } })).sort(
+    (a, b) => b.turnIds.length - a.turnIds.length,
+  );
+  expect(windows.map((w) => [w.turnIds.length, w.closedAt !== null])).toEqual([
+    [2, true],
+    [1, false],
+  ]);
+  expect([release.promote.length, release.opened.map((o) => o.full)]).toEqual([1, [false]]);
 });

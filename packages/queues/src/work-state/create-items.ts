@@ -17,7 +17,7 @@ export interface NewWorkItem {
   background?: boolean;
   /** What the item starts with on its payload (a turn's extraction mode). */
   payload?: Record<string, unknown>;
-  /** Created `waiting`: the job of its window's stage runs it (window-stages.ts), not a job of its own. */
+  /** Created `waiting`: the job of its group's stage (a window, a batch) runs it (turn-groups.ts), not a job of its own. */
   waiting?: boolean;
 }
 

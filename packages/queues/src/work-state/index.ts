@@ -11,6 +11,5 @@ export * from "./requeue-item";
 export * from "./window-items";
 export * from "./checkpoints";
 export * from "./direct-stages";
-export * from "./window-stages";
-export * from "./batch-items";
+export * from "./turn-groups";
 export * from "./model-calls";

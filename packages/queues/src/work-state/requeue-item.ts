@@ -31,7 +31,7 @@ export async function reclaimFailedWorkItem(db: DbOrTx, seen: Pick<WorkItem, "id
 
 /** Cancelled while one of `from`; undefined when it was not. */
 export async function cancelWorkItem(db: DbOrTx, workItemId: string, from: readonly WorkStatus[]): Promise<WorkItem | undefined> {
-  // A batch's turns still waiting for its job are stopped with it (they would wait for a job that never runs).
+  // A batch's turns still waiting for its job of that stage are stopped with it (they would wait for a job that never runs).
   const [row] = await db.$queryRaw<WorkItem[]>`
     WITH item AS (
       UPDATE work_items w SET status = 'cancelled', finished_at = now()
@@ -39,7 +39,7 @@ export async function cancelWorkItem(db: DbOrTx, workItemId: string, from: reado
       RETURNING w.*
     ), turns AS (
       UPDATE work_items t SET status = 'cancelled', finished_at = now()
-      FROM item WHERE item.subject_type = 'batch' AND t.queue = 'extract_assertions' AND t.subject_type = 'turn'
+      FROM item WHERE item.subject_type = 'batch' AND t.queue = item.queue AND t.subject_type = 'turn'
         AND t.status = 'waiting' AND t.payload->>'batch_id' = item.subject_id::text
         AND t.subject_id IN (SELECT tu.id FROM turn_batches b JOIN turns tu ON tu.session_id = b.session_id
           AND tu.seq BETWEEN b.first_seq AND b.last_seq WHERE b.id = item.subject_id)

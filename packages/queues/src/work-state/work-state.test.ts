@@ -6,17 +6,17 @@ import { AbandonedAttemptError } from "../errors";
 import { attemptsOf, db, newItem, useQueueTestEnv } from "../testing/queue-test-env";
 import {
   cancelWorkItem,
-  claimWindowTurns,
+  claimGroupTurns,
   claimWorkItem,
   ensureWorkItem,
   failWorkItem,
   finishWorkItem,
   handBackWorkItem,
-  leaveWindow,
-  releaseWindowTurns,
+  leaveGroup,
+  releaseGroupTurns,
   resetToQueued,
   successorOf,
-  windowOf,
+  groupOf,
   type ClaimOutcome,
 } from ".";
 
@@ -313,7 +313,7 @@ test("a window's job claims its turns' waiting items at once, in session order, 
   const other = await windowOfThree();
   await db.workItem.update({ where: { id: items[1]!.id }, data: { status: "succeeded" } });
 
-  const claims = await db.$transaction((tx) => claimWindowTurns(tx, "validate_artifacts", window.id, TRACE));
+  const claims = await db.$transaction((tx) => claimGroupTurns(tx, "validate_artifacts", { kind: "window", id: window.id }, TRACE));
   expect(claims.map((c) => [c.turn.id, c.item.status, c.item.attempts])).toEqual([
     [turns[0]!.id, "running", 1],
     [turns[2]!.id, "running", 1],
@@ -322,7 +322,7 @@ test("a window's job claims its turns' waiting items at once, in session order, 
   expect((await item(other.items[0]!.id)).status).toBe("waiting");
 
   // The window's job runs again (its worker died): the same turns, the next attempt, the interrupted one closed.
-  const again = await db.$transaction((tx) => claimWindowTurns(tx, "validate_artifacts", window.id, TRACE));
+  const again = await db.$transaction((tx) => claimGroupTurns(tx, "validate_artifacts", { kind: "window", id: window.id }, TRACE));
   expect(again.map((c) => c.item.attempts)).toEqual([2, 2]);
   expect((await attemptsOf(items[0]!.id)).map((a) => [a.status, a.errorClass])).toEqual([
     ["failed", "abandoned"],
@@ -332,12 +332,12 @@ test("a window's job claims its turns' waiting items at once, in session order, 
 
 test("a turn that leaves its window, and the turns of a window that gave up, are queued to run alone", async () => {
   const { window, items } = await windowOfThree();
-  const [first] = await db.$transaction((tx) => claimWindowTurns(tx, "validate_artifacts", window.id, TRACE));
-  const left = await leaveWindow(db, first!, { errorClass: "internal", message: "window: boom" });
+  const [first] = await db.$transaction((tx) => claimGroupTurns(tx, "validate_artifacts", { kind: "window", id: window.id }, TRACE));
+  const left = await leaveGroup(db, "window", first!, { errorClass: "internal", message: "window: boom" });
   expect(left).toMatchObject({ status: "queued", errorClass: "internal", payload: {} });
 
-  const released = await releaseWindowTurns(db, "validate_artifacts", window.id, "window: gave up");
+  const released = await releaseGroupTurns(db, "validate_artifacts", { kind: "window", id: window.id }, "window: gave up");
   expect(released.map((i) => i.id).sort()).toEqual([items[1]!.id, items[2]!.id].sort());
-  expect(released.every((i) => i.status === "queued" && windowOf(i) === undefined)).toBe(true);
+  expect(released.every((i) => i.status === "queued" && groupOf(i) === undefined)).toBe(true);
   expect((await attemptsOf(first!.item.id)).map((a) => [a.status, a.errorMessage])).toEqual([["failed", "window: boom"]]);
 });

@@ -1,20 +1,22 @@
-// validate_artifacts, commit_artifacts and truth_maintenance for a window: one job per stage for all
-// of its turns (packages/queues work-state/window-stages.ts). Each turn is run by its own stage's code
-// as if it had a job of its own: read in the window's claim transaction, processed, and written with
-// its own success in a savepoint of the window's finishing transaction, so a turn that fails leaves the
-// window and runs alone (its own job and retries) while the others go on; when the window's job gives
-// up for good, every turn still in it runs alone. Each turn keeps its own candidates, facts, items and attempts.
+// validate_artifacts, commit_artifacts and truth_maintenance for a group of turns (a window, or the turns of a batch
+// the rules finished): one job per stage for all of them (packages/queues work-state/turn-groups.ts). Each turn is
+// run by its own stage's code as if it had a job of its own: read in the group's claim transaction, processed, and
+// written with its own success in a savepoint of the group's finishing transaction, so a turn that fails leaves the
+// group and runs alone (its own job and retries) while the others go on; when the group's job gives up for good,
+// every turn still in it runs alone. Each turn keeps its own candidates, facts, items and attempts.
 import type { Tx, WorkItem } from "@recall/db";
 import {
   QUEUES,
-  claimWindowTurns,
+  claimGroupTurns,
   classifyError,
   enqueueOrLeaveForSweeper,
   finishInTransaction,
-  leaveWindow,
-  releaseWindowTurns,
+  groupKey,
+  leaveGroup,
+  releaseGroupTurns,
   successorOf,
   type ClaimedWork,
+  type GroupRef,
   type NewWorkItem,
   type QueueName,
   type StageContext,
@@ -34,11 +36,17 @@ interface WindowTurn {
 
 type Outcome = { turn: WindowTurn; result: StageResult; wallMs: number } | { turn: WindowTurn; error: unknown };
 
-/** The stage's handler for a window's job, running `turnStage` (the stage's own handler) for each of its turns. */
-export function windowStage(deps: WorkerDeps, queue: QueueName, turnStage: StageHandler<unknown>): StageHandler<WindowTurn[]> {
+/** The stage's handler for a group's job (a window's, a batch's), running `turnStage` (the stage's own handler) for each of its turns. */
+export function groupStage(
+  deps: WorkerDeps,
+  queue: QueueName,
+  kind: GroupRef["kind"],
+  turnStage: StageHandler<unknown>,
+): StageHandler<WindowTurn[]> {
+  const groupOf = (item: Pick<WorkItem, "subjectId">): GroupRef => ({ kind, id: item.subjectId });
   return {
     async load(tx, window) {
-      const claims = await claimWindowTurns(tx, queue, window.item.subjectId, currentTraceId() ?? null);
+      const claims = await claimGroupTurns(tx, queue, groupOf(window.item), currentTraceId() ?? null);
       const turns: WindowTurn[] = [];
       for (const claim of claims) {
         const work = turnWork(window, claim);
@@ -58,7 +66,7 @@ export function windowStage(deps: WorkerDeps, queue: QueueName, turnStage: Stage
         next: going.some((o) => o.result.next !== false),
         nextDone: going.every((o) => o.result.nextDone) ? going[0]?.result.nextDone : undefined,
         write: async (tx) => {
-          for (const outcome of outcomes) await writeTurn(tx, queue, ctx.item.subjectId, outcome, left);
+          for (const outcome of outcomes) await writeTurn(tx, queue, groupOf(ctx.item), outcome, left);
         },
         after: async () => {
           for (const item of left) await enqueueOrLeaveForSweeper(deps, item);
@@ -66,7 +74,7 @@ export function windowStage(deps: WorkerDeps, queue: QueueName, turnStage: Stage
       };
     },
     async onDead(window, message) {
-      const turns = await releaseWindowTurns(deps.db, queue, window.subjectId, `window: ${message}`);
+      const turns = await releaseGroupTurns(deps.db, queue, groupOf(window), `${kind}: ${message}`);
       for (const item of turns) await enqueueOrLeaveForSweeper(deps, item);
     },
   };
@@ -115,9 +123,9 @@ async function runTurn(stage: StageHandler<unknown>, window: StageContext<unknow
   }
 }
 
-/** The turn's success and writes in a savepoint of the window's transaction; a turn that fails leaves the window instead. */
-async function writeTurn(tx: Tx, queue: QueueName, windowId: string, outcome: Outcome, left: WorkItem[]): Promise<void> {
-  await tx.$executeRawUnsafe("SAVEPOINT window_turn");
+/** The turn's success and writes in a savepoint of the group's transaction; a turn that fails leaves the group instead. */
+async function writeTurn(tx: Tx, queue: QueueName, group: GroupRef, outcome: Outcome, left: WorkItem[]): Promise<void> {
+  await tx.$executeRawUnsafe("SAVEPOINT group_turn");
   try {
     if ("error" in outcome) throw outcome.error;
     const { claim } = outcome.turn;
@@ -128,21 +136,21 @@ async function writeTurn(tx: Tx, queue: QueueName, windowId: string, outcome: Ou
       tokensUsed: result.tokensUsed,
       wallMs: outcome.wallMs,
       result: result.output,
-      next: result.next === false ? undefined : nextInWindow(queue, claim.item, windowId),
+      next: result.next === false ? undefined : nextInGroup(queue, claim.item, group),
       nextDone: result.nextDone,
     });
     await result.write?.(tx);
-    await tx.$executeRawUnsafe("RELEASE SAVEPOINT window_turn");
+    await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turn");
   } catch (err) {
-    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT window_turn");
+    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT group_turn");
     const { errorClass, message } = classifyError(err);
-    const item = await leaveWindow(tx, outcome.turn.claim, { errorClass, message: `window: ${message}` });
+    const item = await leaveGroup(tx, group.kind, outcome.turn.claim, { errorClass, message: `${group.kind}: ${message}` });
     if (item) left.push(item);
   }
 }
 
-/** The turn's item of the next stage, waiting for the window's job of that stage. */
-function nextInWindow(queue: QueueName, item: WorkItem, windowId: string): NewWorkItem | undefined {
+/** The turn's item of the next stage, waiting for the group's job of that stage. */
+export function nextInGroup(queue: QueueName, item: WorkItem, group: GroupRef): NewWorkItem | undefined {
   const next = (QUEUES[queue] as { next?: QueueName }).next;
-  return next && { ...successorOf(item, next), waiting: true, payload: { window_id: windowId } };
+  return next && { ...successorOf(item, next), waiting: true, payload: { [groupKey(group.kind)]: group.id } };
 }
