@@ -70,6 +70,8 @@ export function batchExtract(deps: WorkerDeps): StageHandler<BatchInput> {
         next: false,
         output: { value: { batch } satisfies Partial<ExtractResult> },
         write: async (tx) => {
+          // Run again if its transaction is: only the last run's items are queued.
+          [enqueue.length, reruns.length] = [0, 0];
           await writePlans(
             tx,
             placements.flatMap((p) => (p.kind === "alone" ? [] : [{ resolved: p.plan, stored: p.turn.plan }])),
