@@ -220,7 +220,10 @@ export interface StagedExtractorFactoryOptions {
 /** One extractor per work item, so the budget spans all of that item's inputs. */
 export function createStagedExtractorFactory(options: StagedExtractorFactoryOptions): ExtractorFactory {
   const { cpu, heuristicThreshold: threshold } = options;
-  return (limits, lane) => new StagedExtractor({ ...modelClients(options.providers), threshold, limits, cpu, lane });
+  // Built once: a client holds no state of its own between calls (budgets are the extractor's), and building one per
+  // input cost every extraction an SDK client's set-up.
+  const clients = modelClients(options.providers);
+  return (limits, lane) => new StagedExtractor({ ...clients, threshold, limits, cpu, lane });
 }
 
 function modelClients(providers: ProviderOptions): Pick<StagedExtractorOptions, "fast" | "strong" | "unavailable"> {
