@@ -3,7 +3,7 @@ import path from "node:path";
 import { configSecrets, cpuPoolOptions, extractorOptions, faultPoint, providerOptions, type Config } from "@recall/config";
 import { createDb, isDatabaseUnavailable, serviceRoleOf } from "@recall/db";
 import { CpuPool, createStagedExtractorFactory, loadSkills } from "@recall/extraction";
-import { createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
+import { CallLimit, createEmbeddingClient, installRequestGate, type EmbeddingClient } from "@recall/llm";
 import {
   RedisRateGate,
   claimQueuePrefixFor,
@@ -58,7 +58,12 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
     logger,
     skills: skillCatalog(skills),
     skillList: skills,
-    extractorFor: createStagedExtractorFactory({ ...extractorOptions(config), cpu }),
+    // Interactive extraction runs more jobs than it has model calls out (worker-runtime.ts): the calls are what is limited.
+    extractorFor: createStagedExtractorFactory({
+      ...extractorOptions(config),
+      cpu,
+      callLimits: { interactive: new CallLimit(config.WORKER_CONCURRENCY) },
+    }),
     cpu,
     embedder: lazyEmbedder(config),
     faultPoint: faultPoint(config),

@@ -25,6 +25,9 @@ import { bySubject, groupStage } from "./windowing/group-stage";
 import { truthMaintenanceProcessor } from "./processors/truth-maintenance.processor";
 import { validateArtifactsProcessor } from "./processors/validate-artifacts.processor";
 
+/** Interactive extraction's jobs per model call it may have out (see `slots` in startWorkers). */
+export const EXTRACTION_OVERLAP = 2;
+
 export interface WorkerRuntime {
   workers: Worker[];
   relay: OutboxRelay;
@@ -71,6 +74,11 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
   // An interactive turn's later stages run in the job of the one before, when this process runs them (chain-guard.ts).
   const chain = deps.config.RECALL_CHAINED_STAGES === "on" ? Object.fromEntries(queues.map((q) => [q, processors[q]])) : undefined;
   // Each stage's two lanes, each with slots of its own: background work never holds interactive slots (priority.ts).
+  // Interactive extraction has twice the slots and WORKER_CONCURRENCY model calls (bootstrap.ts): while that many
+  // calls are out, as many more jobs claim, read with the rules and write what a model answered, so the model is never
+  // left waiting for a slot busy with the rest of a job.
+  const slots = (queue: QueueName, lane: "interactive" | "background", concurrency: number) =>
+    queue === "extract_assertions" && lane === "interactive" ? EXTRACTION_OVERLAP * concurrency : concurrency;
   const lanes = [
     { lane: "interactive", concurrency: deps.config.WORKER_CONCURRENCY },
     { lane: "background", concurrency: deps.config.WORKER_BACKGROUND_CONCURRENCY },
@@ -86,7 +94,7 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
         connection,
         prefix: deps.config.QUEUE_PREFIX,
         logger: deps.logger,
-        concurrency,
+        concurrency: slots(queue, lane, concurrency),
         wallBudgetMs: deps.config.RECALL_MAX_WALL_MS,
         lockDurationMs: deps.config.WORKER_LOCK_DURATION_MS,
         faultPoint: deps.faultPoint,

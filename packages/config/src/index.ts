@@ -52,7 +52,10 @@ export const EnvSchema = z.object({
    */
   QUEUE_PREFIX: z.string().min(1).default("{recall}"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** Jobs per stage a worker process runs at once for interactive work (a caller waits on it). */
+  /**
+   * Jobs per stage a worker process runs at once for interactive work (a caller waits on it). Extraction has this many
+   * model calls out and twice as many jobs, so the rest of its jobs' work overlaps the calls (worker-runtime.ts).
+   */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   /** Jobs per stage a worker process runs at once for background work, in slots of its own: it never holds interactive ones. */
   WORKER_BACKGROUND_CONCURRENCY: z.coerce.number().int().min(1).default(2),

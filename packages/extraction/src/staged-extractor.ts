@@ -4,9 +4,11 @@
 // name; the fast answer fails validation or contradicts itself.
 import {
   Budget,
+  CallLimit,
   NoProviderError,
   OutputValidationError,
   createModelClient,
+  limitedClient,
   type ModelClient,
   type ModelTier,
   type ProviderOptions,
@@ -215,6 +217,8 @@ export interface StagedExtractorFactoryOptions {
   heuristicThreshold: number;
   /** Where the rules run; default: in this thread (tests, benches). */
   cpu?: CpuRunner;
+  /** Model calls a lane may have in flight at once in this process (call-limit.ts); default: no limit. */
+  callLimits?: Partial<Record<CpuLane, CallLimit>>;
 }
 
 /** One extractor per work item, so the budget spans all of that item's inputs. */
@@ -223,7 +227,14 @@ export function createStagedExtractorFactory(options: StagedExtractorFactoryOpti
   // Built once: a client holds no state of its own between calls (budgets are the extractor's), and building one per
   // input cost every extraction an SDK client's set-up.
   const clients = modelClients(options.providers);
-  return (limits, lane) => new StagedExtractor({ ...clients, threshold, limits, cpu, lane });
+  const byLane = (lane: CpuLane) => {
+    const limit = options.callLimits?.[lane];
+    if (!limit) return clients;
+    const { fast, strong, unavailable } = clients;
+    return { unavailable, fast: fast && limitedClient(fast, limit), strong: strong && limitedClient(strong, limit) };
+  };
+  const lanes = { interactive: byLane("interactive"), background: byLane("background") };
+  return (limits, lane = "interactive") => new StagedExtractor({ ...lanes[lane], threshold, limits, cpu, lane });
 }
 
 function modelClients(providers: ProviderOptions): Pick<StagedExtractorOptions, "fast" | "strong" | "unavailable"> {

@@ -6,5 +6,6 @@ export { type EmbeddingClient } from "./embedding-client";
 export { BudgetExceededError, NoProviderError, OutputValidationError } from "./llm-errors";
 export { type ModelClient } from "./model-client";
 export { type ProviderOptions } from "./provider-options";
+export { CallLimit, limitedClient } from "./call-limit";
 export { installRequestGate } from "./request-gate";
 export { structuredCall } from "./structured-call";
