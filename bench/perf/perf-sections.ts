@@ -146,14 +146,18 @@ export async function modelBoundSection(processes: number[]): Promise<void> {
   const delay = num("BENCH_MODEL_DELAY_MS", 300);
   const n = num("BENCH_MODEL_TURNS", 120);
   const modelTurns = benchTurns("model");
-  console.log(`\n## model-bound: ${n} turns that need the model, answered after ${delay} ms; worker concurrency ${concurrency}`);
+  const clientsNote = process.env.BENCH_MODEL_CLIENTS ? `; ${process.env.BENCH_MODEL_CLIENTS} clients` : "";
+  console.log(
+    `\n## model-bound: ${n} turns that need the model, answered after ${delay} ms; worker concurrency ${concurrency}${clientsNote}`,
+  );
   for (const procs of processes) {
     const workers = [
       "validate_artifacts,commit_artifacts,truth_maintenance,extract_window",
       ...Array.from({ length: procs }, () => "extract_assertions"),
     ];
     await withCluster(delay, workers, {}, async (_cluster, api, server) => {
-      const clients = procs * concurrency * 2;
+      // Each client waits for its turn's whole pipeline before sending the next, so the clients bound the rate too.
+      const clients = num("BENCH_MODEL_CLIENTS", procs * concurrency * 2);
       const sessions = await Promise.all(Array.from({ length: clients }, () => newSession(api)));
       const started = performance.now();
       const outcomes = new Map<string, number>();

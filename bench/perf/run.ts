@@ -1,7 +1,8 @@
 // pnpm bench — the performance report. Sections (BENCH_SECTIONS, comma-separated; default all):
 //   latency     BENCH_LATENCY_TURNS (500) sequential turns, instant model, against the turn floor
 //   throughput  BENCH_THROUGHPUT_TURNS (400) turns from BENCH_CLIENTS (8) clients, against the write floor
-//   model       BENCH_MODEL_TURNS (120) model-bound turns (BENCH_MODEL_DELAY_MS 300), one extract process
+//   model       BENCH_MODEL_TURNS (120) model-bound turns (BENCH_MODEL_DELAY_MS 300), one extract process, from
+//               BENCH_MODEL_CLIENTS clients (default 2 × processes × worker concurrency)
 //   scaleout    the same with 1, 2 and 4 extract worker processes (BENCH_SCALEOUT=1,2,4)
 //   rpm         BENCH_RPM (30) requests-per-minute limit across two extract processes (takes over a minute)
 //   memory      RSS of API and worker after BENCH_MEMORY_TURNS (10,000) turns, growth from the half-way mark
