@@ -83,7 +83,7 @@ export function batchExtract(deps: WorkerDeps): StageHandler<BatchInput> {
           windows = await placeInWindows(
             tx,
             windowLimits(deps.config),
-            joining.map(({ turn: { turn, item } }) => ({ turn: parked(turn), workItemId: item.id })),
+            joining.map(({ turn: { turn, item } }) => ({ turn, workItemId: item.id })),
           );
           for (const p of placements) {
             if (p.kind !== "alone") continue;
@@ -218,8 +218,4 @@ async function finishTurns(
     background: true,
   });
   return { validation, rerun };
-}
-
-function parked(turn: WindowTurnClaim["turn"]) {
-  return { id: turn.id, contextId: turn.contextId, sessionId: turn.sessionId, content: turn.content, traceId: turn.traceId };
 }

@@ -43,10 +43,10 @@ export function groupStage(
   kind: GroupRef["kind"],
   turnStage: StageHandler<unknown>,
 ): StageHandler<WindowTurn[]> {
-  const groupOf = (item: Pick<WorkItem, "subjectId">): GroupRef => ({ kind, id: item.subjectId });
+  const groupRef = (item: Pick<WorkItem, "subjectId">): GroupRef => ({ kind, id: item.subjectId });
   return {
     async load(tx, window) {
-      const claims = await claimGroupTurns(tx, queue, groupOf(window.item), currentTraceId() ?? null);
+      const claims = await claimGroupTurns(tx, queue, groupRef(window.item), currentTraceId() ?? null);
       const turns: WindowTurn[] = [];
       for (const claim of claims) {
         const work = turnWork(window, claim);
@@ -66,7 +66,7 @@ export function groupStage(
         next: going.some((o) => o.result.next !== false),
         nextDone: going.every((o) => o.result.nextDone) ? going[0]?.result.nextDone : undefined,
         write: async (tx) => {
-          for (const outcome of outcomes) await writeTurn(tx, queue, groupOf(ctx.item), outcome, left);
+          for (const outcome of outcomes) await writeTurn(tx, queue, groupRef(ctx.item), outcome, left);
         },
         after: async () => {
           for (const item of left) await enqueueOrLeaveForSweeper(deps, item);
@@ -74,7 +74,7 @@ export function groupStage(
       };
     },
     async onDead(window, message) {
-      const turns = await releaseGroupTurns(deps.db, queue, groupOf(window), `${kind}: ${message}`);
+      const turns = await releaseGroupTurns(deps.db, queue, groupRef(window), `${kind}: ${message}`);
       for (const item of turns) await enqueueOrLeaveForSweeper(deps, item);
     },
   };

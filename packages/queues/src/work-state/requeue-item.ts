@@ -2,8 +2,9 @@
 // retry (from failed, dead or cancelled; re-extraction also from succeeded), the sweeper taking
 // back a failed item whose retry job Redis lost, and an operator's cancel, which stops queued or
 // failed work.
-import type { DbOrTx, WorkItem, WorkStatus } from "@recall/db";
+import { Prisma, type DbOrTx, type WorkItem, type WorkStatus } from "@recall/db";
 import { itemColumns } from "./item-row";
+import { batchTurns } from "./turn-groups";
 
 /** Queued again from `from` (its error cleared); undefined when it is no longer `from`. */
 export async function resetToQueued(
@@ -41,8 +42,7 @@ export async function cancelWorkItem(db: DbOrTx, workItemId: string, from: reado
       UPDATE work_items t SET status = 'cancelled', finished_at = now()
       FROM item WHERE item.subject_type = 'batch' AND t.queue = item.queue AND t.subject_type = 'turn'
         AND t.status = 'waiting' AND t.payload->>'batch_id' = item.subject_id::text
-        AND t.subject_id IN (SELECT tu.id FROM turn_batches b JOIN turns tu ON tu.session_id = b.session_id
-          AND tu.seq BETWEEN b.first_seq AND b.last_seq WHERE b.id = item.subject_id)
+        AND t.subject_id IN (${batchTurns(Prisma.sql`item.subject_id`)})
     )
     SELECT ${itemColumns("item")} FROM item`;
   return row;

@@ -36,8 +36,13 @@ export function groupKey(kind: GroupRef["kind"]): "window_id" | "batch_id" {
 function members({ kind, id }: GroupRef): Prisma.Sql {
   return kind === "window"
     ? Prisma.sql`SELECT unnest(turn_ids) FROM extraction_windows WHERE id = ${id}::uuid`
-    : Prisma.sql`SELECT tu.id FROM turn_batches b JOIN turns tu ON tu.session_id = b.session_id
-        AND tu.seq BETWEEN b.first_seq AND b.last_seq WHERE b.id = ${id}::uuid`;
+    : batchTurns(Prisma.sql`${id}::uuid`);
+}
+
+/** A query answering the ids of the turns of the batch `batchId` names (a parameter, or a column of the caller's query). */
+export function batchTurns(batchId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`SELECT tu.id FROM turn_batches b JOIN turns tu ON tu.session_id = b.session_id
+    AND tu.seq BETWEEN b.first_seq AND b.last_seq WHERE b.id = ${batchId}`;
 }
 
 /** The group's turn items of `queue` still waiting for (or held by) its job. */
