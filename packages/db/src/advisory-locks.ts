@@ -41,6 +41,13 @@ export async function holdLock(tx: Prisma.TransactionClient, key: string, mode: 
   else await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
 }
 
+/** Holds several locks of different kinds in one statement, in the order given (each as holdLock would). */
+export async function holdLocks(tx: Prisma.TransactionClient, locks: readonly { key: string; mode: LockMode }[]): Promise<void> {
+  await tx.$executeRaw`
+    SELECT CASE WHEN m = 'shared' THEN pg_advisory_xact_lock_shared(hashtextextended(k, 0)) ELSE pg_advisory_xact_lock(hashtextextended(k, 0)) END
+    FROM (SELECT k, m FROM unnest(${locks.map((l) => l.key)}::text[], ${locks.map((l) => l.mode)}::text[]) WITH ORDINALITY AS t(k, m, n) ORDER BY n) ordered`;
+}
+
 /** Holds several in one statement, in the order of their hashes, as every taker of them must so none deadlock. */
 export async function holdLocksByHash(tx: Prisma.TransactionClient, keys: readonly string[], mode: LockMode): Promise<void> {
   if (keys.length === 0) return;

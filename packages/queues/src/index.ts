@@ -36,7 +36,7 @@ export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "
 export { directStages } from "./work-state/direct-stages";
 export { type NextItem, finishInTransaction } from "./work-state/finish-item";
 export { resetToQueued } from "./work-state/requeue-item";
-export { assignWindow, failWaitingTurns, finishWaitingTurn, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";
+export { assignWindow, failWaitingTurns, finishWaitingTurns, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";
 export { type GroupRef, type WindowTurnClaim, claimGroupTurns, groupKey, leaveGroup, releaseGroupTurns } from "./work-state/turn-groups";
 export {
   HAND_BACK,

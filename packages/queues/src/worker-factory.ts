@@ -82,6 +82,8 @@ export type StageProcessor = (ctx: StageContext) => Promise<StageResult>;
 /** A stage that reads its input (candidates, known entities) in the claim's transaction before it runs. */
 export interface StageHandler<I> {
   load?(tx: Tx, claimed: ClaimedWork): Promise<I>;
+  /** `load` for the turns of a group (a window's, a batch's) at once, in the same order; `load` per turn without it. */
+  loadMany?(tx: Tx, claimed: ClaimedWork[]): Promise<I[]>;
   process(ctx: StageContext<I>): Promise<StageResult>;
   /** The item failed for good (dead): what it held must not be lost with it (a window's turns run alone). */
   onDead?(item: WorkItem, message: string): Promise<void>;

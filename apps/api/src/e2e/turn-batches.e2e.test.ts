@@ -313,11 +313,30 @@ test("a window's validation, commit and truth maintenance run as one job per sta
   expect(await factsOf(batch.turn_ids)).toEqual(["October", "violin lessons"]);
 });
 
+test("a failure in the window's write of all turns at once is written again turn by turn, each once, in the same job", async () => {
+  await h.api.db.$executeRawUnsafe(`CREATE SEQUENCE fail_first_seq;
+    CREATE FUNCTION fail_first() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF NEW.value = 'October' AND nextval('fail_first_seq') = 1 THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$;
+    CREATE TRIGGER fail_first BEFORE INSERT ON attributes FOR EACH ROW EXECUTE FUNCTION fail_first();`);
+  try {
+    const { batch, window } = await importWindowOfThree();
+    const { turns } = await stagesOf(batch.turn_ids, window.id);
+    for (const stages of turns as unknown[][][])
+      expect(stages.find((i) => i[0] === "commit_artifacts")).toEqual(["commit_artifacts", "succeeded", ["succeeded"]]);
+    expect(await factsOf(batch.turn_ids)).toEqual(["October", "violin lessons"]);
+    // The insert failed once (all turns at once) and was written once more (turn by turn).
+    expect(await h.api.db.$queryRawUnsafe(`SELECT last_value::int AS n FROM fail_first_seq`)).toEqual([{ n: 2 }]);
+  } finally {
+    await h.api.db.$executeRawUnsafe(`DROP TRIGGER fail_first ON attributes; DROP FUNCTION fail_first(); DROP SEQUENCE fail_first_seq;`);
+  }
+});
+
 test("a turn whose commit fails inside its window's job leaves the window and commits alone; the others commit with it", async () => {
-  // Fails the first insert of the Zephyr fact only: a sequence is not rolled back with the failing savepoint.
+  // Fails the first two inserts of the Zephyr fact (the group's write of all turns, then the turn's own savepoint in
+  // it), not the third (its own job): a sequence is not rolled back with the failing savepoint.
   await h.api.db.$executeRawUnsafe(`CREATE SEQUENCE fail_once_seq;
     CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-      IF NEW.value = 'October' AND nextval('fail_once_seq') = 1 THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$;
+      IF NEW.value = 'October' AND nextval('fail_once_seq') <= 2 THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$;
     CREATE TRIGGER fail_once BEFORE INSERT ON attributes FOR EACH ROW EXECUTE FUNCTION fail_once();`);
   try {
     const { batch, window } = await importWindowOfThree();

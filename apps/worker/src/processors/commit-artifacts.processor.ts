@@ -9,7 +9,7 @@ import { commitPlanned, planCommit, splitForReview, type CommitSource, type Disa
 import { truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
-import { documentUnits, inputOf, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
+import { candidatesOf, documentUnits, inputOf, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
 
 interface CommitInput {
   candidates: KnowledgeCandidate[];
@@ -26,10 +26,21 @@ async function loadCommitInput(tx: Tx, claim: ClaimedWork): Promise<CommitInput>
   return { candidates, units: inputOf(claim).type === "document" ? await documentUnits(tx, claim) : [] };
 }
 
+/** `loadCommitInput` for a group's turns: their valid candidates in one read. */
+async function loadCommitInputs(tx: Tx, claims: ClaimedWork[]): Promise<CommitInput[]> {
+  if (claims.some((c) => c.item.subjectType === "review")) return Promise.all(claims.map((c) => loadCommitInput(tx, c)));
+  const bySubject = await candidatesOf(tx, claims, "valid");
+  const inputs: CommitInput[] = [];
+  for (const [i, claim] of claims.entries())
+    inputs.push({ candidates: bySubject[i]!, units: inputOf(claim).type === "document" ? await documentUnits(tx, claim) : [] });
+  return inputs;
+}
+
 export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitInput> {
   const strong = strongModel(deps.config, deps.logger);
   return {
     load: loadCommitInput,
+    loadMany: loadCommitInputs,
     async process({ item, claim, input, logger }) {
       const subject = stageSubject(claim, input.units);
       const source = commitSource(item, subject);

@@ -3,12 +3,13 @@
 // the subject's status and the valid ones go on to commit.
 import type { StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
-import { ValidationService, loadValidationInput, type ValidationInput } from "../services/validation.service";
+import { ValidationService, loadValidationInput, loadValidationInputs, type ValidationInput } from "../services/validation.service";
 
 export function validateArtifactsProcessor(deps: WorkerDeps): StageHandler<ValidationInput> {
   const validation = new ValidationService(deps);
   return {
     load: loadValidationInput,
+    loadMany: loadValidationInputs,
     process: async (ctx) => validation.validate(ctx),
   };
 }

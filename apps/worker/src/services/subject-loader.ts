@@ -3,7 +3,7 @@
 // retries one or the sweeper recovers one). A review commit's stages see the input it commits for. Built from the row the claim returned
 // (packages/queues work-state); a document's nodes are read by the stage that needs them.
 import type { ContextConfig } from "@recall/contracts";
-import type { DbOrTx, Turn } from "@recall/db";
+import type { CandidateStatus, DbOrTx, KnowledgeCandidate, Turn } from "@recall/db";
 import { WorkError, type ClaimedWork } from "@recall/queues";
 
 export interface TextUnit {
@@ -132,6 +132,27 @@ function oneText(
 }
 
 /** A document's nodes as text units, in order; [] for any other subject. */
+/** The candidates of each claim's subject with `status`, in one read, in the claims' order (each by ordinal). */
+export async function candidatesOf(db: DbOrTx, claims: readonly ClaimedWork[], status: CandidateStatus): Promise<KnowledgeCandidate[][]> {
+  const key = (subjectType: string, subjectId: string) => `${subjectType}:${subjectId}`;
+  const rows = await db.knowledgeCandidate.findMany({
+    where: {
+      subjectType: { in: [...new Set(claims.map((c) => c.item.subjectType))] },
+      subjectId: { in: claims.map((c) => c.item.subjectId) },
+      status,
+    },
+    orderBy: { ordinal: "asc" },
+  });
+  const bySubject = new Map<string, KnowledgeCandidate[]>();
+  for (const row of rows) {
+    const k = key(row.subjectType, row.subjectId);
+    const list = bySubject.get(k);
+    if (list) list.push(row);
+    else bySubject.set(k, [row]);
+  }
+  return claims.map((c) => bySubject.get(key(c.item.subjectType, c.item.subjectId)) ?? []);
+}
+
 export async function documentUnits(db: DbOrTx, claim: ClaimedWork): Promise<TextUnit[]> {
   const input = inputOf(claim);
   if (input.type !== "document") return [];

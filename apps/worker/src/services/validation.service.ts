@@ -8,7 +8,7 @@ import { validateCandidate } from "@recall/memory";
 import type { ClaimedWork, StageContext, StageResult } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { allowedEntityTypes } from "./skill-types";
-import { documentUnits, stageSubject, type TextUnit } from "./subject-loader";
+import { candidatesOf, documentUnits, stageSubject, type TextUnit } from "./subject-loader";
 
 /** What validation reads in the claim's transaction: the pending candidates, and a document's nodes. */
 export interface ValidationInput {
@@ -23,6 +23,17 @@ export async function loadValidationInput(tx: Tx, claim: ClaimedWork): Promise<V
     orderBy: { ordinal: "asc" },
   });
   return { candidates, units: candidates.length > 0 ? await documentUnits(tx, claim) : [] };
+}
+
+/** `loadValidationInput` for many subjects (a group's turns): their pending candidates in one read. */
+export async function loadValidationInputs(tx: Tx, claims: ClaimedWork[]): Promise<ValidationInput[]> {
+  const bySubject = await candidatesOf(tx, claims, "pending");
+  const inputs: ValidationInput[] = [];
+  for (const [i, claim] of claims.entries()) {
+    const candidates = bySubject[i]!;
+    inputs.push({ candidates, units: candidates.length > 0 ? await documentUnits(tx, claim) : [] });
+  }
+  return inputs;
 }
 
 export class ValidationService {

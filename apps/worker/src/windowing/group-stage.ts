@@ -47,12 +47,11 @@ export function groupStage(
   return {
     async load(tx, window) {
       const claims = await claimGroupTurns(tx, queue, groupRef(window.item), currentTraceId() ?? null);
-      const turns: WindowTurn[] = [];
-      for (const claim of claims) {
-        const work = turnWork(window, claim);
-        turns.push({ claim, work, input: await turnStage.load?.(tx, work) });
-      }
-      return turns;
+      const works = claims.map((claim) => turnWork(window, claim));
+      const inputs = turnStage.loadMany
+        ? await turnStage.loadMany(tx, works)
+        : await sequentially(works, (work) => turnStage.load?.(tx, work) ?? Promise.resolve(undefined));
+      return claims.map((claim, i) => ({ claim, work: works[i]!, input: inputs[i] }));
     },
     async process(ctx) {
       const outcomes: Outcome[] = [];
@@ -66,7 +65,10 @@ export function groupStage(
         next: going.some((o) => o.result.next !== false),
         nextDone: going.every((o) => o.result.nextDone) ? going[0]?.result.nextDone : undefined,
         write: async (tx) => {
-          for (const outcome of outcomes) await writeTurn(tx, queue, groupRef(ctx.item), outcome, left);
+          const group = groupRef(ctx.item);
+          // Every turn's writes under one savepoint; only when one of them fails is each turn written under its own.
+          if (await writeAll(tx, queue, group, outcomes)) return;
+          for (const outcome of outcomes) await writeTurn(tx, queue, group, outcome, left);
         },
         after: async () => {
           for (const item of left) await enqueueOrLeaveForSweeper(deps, item);
@@ -91,6 +93,12 @@ export function bySubject(turn: StageHandler<unknown>, groups: Partial<Record<Su
     process: (ctx) => pick(ctx.item).process(ctx),
     onDead: (item, message) => pick(item).onDead?.(item, message) ?? Promise.resolve(),
   };
+}
+
+async function sequentially<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await fn(item));
+  return results;
 }
 
 /** A turn's claim as its own job would have it: the window's context, the turn's row and plan. */
@@ -123,23 +131,41 @@ async function runTurn(stage: StageHandler<unknown>, window: StageContext<unknow
   }
 }
 
+/** All turns' successes and writes in one savepoint, when every turn's stage succeeded; false (and nothing written) if one fails. */
+async function writeAll(tx: Tx, queue: QueueName, group: GroupRef, outcomes: Outcome[]): Promise<boolean> {
+  if (outcomes.some((o) => "error" in o)) return false;
+  await tx.$executeRawUnsafe("SAVEPOINT group_turns");
+  try {
+    for (const outcome of outcomes) await writeSuccess(tx, queue, group, outcome as Extract<Outcome, { result: StageResult }>);
+    await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turns");
+    return true;
+  } catch {
+    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT group_turns");
+    return false;
+  }
+}
+
+async function writeSuccess(tx: Tx, queue: QueueName, group: GroupRef, outcome: Extract<Outcome, { result: StageResult }>): Promise<void> {
+  const { claim } = outcome.turn;
+  const { result } = outcome;
+  await finishInTransaction(tx, {
+    workItemId: claim.item.id,
+    attemptId: claim.attemptId,
+    tokensUsed: result.tokensUsed,
+    wallMs: outcome.wallMs,
+    result: result.output,
+    next: result.next === false ? undefined : nextInGroup(queue, claim.item, group),
+    nextDone: result.nextDone,
+  });
+  await result.write?.(tx);
+}
+
 /** The turn's success and writes in a savepoint of the group's transaction; a turn that fails leaves the group instead. */
 async function writeTurn(tx: Tx, queue: QueueName, group: GroupRef, outcome: Outcome, left: WorkItem[]): Promise<void> {
   await tx.$executeRawUnsafe("SAVEPOINT group_turn");
   try {
     if ("error" in outcome) throw outcome.error;
-    const { claim } = outcome.turn;
-    const { result } = outcome;
-    await finishInTransaction(tx, {
-      workItemId: claim.item.id,
-      attemptId: claim.attemptId,
-      tokensUsed: result.tokensUsed,
-      wallMs: outcome.wallMs,
-      result: result.output,
-      next: result.next === false ? undefined : nextInGroup(queue, claim.item, group),
-      nextDone: result.nextDone,
-    });
-    await result.write?.(tx);
+    await writeSuccess(tx, queue, group, outcome);
     await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turn");
   } catch (err) {
     await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT group_turn");

@@ -18,7 +18,7 @@ import {
   enqueueOrLeaveForSweeper,
   ensureWorkItem,
   failWaitingTurns,
-  finishWaitingTurn,
+  finishWaitingTurns,
   requeueWorkItem,
   returnWaitingTurn,
   type Producer,
@@ -33,6 +33,12 @@ export interface WindowReading {
   reason: string;
   /** The window item's tokens for this call, shown on each turn for reference (metered on the window). */
   windowTokens: number;
+}
+
+function turnItems(db: DbOrTx, turns: readonly Turn[]) {
+  return db.workItem.findMany({
+    where: { queue: "extract_assertions", subjectType: "turn", subjectId: { in: turns.map((t) => t.id) } },
+  });
 }
 
 function turnItem(db: DbOrTx, turnId: string) {
@@ -53,32 +59,38 @@ export async function finishTurns(
   reading: WindowReading,
 ): Promise<void> {
   const next = await transaction(db, async (tx) => {
-    let staged = 0;
-    for (const [i, turn] of turns.entries()) {
-      const item = await turnItem(tx, turn.id);
-      if (!item) continue;
-      const outcome = {
-        node_id: null,
-        stage: "fast",
-        model: reading.model,
-        reason: reading.reason,
-        tokens_used: 0,
-        window_tokens: reading.windowTokens,
-      };
-      const payload = { ...(item.payload as object), outcomes: [outcome] };
-      // Claimed by a conditional update, which locks the row until this transaction ends: of two windows
-      // holding the same turn, only one finishes it, and the other cannot replace the candidates the first
-      // staged (and validation may already have checked) with unvalidated ones.
-      const next = { contextId: item.contextId, queue: "validate_artifacts" as const, subjectType: "turn" as const, subjectId: turn.id };
-      const inWindow = { traceId: item.traceId, background: true, waiting: true, payload: { window_id: reading.windowId } };
-      const finished = await finishWaitingTurn(tx, item.id, payload, { ...next, ...inWindow });
-      if (!finished) continue;
-      await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
-      const rows = candidateRows(item, turn, diffs[i]!, { stage: "fast", model: reading.model });
-      if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
-      staged++;
-    }
-    if (staged === 0) return undefined;
+    const items = new Map((await turnItems(tx, turns)).map((item) => [item.subjectId, item]));
+    const outcome = { node_id: null, stage: "fast", model: reading.model, reason: reading.reason, tokens_used: 0 };
+    const read = turns.flatMap((turn, i) => {
+      const item = items.get(turn.id);
+      return item ? [{ item, turn, diff: diffs[i]! }] : [];
+    });
+    // Claimed by a conditional update, which locks the rows until this transaction ends: of two windows holding the
+    // same turn, only one finishes it, and the other cannot replace the candidates the first staged (and validation
+    // may already have checked) with unvalidated ones.
+    const claimed = new Set(
+      await finishWaitingTurns(
+        tx,
+        read.map(({ item, turn }) => ({
+          workItemId: item.id,
+          turnId: turn.id,
+          traceId: item.traceId,
+          payload: { ...(item.payload as object), outcomes: [{ ...outcome, window_tokens: reading.windowTokens }] },
+        })),
+        {
+          contextId: turns[0]!.contextId,
+          queue: "validate_artifacts",
+          background: true,
+          waiting: true,
+          payload: { window_id: reading.windowId },
+        },
+      ),
+    );
+    const staged = read.filter(({ item }) => claimed.has(item.id));
+    await tx.knowledgeCandidate.deleteMany({ where: { workItemId: { in: staged.map(({ item }) => item.id) } } });
+    const rows = staged.flatMap(({ item, turn, diff }) => candidateRows(item, turn, diff, { stage: "fast", model: reading.model }));
+    if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
+    if (staged.length === 0) return undefined;
     const window = { contextId: turns[0]!.contextId, subjectType: "window" as const, subjectId: reading.windowId };
     return ensureWorkItem(tx, { ...window, queue: "validate_artifacts", traceId: reading.traceId });
   });

@@ -14,6 +14,11 @@ export async function holdSourceShared(tx: Tx, sourceId: string): Promise<void> 
   await holdLock(tx, lockKey("retract", sourceId), "shared");
 }
 
+/** The lock a commit of the source holds (shared) against its retraction (exclusive), to take with others at once. */
+export function sourceSharedLock(sourceId: string): { key: string; mode: "shared" } {
+  return { key: lockKey("retract", sourceId), mode: "shared" };
+}
+
 /** Whether the source was retracted (or a retraction of it waits for its commit); call holding the lock. */
 export async function isSourceRetracted(tx: Tx, sourceId: string, contextId?: string): Promise<boolean> {
   return (await tx.retraction.findFirst({ where: { contextId, sourceId }, select: { id: true } })) !== null;

@@ -16,7 +16,7 @@
 // the commit writes nothing but its outbox row; the two serialise on the source's lock
 // (retraction/source-lock.ts), so a retraction never slips in while the commit is running.
 import type { CommittedRefs } from "@recall/contracts";
-import { holdLock, lockKey, toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
+import { holdLocks, lockKey, toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
 import { CandidateWriter } from "./candidate-writer";
 import {
   declaredTypes,
@@ -29,7 +29,7 @@ import {
 import { lockIdentityKeys } from "../entities/entity-resolver";
 import { identityKey } from "../entities/identity";
 import { normaliseScope } from "../scope";
-import { holdSourceShared, isSourceRetracted, markRetractionsApplied } from "../retraction/source-lock";
+import { markRetractionsApplied, sourceSharedLock } from "../retraction/source-lock";
 import { closeReviewCommit, holdForReview, type HoldingCommit } from "../review/review-hold";
 
 /** The committing work item and its input (contextId, workItemId, subjectType, subjectId, turnId, documentId), and: */
@@ -120,10 +120,13 @@ async function commitInTransaction(
   options: CommitOptions,
 ): Promise<CommitSummary> {
   const summary = emptySummary();
-  await holdLock(tx, lockKey("commit", source.workItemId));
-  if (await tx.outboxEvent.findUnique({ where: { workItemId: source.workItemId } })) return { ...summary, skipped: true };
-  await holdSourceShared(tx, source.subjectId);
-  if (await isSourceRetracted(tx, source.subjectId, source.contextId)) {
+  // Both locks first, then what they guard, read in the next statement (whose snapshot follows the waits).
+  await holdLocks(tx, [{ key: lockKey("commit", source.workItemId), mode: "exclusive" }, sourceSharedLock(source.subjectId)]);
+  const [found] = await tx.$queryRaw<{ committed: boolean; retracted: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM outbox_events WHERE work_item_id = ${source.workItemId}::uuid) AS committed,
+           EXISTS (SELECT 1 FROM retractions WHERE context_id = ${source.contextId}::uuid AND source_id = ${source.subjectId}::uuid) AS retracted`;
+  if (found!.committed) return { ...summary, skipped: true };
+  if (found!.retracted) {
     await markRetractionsApplied(tx, source.contextId, source.subjectId);
     if (source.reviewCommitId) await closeReviewCommit(tx, source.reviewCommitId, "withdrawn");
     await writeOutbox(tx, source, { ...summary, retracted: true }, options);
@@ -136,7 +139,8 @@ async function commitInTransaction(
   );
   const writer = new CandidateWriter(tx, source, summary, declaredTypes(candidates), plan.decisions);
   for (const candidate of candidates) await writer.write(candidate);
-  await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
+  if (candidates.length > 0)
+    await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
   summary.held = await holdForReview(
     tx,
     source,

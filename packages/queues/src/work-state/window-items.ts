@@ -26,35 +26,36 @@ export async function assignWindow(tx: Tx, turnIds: readonly string[], windowId:
 }
 
 /**
- * The window read the turn: its item succeeds with `payload` and its validation is queued (`next`),
- * only while it is still waiting. Answers the claimed item and the next one; undefined when another
- * window (or an operator's retry) took the turn meanwhile. The row stays locked until the caller's
- * transaction ends, so that caller may then stage the turn's candidates.
+ * The window read these turns: each item still waiting succeeds with its own payload and its validation is queued
+ * (`next` with the turn as subject), in one statement for all of them. Answers the items claimed; a turn another
+ * window (or an operator's retry) took meanwhile is left out. The claimed rows stay locked until the caller's
+ * transaction ends, so that caller may then stage their candidates.
  */
-export async function finishWaitingTurn(
+export async function finishWaitingTurns(
   tx: Tx,
-  workItemId: string,
-  payload: Record<string, unknown>,
-  next: NewWorkItem,
-): Promise<{ item: WorkItem; next: WorkItem } | undefined> {
-  const [row] = await tx.$queryRaw<(WorkItem & { claimedId: string })[]>`
-    WITH item AS (
-      UPDATE work_items SET status = 'succeeded', finished_at = now(), error_class = NULL, error_message = NULL, payload = ${jsonb(payload)}
-      WHERE id = ${workItemId}::uuid AND status = 'waiting' RETURNING id
+  turns: readonly { workItemId: string; turnId: string; traceId: string; payload: Record<string, unknown> }[],
+  next: Omit<NewWorkItem, "subjectId" | "subjectType" | "traceId">,
+): Promise<string[]> {
+  if (turns.length === 0) return [];
+  const each: NewWorkItem = { ...next, subjectType: "turn", subjectId: "", traceId: "" };
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    WITH input AS (
+      SELECT * FROM unnest(${turns.map((t) => t.workItemId)}::uuid[], ${turns.map((t) => t.turnId)}::uuid[], ${turns.map((t) => t.traceId)}::text[],
+                           ${turns.map((t) => JSON.stringify(t.payload))}::jsonb[]) AS t(id, turn_id, trace_id, payload)
+    ), item AS (
+      UPDATE work_items w SET status = 'succeeded', finished_at = now(), error_class = NULL, error_message = NULL, payload = input.payload
+      FROM input WHERE w.id = input.id AND w.status = 'waiting' RETURNING w.id, input.turn_id, input.trace_id
     ), attempt AS (
       UPDATE work_attempts a SET status = 'succeeded', finished_at = now() FROM item WHERE a.work_item_id = item.id AND a.status = 'waiting'
     ), next AS (
       INSERT INTO work_items AS w (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload, status)
-      SELECT gen_random_uuid(), ${next.contextId}::uuid, ${next.queue}, ${next.subjectType}, ${next.subjectId}::uuid, ${next.traceId},
-        ${QUEUES[next.queue].attempts}, ${jsonb(startingPayload(next))}, ${startingStatus(next)}::"WorkStatus"
+      SELECT gen_random_uuid(), ${next.contextId}::uuid, ${next.queue}, 'turn', item.turn_id, item.trace_id,
+        ${QUEUES[next.queue].attempts}, ${jsonb(startingPayload(each))}, ${startingStatus(each)}::"WorkStatus"
       FROM item
       ON CONFLICT (queue, subject_type, subject_id) DO UPDATE SET subject_type = w.subject_type
-      RETURNING w.*
     )
-    SELECT item.id AS "claimedId", ${itemColumns("n")} FROM item JOIN next n ON true`;
-  if (!row) return undefined;
-  const { claimedId, ...nextItem } = row;
-  return { item: { id: claimedId } as WorkItem, next: nextItem };
+    SELECT id FROM item`;
+  return rows.map((r) => r.id);
 }
 
 /** The window gave up for good: its waiting turns are dead with its error, each retryable alone. */
