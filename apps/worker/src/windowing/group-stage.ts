@@ -11,6 +11,7 @@ import {
   classifyError,
   enqueueOrLeaveForSweeper,
   finishInTransaction,
+  finishManyInTransaction,
   groupKey,
   leaveGroup,
   releaseGroupTurns,
@@ -22,6 +23,7 @@ import {
   type StageContext,
   type StageHandler,
   type StageResult,
+  type Success,
   type SubjectType,
   type WindowTurnClaim,
 } from "@recall/queues";
@@ -134,9 +136,14 @@ async function runTurn(stage: StageHandler<unknown>, window: StageContext<unknow
 /** All turns' successes and writes in one savepoint, when every turn's stage succeeded; false (and nothing written) if one fails. */
 async function writeAll(tx: Tx, queue: QueueName, group: GroupRef, outcomes: Outcome[]): Promise<boolean> {
   if (outcomes.some((o) => "error" in o)) return false;
+  const succeeded = outcomes as Extract<Outcome, { result: StageResult }>[];
   await tx.$executeRawUnsafe("SAVEPOINT group_turns");
   try {
-    for (const outcome of outcomes) await writeSuccess(tx, queue, group, outcome as Extract<Outcome, { result: StageResult }>);
+    await finishManyInTransaction(
+      tx,
+      succeeded.map((outcome) => success(queue, group, outcome)),
+    );
+    for (const { result } of succeeded) await result.write?.(tx);
     await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turns");
     return true;
   } catch {
@@ -145,10 +152,11 @@ async function writeAll(tx: Tx, queue: QueueName, group: GroupRef, outcomes: Out
   }
 }
 
-async function writeSuccess(tx: Tx, queue: QueueName, group: GroupRef, outcome: Extract<Outcome, { result: StageResult }>): Promise<void> {
+/** The turn's success as its own job would record it, its next stage's item waiting for the group's. */
+function success(queue: QueueName, group: GroupRef, outcome: Extract<Outcome, { result: StageResult }>): Success {
   const { claim } = outcome.turn;
   const { result } = outcome;
-  await finishInTransaction(tx, {
+  return {
     workItemId: claim.item.id,
     attemptId: claim.attemptId,
     tokensUsed: result.tokensUsed,
@@ -156,8 +164,12 @@ async function writeSuccess(tx: Tx, queue: QueueName, group: GroupRef, outcome: 
     result: result.output,
     next: result.next === false ? undefined : nextInGroup(queue, claim.item, group),
     nextDone: result.nextDone,
-  });
-  await result.write?.(tx);
+  };
+}
+
+async function writeSuccess(tx: Tx, queue: QueueName, group: GroupRef, outcome: Extract<Outcome, { result: StageResult }>): Promise<void> {
+  await finishInTransaction(tx, success(queue, group, outcome));
+  await outcome.result.write?.(tx);
 }
 
 /** The turn's success and writes in a savepoint of the group's transaction; a turn that fails leaves the group instead. */

@@ -86,6 +86,67 @@ export async function finishInTransaction(db: DbOrTx, success: Success): Promise
   return { first, next: { item: next, rerun: !kept, created: priorNext === null } };
 }
 
+/**
+ * `finishInTransaction` for many items of one stage (the turns of a group) in one statement, each as that would
+ * finish it alone: its attempt closed, the item succeeded unless a run of it had succeeded first, and then only its
+ * successor created (or, found finished before, reset as there). Every `next` is of the same queue.
+ */
+export async function finishManyInTransaction(tx: Tx, successes: readonly Success[]): Promise<void> {
+  if (successes.length === 0) return;
+  const queues = new Set(successes.flatMap((s) => (s.next ? [s.next.queue] : [])));
+  if (queues.size > 1) throw new Error(`one finish for successors in ${[...queues].join(", ")}`);
+  const [nextQueue] = [...queues];
+  const column = <T>(f: (s: Success) => T) => successes.map(f);
+  const start = (s: Success) => (s.nextDone ? "succeeded" : s.next ? startingStatus(s.next) : null);
+  const keep = Prisma.sql`w.status IN ('queued', 'running', 'waiting')`;
+  const done = Prisma.sql`t.status = 'succeeded'`;
+  await tx.$executeRaw`
+    WITH input AS (
+      SELECT * FROM unnest(
+        ${column((s) => s.workItemId)}::uuid[], ${column((s) => s.attemptId)}::uuid[], ${column((s) => s.tokensUsed ?? 0)}::int[],
+        ${column((s) => s.wallMs)}::int[], ${column((s) => (s.result ? JSON.stringify(s.result.value) : null))}::jsonb[],
+        ${column((s) => s.result?.replace ?? false)}::boolean[], ${column((s) => s.next?.contextId ?? null)}::uuid[],
+        ${column((s) => s.next?.subjectType ?? null)}::text[], ${column((s) => s.next?.subjectId ?? null)}::uuid[],
+        ${column((s) => s.next?.traceId ?? null)}::text[], ${column((s) => (s.next ? JSON.stringify(startingPayload(s.next)) : null))}::jsonb[],
+        ${column((s) => JSON.stringify(s.nextDone?.value ?? {}))}::jsonb[], ${column(start)}::text[]
+      ) AS i(id, attempt_id, tokens, wall_ms, result, replace, next_context, next_subject_type, next_subject, next_trace, next_payload, next_result, next_status)
+    ), target AS (
+      SELECT w.id, w.status FROM work_items w WHERE w.id IN (SELECT id FROM input) ORDER BY w.id FOR UPDATE
+    ), closed AS (
+      UPDATE work_attempts a SET status = 'succeeded', error_class = NULL, error_message = NULL, tokens_used = i.tokens,
+        wall_ms = i.wall_ms, finished_at = now()
+      FROM input i WHERE a.id = i.attempt_id
+    ), item AS (
+      UPDATE work_items w SET
+        status = CASE WHEN ${done} THEN w.status ELSE 'succeeded' END,
+        error_class = CASE WHEN ${done} THEN w.error_class END,
+        error_message = CASE WHEN ${done} THEN w.error_message END,
+        finished_at = CASE WHEN ${done} THEN w.finished_at ELSE now() END,
+        payload = CASE WHEN ${done} OR i.result IS NULL THEN w.payload WHEN i.replace THEN i.result ELSE w.payload || i.result END,
+        tokens_used = w.tokens_used + i.tokens, wall_ms_used = w.wall_ms_used + i.wall_ms
+      FROM target t JOIN input i ON i.id = t.id WHERE w.id = t.id
+      RETURNING w.id, NOT ${done} AS first
+    ), chained AS (
+      SELECT i.* FROM item JOIN input i ON i.id = item.id WHERE item.first AND i.next_status IS NOT NULL
+    ), reset AS (
+      UPDATE work_items w SET
+        status = CASE WHEN ${keep} THEN w.status ELSE c.next_status::"WorkStatus" END,
+        error_class = CASE WHEN ${keep} THEN w.error_class END,
+        error_message = CASE WHEN ${keep} THEN w.error_message END,
+        finished_at = CASE WHEN ${keep} THEN w.finished_at WHEN c.next_status = 'succeeded' THEN now() END,
+        payload = CASE WHEN ${keep} THEN w.payload ELSE w.payload || c.next_result END
+      FROM chained c WHERE w.queue = ${nextQueue ?? null} AND w.subject_type = c.next_subject_type AND w.subject_id = c.next_subject
+      RETURNING w.subject_id
+    )
+    INSERT INTO work_items (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload, status, finished_at)
+    SELECT gen_random_uuid(), c.next_context, ${nextQueue ?? null}, c.next_subject_type, c.next_subject, c.next_trace,
+      ${nextQueue ? QUEUES[nextQueue].attempts : 0}, c.next_payload || c.next_result, c.next_status::"WorkStatus",
+      CASE WHEN c.next_status = 'succeeded' THEN now() END
+    FROM chained c
+    WHERE NOT EXISTS (SELECT 1 FROM work_items w WHERE w.queue = ${nextQueue ?? null} AND w.subject_type = c.next_subject_type AND w.subject_id = c.next_subject)
+    ON CONFLICT (queue, subject_type, subject_id) DO NOTHING`;
+}
+
 function payloadUpdate(result: StageOutput | undefined): Prisma.Sql {
   if (!result) return Prisma.sql`w.payload`;
   return result.replace ? jsonb(result.value) : Prisma.sql`w.payload || ${jsonb(result.value)}`;

@@ -10,6 +10,8 @@ import {
   claimWorkItem,
   ensureWorkItem,
   failWorkItem,
+  finishInTransaction,
+  finishManyInTransaction,
   finishWorkItem,
   handBackWorkItem,
   leaveGroup,
@@ -18,7 +20,9 @@ import {
   successorOf,
   groupOf,
   type ClaimOutcome,
+  type Success,
 } from ".";
+import { transaction, type Tx, type WorkItem } from "@recall/db";
 
 useQueueTestEnv();
 
@@ -340,4 +344,67 @@ test("a turn that leaves its window, and the turns of a window that gave up, are
   expect(released.map((i) => i.id).sort()).toEqual([items[1]!.id, items[2]!.id].sort());
   expect(released.every((i) => i.status === "queued" && groupOf(i) === undefined)).toBe(true);
   expect((await attemptsOf(first!.item.id)).map((a) => [a.status, a.errorMessage])).toEqual([["failed", "window: boom"]]);
+});
+
+/**
+ * Six commits of a group's turns, each a case of the finish: a next item waiting for the group, one created done, none,
+ * one found dead before (reset), one found queued (kept), and a run that lost to an earlier success.
+ */
+async function sixFinishes(finish: (tx: Tx, successes: Success[]) => Promise<void>) {
+  const works = await Promise.all(Array.from({ length: 6 }, () => newItem("commit_artifacts")));
+  await db.workItem.updateMany({ where: { id: { in: works.map((w) => w.id) } }, data: { payload: { before: true } } });
+  const nexts = works.map((w) => ({ ...successorOf(w, "truth_maintenance"), waiting: true, payload: { window_id: "w1" } }));
+  for (const [i, status] of [
+    [3, "dead"],
+    [4, "queued"],
+  ] as const) {
+    const old = await ensureWorkItem(db, nexts[i]!);
+    await db.workItem.update({ where: { id: old.id }, data: { status, payload: { old: true }, errorMessage: "old" } });
+  }
+  const claims = [];
+  for (const w of works) claims.push(claimed(await claimWorkItem(db, { workItemId: w.id, traceId: TRACE })));
+  // The sixth item's later run succeeded first: this one only adds what it spent.
+  const later = claimed(await claimWorkItem(db, { workItemId: works[5]!.id, traceId: TRACE }));
+  await finishWorkItem(db, { workItemId: works[5]!.id, attemptId: later.attemptId, wallMs: 1, tokensUsed: 5, next: nexts[5] });
+  const successes: Success[] = claims.map((c, i) => ({
+    workItemId: c.item.id,
+    attemptId: c.attemptId,
+    tokensUsed: i + 1,
+    wallMs: 10 + i,
+    result: i % 2 === 0 ? { value: { committed: i } } : { value: { replaced: i }, replace: true },
+    next: i === 2 ? undefined : nexts[i],
+    nextDone: i === 1 ? { value: { truth_maintained_at: "2026-12-06T00:00:00.000Z" } } : undefined,
+  }));
+  await transaction(db, (tx) => finish(tx, successes));
+  const shown = async (id: string | undefined) => {
+    const row = id ? await db.workItem.findUnique({ where: { id } }) : null;
+    return row && { ...pick(row), finished: row.finishedAt !== null };
+  };
+  const pick = (w: WorkItem) => ({
+    status: w.status,
+    payload: w.payload,
+    tokens: w.tokensUsed,
+    wall: w.wallMsUsed,
+    error: w.errorMessage,
+    trace: w.traceId,
+  });
+  return Promise.all(
+    works.map(async (w, i) => ({
+      item: await shown(w.id),
+      attempts: (await attemptsOf(w.id)).map((a) => [a.status, a.tokensUsed, a.wallMs]),
+      next: await shown(
+        (await db.workItem.findFirst({ where: { queue: "truth_maintenance", subjectId: nexts[i]!.subjectId }, select: { id: true } }))?.id,
+      ),
+    })),
+  );
+}
+
+test("a group's turns finished in one statement end as each finished alone would: items, attempts and next items", async () => {
+  const alone = await sixFinishes(async (tx, successes) => {
+    for (const s of successes) await finishInTransaction(tx, s);
+  });
+  const many = await sixFinishes(finishManyInTransaction);
+  expect(many).toEqual(alone);
+  expect(many.map((m) => m.next?.status ?? null)).toEqual(["waiting", "succeeded", null, "waiting", "queued", "waiting"]);
+  expect(many[3]!.next).toMatchObject({ payload: { old: true }, error: null });
 });
