@@ -118,10 +118,7 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
       FROM input i WHERE a.id = i.attempt_id
     ), item AS (
       UPDATE work_items w SET
-        status = CASE WHEN ${done} THEN w.status ELSE 'succeeded' END,
-        error_class = CASE WHEN ${done} THEN w.error_class END,
-        error_message = CASE WHEN ${done} THEN w.error_message END,
-        finished_at = CASE WHEN ${done} THEN w.finished_at ELSE now() END,
+        ${succeededUnless(done)},
         payload = CASE WHEN ${done} OR i.result IS NULL THEN w.payload WHEN i.replace THEN i.result ELSE w.payload || i.result END,
         tokens_used = w.tokens_used + i.tokens, wall_ms_used = w.wall_ms_used + i.wall_ms
       FROM target t JOIN input i ON i.id = t.id WHERE w.id = t.id
@@ -147,6 +144,14 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
     ON CONFLICT (queue, subject_type, subject_id) DO NOTHING`;
 }
 
+/** The item's columns as a success sets them, unless `done` (another run succeeded first): then as they were. */
+function succeededUnless(done: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`status = CASE WHEN ${done} THEN w.status ELSE 'succeeded' END,
+        error_class = CASE WHEN ${done} THEN w.error_class END,
+        error_message = CASE WHEN ${done} THEN w.error_message END,
+        finished_at = CASE WHEN ${done} THEN w.finished_at ELSE now() END`;
+}
+
 function payloadUpdate(result: StageOutput | undefined): Prisma.Sql {
   if (!result) return Prisma.sql`w.payload`;
   return result.replace ? jsonb(result.value) : Prisma.sql`w.payload || ${jsonb(result.value)}`;
@@ -164,10 +169,7 @@ function finishSql(s: Success): Prisma.Sql {
       WHERE id = ${s.attemptId}::uuid
     ), item AS (
       UPDATE work_items w SET
-        status = CASE WHEN ${done} THEN w.status ELSE 'succeeded' END,
-        error_class = CASE WHEN ${done} THEN w.error_class END,
-        error_message = CASE WHEN ${done} THEN w.error_message END,
-        finished_at = CASE WHEN ${done} THEN w.finished_at ELSE now() END,
+        ${succeededUnless(done)},
         payload = CASE WHEN ${done} THEN w.payload ELSE ${payloadUpdate(s.result)} END,
         tokens_used = w.tokens_used + ${tokens}, wall_ms_used = w.wall_ms_used + ${s.wallMs}
       FROM target t WHERE w.id = t.id
