@@ -3,8 +3,8 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/infra"],
   testMatch: ["**/*.test.ts"],
-  // The fault-injection tests (`*.faults.test.ts`) run on their own: `pnpm test:faults`.
-  testPathIgnorePatterns: ["/node_modules/", "\\.faults\\.test\\.ts$"],
+  // The fault-injection tests (`*.faults.test.ts`) run on their own: `pnpm test:faults`; the replica's, `pnpm test:replica`.
+  testPathIgnorePatterns: ["/node_modules/", "\\.faults\\.test\\.ts$", "\\.replica\\.test\\.ts$"],
   transform: {
     "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.base.json", diagnostics: false }],
   },

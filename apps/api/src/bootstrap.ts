@@ -1,8 +1,8 @@
 import type { Config } from "@recall/config";
-import { createDb, serviceRoleOf } from "@recall/db";
+import { ReadReplicas, createDb, serviceRoleOf } from "@recall/db";
 import { WorkItemService, claimQueuePrefixFor, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
 import { configSecrets } from "@recall/config";
-import { createLogger, setModelPrices, type LoggerOptions } from "@recall/telemetry";
+import { createLogger, observeReplicas, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
 import { Drain } from "./http/drain";
 import { ErasureService } from "./services/erasure.service";
@@ -16,6 +16,7 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
   const redis = createProducerConnection(config.REDIS_URL);
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX, logger });
   const db = createDb({ databaseUrl: config.DATABASE_URL, serviceRole: serviceRoleOf(config) });
+  const reads = readReplicas(config, db);
   const vector = vectorRetriever(config);
   // Decided at start-up: pgvector's index when the server has the extension, else the SQL scan (reported by /readyz).
   void vector?.index?.(db).then((index) => logger.info({ index }, "vector search index"));
@@ -29,6 +30,7 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
   return {
     config,
     db,
+    reads,
     queues,
     redis,
     logger,
@@ -43,9 +45,27 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
       await turns.listener.close();
       await queues.close();
       redis.disconnect();
+      await reads?.close();
       await db.$disconnect();
     },
   };
+}
+
+/** DATABASE_REPLICA_URLS's replicas, checked from now on; until a replica's first check answers, reads run on the primary. */
+function readReplicas(config: Config, primary: ReturnType<typeof createDb>): ReadReplicas | undefined {
+  if (config.DATABASE_REPLICA_URLS.length === 0) return undefined;
+  const reads = new ReadReplicas({
+    primary,
+    primaryUrl: config.DATABASE_URL,
+    urls: config.DATABASE_REPLICA_URLS,
+    connect: (url) => createDb({ databaseUrl: url, serviceRole: serviceRoleOf(config) }),
+    waitMs: config.RECALL_REPLICA_WAIT_MS,
+    maxLagMs: config.RECALL_REPLICA_MAX_LAG_MS,
+    checkEveryMs: config.RECALL_REPLICA_CHECK_MS,
+  });
+  void reads.start();
+  observeReplicas(() => reads.statuses());
+  return reads;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Config } from "@recall/config";
-import type { Db } from "@recall/db";
+import type { Db, ReadReplicas } from "@recall/db";
 import type { VectorRetriever } from "@recall/memory";
 import type { QueueSet, RedisConnection, WorkItemService } from "@recall/queues";
 import type { Logger } from "@recall/telemetry";
@@ -12,6 +12,8 @@ import type { TurnService } from "./services/turn.service";
 export interface ApiDeps {
   config: Config;
   db: Db;
+  /** The read replicas of DATABASE_REPLICA_URLS; absent without them (http/consistency.ts). */
+  reads?: ReadReplicas;
   queues: QueueSet;
   redis: RedisConnection;
   logger: Logger;

@@ -37,6 +37,28 @@ export const EnvSchema = z.object({
    * `none`: stay DATABASE_URL's user, which as a superuser ignores row-level security (only to measure its cost).
    */
   RECALL_DB_ROLE: z.string().min(1).default("recall_service"),
+  /**
+   * Streaming replicas of DATABASE_URL's server, comma-separated: the read-only routes run on them (docs/operating.md,
+   * "Read replicas"); writes, work-item state and workers stay on the primary. Unset: every read runs on the primary.
+   */
+  DATABASE_REPLICA_URLS: optionalString
+    .transform((v) =>
+      v === undefined
+        ? []
+        : v
+            .split(",")
+            .map((u) => u.trim())
+            .filter((u) => u !== ""),
+    )
+    .refine((urls) => urls.every((u) => URL.canParse(u) && /^postgres(ql)?:$/.test(new URL(u).protocol)), {
+      message: "must be postgresql:// URLs separated by commas",
+    }),
+  /** A read presenting a consistency token waits at most this long for a replica to replay past it, then runs on the primary. */
+  RECALL_REPLICA_WAIT_MS: z.coerce.number().int().min(0).max(10_000).default(200),
+  /** A read without a token runs on a replica only while that replica's measured staleness is under this. */
+  RECALL_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).default(1_000),
+  /** How often each replica's state and lag are measured (a failed read leaves it out at once). */
+  RECALL_REPLICA_CHECK_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   /** `redis://host:port` (one server), or `redis-cluster://h1:p1,h2:p2,h3:p3` (a Redis Cluster, seed nodes). */
   REDIS_URL: z
     .string()

@@ -156,6 +156,49 @@ export function observeOutbox(source: () => Promise<{ pending: number; oldestAge
   outboxSource = source;
 }
 
+/** Reads of the read-only routes by where they ran, when replicas are configured (docs/operating.md, "Read replicas"). */
+export const replicaReads = new Counter({
+  name: "recall_replica_reads_total",
+  help: "Reads of the read-only routes by where they ran (primary or a replica's name) and, on the primary, why (no_replica_up, not_replayed, replica_failed)",
+  labelNames: ["served_by", "reason"] as const,
+  registers: [registry],
+});
+
+export interface ReplicaGauge {
+  name: string;
+  health: string;
+  lagMs: number | null;
+}
+
+let replicaSource: (() => ReplicaGauge[]) | undefined;
+
+/** Makes /metrics report each replica's state and measured lag (the API's monitor, db read-replicas.ts). */
+export function observeReplicas(source: () => ReplicaGauge[]): void {
+  replicaSource = source;
+}
+
+new Gauge({
+  name: "recall_replica_up",
+  help: "Whether each read replica takes reads (1: up; 0: down, lagging past RECALL_REPLICA_MAX_LAG_MS, or promoted), with its state",
+  labelNames: ["replica", "state"] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const r of replicaSource?.() ?? []) this.set({ replica: r.name, state: r.health }, r.health === "up" ? 1 : 0);
+  },
+});
+
+new Gauge({
+  name: "recall_replica_lag_milliseconds",
+  help: "How stale each read replica's reads may be, as last measured (0: it had replayed the primary's last position); absent while unknown",
+  labelNames: ["replica"] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const r of replicaSource?.() ?? []) if (r.lagMs !== null) this.set({ replica: r.name }, r.lagMs);
+  },
+});
+
 let bypassSource: (() => ReadonlyMap<string, number>) | undefined;
 
 /** Makes /metrics report how often this process entered each audited bypass of row-level security. */

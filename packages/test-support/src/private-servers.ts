@@ -3,7 +3,7 @@
 // on machines without servers (infra/local-services.ts). Redis here keeps nothing on disk
 // (`--save "" --appendonly no`): a restart is a Redis that lost everything.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -207,6 +207,39 @@ export class PrivatePostgres {
     initPostgres(dir, { quiet: true });
     await pg.start();
     return pg;
+  }
+
+  /**
+   * A streaming standby of `primary` (pg_basebackup -R: a base backup that starts as a hot standby following it), on a
+   * port of its own; `applyDelayMs` holds back replay (recovery_min_apply_delay) as a slow replica would.
+   */
+  static async standbyOf(primary: PrivatePostgres, options: { applyDelayMs?: number } = {}): Promise<PrivatePostgres> {
+    const dir = tempDir("recall-pg-standby-");
+    if (isRoot()) chownSync(dir, postgresUid(), postgresGid());
+    const [cmd, args] = asPostgresUser(requireBinary("pg_basebackup"), [
+      "-D",
+      dir,
+      "-d",
+      `host=127.0.0.1 port=${primary.port} user=postgres`,
+      "-R",
+      "-X",
+      "stream",
+      "-c",
+      "fast",
+    ]);
+    execFileSync(cmd, args, { stdio: "ignore" });
+    const standby = new PrivatePostgres(await freePort(15_500, 15_599), dir);
+    standby.setApplyDelay(options.applyDelayMs ?? 0);
+    await standby.start();
+    return standby;
+  }
+
+  /** A standby's replay delay (recovery_min_apply_delay), applied by a reload when it runs. */
+  setApplyDelay(ms: number): void {
+    appendFileSync(path.join(this.dataDir, "postgresql.auto.conf"), `recovery_min_apply_delay = '${ms}ms'\n`);
+    if (!this.running) return;
+    const [cmd, args] = asPostgresUser(requireBinary("pg_ctl"), ["-D", this.dataDir, "reload"]);
+    execFileSync(cmd, args, { stdio: "ignore" });
   }
 
   /** A URL for `database` on this server (the maintenance database by default). */

@@ -1,10 +1,11 @@
 // Registers declared routes on Express. Handlers are marked, so a test can find any
 // route that was registered some other way (and so has no schema in the OpenAPI document).
 import { Router, type Request, type RequestHandler, type Response } from "express";
-import { withoutTenant } from "@recall/db";
+import { withoutTenant, writePosition } from "@recall/db";
 import { requireAdmin, requireContextKey } from "./auth";
 import type { ApiDeps } from "../deps";
 import type { IdempotencyGuard } from "../idempotency/idempotency-guard";
+import { CONSISTENCY_HEADER, needsWritePosition } from "./consistency";
 import { requireJsonBody } from "./request-guards";
 import { openApiPath, type Reply, type RouteDefinition, type RouteGroup } from "./route-definition";
 
@@ -29,7 +30,7 @@ export function mountGroup(deps: ApiDeps, group: RouteGroup, options: MountOptio
       routeTemplate(openApiPath(group.prefix, route.path)),
       ...guard,
       ...bodyGuard,
-      handlerFor(group, route, options),
+      handlerFor(deps, group, route, options),
     );
   }
   return router;
@@ -49,12 +50,14 @@ function routeTemplate(template: string): RequestHandler {
   };
 }
 
-function handlerFor(group: RouteGroup, route: RouteDefinition, options: MountOptions): RequestHandler {
+function handlerFor(deps: ApiDeps, group: RouteGroup, route: RouteDefinition, options: MountOptions): RequestHandler {
   const handler: RequestHandler = async (req, res) => {
     const reply = route.idempotent
       ? await options.idempotency.run(req, res, idempotencyScope(group, req), () => route.run(req, res), route.idempotencyMaterial)
       : await route.run(req, res);
     if (options.checkResponses) assertDeclared(route, reply);
+    if (!res.headersSent && needsWritePosition(deps, req, res, reply.status))
+      res.setHeader(CONSISTENCY_HEADER, await writePosition(deps.db));
     send(res, reply);
   };
   return Object.assign(handler, { [DECLARED_ROUTE]: route });

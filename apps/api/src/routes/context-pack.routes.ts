@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { CONTEXT_LIMITS, readContext } from "@recall/memory";
 import type { ApiDeps } from "../deps";
+import { readWhereConsistent } from "../http/consistency";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeBody } from "../http/scope-schema";
 import { ContextResult } from "./memory.schemas";
@@ -41,8 +42,8 @@ export function contextPackRoutes(deps: ApiDeps): RouteDefinition[] {
       body: ContextBody,
       bodyExample: { message: "Where should I book Alice's team dinner?", scope: { org: "acme", user: "alice" }, max_tokens: 1_000 },
       responses: { 200: { description: "The packed context", schema: ContextResult } },
-      handle: async ({ params, body }) => {
-        const pack = await readContext(deps.db, contextInput(params.contextId, body), deps.vector);
+      handle: async ({ params, body, req, res }) => {
+        const pack = await readWhereConsistent(deps, req, res, (db) => readContext(db, contextInput(params.contextId, body), deps.vector));
         return { status: 200, body: pack };
       },
     }),

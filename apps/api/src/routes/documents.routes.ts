@@ -3,6 +3,7 @@ import { z } from "zod";
 import { readDocumentVersions } from "@recall/memory";
 import { currentTraceId, newTraceId } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
+import { readWhereConsistent } from "../http/consistency";
 import { Problem, notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { DocumentService, type DocumentInput } from "../services/document.service";
@@ -82,8 +83,8 @@ function documentVersionsRoute(deps: ApiDeps): RouteDefinition {
     tags: ["documents"],
     params: DocumentParams,
     responses: { 200: { description: "The source's versions", schema: DocumentVersions } },
-    handle: async ({ params }) => {
-      const versions = await readDocumentVersions(deps.db, params.contextId, params.documentId);
+    handle: async ({ params, req, res }) => {
+      const versions = await readWhereConsistent(deps, req, res, (db) => readDocumentVersions(db, params.contextId, params.documentId));
       if (!versions) throw notFound("document");
       return { status: 200, body: versions };
     },

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { readEntityHistory } from "@recall/memory";
 import type { ApiDeps } from "../deps";
+import { readWhereConsistent } from "../http/consistency";
 import { notFound } from "../http/errors";
 import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
@@ -23,8 +24,10 @@ export function entityRoutes(deps: ApiDeps): RouteDefinition[] {
       params: EntityParams,
       query: HistoryQuery,
       responses: { 200: { description: "The history", schema: History } },
-      handle: async ({ params, query }) => {
-        const history = await readEntityHistory(deps.db, { ...params, scope: query.scope, limit: query.limit, after: query.cursor });
+      handle: async ({ params, query, req, res }) => {
+        const history = await readWhereConsistent(deps, req, res, (db) =>
+          readEntityHistory(db, { ...params, scope: query.scope, limit: query.limit, after: query.cursor }),
+        );
         if (!history) throw notFound("entity");
         return { status: 200, body: { entity: history.entity, values: history.values, next_cursor: encodeCursor(history.next) } };
       },

@@ -2,6 +2,7 @@
 // as extracted facts. GET /facts/{id}/provenance: from any fact back to its source bytes.
 import { z } from "zod";
 import type { ApiDeps } from "../deps";
+import { readWhereConsistent } from "../http/consistency";
 import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
@@ -60,8 +61,10 @@ function provenanceRoute(deps: ApiDeps): RouteDefinition {
     params: FactParams,
     query: z.object({ scope: ScopeQuery }),
     responses: { 200: { description: "The fact's provenance", schema: Provenance } },
-    handle: async ({ params, query }) => {
-      const body = await provenanceView(deps.db, { contextId: params.contextId, scope: query.scope }, params.factId);
+    handle: async ({ params, query, req, res }) => {
+      const body = await readWhereConsistent(deps, req, res, (db) =>
+        provenanceView(db, { contextId: params.contextId, scope: query.scope }, params.factId),
+      );
       if (!body) throw notFound("fact");
       return { status: 200, body };
     },

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { readInstructionHistory } from "@recall/memory";
 import type { ApiDeps } from "../deps";
+import { readWhereConsistent } from "../http/consistency";
 import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
@@ -36,11 +37,13 @@ export function instructionRoutes(deps: ApiDeps): RouteDefinition[] {
           schema: InstructionPage,
         },
       },
-      handle: async ({ params, query }) => {
-        const page = await readInstructionHistory(
-          deps.db,
-          { contextId: params.contextId, scope: query.scope },
-          { includeRevoked: query.include_revoked, limit: query.limit, after: query.cursor },
+      handle: async ({ params, query, req, res }) => {
+        const page = await readWhereConsistent(deps, req, res, (db) =>
+          readInstructionHistory(
+            db,
+            { contextId: params.contextId, scope: query.scope },
+            { includeRevoked: query.include_revoked, limit: query.limit, after: query.cursor },
+          ),
         );
         return { status: 200, body: { instructions: page.items.map(instructionView), next_cursor: encodeCursor(page.next) } };
       },

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { readProfile } from "@recall/memory";
 import type { ApiDeps } from "../deps";
+import { readWhereConsistent } from "../http/consistency";
 import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
@@ -22,13 +23,10 @@ export function profileRoutes(deps: ApiDeps): RouteDefinition[] {
       params: ContextParams,
       query: ProfileQuery,
       responses: { 200: { description: "The profile", schema: Profile, example: EXAMPLES.profile.response } },
-      handle: async ({ params, query }) => {
-        const profile = await readProfile(deps.db, {
-          contextId: params.contextId,
-          scope: query.scope,
-          limit: query.limit,
-          after: query.cursor,
-        });
+      handle: async ({ params, query, req, res }) => {
+        const profile = await readWhereConsistent(deps, req, res, (db) =>
+          readProfile(db, { contextId: params.contextId, scope: query.scope, limit: query.limit, after: query.cursor }),
+        );
         return {
           status: 200,
           body: { entities: profile.entities, instructions: profile.instructions, next_cursor: encodeCursor(profile.next) },

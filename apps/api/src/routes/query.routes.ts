@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { SEARCH_KINDS, searchMemory, type RetrieverStatus } from "@recall/memory";
 import type { ApiDeps } from "../deps";
+import { readWhereConsistent } from "../http/consistency";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeBody } from "../http/scope-schema";
 import { QueryResult } from "./memory.schemas";
@@ -36,8 +37,10 @@ export function queryRoutes(deps: ApiDeps): RouteDefinition[] {
       body: QueryBody,
       bodyExample: EXAMPLES.query.request,
       responses: { 200: { description: "Ranked results, best first", schema: QueryResult, example: EXAMPLES.query.response } },
-      handle: async ({ params, body }) => {
-        const { results, retrievers } = await searchMemory(deps.db, { contextId: params.contextId, ...body }, deps.vector);
+      handle: async ({ params, body, req, res }) => {
+        const { results, retrievers } = await readWhereConsistent(deps, req, res, (db) =>
+          searchMemory(db, { contextId: params.contextId, ...body }, deps.vector),
+        );
         for (const r of retrievers.filter(degraded))
           deps.logger.warn({ retriever: r.name, model: r.model, reason: r.reason }, "retriever skipped");
         return { status: 200, body: { query: body.query, results, retrievers } };

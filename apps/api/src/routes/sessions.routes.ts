@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listSessionTurns } from "@recall/memory";
 import type { ApiDeps } from "../deps";
+import { readWhereConsistent } from "../http/consistency";
 import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
@@ -75,9 +76,11 @@ function listTurns(deps: ApiDeps, service: TurnService): RouteDefinition {
     params: SessionParams,
     query: TurnListQuery,
     responses: { 200: { description: "A page of turns", schema: TurnPage } },
-    handle: async ({ params, query }) => {
+    handle: async ({ params, query, req, res }) => {
       await service.requireSession(params.contextId, params.sessionId);
-      const page = await listSessionTurns(deps.db, { ...params, scope: query.scope, limit: query.limit, after: query.cursor });
+      const page = await readWhereConsistent(deps, req, res, (db) =>
+        listSessionTurns(db, { ...params, scope: query.scope, limit: query.limit, after: query.cursor }),
+      );
       const turns = page.items.map(({ id, trace_id, ...t }) => ({ turn_id: id, ...t, trace_id }));
       return { status: 200, body: { turns, next_cursor: encodeCursor(page.next) } };
     },

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { readState } from "@recall/memory";
 import type { ApiDeps } from "../deps";
+import { readWhereConsistent } from "../http/consistency";
 import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeBody } from "../http/scope-schema";
@@ -30,16 +31,18 @@ export function stateRoutes(deps: ApiDeps): RouteDefinition[] {
       params: ContextParams,
       body: StateBody,
       responses: { 200: { description: "The state", schema: State } },
-      handle: async ({ params, body }) => {
-        const state = await readState(deps.db, {
-          contextId: params.contextId,
-          scope: body.scope,
-          asOf: body.as_of ? new Date(body.as_of) : undefined,
-          recordedAsOf: body.recorded_as_of ? new Date(body.recorded_as_of) : undefined,
-          includeResolved: body.include_resolved,
-          limit: body.limit,
-          after: body.cursor,
-        });
+      handle: async ({ params, body, req, res }) => {
+        const state = await readWhereConsistent(deps, req, res, (db) =>
+          readState(db, {
+            contextId: params.contextId,
+            scope: body.scope,
+            asOf: body.as_of ? new Date(body.as_of) : undefined,
+            recordedAsOf: body.recorded_as_of ? new Date(body.recorded_as_of) : undefined,
+            includeResolved: body.include_resolved,
+            limit: body.limit,
+            after: body.cursor,
+          }),
+        );
         const { next, ...rest } = state;
         return { status: 200, body: { ...rest, next_cursor: encodeCursor(next) } };
       },

@@ -1,13 +1,14 @@
 // Whether this API process should take traffic (/readyz): not draining, Postgres, Redis and migrations answer,
 // and every queue has a live worker process. Each check is bounded in time; a failing one names its cause.
 import type { Config } from "@recall/config";
-import type { Db } from "@recall/db";
+import type { Db, ReadReplicas } from "@recall/db";
 import { pendingMigrations } from "@recall/db/migrator";
 import { describeIndex, type VectorRetriever } from "@recall/memory";
 import { QUEUE_NAMES, liveWorkers, type RedisConnection } from "@recall/queues";
 
 export interface ReadinessDeps {
   db: Db;
+  reads?: ReadReplicas;
   redis: RedisConnection;
   config: Pick<Config, "DATABASE_URL" | "QUEUE_PREFIX">;
   vector?: VectorRetriever;
@@ -42,8 +43,17 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<{ ready: bool
   const index = await deps.vector?.index?.(deps.db);
   // Informational: the scan is a working fallback, so it never makes the service unready.
   if (index) checks.push({ name: "vector_index", ok: true, detail: describeIndex(index) });
+  // Informational too: a replica that is down or behind only sends its reads to the primary.
+  if (deps.reads) checks.push({ name: "replicas", ok: true, detail: describeReplicas(deps.reads) });
   const ready = checks.every((c) => c.ok);
   return { ready, checks };
+}
+
+function describeReplicas(reads: ReadReplicas): string {
+  return reads
+    .statuses()
+    .map((r) => `${r.name} ${r.health}${r.lagMs === null ? "" : ` (lag ${r.lagMs} ms)`}${r.error ? `: ${r.error}` : ""}`)
+    .join("; ");
 }
 
 /** Every queue has a worker process whose heartbeat is recent; answers who is alive. */
