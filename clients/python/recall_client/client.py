@@ -32,6 +32,7 @@ class RecallClient:
         admin_key: Optional[str] = None,
         timeout: float = 60.0,
         retry: Optional[RetryPolicy] = None,
+        read_your_writes: bool = True,
     ) -> None:
         """
         :param base_url: where the API listens, e.g. ``http://127.0.0.1:8080``
@@ -41,6 +42,8 @@ class RecallClient:
         :param timeout: seconds to connect and for each read of an answer (a turn waits up to the
             server's ``TURN_TIMEOUT_MS``, 30 s by default)
         :param retry: attempts and backoff for 429 and 503 answers
+        :param read_your_writes: send the consistency token of this client's last write with each later call, so
+            a read right after a write sees it where the server reads from replicas (docs/operating.md)
         """
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
@@ -48,7 +51,7 @@ class RecallClient:
         self.admin_key = admin_key
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
-        self._transport = Transport(timeout, self.retry)
+        self._transport = Transport(timeout, self.retry, read_your_writes=read_your_writes)
 
     def with_context(self, context_id: str, api_key: str) -> "RecallClient":
         """The same server and settings, for another context (e.g. one just made by :meth:`create_context`)."""

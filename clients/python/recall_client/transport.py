@@ -67,17 +67,46 @@ class Request:
     body: Optional[Union[bytes, BinaryIO]] = None
 
 
+CONSISTENCY = "Recall-Consistency"
+
+
+def wal_position(token: str) -> int:
+    """A consistency token as the server writes it (a Postgres WAL position, ``16/B374D848``) as a number; -1 if not one."""
+    high, sep, low = token.partition("/")
+    try:
+        return (int(high, 16) << 32) + int(low, 16) if sep and 0 < len(high) <= 8 and 0 < len(low) <= 8 else -1
+    except ValueError:
+        return -1
+
+
 class Transport:
-    def __init__(self, timeout: float, retry: RetryPolicy, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        timeout: float,
+        retry: RetryPolicy,
+        sleep: Callable[[float], None] = time.sleep,
+        read_your_writes: bool = True,
+    ) -> None:
         self.timeout = timeout
         self.retry = retry
         self._sleep = sleep
+        #: The newest consistency token a write was answered with, sent with every later call so a read right
+        #: after a write sees it where the server reads from replicas; None: none yet, or tracking is off.
+        self.consistency: Optional[str] = None
+        self._read_your_writes = read_your_writes
+
+    def _note_consistency(self, headers: Mapping[str, str]) -> None:
+        answered = headers.get(CONSISTENCY)
+        if self._read_your_writes and answered and (self.consistency is None or wal_position(answered) > wal_position(self.consistency)):
+            self.consistency = answered
 
     def send(self, request: Request, idempotency_key: Optional[str] = None) -> Any:
         """Sends the request until it is answered for good; returns the parsed 2xx body or raises RecallError."""
         safe = request.method in SAFE_METHODS
         if not safe:
             request.headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
+        if self.consistency and CONSISTENCY not in request.headers:
+            request.headers[CONSISTENCY] = self.consistency
         attempt = 1
         while True:
             answer = self._once(request, retry_network_error=safe and attempt < self.retry.max_attempts)
@@ -87,6 +116,7 @@ class Transport:
                 continue
             status, headers, body = answer
             if 200 <= status < 300:
+                self._note_consistency(headers)
                 return _parse(headers, body)
             retry_after = headers.get("Retry-After")
             delay = (

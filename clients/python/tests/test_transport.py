@@ -93,6 +93,25 @@ class TransportTest(unittest.TestCase):
         self.assertEqual(self.server.seen[0]["path"], f"/api/v1/{CONTEXT}/sessions")
         self.assertEqual(self.server.seen[0]["headers"]["API-KEY"], "rk_test")
 
+    def test_the_newest_consistency_token_answered_is_sent_with_the_calls_after_it(self) -> None:
+        self.server.add(201, {"session_id": "s"}, {"Recall-Consistency": "1/A0"})
+        self.server.add(201, {"session_id": "s"}, {"Recall-Consistency": "0/FFFFFFFF"})
+        self.server.add(200, {"entities": [], "instructions": [], "next_cursor": None})
+        self.recall.create_session()
+        self.recall.create_session()
+        self.recall.profile()
+        sent = [r["headers"].get("Recall-Consistency") for r in self.server.seen]
+        # The second answer's position is older (answers to calls at once may cross): the newest is kept.
+        self.assertEqual(sent, [None, "1/A0", "1/A0"])
+
+    def test_read_your_writes_off_sends_no_token(self) -> None:
+        recall = RecallClient(base_url=self.server.url, api_key="k", context_id=CONTEXT, read_your_writes=False)
+        self.server.add(201, {"session_id": "s"}, {"Recall-Consistency": "1/A0"})
+        self.server.add(200, {"entities": [], "instructions": [], "next_cursor": None})
+        recall.create_session()
+        recall.profile()
+        self.assertEqual([r["headers"].get("Recall-Consistency") for r in self.server.seen], [None, None])
+
     def test_each_call_gets_its_own_key_and_a_given_key_is_sent_as_is(self) -> None:
         for _ in range(3):
             self.server.add(201, {"session_id": "s"})

@@ -23,6 +23,11 @@ export interface RecallOptions {
   retry?: Partial<RetryPolicy>;
   /** Another fetch (a proxy agent, a test's); default globalThis.fetch. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Send the consistency token of the last write this client made with each later call (default true), so that a read
+   * right after a write sees it where the server reads from replicas (docs/operating.md, "Read replicas").
+   */
+  readYourWrites?: boolean;
 }
 
 type Answer<D> = { data?: D; error?: unknown; response: Response };
@@ -39,6 +44,7 @@ export class RecallClient {
       fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
       timeoutMs: options.timeoutMs ?? 60_000,
       retry: { ...DEFAULT_RETRY, ...options.retry },
+      consistency: options.readYourWrites === false ? undefined : {},
     };
     this.raw = createClient<paths>({
       baseUrl: options.baseUrl.replace(/\/+$/, ""),

@@ -7,6 +7,11 @@ import { RETRYABLE_STATUSES, retryDelay, type RetryPolicy } from "./retry-policy
 
 export interface TransportSettings {
   fetch: typeof globalThis.fetch;
+  /**
+   * The newest consistency token this client was answered (a write's `Recall-Consistency`), sent with every later
+   * call so a read after a write sees it even on a server's read replica; undefined: none seen, or tracking off.
+   */
+  consistency?: { token?: string };
   /** Per attempt: from sending the request to the last byte of the answer. */
   timeoutMs: number;
   retry: RetryPolicy;
@@ -35,16 +40,34 @@ export function callFetch(settings: TransportSettings, call: CallOptions = {}): 
   return async (request) => {
     const safe = SAFE_METHODS.has(request.method);
     const headers = new Headers(request.headers);
+    const token = settings.consistency?.token;
+    if (token && !headers.has(CONSISTENCY)) headers.set(CONSISTENCY, token);
     if (!safe) headers.set("Idempotency-Key", call.idempotencyKey ?? headers.get("Idempotency-Key") ?? crypto.randomUUID());
     const body = safe ? undefined : (await request.text()) || undefined;
     const attempt: Attempt = { url: request.url, method: request.method, headers, body };
     for (let n = 1; ; n++) {
       const response = await sendOnce(settings, attempt, call, { retryNetworkError: safe && n < policy.maxAttempts });
       const delay = response && nextDelay(response, n, policy);
-      if (response && delay === undefined) return response;
+      if (response && delay === undefined) return noteConsistency(settings, response);
       await sleep(delay ?? retryDelay(null, n, policy)!, call.signal);
     }
   };
+}
+
+const CONSISTENCY = "Recall-Consistency";
+
+/** Keeps the newest token answered (answers to calls made at once may arrive in any order). */
+function noteConsistency(settings: TransportSettings, response: Response): Response {
+  const answered = response.headers.get(CONSISTENCY);
+  const state = settings.consistency;
+  if (state && answered && (state.token === undefined || walPosition(answered) > walPosition(state.token))) state.token = answered;
+  return response;
+}
+
+/** A token as the server writes it (a Postgres WAL position, `16/B374D848`) as a number; -1 when it is not one. */
+function walPosition(token: string): bigint {
+  const m = /^([0-9A-F]{1,8})\/([0-9A-F]{1,8})$/i.exec(token);
+  return m ? (BigInt(`0x${m[1]}`) << 32n) + BigInt(`0x${m[2]}`) : -1n;
 }
 
 /** undefined: answer with this response; a number: wait that long and try again. */

@@ -41,6 +41,18 @@ interface ProfileEntity {
 const entity = (body: { entities: ProfileEntity[] }, name: string) => body.entities.find((e) => e.name === name);
 const descriptions = (body: { instructions: { description: string }[] }) => body.instructions.map((i) => i.description).sort();
 
+test("without DATABASE_REPLICA_URLS no answer carries a consistency token or says where a read ran", async () => {
+  const session = await api.session();
+  const write = await api.post(`/sessions/${session}/turns`, {
+    role: "user",
+    content: "I'm Carol, engineer at Acme.",
+    scope: ["user=carol"],
+  });
+  const read = await api.get(`/profile?${ALICE_Q}`).set("Recall-Consistency", "0/1");
+  expect([write.status, read.status]).toEqual([200, 200]);
+  expect([write.headers["recall-consistency"], read.headers["recall-served-by"]]).toEqual([undefined, undefined]);
+});
+
 describe("GET /profile", () => {
   test("shows alice's current facts and every instruction her scope includes", async () => {
     const res = await api.get(`/profile?${ALICE_Q}`);

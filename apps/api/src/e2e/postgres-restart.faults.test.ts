@@ -5,12 +5,10 @@
 // workers delay their jobs without spending attempts; once it is back /readyz answers 200, the
 // workers recover, and every accepted input is committed exactly once, none of it dead.
 import request from "supertest";
-import { Client } from "pg";
-import { migrate } from "@recall/db/migrator";
 import { QUEUE_NAMES } from "@recall/queues";
 import { PrivatePostgres, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { contextClient, createContext } from "../testing/api-client";
-import { startHarness, type Harness } from "../testing/harness";
+import { migratedDatabaseOn, startHarness, type Harness } from "../testing/harness";
 import { MixedLoad, expectCommittedExactlyOnce, mixedLoadSettings } from "../testing/mixed-load";
 import { probeEveryRoute, type ProbeAnswer } from "../testing/route-probe";
 
@@ -20,13 +18,9 @@ let h: Harness;
 
 beforeAll(async () => {
   pg = await PrivatePostgres.start();
-  const admin = new Client({ connectionString: pg.url() });
-  await admin.connect();
-  await admin.query("CREATE DATABASE recall");
-  await admin.end();
-  await migrate(pg.url("recall"));
+  const databaseUrl = await migratedDatabaseOn(pg);
   llm = await startFakeLlmServer();
-  h = await startHarness({ DATABASE_URL: pg.url("recall"), ...mixedLoadSettings(llm) });
+  h = await startHarness({ DATABASE_URL: databaseUrl, ...mixedLoadSettings(llm) });
 });
 
 afterAll(async () => {

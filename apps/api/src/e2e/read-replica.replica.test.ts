@@ -4,11 +4,11 @@
 // luck. Proves: a write's token makes the next read see it, every time; a read without one may be stale, but never
 // by more than the lag bound; a standby stopped under load loses no read, and is taken back once it runs again.
 import request from "supertest";
-import { Client } from "pg";
-import { migrate } from "@recall/db/migrator";
+import { RecallClient } from "@recall/client";
 import { PrivatePostgres, waitFor } from "@recall/test-support";
-import { contextClient, createContext, type ContextClient } from "../testing/api-client";
-import { startHarness, type Harness } from "../testing/harness";
+import { contextClient, createContext, type ContextClient, type ContextHandle } from "../testing/api-client";
+import { migratedDatabaseOn, startHarness, type Harness } from "../testing/harness";
+import { listen } from "../testing/listen";
 
 const TRIES = 500;
 const PARALLEL = 10;
@@ -19,22 +19,20 @@ let primary: PrivatePostgres;
 let standby: PrivatePostgres;
 let h: Harness;
 let api: ContextClient;
+let ctx: ContextHandle;
 
 beforeAll(async () => {
   primary = await PrivatePostgres.start();
-  const admin = new Client({ connectionString: primary.url() });
-  await admin.connect();
-  await admin.query("CREATE DATABASE recall");
-  await admin.end();
-  await migrate(primary.url("recall"));
+  const databaseUrl = await migratedDatabaseOn(primary);
   standby = await PrivatePostgres.standbyOf(primary, { applyDelayMs: 500 });
   h = await startHarness({
-    DATABASE_URL: primary.url("recall"),
+    DATABASE_URL: databaseUrl,
     DATABASE_REPLICA_URLS: standby.url("recall"),
     RECALL_REPLICA_MAX_LAG_MS: String(MAX_LAG_MS),
     RECALL_REPLICA_CHECK_MS: String(CHECK_MS),
   });
-  api = contextClient(h.app, await createContext(h.app, "read-replica"));
+  ctx = await createContext(h.app, "read-replica");
+  api = contextClient(h.app, ctx);
   await waitFor(async () => h.api.reads!.statuses()[0]!.health === "up", { what: "the standby checked and up", timeoutMs: 30_000 });
 }, 120_000);
 
@@ -118,6 +116,33 @@ test("without a token a read may be stale, never by more than the lag bound; wit
   const token = await write(session, who, company(2_000));
   await waitFor(async () => (await profile(who, token)).servedBy === "replica-1", { what: "a token's read on the caught-up replica" });
   expect((await profile(who, token)).body).toContain(company(2_000));
+}, 120_000);
+
+test("a token that is not one a write answered is a 400 naming the header", async () => {
+  const res = await api.get("/profile").set("Recall-Consistency", "yesterday");
+  expect(res.status).toBe(400);
+  expect(res.body.errors).toEqual([{ field: "header.Recall-Consistency", message: expect.stringMatching(/Recall-Consistency/) }]);
+});
+
+test("the TypeScript client's plain write-then-read loop sees each write, with replay held back 500 ms", async () => {
+  standby.setApplyDelay(500);
+  const server = await listen(h.app);
+  try {
+    const recall = new RecallClient({ baseUrl: server.url, contextId: ctx.contextId, apiKey: ctx.apiKey });
+    const { session_id } = await recall.sessions.create();
+    for (let i = 0; i < 20; i++) {
+      const turn = await recall.turns.post(session_id, {
+        role: "user",
+        content: `I'm Pia, CTO at ${company(4_000 + i)}.`,
+        scope: ["user=pia"],
+      });
+      expect(turn.extraction.status).toBe("committed");
+      expect(JSON.stringify(await recall.profile({ user: "pia" }))).toContain(company(4_000 + i));
+    }
+  } finally {
+    await server.close();
+    standby.setApplyDelay(0);
+  }
 }, 120_000);
 
 test("the standby stopped under load: every read is answered (by the primary), and once it runs again reads go back to it", async () => {

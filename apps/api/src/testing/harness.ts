@@ -2,9 +2,11 @@
 // template), its own queue prefix, the real workers and the real HTTP app.
 import type { Express } from "express";
 import type { LoggerOptions } from "@recall/telemetry";
+import { Client } from "pg";
 import { createDb } from "@recall/db";
+import { migrate } from "@recall/db/migrator";
 import { configWith, loadConfig, type Config } from "@recall/config";
-import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type TestDatabase } from "@recall/test-support";
+import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type PrivatePostgres, type TestDatabase } from "@recall/test-support";
 import { QUEUE_NAMES, createRedisConnection, type QueueName } from "@recall/queues";
 import { bootstrapWorker, type WorkerProcess } from "@recall/worker/bootstrap";
 import { startWorkers, type WorkerRuntime } from "@recall/worker/runtime";
@@ -69,4 +71,17 @@ export async function startHarness(
       await database?.drop();
     },
   };
+}
+
+/** A migrated `recall` database on a private server of the test's own; answers its URL. */
+export async function migratedDatabaseOn(server: PrivatePostgres): Promise<string> {
+  const admin = new Client({ connectionString: server.url() });
+  await admin.connect();
+  try {
+    await admin.query("CREATE DATABASE recall");
+  } finally {
+    await admin.end();
+  }
+  await migrate(server.url("recall"));
+  return server.url("recall");
 }
