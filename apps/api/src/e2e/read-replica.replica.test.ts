@@ -42,7 +42,8 @@ afterAll(async () => {
   await primary?.close();
 });
 
-const PEOPLE = ["Dana", "Erin", "Fay", "Gus", "Hana", "Ivo", "Jane", "Kai", "Lena", "Milo", "Nora", "Omar"];
+/** One person per lane of the first test, then one for each later test: each reads its own scope. */
+const PEOPLE = "Dana Erin Fay Gus Hana Ivo Jane Kai Lena Milo Nora Omar Quin Rosa Sven Tara Uma Vito Wren Xena Yara Zoe".split(" ");
 
 /** A company name per try, letters only (the rules read `CTO at <Name>` as a workplace). */
 function company(i: number): string {
@@ -92,7 +93,7 @@ test("a read presenting the token of the write before it sees that write, 500 ti
 }, 300_000);
 
 test("without a token a read may be stale, never by more than the lag bound; with replay caught up, the token's read runs on the replica", async () => {
-  const who = PEOPLE[10]!;
+  const who = PEOPLE[PARALLEL]!;
   const session = await api.session();
   const written: { name: string; at: number }[] = [];
   const reads: { started: number; body: string; servedBy: string }[] = [];
@@ -146,7 +147,7 @@ test("the TypeScript client's plain write-then-read loop sees each write, with r
 }, 120_000);
 
 test("the standby stopped under load: every read is answered (by the primary), and once it runs again reads go back to it", async () => {
-  const who = PEOPLE[11]!;
+  const who = PEOPLE[PARALLEL + 1]!;
   const session = await api.session();
   let stop = false;
   const statuses: number[] = [];
