@@ -5,7 +5,7 @@ import { RecallClient } from "./recall-client";
 /** A fetch answering each call with the next scripted token (none: no header), recording what each call sent. */
 function scripted(tokens: (string | undefined)[]) {
   const sent: (string | null)[] = [];
-  const fetch = async (_url: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  const fetch = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     sent.push(new Headers(init?.headers).get("Recall-Consistency"));
     const token = tokens.shift();
     const headers: Record<string, string> = { "Content-Type": "application/json", ...(token ? { "Recall-Consistency": token } : {}) };
