@@ -19,22 +19,29 @@ export interface ClusterOptions {
   workers: string[];
   /** The API's port (default BENCH_PORT, else 8161); two clusters up at once need two. */
   port?: number;
+  /** The Postgres server (its maintenance URL) the cluster's database is made on; default DATABASE_URL's. */
+  server?: string;
+  /** Streaming replicas of that server (maintenance URLs): the API reads from them (DATABASE_REPLICA_URLS). */
+  replicas?: string[];
 }
 
 export interface Cluster {
   baseUrl: string;
   databaseUrl: string;
   prefix: string;
+  /** The environment its processes run with, for another process of the same deployment. */
+  env: NodeJS.ProcessEnv;
   api: ChildProcess;
   workers: ChildProcess[];
   close(): Promise<void>;
 }
 
-export async function startCluster({ env, workers, port: apiPort }: ClusterOptions): Promise<Cluster> {
+export async function startCluster({ env, workers, port: apiPort, server, replicas = [] }: ClusterOptions): Promise<Cluster> {
   const base = loadConfig();
+  const serverUrl = server ?? base.DATABASE_URL;
   const database = `recall_perf_${randomBytes(4).toString("hex")}`;
-  await adminQuery(base.DATABASE_URL, `CREATE DATABASE "${database}"`);
-  const databaseUrl = withDatabase(base.DATABASE_URL, database);
+  await adminQuery(serverUrl, `CREATE DATABASE "${database}"`);
+  const databaseUrl = withDatabase(serverUrl, database);
   await migrate(databaseUrl);
   const prefix = `{rperf-${randomBytes(4).toString("hex")}}`;
   const port = String(apiPort ?? process.env.BENCH_PORT ?? "8161");
@@ -49,6 +56,7 @@ export async function startCluster({ env, workers, port: apiPort }: ClusterOptio
     PORT: port,
     // Several worker processes on one host: none serves /metrics (each would want the same port).
     WORKER_METRICS_PORT: "0",
+    ...(replicas.length > 0 ? { DATABASE_REPLICA_URLS: replicas.map((r) => withDatabase(r, database)).join(",") } : {}),
     ...env,
   };
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -71,6 +79,7 @@ export async function startCluster({ env, workers, port: apiPort }: ClusterOptio
     baseUrl,
     databaseUrl,
     prefix,
+    env: childEnv,
     api,
     workers: procs,
     async close() {
@@ -78,9 +87,24 @@ export async function startCluster({ env, workers, port: apiPort }: ClusterOptio
       const redis = createRedisConnection(base.REDIS_URL);
       await removeQueuePrefix(redis, prefix);
       redis.disconnect();
-      await adminQuery(base.DATABASE_URL, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+      await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     },
   };
+}
+
+/** One more API process of the cluster's deployment on `port`, its environment changed by `env`; ready when answered. */
+export async function startApi(
+  cluster: Cluster,
+  port: number,
+  env: Record<string, string>,
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const api = run("apps/api/src/main.ts", [], { ...cluster.env, ...env, PORT: String(port) });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitReady(baseUrl, [api]).catch(async (err: Error) => {
+    await stopChild(api);
+    throw err;
+  });
+  return { baseUrl, close: () => stopChild(api) };
 }
 
 /** node itself (not a tsx wrapper process), so the pid is the process whose memory is read. */

@@ -10,7 +10,11 @@
 //   tenants     another context's turns during 4 bulk-approves of 500 and a 50 MB one-line import (perf-tenants.ts)
 //   rls         the turn, /query and /profile with row-level security on and off, two Recalls driven in turn (perf-rls.ts)
 //   bulk        BENCH_BULK_TURNS (2,000) LoCoMo turns imported in batches of 500, instant model: turns/s and transactions per turn
+//   replica     GET /profile through the replica path against the primary: a private primary and standby (perf-replica.ts)
 //   reads       /profile and /query below
+// Run only when named (not in the default list):
+//   capacity    transactions, rows and bytes per turn and per read, the write floor and the turn budget of one
+//               primary (perf-capacity.ts; docs/scaling.md); a few minutes
 // The first five run real API and worker processes (perf-cluster.ts); see perf-sections.ts.
 //
 // reads: /profile and /query latency (p50, p99) over one context holding the five
@@ -33,16 +37,19 @@ import { loadQuestions } from "./bench-questions";
 import { loadWithServices } from "../shared/bench-service-load";
 import { BENCH_ADMIN_KEY, startService, type BenchService } from "../shared/bench-service";
 import { hostileDocumentSection } from "./perf-hostile";
+import { replicaSection } from "./perf-replica";
 import { rlsSection } from "./perf-rls";
 import { tenantsSection } from "./perf-tenants";
+import { capacitySection } from "./perf-capacity";
 import { bulkSection, latencySection, memorySection, modelBoundSection, rpmSection, throughputSection } from "./perf-sections";
 
-const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "hostile", "tenants", "rls", "bulk", "reads"];
+const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "hostile", "tenants", "rls", "bulk", "replica", "reads"];
 
 async function main(): Promise<void> {
   const sections = (process.env.BENCH_SECTIONS ?? ALL.join(",")).split(",").map((s) => s.trim());
-  const unknown = sections.filter((s) => !ALL.includes(s));
-  if (unknown.length > 0) throw new Error(`BENCH_SECTIONS: unknown ${unknown.join(", ")}; choose from ${ALL.join(", ")}`);
+  const known = [...ALL, ...NAMED_ONLY];
+  const unknown = sections.filter((s) => !known.includes(s));
+  if (unknown.length > 0) throw new Error(`BENCH_SECTIONS: unknown ${unknown.join(", ")}; choose from ${known.join(", ")}`);
   console.log(
     `# Recall performance report (${new Date().toISOString()}; ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB)`,
   );
@@ -56,7 +63,9 @@ async function main(): Promise<void> {
   if (sections.includes("tenants")) await tenantsSection();
   if (sections.includes("rls")) await rlsSection();
   if (sections.includes("bulk")) await bulkSection();
+  if (sections.includes("replica")) await replicaSection();
   if (sections.includes("reads")) await readsSection();
+  if (sections.includes("capacity")) await capacitySection();
 }
 
 async function readsSection(): Promise<void> {
