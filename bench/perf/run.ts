@@ -44,6 +44,8 @@ import { capacitySection } from "./perf-capacity";
 import { bulkSection, latencySection, memorySection, modelBoundSection, rpmSection, throughputSection } from "./perf-sections";
 
 const ALL = ["latency", "throughput", "model", "scaleout", "rpm", "memory", "hostile", "tenants", "rls", "bulk", "replica", "reads"];
+/** Sections run only when BENCH_SECTIONS names them. */
+const NAMED_ONLY = ["capacity"];
 
 async function main(): Promise<void> {
   const sections = (process.env.BENCH_SECTIONS ?? ALL.join(",")).split(",").map((s) => s.trim());

@@ -36,7 +36,7 @@ export interface ReadReplicaOptions {
 export interface Served<T> {
   result: T;
   servedBy: string;
-  /** Why the primary served it, when replicas are configured: no_token_replica, not_replayed, replica_failed. */
+  /** Why the primary served it, when replicas are configured: no_replica_up, replicas_behind, not_replayed, replica_failed. */
   reason?: string;
 }
 
@@ -73,6 +73,8 @@ class Replica {
   lagMs: number | null = null;
   replay: bigint | undefined;
   replayText: string | null = null;
+  /** When the last check that answered was sent (Date.now()): its lag grows by the time since. */
+  checkedAt = 0;
   error: string | undefined = "not checked yet";
   private readonly probe: Pool;
   private waiters: Waiter[] = [];
@@ -90,6 +92,7 @@ class Replica {
   }
 
   async check(primaryLsn: string | null, maxLagMs: number): Promise<void> {
+    const sent = Date.now();
     try {
       const { rows } = await this.probe.query<{ standby: boolean; replay: string | null; lag_ms: number | null }>(
         `SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replay,
@@ -99,6 +102,7 @@ class Replica {
       );
       const row = rows[0]!;
       this.error = undefined;
+      this.checkedAt = sent;
       this.noteReplay(row.replay);
       this.lagMs = row.lag_ms === null ? null : Math.max(0, Math.round(row.lag_ms));
       if (!row.standby) this.health = "promoted";
@@ -114,6 +118,11 @@ class Replica {
     this.lagMs = null;
     this.error = (err as Error).message ?? String(err);
     for (const w of this.waiters.splice(0)) w.resolve(false);
+  }
+
+  /** How stale a read here may be now, at most: the lag measured, plus the time since it was (replay only moves on). */
+  stalenessBound(now: number): number {
+    return this.lagMs === null ? Infinity : this.lagMs + (now - this.checkedAt);
   }
 
   replayed(lsn: bigint): boolean {
@@ -229,12 +238,20 @@ export class ReadReplicas {
   }
 
   private async choose(token: string | undefined): Promise<{ replica?: Replica; reason?: string }> {
-    const up = this.rotation().filter((r) => r.health === "up");
-    if (up.length === 0) return { reason: "no_replica_up" };
+    const following = this.rotation().filter((r) => r.health === "up" || r.health === "lagging");
     const lsn = token === undefined ? undefined : lsnValue(token);
-    if (lsn === undefined) return { replica: up[0] };
-    const ready = up.find((r) => r.replayed(lsn));
+    if (lsn === undefined) {
+      // Without a token the bound is the promise: a replica whose staleness may have grown past it since its check is skipped.
+      const now = Date.now();
+      const fresh = following.find((r) => r.stalenessBound(now) <= this.options.maxLagMs);
+      if (fresh) return { replica: fresh };
+      return { reason: following.length === 0 ? "no_replica_up" : "replicas_behind" };
+    }
+    // A replica behind the bound may still have replayed past this token.
+    const ready = following.find((r) => r.replayed(lsn));
     if (ready) return { replica: ready };
+    const up = following.filter((r) => r.health === "up");
+    if (up.length === 0) return { reason: "no_replica_up" };
     if (this.options.waitMs > 0 && (await up[0]!.waitFor(lsn, this.options.waitMs))) return { replica: up[0] };
     return { reason: "not_replayed" };
   }

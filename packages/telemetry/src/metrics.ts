@@ -159,7 +159,7 @@ export function observeOutbox(source: () => Promise<{ pending: number; oldestAge
 /** Reads of the read-only routes by where they ran, when replicas are configured (docs/operating.md, "Read replicas"). */
 export const replicaReads = new Counter({
   name: "recall_replica_reads_total",
-  help: "Reads of the read-only routes by where they ran (primary or a replica's name) and, on the primary, why (no_replica_up, not_replayed, replica_failed)",
+  help: "Reads of the read-only routes by where they ran (primary or a replica's name) and, on the primary, why (no_replica_up, replicas_behind, not_replayed, replica_failed)",
   labelNames: ["served_by", "reason"] as const,
   registers: [registry],
 });

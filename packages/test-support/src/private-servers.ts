@@ -242,6 +242,12 @@ export class PrivatePostgres {
     execFileSync(cmd, args, { stdio: "ignore" });
   }
 
+  /** A standby made a primary of its own (pg_ctl promote): it leaves recovery and stops following. */
+  promote(): void {
+    const [cmd, args] = asPostgresUser(requireBinary("pg_ctl"), ["-D", this.dataDir, "-w", "promote"]);
+    execFileSync(cmd, args, { stdio: "ignore" });
+  }
+
   /** A URL for `database` on this server (the maintenance database by default). */
   url(database = "postgres"): string {
     return `postgresql://postgres@127.0.0.1:${this.port}/${database}`;
