@@ -514,6 +514,8 @@ async function reviewQueuePage(name: string, text: string) {
   await page.goto(`${baseUrl}/admin`);
   await page.fill('#review-filter input[name="context_id"]', ctx.contextId);
   await page.click('#review-filter button[type="submit"]');
+  // The filtered list, not the page's first load answering late (an edit form opened in that one would be replaced).
+  await page.locator("#reviews:not([data-loading])").waitFor();
   const reviewRow = page.locator(`#reviews tr[data-review-id="${role.review_id}"][data-status="pending"]`);
   await reviewRow.waitFor();
   return { api, role, page, context, reviewRow };
