@@ -38,7 +38,7 @@ export { REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./portability/imp
 export { normaliseScope, scopeFromQuery } from "./scope";
 export { holdScopeExclusive, holdScopeShared } from "./erasure/scope-lock";
 export { DEFAULT_SINGLE_VALUED, applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
-export { type CommitSource, commitPlanned, planCommit } from "./write/commit";
+export { type CommitCheck, type CommitSource, commitPlanned, planCommit, prepareCommits } from "./write/commit";
 export { type WriteFactsResult, writeFacts } from "./write/fact-write";
 export { validateCandidate } from "./write/validate";
 export {

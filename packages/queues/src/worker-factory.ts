@@ -67,8 +67,11 @@ export interface StageResult {
   tokensUsed?: number;
   /** false stops the chain here (the stage found nothing for the next one to do). */
   next?: boolean;
-  /** The stage's writes: committed in the transaction that records its success, and only for the item's first success. */
-  write?: (tx: Tx) => Promise<void>;
+  /**
+   * The stage's writes: committed in the transaction that records its success, and only for the item's first success.
+   * `prepared`: what the handler's `prepareWrites` answered for the group this item is written with, when it is.
+   */
+  write?: (tx: Tx, prepared?: unknown) => Promise<void>;
   /** What the stage keeps on its item's payload. */
   output?: StageOutput;
   /** The next stage has nothing to do: its item is created finished with this result, and no job runs for it. */
@@ -84,6 +87,11 @@ export interface StageHandler<I> {
   load?(tx: Tx, claimed: ClaimedWork): Promise<I>;
   /** `load` for the turns of a group (a window's, a batch's) at once, in the same order; `load` per turn without it. */
   loadMany?(tx: Tx, claimed: ClaimedWork[]): Promise<I[]>;
+  /**
+   * Before a group's turns are written together: what their writes share (a commit's locks and checks for all of them
+   * at once), handed to each write. Rolled back with them when one fails, and not used when each is written alone.
+   */
+  prepareWrites?(tx: Tx, claimed: ClaimedWork[]): Promise<unknown>;
   process(ctx: StageContext<I>): Promise<StageResult>;
   /** The item failed for good (dead): what it held must not be lost with it (a window's turns run alone). */
   onDead?(item: WorkItem, message: string): Promise<void>;

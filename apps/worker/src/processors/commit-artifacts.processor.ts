@@ -5,7 +5,15 @@
 // type `review`) later writes the approved ones of one input, with that input as their source.
 import { stageResult } from "@recall/contracts";
 import type { KnowledgeCandidate, Tx, WorkItem } from "@recall/db";
-import { commitPlanned, planCommit, splitForReview, type CommitSource, type DisambiguationCheckpoint } from "@recall/memory";
+import {
+  commitPlanned,
+  planCommit,
+  prepareCommits,
+  splitForReview,
+  type CommitCheck,
+  type CommitSource,
+  type DisambiguationCheckpoint,
+} from "@recall/memory";
 import { truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
@@ -41,6 +49,12 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
   return {
     load: loadCommitInput,
     loadMany: loadCommitInputs,
+    // A group's turns: every commit's locks and checks at once, not two statements a turn.
+    prepareWrites: (tx, claims) =>
+      prepareCommits(
+        tx,
+        claims.map((c) => ({ workItemId: c.item.id, subjectId: c.item.subjectId, contextId: c.item.contextId })),
+      ),
     async process({ item, claim, input, logger }) {
       const subject = stageSubject(claim, input.units);
       const source = commitSource(item, subject);
@@ -54,7 +68,10 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
       return {
         status: "succeeded",
         tokensUsed: plan.tokensUsed,
-        write: async (tx) => void (await commitPlanned(tx, source, commit, plan, options)),
+        write: async (tx, prepared) => {
+          const checked = (prepared as Map<string, CommitCheck> | undefined)?.get(item.id);
+          await commitPlanned(tx, source, commit, plan, { ...options, checked });
+        },
         nextDone: nothingToMaintain(deps, item, commit) ? truthMaintainedNow() : undefined,
       };
     },

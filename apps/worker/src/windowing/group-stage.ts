@@ -69,7 +69,7 @@ export function groupStage(
         write: async (tx) => {
           const group = groupRef(ctx.item);
           // Every turn's writes under one savepoint; only when one of them fails is each turn written under its own.
-          if (await writeAll(tx, queue, group, outcomes)) return;
+          if (await writeAll(tx, turnStage, queue, group, outcomes)) return;
           for (const outcome of outcomes) await writeTurn(tx, queue, group, outcome, left);
         },
         after: async () => {
@@ -134,16 +134,20 @@ async function runTurn(stage: StageHandler<unknown>, window: StageContext<unknow
 }
 
 /** All turns' successes and writes in one savepoint, when every turn's stage succeeded; false (and nothing written) if one fails. */
-async function writeAll(tx: Tx, queue: QueueName, group: GroupRef, outcomes: Outcome[]): Promise<boolean> {
+async function writeAll(tx: Tx, stage: StageHandler<unknown>, queue: QueueName, group: GroupRef, outcomes: Outcome[]): Promise<boolean> {
   if (outcomes.some((o) => "error" in o)) return false;
   const succeeded = outcomes as Extract<Outcome, { result: StageResult }>[];
   await tx.$executeRawUnsafe("SAVEPOINT group_turns");
   try {
+    const prepared = await stage.prepareWrites?.(
+      tx,
+      succeeded.map((o) => o.turn.work),
+    );
     await finishManyInTransaction(
       tx,
       succeeded.map((outcome) => success(queue, group, outcome)),
     );
-    for (const { result } of succeeded) await result.write?.(tx);
+    for (const { result } of succeeded) await result.write?.(tx, prepared);
     await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turns");
     return true;
   } catch {

@@ -59,6 +59,37 @@ export interface CommitOptions {
   faultPoint?: () => Promise<void>;
   /** Valid candidates held for review instead (review/review-rule.ts): marked pending_review, each with a review. */
   hold?: readonly KnowledgeCandidate[];
+  /** This commit's locks are held and its checks made already, in this transaction (`prepareCommits`, a group's). */
+  checked?: CommitCheck;
+}
+
+/** Whether the commit's work item committed before (its outbox row), and whether its source was retracted. */
+export interface CommitCheck {
+  committed: boolean;
+  retracted: boolean;
+}
+
+/**
+ * For commits written together in one transaction (a group's turns): every commit's lock and its source's, in one
+ * statement (commit locks, then source locks, each in the order given), then every check in one more. Answers each
+ * work item's check, for `CommitOptions.checked`.
+ */
+export async function prepareCommits(
+  tx: Tx,
+  sources: readonly Pick<CommitSource, "workItemId" | "subjectId" | "contextId">[],
+): Promise<Map<string, CommitCheck>> {
+  if (sources.length === 0) return new Map();
+  await holdLocks(tx, [
+    ...sources.map((s) => ({ key: lockKey("commit", s.workItemId), mode: "exclusive" as const })),
+    ...sources.map((s) => sourceSharedLock(s.subjectId)),
+  ]);
+  const rows = await tx.$queryRaw<({ id: string } & CommitCheck)[]>`
+    SELECT s.id,
+           EXISTS (SELECT 1 FROM outbox_events o WHERE o.work_item_id = s.id) AS committed,
+           EXISTS (SELECT 1 FROM retractions r WHERE r.context_id = s.context_id AND r.source_id = s.subject_id) AS retracted
+    FROM unnest(${sources.map((s) => s.workItemId)}::uuid[], ${sources.map((s) => s.contextId)}::uuid[],
+                ${sources.map((s) => s.subjectId)}::uuid[]) AS s(id, context_id, subject_id)`;
+  return new Map(rows.map(({ id, ...check }) => [id, check]));
 }
 
 export interface CommitSummary {
@@ -121,12 +152,9 @@ async function commitInTransaction(
 ): Promise<CommitSummary> {
   const summary = emptySummary();
   // Both locks first, then what they guard, read in the next statement (whose snapshot follows the waits).
-  await holdLocks(tx, [{ key: lockKey("commit", source.workItemId), mode: "exclusive" }, sourceSharedLock(source.subjectId)]);
-  const [found] = await tx.$queryRaw<{ committed: boolean; retracted: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM outbox_events WHERE work_item_id = ${source.workItemId}::uuid) AS committed,
-           EXISTS (SELECT 1 FROM retractions WHERE context_id = ${source.contextId}::uuid AND source_id = ${source.subjectId}::uuid) AS retracted`;
-  if (found!.committed) return { ...summary, skipped: true };
-  if (found!.retracted) {
+  const found = options.checked ?? (await prepareCommits(tx, [source])).get(source.workItemId)!;
+  if (found.committed) return { ...summary, skipped: true };
+  if (found.retracted) {
     await markRetractionsApplied(tx, source.contextId, source.subjectId);
     if (source.reviewCommitId) await closeReviewCommit(tx, source.reviewCommitId, "withdrawn");
     await writeOutbox(tx, source, { ...summary, retracted: true }, options);
