@@ -208,6 +208,8 @@ test("after the run, Postgres holds every accepted input once, no orphaned candi
     factWrites: [accepted.fact_write_id.size, accepted.fact_write_id.size],
     sessions: [accepted.session_id.size, accepted.session_id.size],
   });
+  // Only the doomed context is erased or reconfigured: the other one, where the run may have stored a session, stays.
+  expect(await db.context.count({ where: { id: { in: [ids.contextId, ids.otherContextId] } } })).toBe(2);
   const audit = await auditExactlyOnce(db, ids.contextId);
   expect({ assertions: audit.duplicateAssertions, outbox: audit.duplicateOutbox, twice: audit.itemsSucceededTwice }).toEqual({
     assertions: [],

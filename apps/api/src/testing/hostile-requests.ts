@@ -108,9 +108,10 @@ export function arbitraryRequest(targets: FuzzTarget[], ids: FuzzIds, bodyLimit:
 
 function pathArb(target: FuzzTarget, fuzzIds: FuzzIds): fc.Arbitrary<string> {
   // The admin routes that erase a context or change its rules (a review or require_scope rule would change what
-  // the fuzz's later writes do) are aimed at a context of their own.
+  // the fuzz's later writes do) are aimed at a context of their own, never at the other context either: what the
+  // run stored there (a session its own key created) must still be there afterwards.
   const changesContext = /^\/api\/v1\/contexts\/\{contextId\}\/(erasure|config)$/.test(target.path);
-  const ids = changesContext ? { ...fuzzIds, contextId: fuzzIds.doomedContextId } : fuzzIds;
+  const ids = changesContext ? { ...fuzzIds, contextId: fuzzIds.doomedContextId, otherContextId: fuzzIds.doomedContextId } : fuzzIds;
   const names = [...target.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   return fc.tuple(...names.map((name) => paramArb(name, ids))).map((values) => {
     let path = target.path;
