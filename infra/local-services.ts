@@ -40,7 +40,7 @@ async function startPrivatePostgres(): Promise<string> {
   if (!initdb || !pgCtl) {
     throw new MissingServiceError(
       "Postgres does not answer at 127.0.0.1:5432 and no Postgres server binaries (initdb, pg_ctl) are installed.\n" +
-        "Install PostgreSQL 15+ (e.g. `apt-get install postgresql`), set DATABASE_URL to a running server, or run `docker compose up -d postgres redis`.",
+        'Install PostgreSQL 15+ (e.g. `apt-get install postgresql`), set DATABASE_URL to a running server, or run them with Docker (docs/docker-compose.md, "Only the backing services").',
     );
   }
   if (process.getuid?.() === 0) {
@@ -62,7 +62,7 @@ async function startPrivateRedis(): Promise<string> {
   if (!redisServer) {
     throw new MissingServiceError(
       "Redis does not answer at 127.0.0.1:6379 and redis-server is not installed.\n" +
-        "Install Redis 6.2+ (e.g. `apt-get install redis-server`), set REDIS_URL to a running server, or run `docker compose up -d postgres redis`.",
+        'Install Redis 6.2+ (e.g. `apt-get install redis-server`), set REDIS_URL to a running server, or run them with Docker (docs/docker-compose.md, "Only the backing services").',
     );
   }
   mkdirSync(dataDir, { recursive: true });
