@@ -7,13 +7,20 @@ import { loadConfig } from "@recall/config";
 // global setup names it and passes the name to test workers through the environment.
 const RUN_ENV = "RECALL_TEST_RUN_ID";
 
+/** The run's id: the one `pnpm test` (infra/test.ts) chose and passed down, so it can clean up after an interrupted run; else a new one. */
 export function newTestRunId(): string {
-  const id = randomBytes(4).toString("hex");
+  const given = process.env[RUN_ENV];
+  const id = given && /^[0-9a-f]{8}$/.test(given) ? given : randomBytes(4).toString("hex");
   process.env[RUN_ENV] = id;
   return id;
 }
 
-function runId(): string {
+/** This run's id where there is one (inside a `jest` run), for names that a cleanup after the run must find. */
+export function currentTestRunId(): string | undefined {
+  return process.env[RUN_ENV];
+}
+
+export function runId(): string {
   const id = process.env[RUN_ENV];
   if (!id) throw new Error("test databases need jest's global setup (run tests with `pnpm test`)");
   return id;

@@ -16,5 +16,6 @@ export { PrivatePostgres, PrivateRedis, PrivateRedisCluster, freePort, portAnswe
 export { type SpawnedEntry, runCommand, spawnEntry, stopChild } from "./processes";
 export { sampleValue } from "./prometheus-text";
 export { removeQueuePrefix, testQueuePrefix } from "./queues";
+export { removeTestRun } from "./test-run";
 export { waitFor } from "./wait-for";
 export { type ReceivedRequest, type WebhookReceiver, startWebhookReceiver } from "./webhook-receiver";
