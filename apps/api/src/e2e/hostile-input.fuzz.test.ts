@@ -303,9 +303,13 @@ describe("each kind of hostile input, by name", () => {
   });
 
   test("unknown fields are 400 naming them; a body that is not JSON is 415", async () => {
-    const unknown = await post("/facts").send({ scope: [], occured_at: "2025-01-01" });
-    expect(problemOf(unknown)).toEqual({ status: 400, type: "application/problem+json", fields: ["body"] });
-    expect(unknown.body.detail).toMatch(/occured_at/);
+    const unknown = await post("/facts").send({ scope: [], occured_at: "2025-01-01", valid_form: "x" });
+    expect(problemOf(unknown)).toEqual({
+      status: 400,
+      type: "application/problem+json",
+      fields: ["body.occured_at", "body.valid_form"],
+    });
+    expect(unknown.body.detail).toMatch(/body\.occured_at: unknown field/);
     const plain = await post("/facts").set("Content-Type", "text/plain").send('{"scope":[]}');
     expect(problemOf(plain)).toEqual({ status: 415, type: "application/problem+json", fields: ["header.Content-Type"] });
   });

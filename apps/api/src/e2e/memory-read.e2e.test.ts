@@ -161,6 +161,22 @@ describe("POST /query", () => {
     expect(res.body.results[0].link.end_byte).toBeGreaterThan(res.body.results[0].link.start_byte);
   });
 
+  test("a turn said twice in the same words is one result", async () => {
+    const session = await api.session();
+    const said: string[] = [];
+    for (const content of [
+      "The walrus inventory closes on Fridays.",
+      "the walrus  inventory closes on Fridays. ",
+      "Walrus inventory opens Mondays.",
+    ])
+      said.push((await api.turn(session, content, ["org=walrus"])).turn_id);
+    const res = await api.post("/query", { query: "walrus inventory", scope: ["org=walrus"], kinds: ["turn"] });
+    const found: string[] = res.body.results.map((r: { link: { turn_id: string } }) => r.link.turn_id);
+    expect(found).toHaveLength(2);
+    expect(found).toContain(said[2]);
+    expect(found.filter((id) => id === said[0] || id === said[1])).toHaveLength(1);
+  });
+
   test("never returns what the reader's scope may not see", async () => {
     const res = await api.post("/query", { query: "bullet points kraken CEO", scope: BOB });
     expect(res.body.results).toEqual([]);
@@ -222,6 +238,18 @@ describe("GET /sessions/{id}/turns", () => {
     expect(rest.body.next_cursor).toBeNull();
     const org = await api.get(`/sessions/${session}/turns?scope[org]=acme`);
     expect(org.body.turns.map((t: { content: string }) => t.content)).toEqual(["Always answer in English."]);
+  });
+
+  test("a turn or a document written with its scope as an object is stored under the same list as a reader's", async () => {
+    const session = await api.session();
+    const turn = await api.post(`/sessions/${session}/turns`, { role: "user", content: "I'm Dana.", scope: { user: "dana", org: "acme" } });
+    const document = await api.post("/documents", { text: "Dana runs the night shift.", scope: { org: "acme", user: "dana" } });
+    const bad = await api.post(`/sessions/${session}/turns`, { role: "user", content: "x", scope: { "bad key": "v" } });
+    expect([turn.status, document.status, bad.status]).toEqual([200, 202, 400]);
+    const listed = await api.get(`/sessions/${session}/turns?scope[org]=acme&scope[user]=dana`);
+    expect(listed.body.turns.map((t: { scope: string[] }) => t.scope)).toEqual([["org=acme", "user=dana"]]);
+    const stored = await h.api.db.document.findUniqueOrThrow({ where: { id: document.body.document_id } });
+    expect((stored.metadata as { scope?: string[] }).scope).toEqual(["org=acme", "user=dana"]);
   });
 });
 

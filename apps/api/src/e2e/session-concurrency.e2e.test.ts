@@ -62,6 +62,11 @@ test("50 parallel interactive turns and 50 with wait: false are all stored, numb
     ...Array.from({ length: 50 }, (_, i) => turnAsClient(sessionId, `later ${i}`, false)),
   ]);
   expect(answers.filter((a) => a.status !== 202 && a.status !== 200).map((a) => `${a.status} ${a.text}`)).toEqual([]);
+  // Every 202, the interactive ones whose wait ended too, says where to follow the turn.
+  const pendingAnswers = answers.filter((a) => a.status === 202);
+  expect(pendingAnswers.map((a) => a.body.status_url)).toEqual(
+    pendingAnswers.map((a) => `/api/v1/${ctx.contextId}/sessions/${sessionId}/turns/${a.body.turn_id}/status`),
+  );
   expect((await seqsOf(sessionId)).map((t) => t.seq)).toEqual(oneToN(100));
   expect(
     await h.api.db.workItem.count({

@@ -89,10 +89,12 @@ export const MAX_REPORTED_ISSUES = 20;
 const MAX_REPORTED_TEXT = 200;
 
 export function fromZod(err: ZodError, where: "body" | "query" | "path"): AppError {
-  const errors = err.issues
-    .slice(0, MAX_REPORTED_ISSUES)
-    .map((i) => ({ field: cut([where, ...i.path].join(".")), message: cut(i.message) }));
-  const more = err.issues.length - errors.length;
+  // An unknown key is named as its own field (`body.occured_at`), not as the object that holds it.
+  const issues = err.issues.flatMap((i) =>
+    i.code === "unrecognized_keys" ? i.keys.map((key) => ({ path: [...i.path, key], message: "unknown field" })) : [i],
+  );
+  const errors = issues.slice(0, MAX_REPORTED_ISSUES).map((i) => ({ field: cut([where, ...i.path].join(".")), message: cut(i.message) }));
+  const more = issues.length - errors.length;
   const summary = errors.map((e) => `${e.field}: ${e.message}`).join("; ") + (more > 0 ? `; and ${more} more` : "");
   return new AppError(400, "invalid_request", summary, errors);
 }

@@ -18,12 +18,18 @@ const ScopeObject = z
   )
   .refine((scope) => Object.keys(scope).length <= 32, "at most 32 scope entries");
 
+/** A scope in a body, either form, as the normalised list; for a field that may be absent. */
+export const ScopeInput = z
+  .union([ScopeList, ScopeObject])
+  .transform((v) => scopeFromQuery(v))
+  .describe('key=value pairs such as ["org=acme", "user=alice"], or {"org": "acme", "user": "alice"}');
+
 /** A body's scope: a list or an object; empty when absent (unscoped). */
 export const ScopeBody = z
   .union([ScopeList, ScopeObject])
   .default([])
   .transform((v) => scopeFromQuery(v))
-  .describe('key=value pairs such as ["org=acme", "user=alice"], or {"org": "acme", "user": "alice"}');
+  .describe(ScopeInput.description!);
 
 /** A query string's scope: scope[org]=acme&scope[user]=alice (or scope=org=acme repeated). */
 export const ScopeQuery = z

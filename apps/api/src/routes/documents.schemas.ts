@@ -1,6 +1,6 @@
 // Request and response shapes of the document routes.
 import { z } from "zod";
-import { ScopeList } from "../http/scope-schema";
+import { ScopeInput, ScopeList } from "../http/scope-schema";
 import { Timestamp } from "../views/work-item-view";
 
 const Source = z.object({
@@ -15,7 +15,9 @@ const Metadata = z.looseObject({ scope: ScopeList.optional() });
 export const CreateDocumentBody = z.object({
   text: z.string().min(1, "must not be empty").describe("at most RECALL_DOCUMENT_MAX_BYTES bytes (413 past it)"),
   format: z.enum(["text", "markdown", "html"]).optional().describe("how to split the text; default text"),
-  scope: ScopeList.optional().describe("the document's scope; what it teaches is visible to readers whose scope includes it"),
+  scope: ScopeInput.optional().describe(
+    'the document\'s scope, e.g. ["org=acme"] or {"org": "acme"}; what it teaches is visible to readers whose scope includes it',
+  ),
   metadata: Metadata.optional(),
   source: Source.optional(),
 });

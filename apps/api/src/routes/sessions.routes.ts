@@ -7,7 +7,7 @@ import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import type { TurnService } from "../services/turn.service";
 import { contextIdOf } from "../http/validate";
-import { turnAccepted } from "../views/turn-result";
+import { turnAccepted, turnStatusUrl } from "../views/turn-result";
 import { CreateSessionBody, CreateTurnBody, SessionParams, TurnAccepted, TurnPage, TurnResult } from "./sessions.schemas";
 import { EXAMPLES } from "./openapi-examples";
 
@@ -59,8 +59,13 @@ function postTurn(turns: TurnService): RouteDefinition {
       const added = await turns.addTurn(params.contextId, params.sessionId, body);
       if (!added.waited) return { status: 202, body: turnAccepted(params, added.turn) };
       const { turn, diff, extraction } = added;
-      const status = extraction.status === "pending" ? 202 : 200;
-      return { status, body: { turn_id: turn.id, diff, extraction, trace_id: turn.traceId } };
+      // Still pending when the wait ended (a 202): the answer says where to follow it, as the other 202s do.
+      if (extraction.status === "pending")
+        return {
+          status: 202,
+          body: { turn_id: turn.id, diff, extraction, status_url: turnStatusUrl(params, turn.id), trace_id: turn.traceId },
+        };
+      return { status: 200, body: { turn_id: turn.id, diff, extraction, trace_id: turn.traceId } };
     },
   });
 }

@@ -1,7 +1,7 @@
 // Request and response shapes of the session and turn routes.
 import { z } from "zod";
 import { NextCursor } from "../http/pagination";
-import { ScopeList } from "../http/scope-schema";
+import { ScopeBody } from "../http/scope-schema";
 import { Timestamp } from "../views/work-item-view";
 
 export const CreateSessionBody = z.object({ metadata: z.record(z.string(), z.unknown()).optional() });
@@ -20,8 +20,8 @@ const TurnFields = z.object({
     .datetime({ offset: true })
     .optional()
     .describe("when it was said, for imports; temporal phrases resolve against it (default: now)"),
-  scope: ScopeList.default([]).describe(
-    'the turn\'s scope, e.g. ["org=acme", "user=alice"]; what it teaches is visible to readers whose scope includes it',
+  scope: ScopeBody.describe(
+    'the turn\'s scope, e.g. ["org=acme", "user=alice"] or {"org": "acme", "user": "alice"}; what it teaches is visible to readers whose scope includes it',
   ),
 });
 
@@ -117,6 +117,7 @@ export const TurnResult = z.object({
     queue: z.string().optional(),
     work_item_id: z.uuid().optional().describe("the failed work item, to retry once the cause is fixed"),
   }),
+  status_url: z.string().optional().describe("while the extraction is pending (a 202): where to follow it"),
   trace_id: z.string(),
 });
 

@@ -17,8 +17,12 @@ export function turnState(items: WorkItem[]): PipelineState {
 
 /** The 202 answer for a stored turn whose extraction is followed at its status URL (wait: false, or the wait failed). */
 export function turnAccepted(ref: { contextId: string; sessionId: string }, turn: Pick<Turn, "id" | "traceId">) {
-  const status_url = `/api/v1/${ref.contextId}/sessions/${ref.sessionId}/turns/${turn.id}/status`;
-  return { turn_id: turn.id, status_url, extraction: { status: "pending" as const }, trace_id: turn.traceId };
+  return { turn_id: turn.id, status_url: turnStatusUrl(ref, turn.id), extraction: { status: "pending" as const }, trace_id: turn.traceId };
+}
+
+/** Where a turn's extraction is followed (GET …/turns/{id}/status). */
+export function turnStatusUrl(ref: { contextId: string; sessionId: string }, turnId: string): string {
+  return `/api/v1/${ref.contextId}/sessions/${ref.sessionId}/turns/${turnId}/status`;
 }
 
 export interface TurnProgress {

@@ -1472,8 +1472,12 @@ export interface operations {
           } & {
             [key: string]: unknown;
           };
-          /** @description the document's scope; what it teaches is visible to readers whose scope includes it */
-          scope?: string[];
+          /** @description the document's scope, e.g. ["org=acme"] or {"org": "acme"}; what it teaches is visible to readers whose scope includes it */
+          scope?:
+            | string[]
+            | {
+                [key: string]: string;
+              };
           source?: {
             /** @description the source's own id; a document posted under it again is its next version */
             external_id?: string;
@@ -5020,10 +5024,14 @@ export interface operations {
           /** @enum {string} */
           role: "user" | "assistant" | "system" | "tool";
           /**
-           * @description the turn's scope, e.g. ["org=acme", "user=alice"]; what it teaches is visible to readers whose scope includes it
+           * @description the turn's scope, e.g. ["org=acme", "user=alice"] or {"org": "acme", "user": "alice"}; what it teaches is visible to readers whose scope includes it
            * @default []
            */
-          scope?: string[];
+          scope?:
+            | string[]
+            | {
+                [key: string]: string;
+              };
           /**
            * @description false: answer 202 at once with the turn id and a status URL; the turn is then extracted with other asynchronous turns of its session in one model call per window
            * @default true
@@ -5135,6 +5143,8 @@ export interface operations {
                */
               work_item_id?: string;
             };
+            /** @description while the extraction is pending (a 202): where to follow it */
+            status_url?: string;
             trace_id: string;
             /** Format: uuid */
             turn_id: string;
@@ -5197,6 +5207,8 @@ export interface operations {
                    */
                   work_item_id?: string;
                 };
+                /** @description while the extraction is pending (a 202): where to follow it */
+                status_url?: string;
                 trace_id: string;
                 /** Format: uuid */
                 turn_id: string;
@@ -5355,6 +5367,8 @@ export interface operations {
                */
               work_item_id?: string;
             };
+            /** @description while the extraction is pending (a 202): where to follow it */
+            status_url?: string;
             trace_id: string;
             /** Format: uuid */
             turn_id: string;
@@ -5461,10 +5475,14 @@ export interface operations {
             /** @enum {string} */
             role: "user" | "assistant" | "system" | "tool";
             /**
-             * @description the turn's scope, e.g. ["org=acme", "user=alice"]; what it teaches is visible to readers whose scope includes it
+             * @description the turn's scope, e.g. ["org=acme", "user=alice"] or {"org": "acme", "user": "alice"}; what it teaches is visible to readers whose scope includes it
              * @default []
              */
-            scope?: string[];
+            scope?:
+              | string[]
+              | {
+                  [key: string]: string;
+                };
           }[];
         };
       };

@@ -126,7 +126,7 @@ test("search over many turns uses the GIN index over their stored tsvectors", as
   await db.$executeRaw`
     INSERT INTO turns (id, context_id, session_id, seq, role, content, scope, trace_id)
     SELECT gen_random_uuid(), ${contextId}::uuid, ${session.id}::uuid, n, 'user',
-      CASE WHEN n % 500 = 0 THEN 'the gearbox rattles' ELSE 'nothing to see on line ' || n END, '{}', 't'
+      CASE WHEN n % 500 = 0 THEN 'the gearbox rattles at ' || n ELSE 'nothing to see on line ' || n END, '{}', 't'
     FROM generate_series(1, 3000) AS n`;
   // VACUUM moves the batch out of the GIN index's pending list, as autovacuum does in service;
   // until then the planner rightly costs the index as a scan of that unsorted list.
@@ -137,7 +137,7 @@ test("search over many turns uses the GIN index over their stored tsvectors", as
   expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("turns_content_tsv_idx");
   const { results: hits } = await searchMemory(db, { contextId, scope: [], query: "gearbox", limit: 10, kinds: ["turn"], match: "any" });
   // The six matching turns first, then turns next to them in the session, which share a little of their score.
-  expect(hits.slice(0, 6).map((h) => h.text)).toEqual(Array(6).fill("the gearbox rattles"));
+  expect(hits.slice(0, 6).map((h) => h.text.replace(/\d+$/, "N"))).toEqual(Array(6).fill("the gearbox rattles at N"));
   const matchedSeqs = hits.slice(0, 6).map((h) => h.link.seq!);
   for (const h of hits.slice(6)) expect(matchedSeqs.some((seq) => Math.abs(seq - h.link.seq!) === 1)).toBe(true);
 });

@@ -39,7 +39,7 @@ export async function searchMemory(db: DbOrTx, input: SearchInput, vector?: Vect
     ),
   );
   if (semantic?.ok) lists.push(listOf(VECTOR_RETRIEVER, semantic.hits, fusion.vector));
-  const results = fuseRankings(lists, (a, b) => b.raw_score - a.raw_score)
+  const results = withoutRepeatedTurns(fuseRankings(lists, (a, b) => b.raw_score - a.raw_score))
     .slice(0, input.limit)
     .map((f) => ({ ...f.item, score: f.score, ranks: f.ranks }));
   return { results, retrievers: [FULL_TEXT, vectorStatus(vector, semantic)] };
@@ -65,6 +65,21 @@ function withoutRestatements(hits: SearchHit[]): SearchHit[] {
     if (!seen || h.raw_score > seen.raw_score) best.set(keyOf(h), h);
   }
   return hits.filter((h) => best.get(keyOf(h)) === h);
+}
+
+/**
+ * A turn said twice in the same words (a repeated message, an import sent again under new ids) is one result: the
+ * better-ranked stays. After fusion, as either copy may come from either retriever.
+ */
+export function withoutRepeatedTurns<T extends { item: Pick<SearchHit, "kind" | "text"> }>(ranked: T[]): T[] {
+  const said = new Set<string>();
+  return ranked.filter(({ item }) => {
+    if (item.kind !== "turn") return true;
+    const words = item.text.trim().replace(/\s+/g, " ").toLowerCase();
+    if (said.has(words)) return false;
+    said.add(words);
+    return true;
+  });
 }
 
 /** Turns gain `factLift` of the scores of facts read from them, then are re-ordered; other hits are unchanged. */
