@@ -9,7 +9,7 @@
 """
 
 from .client import RecallClient, Scope
-from .errors import FieldError, RecallError, RecallPipelineError, RecallTimeoutError
+from .errors import FieldError, RecallConnectionError, RecallError, RecallPipelineError, RecallTimeoutError
 from .transport import RetryPolicy
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "RecallClient",
     "RecallError",
     "RecallPipelineError",
+    "RecallConnectionError",
     "RecallTimeoutError",
     "RetryPolicy",
     "Scope",

@@ -53,6 +53,22 @@ class RecallError(Exception):
         return next((e.message for e in self.errors if e.field == field), None)
 
 
+class RecallConnectionError(Exception):
+    """The call got no answer: the connection was refused or reset, or could not be made, after any retries.
+
+    ``reason`` is the network error (``ConnectionRefusedError``, ``ConnectionResetError``, ...), also kept as
+    ``__cause__``; ``attempts`` is how many times the call was sent.
+    """
+
+    def __init__(self, method: str, url: str, reason: BaseException, attempts: int) -> None:
+        self.method = method
+        self.url = url
+        self.reason = reason
+        self.attempts = attempts
+        plural = "" if attempts == 1 else "s"
+        super().__init__(f"{method} {url}: no answer ({type(reason).__name__}: {reason}) after {attempts} attempt{plural}")
+
+
 class RecallTimeoutError(Exception):
     """No answer within the configured timeout (an attempt, or a wait for a document or turn)."""
 

@@ -4,11 +4,14 @@ Every write carries one ``Idempotency-Key``, reused by each of its attempts, so 
 server already took is not stored twice. ``429`` and ``503`` are retried after the server's
 ``Retry-After`` (seconds or an HTTP date), else with exponential backoff and jitter; a
 ``Retry-After`` longer than ``max_delay`` ends the retries. Reads are also retried after a
-network error (a write that failed mid-flight may have been stored, so it is not resent).
+network error; a write only after a refused or reset connection (under the same key, so a
+write the server took before the reset is answered, not stored again). What no attempt got an
+answer to raises :class:`RecallConnectionError`, the network error kept as its cause.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import random
 import socket
@@ -20,9 +23,11 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, BinaryIO, Callable, Dict, Mapping, Optional, Union
 
-from .errors import RecallError, RecallTimeoutError
+from .errors import RecallConnectionError, RecallError, RecallTimeoutError
 
 RETRYABLE_STATUSES = frozenset({429, 503})
+#: Network errors after which a write is sent again: the connection was refused, or reset before an answer.
+RESENDABLE = (ConnectionRefusedError, ConnectionResetError, BrokenPipeError)
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -107,10 +112,15 @@ class Transport:
             request.headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
         if self.consistency and CONSISTENCY not in request.headers:
             request.headers[CONSISTENCY] = self.consistency
+        # A body read from a file goes once: it cannot be sent again.
+        resendable = request.body is None or isinstance(request.body, bytes)
         attempt = 1
         while True:
-            answer = self._once(request, retry_network_error=safe and attempt < self.retry.max_attempts)
-            if answer is None:  # a read that met a network error: back off and try again
+            answer = self._once(request)
+            if isinstance(answer, BaseException):
+                again = (safe or isinstance(answer, RESENDABLE)) and resendable and attempt < self.retry.max_attempts
+                if not again:
+                    raise RecallConnectionError(request.method, request.url, answer, attempt) from answer
                 self._sleep(self.retry.delay(None, attempt) or 0.0)
                 attempt += 1
                 continue
@@ -149,7 +159,8 @@ class Transport:
         except (socket.timeout, TimeoutError) as err:
             raise RecallTimeoutError(self.timeout, f"{request.method} {request.url}") from err
 
-    def _once(self, r: Request, retry_network_error: bool):
+    def _once(self, r: Request):
+        """The answer as (status, headers, body), or the network error that kept it from coming."""
         req = urllib.request.Request(r.url, data=r.body, headers=r.headers, method=r.method)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as response:
@@ -164,13 +175,9 @@ class Transport:
         except urllib.error.URLError as err:
             if isinstance(err.reason, (socket.timeout, TimeoutError)):
                 raise RecallTimeoutError(self.timeout, f"{r.method} {r.url}") from err
-            if retry_network_error:
-                return None
-            raise
-        except ConnectionError:
-            if retry_network_error:
-                return None
-            raise
+            return err.reason if isinstance(err.reason, BaseException) else err
+        except (ConnectionError, http.client.HTTPException) as err:
+            return err
 
 
 def _parse(headers: Mapping[str, str], body: bytes) -> Any:

@@ -5,6 +5,8 @@ string of a scope, and a multipart upload as the server receives it."""
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import unittest
 from email.parser import BytesParser
@@ -12,9 +14,10 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import List, Tuple
 
-from recall_client import RecallClient, RecallError, RecallTimeoutError, RetryPolicy
+from recall_client import RecallClient, RecallConnectionError, RecallError, RecallTimeoutError, RetryPolicy
 
 CONTEXT = "ctx-1"
+RESET = 0  # a scripted "answer" that resets the connection instead
 
 
 class Scripted:
@@ -34,6 +37,11 @@ class Scripted:
                 body = self.rfile.read(length) if length else b""
                 outer.seen.append({"method": self.command, "path": self.path, "headers": self.headers, "body": body})
                 status, headers, payload, delay = outer.answers.pop(0)
+                if status == RESET:  # close with a TCP reset before any answer
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()
+                    self.close_connection = True
+                    return
                 if delay:
                     threading.Event().wait(delay)
                 self.send_response(status)
@@ -136,6 +144,22 @@ class TransportTest(unittest.TestCase):
             self.recall.profile({"user": "alice"})
         self.assertEqual((raised.exception.status, raised.exception.retry_after), (429, "3600"))
         self.assertEqual(len(self.server.seen), 1)
+
+    def test_a_refused_connection_is_a_recall_connection_error_with_its_cause_after_every_attempt(self) -> None:
+        self.server.close()  # its port now refuses
+        with self.assertRaises(RecallConnectionError) as caught:
+            self.recall.create_session()
+        self.assertEqual(caught.exception.attempts, 3)
+        self.assertIsInstance(caught.exception.__cause__, ConnectionRefusedError)
+        self.assertIsInstance(caught.exception.reason, ConnectionRefusedError)
+
+    def test_a_write_whose_connection_is_reset_is_sent_again_under_the_same_key(self) -> None:
+        self.server.answers.append((RESET, {}, b"", 0.0))
+        self.server.add(201, {"session_id": "s-1"})
+        self.assertEqual(self.recall.create_session(), "s-1")
+        keys = [seen["headers"]["Idempotency-Key"] for seen in self.server.seen]
+        self.assertEqual(len(keys), 2)
+        self.assertEqual(keys[0], keys[1])
 
     def test_a_problem_answer_is_a_recall_error_with_status_title_detail_and_fields(self) -> None:
         self.server.add(400, PROBLEM, content_type="application/problem+json")

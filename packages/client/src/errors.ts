@@ -62,6 +62,24 @@ export class RecallTimeoutError extends Error {
   }
 }
 
+/**
+ * The call got no answer: the connection was refused or reset, or could not be made, after any retries (see
+ * docs/clients.md). `code` is the system's (`ECONNREFUSED`, `ECONNRESET`, …) where there is one; `cause` keeps
+ * the network error as fetch raised it.
+ */
+export class RecallConnectionError extends Error {
+  override name = "RecallConnectionError";
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly code: string | undefined,
+    readonly attempts: number,
+    cause: unknown,
+  ) {
+    super(`${method} ${url}: no answer (${code ?? "network error"}) after ${attempts} attempt${attempts === 1 ? "" : "s"}`, { cause });
+  }
+}
+
 function asProblem(body: unknown): Partial<Problem> | undefined {
   if (typeof body !== "object" || body === null) return undefined;
   const b = body as Record<string, unknown>;

@@ -1,8 +1,9 @@
 // The fetch every call goes through (openapi-fetch hands it the built Request): one
 // Idempotency-Key per call, reused by each of its attempts, so a write the server already
-// took is not stored twice; 429/503 retried per the policy; a timeout per attempt; the
-// caller's AbortSignal honoured while waiting for an answer and between attempts.
-import { RecallTimeoutError } from "./errors.js";
+// took is not stored twice; 429/503 retried per the policy; a refused or reset connection
+// retried (any network error for a read); a timeout per attempt; the caller's AbortSignal
+// honoured while waiting for an answer and between attempts.
+import { RecallConnectionError, RecallTimeoutError } from "./errors.js";
 import { RETRYABLE_STATUSES, retryDelay, type RetryPolicy } from "./retry-policy.js";
 
 export interface TransportSettings {
@@ -46,10 +47,18 @@ export function callFetch(settings: TransportSettings, call: CallOptions = {}): 
     const body = safe ? undefined : (await request.text()) || undefined;
     const attempt: Attempt = { url: request.url, method: request.method, headers, body };
     for (let n = 1; ; n++) {
-      const response = await sendOnce(settings, attempt, call, { retryNetworkError: safe && n < policy.maxAttempts });
-      const delay = response && nextDelay(response, n, policy);
-      if (response && delay === undefined) return noteConsistency(settings, response);
-      await sleep(delay ?? retryDelay(null, n, policy)!, call.signal);
+      const outcome = await sendOnce(settings, attempt, call);
+      if (outcome instanceof Response) {
+        const delay = nextDelay(outcome, n, policy);
+        if (delay === undefined) return noteConsistency(settings, outcome);
+        await sleep(delay, call.signal);
+        continue;
+      }
+      // A write is sent again only where the server cannot have half-taken it without its Idempotency-Key
+      // holding: the connection was refused, or reset before an answer (the key makes a second store a replay).
+      const again = (safe || RESENDABLE.has(outcome.code ?? "")) && n < policy.maxAttempts;
+      if (!again) throw new RecallConnectionError(request.method, request.url, outcome.code, n, outcome.error);
+      await sleep(retryDelay(null, n, policy)!, call.signal);
     }
   };
 }
@@ -76,16 +85,23 @@ function nextDelay(response: Response, attempt: number, policy: RetryPolicy): nu
   return retryDelay(response.headers.get("retry-after"), attempt, policy);
 }
 
-/**
- * One attempt, body read in full inside the timeout. Returns undefined for a network error worth
- * retrying (only reads: a write that failed mid-flight may have been stored).
- */
-async function sendOnce(
-  settings: TransportSettings,
-  a: Attempt,
-  call: CallOptions,
-  { retryNetworkError }: { retryNetworkError: boolean },
-): Promise<Response | undefined> {
+/** Refused, reset, or closed by the other side before an answer (undici's UND_ERR_SOCKET). */
+const RESENDABLE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
+
+interface NetworkFailure {
+  error: unknown;
+  code: string | undefined;
+}
+
+/** fetch's TypeError carries the system's error as its cause (an AggregateError when several addresses were tried). */
+function networkCode(err: unknown): string | undefined {
+  const cause = (err as { cause?: { code?: unknown; errors?: { code?: unknown }[] } }).cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** One attempt, body read in full inside the timeout; a network error is returned, to be retried or thrown by the caller. */
+async function sendOnce(settings: TransportSettings, a: Attempt, call: CallOptions): Promise<Response | NetworkFailure> {
   const timeoutMs = call.timeoutMs ?? settings.timeoutMs;
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
@@ -104,7 +120,10 @@ async function sendOnce(
   } catch (err) {
     if (call.signal?.aborted) throw call.signal.reason;
     if (timeout.signal.aborted) throw new RecallTimeoutError(timeoutMs, `${a.method} ${a.url}`);
-    if (retryNetworkError && err instanceof TypeError) return undefined;
+    // fetch's network failures are TypeErrors with a cause; one without (an invalid URL) is the caller's to see.
+    // By name: undici's TypeError may come from another realm than this module's (a test runner's sandbox).
+    const failed = err as { name?: unknown; cause?: unknown } | null;
+    if (failed?.name === "TypeError" && failed.cause !== undefined) return { error: err, code: networkCode(err) };
     throw err;
   } finally {
     clearTimeout(timer);
