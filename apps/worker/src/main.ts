@@ -2,8 +2,8 @@
 // processors, so each queue can scale as its own process. Default: all queues.
 import "./tracing-preload";
 import { loadConfig } from "@recall/config";
-import { QUEUE_NAMES, isQueueName, type QueueName } from "@recall/queues";
-import { SHUTDOWN_GRACE_MS, exitAfter, registry, type Logger } from "@recall/telemetry";
+import { QUEUE_NAMES, isQueueName, observePipeline, type QueueName } from "@recall/queues";
+import { SHUTDOWN_GRACE_MS, exitAfter, registry, scrapeMetrics, type Logger } from "@recall/telemetry";
 import { createServer, type Server } from "node:http";
 import { bootstrapWorker } from "./bootstrap";
 import { startWorkers } from "./worker-runtime";
@@ -34,6 +34,8 @@ async function main(): Promise<void> {
   await worker.warm().catch((err: Error) => worker.deps.logger.warn({ err: err.message }, "CPU pool did not warm up"));
   const runtime = startWorkers(worker.deps, worker.connection, queues);
   worker.deps.logger.info({ queues }, "workers started");
+  // Its /metrics reports the queues and the outbox too, as the API's does: a worker-only deployment is still watched.
+  observePipeline(worker.deps.db, worker.deps.queues);
   const metrics = serveMetrics(config.WORKER_METRICS_PORT, worker.deps.logger);
   // SIGTERM: take no more jobs, let running ones finish within SHUTDOWN_TIMEOUT_MS, hand the rest back, exit.
   const shutdown = async (signal: string) => {
@@ -55,7 +57,7 @@ function serveMetrics(port: number, logger: Logger): Server | undefined {
   if (port === 0) return undefined;
   const server = createServer((req, res) => {
     if (req.url !== "/metrics") return void res.writeHead(404).end();
-    registry.metrics().then(
+    scrapeMetrics().then(
       (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
       (err: Error) => res.writeHead(500).end(err.message),
     );

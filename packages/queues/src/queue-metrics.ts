@@ -1,7 +1,7 @@
 // What /metrics reads at scrape time: each queue's depth by state and the age of its oldest
 // waiting job (from Redis), and the outbox backlog (from Postgres).
 import { bypassCounts, withoutTenant, type Db } from "@recall/db";
-import { observeOutbox, observeQueues, observeTenancyBypasses, type QueueDepth } from "@recall/telemetry";
+import { initialiseSeries, observeOutbox, observeQueues, observeTenancyBypasses, type QueueDepth } from "@recall/telemetry";
 import { LANES } from "./priority";
 import { laneQueue, type QueueSet } from "./producer";
 import { QUEUE_NAMES } from "./registry";
@@ -37,6 +37,7 @@ export async function outboxBacklog(db: Db): Promise<{ pending: number; oldestAg
 
 /** Makes this process's /metrics report these queues and this database's outbox. */
 export function observePipeline(db: Db, queues: QueueSet): void {
+  initialiseSeries(QUEUE_NAMES);
   observeQueues(() => queueDepths(queues));
   observeOutbox(() => outboxBacklog(db));
   observeTenancyBypasses(bypassCounts);

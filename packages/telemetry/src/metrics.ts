@@ -7,6 +7,11 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
+// prom-client also serves three of its gauges summed under a `_total` name, a suffix the exposition conventions keep
+// for counters (`promtool check metrics` refuses them); the per-type gauges (`nodejs_active_handles{type}`, …) stay.
+for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+  registry.removeSingleMetric(name);
+
 export const jobsTotal = new Counter({
   name: "recall_jobs_total",
   help: "Stage attempts by queue, outcome (succeeded, failed: to be retried, dead) and error class",
@@ -240,14 +245,45 @@ async function readSource<T>(dependency: "redis" | "postgres", source: (() => Pr
   }
 }
 
+/** What the last scrape read of the shared state, before its gauges were collected. */
+let scraped: { queues?: QueueDepth[]; outbox?: { pending: number; oldestAgeSeconds: number } } = {};
+
+/**
+ * The text of /metrics (both the API's and a worker's). Each dependency is read once, before any series is
+ * collected, so recall_dependency_up and the gauges read from it have their samples from the first scrape on.
+ */
+export async function scrapeMetrics(): Promise<string> {
+  const [queues, outbox] = await Promise.all([readSource("redis", queueSource), readSource("postgres", outboxSource)]);
+  scraped = { queues, outbox };
+  return registry.metrics();
+}
+
+/**
+ * Zero samples for the series whose labels are known before anything happened (each queue's stage outcomes, the
+ * delivery outcomes, the extraction stages), so a dashboard or an alert reads 0, not "no data", on a fresh process.
+ */
+export function initialiseSeries(queues: readonly string[]): void {
+  for (const queue of queues) {
+    for (const outcome of ["succeeded", "failed", "dead"]) jobsTotal.inc({ queue, outcome, error_class: "" }, 0);
+    for (const status of ["succeeded", "dead", "cancelled"]) workItemsFinished.inc({ queue, status, error_class: "" }, 0);
+    stageDuration.zero({ queue, outcome: "succeeded" });
+    lostJobsRequeued.inc({ queue, status: "queued" }, 0);
+  }
+  for (const outcome of ["delivered", "retrying", "failed"]) {
+    webhookDeliveries.inc({ outcome }, 0);
+    webhookDeliveryDuration.zero({ outcome });
+  }
+  for (const stage of ["heuristic", "fast", "strong"]) extractionInputs.inc({ stage }, 0);
+}
+
 new Gauge({
   name: "recall_queue_jobs",
   help: "Jobs per queue and state (waiting, active, delayed, failed), read at scrape time",
   labelNames: ["queue", "state"] as const,
   registers: [registry],
-  async collect() {
+  collect() {
     this.reset();
-    for (const q of (await readSource("redis", queueSource)) ?? []) {
+    for (const q of scraped.queues ?? []) {
       for (const [state, n] of Object.entries(q.counts)) this.set({ queue: q.queue, state }, n);
     }
   },
@@ -258,9 +294,9 @@ new Gauge({
   help: "Age of the oldest job waiting in each queue (0 when none waits), read at scrape time",
   labelNames: ["queue"] as const,
   registers: [registry],
-  async collect() {
+  collect() {
     this.reset();
-    for (const q of (await readSource("redis", queueSource)) ?? []) this.set({ queue: q.queue }, q.oldestWaitingAgeSeconds);
+    for (const q of scraped.queues ?? []) this.set({ queue: q.queue }, q.oldestWaitingAgeSeconds);
   },
 });
 
@@ -268,10 +304,9 @@ new Gauge({
   name: "recall_outbox_pending_events",
   help: "Committed outbox events not yet relayed to truth maintenance",
   registers: [registry],
-  async collect() {
+  collect() {
     this.reset();
-    const outbox = await readSource("postgres", outboxSource);
-    if (outbox) this.set(outbox.pending);
+    if (scraped.outbox) this.set(scraped.outbox.pending);
   },
 });
 
@@ -279,9 +314,8 @@ new Gauge({
   name: "recall_outbox_lag_seconds",
   help: "Age of the oldest outbox event not yet relayed (0 when none waits): how far truth maintenance trails commits",
   registers: [registry],
-  async collect() {
+  collect() {
     this.reset();
-    const outbox = await readSource("postgres", outboxSource);
-    if (outbox) this.set(outbox.oldestAgeSeconds);
+    if (scraped.outbox) this.set(scraped.outbox.oldestAgeSeconds);
   },
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { registry } from "@recall/telemetry";
+import { registry, scrapeMetrics } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { checkReadiness } from "../services/readiness";
@@ -49,6 +49,6 @@ function metrics(): RouteDefinition {
       "Request durations by route template, queue depths, job outcomes and stage durations, model calls, tokens and cost, in the Prometheus text exposition format. Unauthenticated: expose it to your scraper only.",
     tags: ["health"],
     responses: { 200: { description: "Prometheus text exposition format", schema: z.string(), contentType: "text/plain" } },
-    handle: async () => ({ status: 200, body: await registry.metrics(), contentType: registry.contentType }),
+    handle: async () => ({ status: 200, body: await scrapeMetrics(), contentType: registry.contentType }),
   });
 }
