@@ -4,7 +4,7 @@
 //
 //   pnpm example:agent
 //
-// Talks to RECALL_URL (default http://127.0.0.1:8080) as RECALL_CONTEXT with RECALL_API_KEY; without
+// Talks to RECALL_URL (default http://127.0.0.1:8080) as RECALL_CONTEXT_ID with RECALL_API_KEY (the Quickstart's exports); without
 // those it creates a context with the admin key (ADMIN_API_KEY, else the .data/admin-api-key that
 // `npm start` made) and prints how to reuse it.
 import { existsSync, readFileSync } from "node:fs";
@@ -54,11 +54,12 @@ function systemPrompt(profile: Profile): string {
 
 /** The context named in the environment, or a new one made with the admin key. */
 async function connect(baseUrl: string): Promise<RecallClient> {
-  const { RECALL_CONTEXT: contextId, RECALL_API_KEY: apiKey } = process.env;
+  // RECALL_CONTEXT: the name this example read before it followed the Quickstart's spelling.
+  const { RECALL_CONTEXT_ID: contextId = process.env.RECALL_CONTEXT, RECALL_API_KEY: apiKey } = process.env;
   if (contextId && apiKey) return new RecallClient({ baseUrl, contextId, apiKey });
   const admin = new RecallClient({ baseUrl, adminKey: adminKey() });
   const created = await admin.admin.contexts.create({ name: "agent-loop example" });
-  console.log(`created a context; to reuse it: RECALL_CONTEXT=${created.context_id} RECALL_API_KEY=${created.api_key}`);
+  console.log(`created a context; to reuse it: RECALL_CONTEXT_ID=${created.context_id} RECALL_API_KEY=${created.api_key}`);
   return admin.withContext(created.context_id, created.api_key);
 }
 
@@ -66,7 +67,7 @@ function adminKey(): string {
   if (process.env.ADMIN_API_KEY) return process.env.ADMIN_API_KEY;
   const file = path.resolve(__dirname, "..", ".data", "admin-api-key");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  throw new Error("set RECALL_CONTEXT and RECALL_API_KEY, or ADMIN_API_KEY (or run `npm start` here, which writes .data/admin-api-key)");
+  throw new Error("set RECALL_CONTEXT_ID and RECALL_API_KEY, or ADMIN_API_KEY (or run `npm start` here, which writes .data/admin-api-key)");
 }
 
 main().catch((err: unknown) => {

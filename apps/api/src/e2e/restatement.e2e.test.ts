@@ -111,7 +111,7 @@ test("one revocation ends every statement of a directive", async () => {
 async function runAgentLoop(baseUrl: string, contextId: string, apiKey: string): Promise<string> {
   const script = path.resolve(__dirname, "../../../../examples/agent-loop.ts");
   const child = spawn(process.execPath, ["--import", "tsx", script], {
-    env: { ...process.env, RECALL_URL: baseUrl, RECALL_CONTEXT: contextId, RECALL_API_KEY: apiKey },
+    env: { ...process.env, RECALL_URL: baseUrl, RECALL_CONTEXT_ID: contextId, RECALL_API_KEY: apiKey },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
