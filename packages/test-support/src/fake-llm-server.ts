@@ -32,6 +32,8 @@ export type FakeLlmResponse =
   | (Common & { truncated: true; json?: unknown })
   /** An HTTP error in the provider's error shape; retryAfter is seconds or an HTTP date. */
   | (Common & { status: number; retryAfter?: string; retryAfterMs?: string; message?: string; echoCredentials?: boolean })
+  /** The model calls these tools (an agent's tools, e.g. the AI SDK's): OpenAI tool_calls, Anthropic tool_use blocks. */
+  | (Common & { toolCalls: { name: string; arguments: unknown }[] })
   /** Only a delay: answers `{}` after it. */
   | { delayMs: number; usage?: FakeUsage };
 
@@ -170,7 +172,9 @@ function anthropicMessage(scripted: FakeLlmResponse, request: Record<string, unk
   const content =
     "raw" in scripted
       ? [{ type: "text", text: scripted.raw }]
-      : [{ type: "tool_use", id: nextId("toolu"), name: toolName, input: toolInput(scripted) }];
+      : "toolCalls" in scripted
+        ? scripted.toolCalls.map((call) => ({ type: "tool_use", id: nextId("toolu"), name: call.name, input: call.arguments }))
+        : [{ type: "tool_use", id: nextId("toolu"), name: toolName, input: toolInput(scripted) }];
   return {
     id: nextId("msg"),
     type: "message",
@@ -195,6 +199,14 @@ function openAiCompletion(scripted: FakeLlmResponse, model: string, usage: FakeU
   const json = JSON.stringify("json" in scripted ? scripted.json : {});
   const truncated = "truncated" in scripted;
   const content = "raw" in scripted ? scripted.raw : truncated ? json.slice(0, Math.ceil(json.length / 2)) : json;
+  const calls =
+    "toolCalls" in scripted
+      ? scripted.toolCalls.map((call) => ({
+          id: nextId("call"),
+          type: "function",
+          function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+        }))
+      : undefined;
   return {
     id: nextId("chatcmpl"),
     object: "chat.completion",
@@ -203,8 +215,10 @@ function openAiCompletion(scripted: FakeLlmResponse, model: string, usage: FakeU
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content, refusal: null },
-        finish_reason: truncated ? "length" : "stop",
+        message: calls
+          ? { role: "assistant", content: null, tool_calls: calls, refusal: null }
+          : { role: "assistant", content, refusal: null },
+        finish_reason: truncated ? "length" : calls ? "tool_calls" : "stop",
         logprobs: null,
       },
     ],
