@@ -438,7 +438,7 @@ test("malformed input is a 400 naming the field", async () => {
       adminPost(`/admin/contexts/${crypto.randomUUID()}/reviews/${crypto.randomUUID()}/approve`, { edit: { value: " " } }),
       "body.edit.value",
     ],
-    [adminPost(`/admin/contexts/${crypto.randomUUID()}/reviews/${crypto.randomUUID()}/reject`, { edit: {} }), "body"],
+    [adminPost(`/admin/contexts/${crypto.randomUUID()}/reviews/${crypto.randomUUID()}/reject`, { edit: {} }), "body.edit"],
   ];
   for (const [pending, field] of cases) {
     const res = await pending;
@@ -489,6 +489,14 @@ browserTest("an operator retries a failed turn from the dashboard and watches it
   const failedRow = page.locator(`#failed tr[data-work-item-id="${workItemId}"]`);
   await failedRow.waitFor();
   await expect(failedRow.textContent()).resolves.toMatch(/provider: provider answered 401/);
+  // Failures first: the failed list and its Retry are on the first screen, and the work-item list opens on failed
+  // and dead work only.
+  const viewport = page.viewportSize()!;
+  const retryBox = (await failedRow.getByRole("button", { name: "Retry" }).boundingBox())!;
+  expect(retryBox.y + retryBox.height).toBeLessThan(viewport.height);
+  await page.locator(`#work-items tr[data-work-item-id="${workItemId}"]`).waitFor();
+  const listed = await page.locator("#work-items tbody tr").evaluateAll((rows) => rows.map((r) => r.children[4]?.textContent));
+  expect(listed.every((status) => status === "failed" || status === "dead")).toBe(true);
   const turnRow = page.locator(`#sessions tr[data-subject-id="${turn.turn_id}"]`);
   await expect(turnRow.locator('[data-queue="extract_assertions"]').getAttribute("data-status")).resolves.toBe("dead");
 
@@ -499,6 +507,13 @@ browserTest("an operator retries a failed turn from the dashboard and watches it
   await turnRow.locator('[data-queue="truth_maintenance"][data-status="succeeded"]').waitFor({ timeout: 30_000 });
   const statuses = await turnRow.locator("[data-queue]").evaluateAll((chips) => chips.map((c) => c.getAttribute("data-status")));
   expect(statuses).toEqual(["succeeded", "succeeded", "succeeded", "succeeded"]);
+  // The retried item, opened: its attempts read against the maximum of a run, the retry's counted beside them.
+  await page.goto(`${baseUrl}/admin#item=${workItemId}`);
+  await page.locator(`#item[data-work-item-id="${workItemId}"]`).waitFor();
+  const summary = (await page.locator("#item-summary").textContent())!;
+  const [done, max] = /(\d+)\/(\d+) attempts/.exec(summary)!.slice(1).map(Number);
+  expect(done!).toBeLessThanOrEqual(max!);
+  expect(summary).toMatch(/succeeded/);
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-after-retry.png"), fullPage: true });
   expect(existsSync(path.join(SCREENSHOTS, "dashboard-after-retry.png"))).toBe(true);
