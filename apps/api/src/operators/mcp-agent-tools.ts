@@ -1,13 +1,19 @@
-// MCP tools that write memory for agents: remember (post a turn) and forget (retract a source).
-// Each calls what the matching HTTP route calls, so both answer the same. The shared pieces of
-// every MCP tool (results, annotations, refusals) live here too.
+// MCP tools that write memory for agents: remember (post a turn), add_document, write_facts and forget
+// (retract a source). Each calls what the matching HTTP route calls, so both answer the same. The shared
+// pieces of every MCP tool (results, annotations, refusals) live here too.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ApiDeps } from "../deps";
 import { AppError } from "../http/errors";
+import { documentFromJson } from "../routes/document-upload";
+import { CreateDocumentBody, DocumentAccepted } from "../routes/documents.schemas";
+import { FactWriteAccepted, FactWriteBody, FactWriteResult } from "../routes/fact-write.schemas";
+import { factWriteService, factWriteView } from "../routes/facts.routes";
 import { RetractionView, retractionView } from "../routes/retractions.schemas";
-import { CreateTurnBody } from "../routes/sessions.schemas";
+import { CreateTurnBody, TurnResult } from "../routes/sessions.schemas";
+import { DocumentService } from "../services/document.service";
+import { newTraceId } from "@recall/telemetry";
 import { DomainError } from "../services/domain-error";
 import { RetractionService } from "../services/retraction.service";
 
@@ -40,9 +46,28 @@ export async function asTool(fn: () => Promise<CallToolResult>): Promise<CallToo
   }
 }
 
+/** What remember answers: the turn's result as POST …/turns gives it, with the session to pass next time. */
+const RememberResult = z.object({
+  session_id: z.uuid().describe("pass it with the next turns of this conversation"),
+  turn_id: z.uuid(),
+  diff: TurnResult.shape.diff.optional().describe("what the turn taught, once committed"),
+  extraction: TurnResult.shape.extraction.partial({ stage: true }),
+  trace_id: z.string(),
+});
+
+/** A direct write's answer: committed (the ids it made), or stored for a worker to commit (its status). */
+const WriteFactsResult = FactWriteResult.partial().extend({
+  ...FactWriteAccepted.partial().shape,
+  fact_write_id: z.uuid(),
+  work_item_id: z.uuid(),
+  trace_id: z.string(),
+});
+
 export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: string): void {
   const turns = deps.turnService;
   const retractions = new RetractionService(deps);
+  const documents = new DocumentService(deps, { blobDir: deps.config.RECALL_BLOB_DIR });
+  const writes = factWriteService(deps);
   server.registerTool(
     "remember",
     {
@@ -51,7 +76,8 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
         "Post a conversation turn; answers once its extraction is committed, with what was learned (the diff). " +
         "Pass the session_id it answered to keep later turns in the same session. wait: false answers at once; " +
         "follow the turn with get_turn_status.",
-      inputSchema: { session_id: z.uuid().optional().describe("omit to start a new session"), ...CreateTurnBody.shape },
+      inputSchema: z.strictObject({ session_id: z.uuid().optional().describe("omit to start a new session"), ...CreateTurnBody.shape }),
+      outputSchema: RememberResult,
       annotations: APPENDS,
     },
     ({ session_id, ...turn }) =>
@@ -61,13 +87,51 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
         // As POST …/turns: wait: false stores and queues the turn, and answers at once.
         if (!body.wait) {
           const accepted = await turns.acceptTurn(contextId, sessionId, body);
-          return json({ session_id: sessionId, turn_id: accepted.id, extraction: { status: "pending" }, trace_id: accepted.traceId });
+          return structured({ session_id: sessionId, turn_id: accepted.id, extraction: { status: "pending" }, trace_id: accepted.traceId });
         }
         const added = await turns.addTurn(contextId, sessionId, body);
         const { id: turn_id, traceId: trace_id } = added.turn;
-        if (!added.waited) return json({ session_id: sessionId, turn_id, extraction: { status: "pending" }, trace_id });
-        return json({ session_id: sessionId, turn_id, diff: added.diff, extraction: added.extraction, trace_id });
+        if (!added.waited) return structured({ session_id: sessionId, turn_id, extraction: { status: "pending" }, trace_id });
+        return structured({ session_id: sessionId, turn_id, diff: added.diff, extraction: added.extraction, trace_id });
       }),
+  );
+  server.registerTool(
+    "add_document",
+    {
+      title: "Add a document",
+      description:
+        "Store a document (text, Markdown or HTML) under a scope; its passages are extracted like turns. The same text " +
+        "in the same scope is stored once. Follow it with get_doc_pipeline_status.",
+      inputSchema: CreateDocumentBody.strict(),
+      outputSchema: DocumentAccepted,
+      annotations: APPENDS,
+    },
+    (body) =>
+      asTool(async () => {
+        const input = documentFromJson(body, deps.config.RECALL_DOCUMENT_MAX_BYTES);
+        const { document, queued, duplicate } = await documents.ingest(contextId, input, newTraceId());
+        return structured({
+          document_id: document.id,
+          trace_id: document.traceId,
+          queued,
+          duplicate,
+          format: document.format,
+          previous_version_id: document.previousVersionId,
+        });
+      }),
+  );
+  server.registerTool(
+    "write_facts",
+    {
+      title: "Write facts directly",
+      description:
+        "State entities, attributes, relations or instructions on purpose (not read from text): validated, committed and " +
+        "truth-maintained like extracted facts, all or nothing.",
+      inputSchema: FactWriteBody.strict(),
+      outputSchema: WriteFactsResult,
+      annotations: APPENDS,
+    },
+    ({ scope, ...diff }) => asTool(async () => structured(factWriteView(contextId, await writes.write(contextId, scope, diff)))),
   );
   server.registerTool(
     "forget",
@@ -76,11 +140,11 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
       description:
         "Retract everything learned from one turn, document or direct write (delete by source), with an audit record. " +
         "The facts stop being read at once; the raw text stays. get_provenance names a fact's source.",
-      inputSchema: {
+      inputSchema: z.strictObject({
         source_type: z.enum(["turn", "document", "fact_write"]),
         source_id: z.uuid(),
         reason: z.string().trim().min(1).max(1_000).describe("why, kept in the audit record"),
-      },
+      }),
       outputSchema: RetractionView,
       annotations: RETRACTS,
     },

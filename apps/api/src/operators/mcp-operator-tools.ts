@@ -19,7 +19,7 @@ export function registerOperatorTools(server: McpServer, deps: ApiDeps): void {
     {
       title: "List failed work",
       description: "Failed and dead work items (or the statuses given), newest first, with error class and message and trace id",
-      inputSchema: {
+      inputSchema: z.strictObject({
         status: z
           .array(z.enum(["failed", "dead", "cancelled"]))
           .optional()
@@ -28,7 +28,7 @@ export function registerOperatorTools(server: McpServer, deps: ApiDeps): void {
         queue: AdminFilterFields.queue,
         error_class: AdminFilterFields.error_class,
         limit: z.number().int().min(1).max(500).optional().describe("page size (default 50)"),
-      },
+      }),
       outputSchema: WorkItemPage,
       annotations: READ_ONLY,
     },
@@ -43,7 +43,7 @@ export function registerOperatorTools(server: McpServer, deps: ApiDeps): void {
     {
       title: "Read a work item",
       description: "One work item with every attempt: error class and message, budget used, timings, trace id",
-      inputSchema: { work_item_id: z.uuid("must be a work item id") },
+      inputSchema: z.strictObject({ work_item_id: z.uuid("must be a work item id") }),
       outputSchema: WorkItemDetail,
       annotations: READ_ONLY,
     },
@@ -57,7 +57,7 @@ export function registerOperatorTools(server: McpServer, deps: ApiDeps): void {
     {
       title: "Retry a work item",
       description: "Retry a failed, dead or cancelled work item from its kept input; from=extract runs its extraction again",
-      inputSchema: { work_item_id: z.uuid("must be a work item id"), from: z.enum(["failed", "extract"]).optional() },
+      inputSchema: z.strictObject({ work_item_id: z.uuid("must be a work item id"), from: z.enum(["failed", "extract"]).optional() }),
       outputSchema: WorkItemView,
       annotations: RETRIES,
     },

@@ -43,7 +43,7 @@ function registerMemoryReads(server: McpServer, deps: ApiDeps, contextId: string
       description:
         "One block for the system prompt, within max_tokens (default 1500): the active instructions, the facts and open questions " +
         "about what the message is about, and the past turns and document passages that match it. Paste `text`; honour every instruction.",
-      inputSchema: ContextBody.shape,
+      inputSchema: ContextBody.strict(),
       outputSchema: ContextResult,
       annotations: READ_ONLY,
     },
@@ -56,7 +56,7 @@ function registerMemoryReads(server: McpServer, deps: ApiDeps, contextId: string
       description:
         "Entities in scope with their current attributes and relations, and the active instructions. Call it before " +
         "writing a system prompt: state the attributes and honour every instruction.",
-      inputSchema: { scope },
+      inputSchema: z.strictObject({ scope }),
       outputSchema: Profile.pick({ entities: true, instructions: true }),
       annotations: READ_ONLY,
     },
@@ -70,7 +70,11 @@ function registerMemoryReads(server: McpServer, deps: ApiDeps, contextId: string
     {
       title: "Search memory",
       description: "Search facts, instructions, turns and document text in scope, best first. Use it when unsure rather than guess.",
-      inputSchema: { query: z.string().trim().min(1).max(2_000), scope, limit: z.number().int().min(1).max(100).optional() },
+      inputSchema: z.strictObject({
+        query: z.string().trim().min(1).max(2_000),
+        scope,
+        limit: z.number().int().min(1).max(100).optional(),
+      }),
       outputSchema: QueryResult,
       annotations: READ_ONLY,
     },
@@ -85,7 +89,7 @@ function registerMemoryReads(server: McpServer, deps: ApiDeps, contextId: string
     {
       title: "Read the current state",
       description: "Facts true now (or at as_of) in scope, the active instructions and open unknowns, as POST /state answers",
-      inputSchema: { scope, as_of: z.iso.datetime({ offset: true }).optional(), include_resolved: z.boolean().optional() },
+      inputSchema: z.strictObject({ scope, as_of: z.iso.datetime({ offset: true }).optional(), include_resolved: z.boolean().optional() }),
       outputSchema: State,
       annotations: READ_ONLY,
     },
@@ -101,7 +105,7 @@ function registerMemoryReads(server: McpServer, deps: ApiDeps, contextId: string
     {
       title: "List instructions",
       description: "Instructions in scope with who gave them and when; include_revoked adds revoked ones with who revoked them",
-      inputSchema: { scope, include_revoked: z.boolean().optional() },
+      inputSchema: z.strictObject({ scope, include_revoked: z.boolean().optional() }),
       outputSchema: InstructionPage,
       annotations: READ_ONLY,
     },
@@ -122,7 +126,7 @@ function registerSourceReads(server: McpServer, deps: ApiDeps, contextId: string
       description:
         "A fact's source: the turn or document node, the byte span and its quote, the extraction stage and model, the trace " +
         "and work items. fact_id may be an attribute, relation, assertion or instruction id.",
-      inputSchema: { fact_id: z.uuid("must be a fact id"), scope },
+      inputSchema: z.strictObject({ fact_id: z.uuid("must be a fact id"), scope }),
       outputSchema: Provenance,
       annotations: READ_ONLY,
     },
@@ -136,12 +140,12 @@ function registerSourceReads(server: McpServer, deps: ApiDeps, contextId: string
     {
       title: "An entity's history",
       description: "Every value an entity's attributes and relations had, in valid-time order, with which one is current",
-      inputSchema: {
+      inputSchema: z.strictObject({
         entity_id: z.uuid("must be an entity id"),
         scope,
         limit: z.number().int().min(1).max(1_000).optional().describe("page size (default 200)"),
         cursor: cursorParam("time"),
-      },
+      }),
       outputSchema: History,
       annotations: READ_ONLY,
     },
@@ -157,7 +161,7 @@ function registerSourceReads(server: McpServer, deps: ApiDeps, contextId: string
       title: "A turn's extraction status",
       description:
         "A turn's extraction: pending, committed (with its diff) or failed (with the work item). For turns remembered with wait: false.",
-      inputSchema: { session_id: z.uuid("must be a session id"), turn_id: z.uuid("must be a turn id") },
+      inputSchema: z.strictObject({ session_id: z.uuid("must be a session id"), turn_id: z.uuid("must be a turn id") }),
       outputSchema: TurnResult,
       annotations: READ_ONLY,
     },
@@ -172,7 +176,7 @@ function registerSourceReads(server: McpServer, deps: ApiDeps, contextId: string
       title: "A document's pipeline status",
       description:
         "A document's pipeline progress: state (queued, processing, committed, failed), stages, extraction plan, rejected candidates",
-      inputSchema: { document_id: z.uuid("must be a document id") },
+      inputSchema: z.strictObject({ document_id: z.uuid("must be a document id") }),
       outputSchema: DocumentStatus,
       annotations: READ_ONLY,
     },

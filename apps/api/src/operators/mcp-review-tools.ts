@@ -24,7 +24,7 @@ export function registerReviewTools(server: McpServer, deps: ApiDeps, contextId:
       description:
         "Candidates held for a person's approval (with the context's `review` rule set), oldest first: each with the " +
         "candidate, the quote and span it rests on and its source turn or document. status defaults to pending.",
-      inputSchema: {
+      inputSchema: z.strictObject({
         ...ReviewListFields,
         limit: z
           .number()
@@ -34,7 +34,7 @@ export function registerReviewTools(server: McpServer, deps: ApiDeps, contextId:
           .optional()
           .describe(`page size (default ${REVIEW_PAGE_DEFAULT}, at most ${REVIEW_PAGE_MAX})`),
         cursor: cursorParam("seq"),
-      },
+      }),
       outputSchema: ReviewPage,
       annotations: READ_ONLY,
     },
@@ -51,7 +51,7 @@ export function registerReviewTools(server: McpServer, deps: ApiDeps, contextId:
       description:
         "Approve a held candidate, optionally edited (edit: {field: new value, or null to remove an optional one}); it " +
         "then commits with its source's provenance and turns committed. Refused when it was rejected or withdrawn.",
-      inputSchema: { review_id: reviewId, edit: ReviewEdit, note: ReviewNote },
+      inputSchema: z.strictObject({ review_id: reviewId, edit: ReviewEdit, note: ReviewNote }),
       outputSchema: ReviewView,
       annotations: DECIDES,
     },
@@ -64,7 +64,7 @@ export function registerReviewTools(server: McpServer, deps: ApiDeps, contextId:
       title: "Reject a review",
       description:
         "Reject a held candidate: the decision is recorded and it never reaches memory. Refused when it was approved or withdrawn.",
-      inputSchema: { review_id: reviewId, note: ReviewNote },
+      inputSchema: z.strictObject({ review_id: reviewId, note: ReviewNote }),
       outputSchema: ReviewView,
       annotations: DECIDES,
     },

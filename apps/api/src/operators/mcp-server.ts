@@ -6,7 +6,9 @@
 // - /api/v1/admin/mcp for operators, with Authorization: Bearer ADMIN_API_KEY: work items and
 //   retries across contexts. An agent's key never reaches those tools.
 // The tools call the same functions as the HTTP routes, so both answer the same.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { toJSONSchema, type ZodType } from "zod";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { Router, type Request, type RequestHandler, type Response } from "express";
 import { requireAdmin, requireContextKey } from "../http/auth";
@@ -40,13 +42,50 @@ export function recallMcpServer(deps: ApiDeps, contextId: string): McpServer {
   registerReadTools(server, deps, contextId);
   registerAgentTools(server, deps, contextId);
   registerReviewTools(server, deps, contextId);
-  return server;
+  return listedStrictly(server);
 }
 
 export function recallAdminMcpServer(deps: ApiDeps): McpServer {
   const server = new McpServer({ name: "recall-admin", version: VERSION }, { instructions: ADMIN_INSTRUCTIONS });
   registerOperatorTools(server, deps);
+  return listedStrictly(server);
+}
+
+/**
+ * tools/list as strict clients read it (MCP Inspector --strict, a provider's strict tool mode): the SDK's listing,
+ * but a nullable value is `anyOf: [{type: T, …}, {type: "null"}]` where Zod writes `type: [T, "null"]`. Inputs are
+ * strict objects (`additionalProperties: false`), so an unknown argument is refused by name when called.
+ */
+function listedStrictly(server: McpServer): McpServer {
+  // The SDK keeps its registry private and offers no hook on the listing; its entries are the public RegisteredTool.
+  const tools = Reflect.get(server, "_registeredTools") as Record<string, RegisteredTool>;
+  const schema = (zod: unknown, io: "input" | "output") =>
+    withoutTypeLists(toJSONSchema(zod as ZodType, { target: "draft-7", io })) as Tool["inputSchema"];
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: Object.entries(tools)
+      .filter(([, tool]) => tool.enabled)
+      .map(([name, tool]) => ({
+        name,
+        title: tool.title,
+        description: tool.description,
+        annotations: tool.annotations,
+        inputSchema: schema(tool.inputSchema, "input"),
+        ...(tool.outputSchema ? { outputSchema: schema(tool.outputSchema, "output") } : {}),
+      })),
+  }));
   return server;
+}
+
+/** A JSON Schema with every `type: [A, B]` written as `anyOf` of one type each (the other keywords stay with A's branch). */
+export function withoutTypeLists(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutTypeLists);
+  if (!node || typeof node !== "object") return node;
+  const entries = Object.entries(node).map(([key, value]) => [key, withoutTypeLists(value)] as const);
+  const copy: Record<string, unknown> = Object.fromEntries(entries);
+  if (!Array.isArray(copy.type)) return copy;
+  const { type, ...rest } = copy as { type: string[] } & Record<string, unknown>;
+  const [first, ...others] = type;
+  return { anyOf: [{ ...rest, type: first }, ...others.map((t) => ({ type: t }))] };
 }
 
 /** The agents' endpoint for createApp's extras: API-KEY check, then one stateless transport per POST. */

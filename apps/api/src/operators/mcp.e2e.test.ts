@@ -80,13 +80,15 @@ const READ_TOOLS = [
 test("tools/list shows the agent's tools, each annotated, the read ones with output schemas; the server teaches the loop", async () => {
   const client = await connect(acme.contextId, acme.apiKey);
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, "approve_review", "forget", "reject_review", "remember"].sort());
+  expect(tools.map((t) => t.name).sort()).toEqual(
+    [...READ_TOOLS, "add_document", "approve_review", "forget", "reject_review", "remember", "write_facts"].sort(),
+  );
   for (const tool of tools) {
     const hints = tool.annotations ?? {};
     const expected = {
       readOnlyHint: READ_TOOLS.includes(tool.name),
       destructiveHint: tool.name === "forget",
-      idempotentHint: tool.name !== "remember",
+      idempotentHint: !["remember", "add_document", "write_facts"].includes(tool.name),
       openWorldHint: false,
     };
     expect({ tool: tool.name, hints }).toEqual({ tool: tool.name, hints: expected });
@@ -446,9 +448,7 @@ describe("docs/mcp.md's configuration snippets", () => {
     );
     expect((await client.callTool({ name: "get_profile", arguments: { scope: [] } })).isError).toBeFalsy();
     const operator = find("recall-admin", (c) => c.type === "http");
-    const headers = Object.fromEntries(
-      Object.entries(operator.headers!).map(([k, v]) => [k, fill(v, { RECALL_ADMIN_API_KEY: ADMIN_KEY })]),
-    );
+    const headers = Object.fromEntries(Object.entries(operator.headers!).map(([k, v]) => [k, fill(v, { ADMIN_API_KEY: ADMIN_KEY })]));
     const admin = await overHttp(fill(operator.url!), headers);
     expect((await admin.listTools()).tools.map((t) => t.name)).toContain("retry_work_item");
   });

@@ -32,7 +32,7 @@ export function documentBodyLimit(maxBytes: number, requestLimitBytes: number): 
 
 export async function readDocumentInput(req: Request, query: DocumentQuery, maxBytes: number): Promise<DocumentInput> {
   const mediaType = mediaTypeOf(req.headers["content-type"]);
-  if (mediaType === "" || mediaType === "application/json") return fromJson(req.body, maxBytes);
+  if (mediaType === "" || mediaType === "application/json") return documentFromJson(req.body, maxBytes);
   if (mediaType === "multipart/form-data") return fromMultipart(req, maxBytes);
   if (!(mediaType in SUPPORTED_MEDIA_TYPES)) throw unsupported(`unsupported media type "${mediaType}"`);
   const bytes = await readBody(req, maxBytes, () => tooLarge(maxBytes, "body"));
@@ -42,7 +42,8 @@ export async function readDocumentInput(req: Request, query: DocumentQuery, maxB
   return { ...checked(bytes, mediaType, query.file_name), metadata: {}, scope: query.scope, source };
 }
 
-function fromJson(raw: unknown, maxBytes: number): DocumentInput {
+/** A JSON document body (POST /documents, MCP add_document) as the service's input; too large is a 413 naming body.text. */
+export function documentFromJson(raw: unknown, maxBytes: number): DocumentInput {
   const body = parseInput(CreateDocumentBody, raw ?? {}, "body") as z.output<typeof CreateDocumentBody>;
   const bytes = Buffer.from(body.text, "utf8");
   if (bytes.length > maxBytes) throw tooLarge(maxBytes, "body.text");

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ScopeInput, ScopeList } from "../http/scope-schema";
 import { Timestamp } from "../views/work-item-view";
 
-const Source = z.object({
+const Source = z.strictObject({
   type: z.string().trim().min(1).max(100),
   name: z.string().max(500).optional(),
   external_id: z.string().max(500).optional().describe("the source's own id; a document posted under it again is its next version"),

@@ -14,7 +14,12 @@ import {
 import { ScopeBody } from "../http/scope-schema";
 
 const DirectEvidence = z
-  .object({ quote: z.string().min(1) })
+  .strictObject({
+    quote: z.string().min(1),
+    // Accepted as extraction's evidence has them; a direct write's statement is its own text, so they are not used.
+    start_byte: z.number().int().min(0).optional().describe("ignored"),
+    end_byte: z.number().int().min(0).optional().describe("ignored"),
+  })
   .describe("the caller's own wording of the fact; the fact spelled out when absent");
 
 const Scored = {
@@ -23,13 +28,17 @@ const Scored = {
   significance: Significance.optional().describe("default high"),
 };
 
+// Every item is a strict object: a misspelt field (`valid_form`) is a 400 naming it, never dropped in silence.
+// (The contracts' schemas stay open: a model's output may carry keys the pipeline ignores.)
 export const FactWriteBody = z.strictObject({
   scope: ScopeBody,
-  entities: z.array(EntityCandidate).optional(),
-  attributes: z.array(AttributeCandidate.extend(Scored)).optional(),
-  relations: z.array(RelationCandidate.extend(Scored)).optional(),
-  instructions: z.array(InstructionCandidate.extend({ memory_category: MemoryCategory.optional() })).optional(),
-  uncertainties: z.array(UncertaintyCandidate.extend({ memory_category: MemoryCategory.optional() })).optional(),
+  entities: z.array(EntityCandidate.extend({ evidence: DirectEvidence.optional() }).strict()).optional(),
+  attributes: z.array(AttributeCandidate.extend(Scored).strict()).optional(),
+  relations: z.array(RelationCandidate.extend(Scored).strict()).optional(),
+  instructions: z
+    .array(InstructionCandidate.extend({ memory_category: MemoryCategory.optional(), evidence: DirectEvidence.optional() }).strict())
+    .optional(),
+  uncertainties: z.array(UncertaintyCandidate.extend({ memory_category: MemoryCategory.optional() }).strict()).optional(),
 });
 
 export const FactWriteResult = z.object({

@@ -15,12 +15,21 @@ import { EXAMPLES } from "./openapi-examples";
 const FactParams = z.object({ contextId: z.string(), factId: z.uuid("must be a fact id") });
 
 export function factRoutes(deps: ApiDeps): RouteDefinition[] {
-  const writes = new FactWriteService(deps, {
+  return [writeFactsRoute(factWriteService(deps)), provenanceRoute(deps)];
+}
+
+/** The direct-write service as POST /facts and MCP write_facts use it: the service's caps from its config. */
+export function factWriteService(deps: ApiDeps): FactWriteService {
+  return new FactWriteService(deps, {
     embeddings: deps.config.RECALL_EMBEDDING_MODEL !== undefined,
     maxItems: deps.config.RECALL_FACT_WRITE_MAX_ITEMS,
     concurrency: deps.config.RECALL_FACT_WRITE_CONCURRENCY,
   });
-  return [writeFactsRoute(writes), provenanceRoute(deps)];
+}
+
+/** A direct write's answer: committed (201), or stored for a worker to commit (202). */
+export function factWriteView(contextId: string, result: StoredFactWrite) {
+  return result.outcome === "stored" ? acceptedView(contextId, result) : writeView(result);
 }
 
 function writeFactsRoute(writes: FactWriteService): RouteDefinition {

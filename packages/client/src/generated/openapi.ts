@@ -2773,7 +2773,11 @@ export interface operations {
             entity_type?: string;
             /** @description the caller's own wording of the fact; the fact spelled out when absent */
             evidence?: {
+              /** @description ignored */
+              end_byte?: number;
               quote: string;
+              /** @description ignored */
+              start_byte?: number;
             };
             key: string;
             /** @enum {string} */
@@ -2794,9 +2798,12 @@ export interface operations {
             aliases?: string[];
             /** @default 0.9 */
             confidence?: number;
+            /** @description the caller's own wording of the fact; the fact spelled out when absent */
             evidence?: {
+              /** @description ignored */
               end_byte?: number;
               quote: string;
+              /** @description ignored */
               start_byte?: number;
             };
             /** @enum {string} */
@@ -2808,9 +2815,12 @@ export interface operations {
             /** @default 0.9 */
             confidence?: number;
             description: string;
+            /** @description the caller's own wording of the fact; the fact spelled out when absent */
             evidence?: {
+              /** @description ignored */
               end_byte?: number;
               quote: string;
+              /** @description ignored */
               start_byte?: number;
             };
             label: string;
@@ -2822,7 +2832,11 @@ export interface operations {
             confidence?: number;
             /** @description the caller's own wording of the fact; the fact spelled out when absent */
             evidence?: {
+              /** @description ignored */
+              end_byte?: number;
               quote: string;
+              /** @description ignored */
+              start_byte?: number;
             };
             /** @enum {string} */
             memory_category: "identity" | "knowledge" | "context";
