@@ -11,6 +11,7 @@ export {
   promptText,
   startFakeLlmServer,
 } from "./fake-llm-server";
+export { type CodeBlock, codeBlocks, documentationCodeBlocks, documentationFiles } from "./markdown-code-blocks";
 export { buildPdf } from "./pdf-fixture";
 export { PrivatePostgres, PrivateRedis, PrivateRedisCluster, freePort, portAnswers } from "./private-servers";
 export { type SpawnedEntry, runCommand, spawnEntry, stopChild } from "./processes";

@@ -3,11 +3,11 @@
 // `<!-- test: name -->` (optionally `expect="text"`: the output must contain it). Each runs in a new
 // context with localhost:8080 pointed at this test's server, the admin key in .data/admin-api-key of
 // its working folder, and RECALL_CONTEXT_ID / RECALL_API_KEY (also CTX / KEY) in its environment.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RecallClient } from "@recall/client";
-import { runCommand, startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
+import { documentationCodeBlocks, runCommand, startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { listen, type Listening } from "../testing/listen";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 
@@ -23,25 +23,13 @@ interface Snippet {
   expected?: string;
 }
 
-/** The marked examples of one Markdown file; a marker not directly followed by a runnable fence is an error, not a skip. */
-function markedSnippets(file: string, markdown: string): Snippet[] {
-  const lines = markdown.split("\n");
-  const snippets: Snippet[] = [];
-  lines.forEach((line, at) => {
-    const marker = /^<!-- test: (\S+)(?: expect="([^"]*)")? -->$/.exec(line.trim());
-    if (!marker) return;
-    const fence = /^```(\w+)$/.exec(lines[at + 1] ?? "");
-    const language = LANGUAGES.find((l) => l === fence?.[1]);
-    if (!language) throw new Error(`${file}:${at + 1}: "${marker[1]}" must be followed by a \`\`\`${LANGUAGES.join(" / ")} fence`);
-    const end = lines.findIndex((l, i) => i > at + 1 && l === "```");
-    if (end === -1) throw new Error(`${file}:${at + 2}: the fence of "${marker[1]}" is never closed`);
-    snippets.push({ file, name: marker[1]!, language, code: lines.slice(at + 2, end).join("\n"), expected: marker[2] });
-  });
-  return snippets;
-}
-
-const SOURCES = ["README.md", ...readdirSync(path.join(REPO, "docs")).map((f) => `docs/${f}`)].filter((f) => f.endsWith(".md"));
-const SNIPPETS = SOURCES.flatMap((file) => markedSnippets(file, readFileSync(path.join(REPO, file), "utf8")));
+/** The marked blocks; a marker on a block of another language is an error, not a skip. */
+const SNIPPETS: Snippet[] = documentationCodeBlocks(REPO).flatMap((block) => {
+  if (!block.test) return [];
+  const language = LANGUAGES.find((l) => l === block.language);
+  if (!language) throw new Error(`${block.file}:${block.line}: "${block.test.name}" must be a \`\`\`${LANGUAGES.join(" / ")} fence`);
+  return [{ file: block.file, name: block.test.name, language, code: block.code, expected: block.test.expected }];
+});
 
 let h: Harness;
 let llm: FakeLlmServer;
