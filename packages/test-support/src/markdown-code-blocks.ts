@@ -16,6 +16,8 @@ export interface CodeBlock {
   code: string;
   /** From `<!-- test: name expect="text" -->` on the line before the fence: the block is run against a service. */
   test?: { name: string; expected?: string };
+  /** From `<!-- integration: name -->`: an adapter's example, run twice by apps/api/src/e2e/integrations.e2e.test.ts. */
+  integration?: string;
 }
 
 /** README.md and every docs/*.md, relative to the repository. */
@@ -30,6 +32,7 @@ export function documentationCodeBlocks(repo: string): CodeBlock[] {
 }
 
 const MARKER = /^<!-- test: (\S+)(?: expect="([^"]*)")? -->$/;
+const INTEGRATION = /^<!-- integration: (\S+) -->$/;
 
 /** The fenced blocks of one Markdown file; a test marker not directly followed by a fence is an error, not a skip. */
 export function codeBlocks(file: string, markdown: string): CodeBlock[] {
@@ -52,6 +55,7 @@ export function codeBlocks(file: string, markdown: string): CodeBlock[] {
       flags,
       code: code.join("\n"),
       test: test ? { name: test[1]!, expected: test[2] } : undefined,
+      integration: INTEGRATION.exec(lines[at - 1]?.trim() ?? "")?.[1],
     });
     at = end;
   }

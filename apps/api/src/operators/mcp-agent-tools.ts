@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ApiDeps } from "../deps";
 import { AppError } from "../http/errors";
 import { documentFromJson } from "../routes/document-upload";
+import { documentAcceptedView } from "../routes/documents.routes";
 import { CreateDocumentBody, DocumentAccepted } from "../routes/documents.schemas";
 import { FactWriteAccepted, FactWriteBody, FactWriteResult } from "../routes/fact-write.schemas";
 import { factWriteService, factWriteView } from "../routes/facts.routes";
@@ -109,15 +110,7 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
     (body) =>
       asTool(async () => {
         const input = documentFromJson(body, deps.config.RECALL_DOCUMENT_MAX_BYTES);
-        const { document, queued, duplicate } = await documents.ingest(contextId, input, newTraceId());
-        return structured({
-          document_id: document.id,
-          trace_id: document.traceId,
-          queued,
-          duplicate,
-          format: document.format,
-          previous_version_id: document.previousVersionId,
-        });
+        return structured(documentAcceptedView(await documents.ingest(contextId, input, newTraceId())));
       }),
   );
   server.registerTool(

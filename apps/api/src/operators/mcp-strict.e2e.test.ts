@@ -1,41 +1,29 @@
 // The MCP tools as a strict client reads them (MCP Inspector --strict, a model provider's strict tool mode): every
 // tool declares its output, no schema uses a list of types (`type: ["string", "null"]`), inputs refuse unknown keys,
 // and an unknown argument is named in the error. Both endpoints, listed over Streamable HTTP by the SDK's client.
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createApp } from "../app";
-import { ADMIN_MCP_PATH, MCP_PATH, adminMcpEndpoint, mcpEndpoint } from "./mcp-server";
 import { createContext, type ContextHandle } from "../testing/api-client";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
+import { listenWithMcp, type McpApp } from "../testing/mcp-app";
 
 let h: Harness;
-let server: Server;
+let mcp: McpApp;
 let baseUrl: string;
 let acme: ContextHandle;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  const app = createApp(h.api, {
-    extras: [
-      [ADMIN_MCP_PATH, adminMcpEndpoint(h.api)],
-      [MCP_PATH, mcpEndpoint(h.api)],
-    ],
-  });
-  server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, () => resolve(listening));
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  acme = await createContext(app, "strict");
+  mcp = await listenWithMcp(h);
+  baseUrl = mcp.baseUrl;
+  acme = await createContext(mcp.app, "strict");
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await mcp?.close();
   await h?.close();
 });
 

@@ -1,23 +1,20 @@
 // The MCP endpoint driven by the SDK's own client over Streamable HTTP, against the app
 // listening on an ephemeral port with the real workers, Postgres and Redis.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Server } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { waitFor } from "@recall/test-support";
-import { createApp } from "../app";
-import { ADMIN_MCP_PATH, MCP_PATH, adminMcpEndpoint, mcpEndpoint } from "./mcp-server";
 import { contextClient, createContext, type ContextHandle } from "../testing/api-client";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
+import { listenWithMcp, type McpApp } from "../testing/mcp-app";
 
 let h: Harness;
-let server: Server;
+let mcp: McpApp;
 let baseUrl: string;
 let acme: ContextHandle;
 let other: ContextHandle;
@@ -25,26 +22,15 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  // As createServerApp mounts them: the admin endpoint first, since MCP_PATH would take "admin" for a context id.
-  const app = createApp(h.api, {
-    extras: [
-      [ADMIN_MCP_PATH, adminMcpEndpoint(h.api)],
-      [MCP_PATH, mcpEndpoint(h.api)],
-    ],
-  });
-  server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, () => resolve(listening));
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  acme = await createContext(app, "acme");
-  other = await createContext(app, "other");
+  mcp = await listenWithMcp(h);
+  baseUrl = mcp.baseUrl;
+  acme = await createContext(mcp.app, "acme");
+  other = await createContext(mcp.app, "other");
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  // fetch keeps its sockets alive; close them so the server (and this worker) can stop.
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await mcp?.close();
   await h?.close();
 });
 

@@ -6,7 +6,7 @@ import type { ApiDeps } from "../deps";
 import { readWhereConsistent } from "../http/consistency";
 import { Problem, notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
-import { DocumentService, type DocumentInput } from "../services/document.service";
+import { DocumentService, type DocumentInput, type IngestResult } from "../services/document.service";
 import { documentStatus } from "../views/pipeline-status";
 import { readDocumentInput } from "./document-upload";
 import { CreateDocumentBody, DocumentAccepted, DocumentQuery, DocumentStatus, DocumentVersions, UPLOAD_BODIES } from "./documents.schemas";
@@ -59,16 +59,8 @@ function postDocument(deps: ApiDeps): RouteDefinition {
       const input =
         (res.locals[READ_INPUT] as DocumentInput | undefined) ??
         (await readDocumentInput(req, query, deps.config.RECALL_DOCUMENT_MAX_BYTES));
-      const { document, queued, duplicate } = await documents.ingest(params.contextId, input, currentTraceId() ?? newTraceId());
-      const body = {
-        document_id: document.id,
-        trace_id: document.traceId,
-        queued,
-        duplicate,
-        format: document.format,
-        previous_version_id: document.previousVersionId,
-      };
-      return { status: duplicate ? 200 : 202, body };
+      const body = documentAcceptedView(await documents.ingest(params.contextId, input, currentTraceId() ?? newTraceId()));
+      return { status: body.duplicate ? 200 : 202, body };
     },
   });
 }
@@ -107,4 +99,16 @@ function documentStatusRoute(deps: ApiDeps): RouteDefinition {
       return { status: 200, body: status };
     },
   });
+}
+
+/** What POST /documents (and MCP add_document) answers for a stored or already-stored document. */
+export function documentAcceptedView({ document, queued, duplicate }: IngestResult) {
+  return {
+    document_id: document.id,
+    trace_id: document.traceId,
+    queued,
+    duplicate,
+    format: document.format,
+    previous_version_id: document.previousVersionId,
+  };
 }
