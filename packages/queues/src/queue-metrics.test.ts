@@ -1,7 +1,7 @@
 // Queue depth, the oldest waiting job's age and the outbox backlog, as a scrape of the registry
 // (what /metrics serves) reports them, on real Redis and Postgres.
 import { randomUUID } from "node:crypto";
-import { registry } from "@recall/telemetry";
+import { scrapeMetrics } from "@recall/telemetry";
 import { sampleValue, waitFor } from "@recall/test-support";
 import { enqueueWorkItem } from "./producer";
 import { observePipeline } from "./queue-metrics";
@@ -11,13 +11,13 @@ useQueueTestEnv();
 
 test("a scrape reports each queue's jobs by state and its oldest waiting job's age, read from Redis", async () => {
   observePipeline(db, queues);
-  const before = await registry.metrics();
+  const before = await scrapeMetrics();
   expect(sampleValue(before, "recall_queue_jobs", { queue: "commit_artifacts", state: "waiting" })).toBe(0);
   expect(sampleValue(before, "recall_queue_oldest_waiting_age_seconds", { queue: "commit_artifacts" })).toBe(0);
   // No worker runs in this test, so the jobs wait.
   for (let i = 0; i < 3; i++) await enqueueWorkItem(queues, await newItem("commit_artifacts"));
   const after = await waitFor(async () => {
-    const text = await registry.metrics();
+    const text = await scrapeMetrics();
     return sampleValue(text, "recall_queue_oldest_waiting_age_seconds", { queue: "commit_artifacts" }) > 0.05 ? text : undefined;
   });
   expect(sampleValue(after, "recall_queue_jobs", { queue: "commit_artifacts", state: "waiting" })).toBe(3);
@@ -27,7 +27,7 @@ test("a scrape reports each queue's jobs by state and its oldest waiting job's a
 
 test("a scrape reports the outbox events not yet relayed and how old the oldest is", async () => {
   observePipeline(db, queues);
-  expect(sampleValue(await registry.metrics(), "recall_outbox_pending_events")).toBe(0);
+  expect(sampleValue(await scrapeMetrics(), "recall_outbox_pending_events")).toBe(0);
   const item = await newItem("commit_artifacts");
   await db.outboxEvent.create({
     data: {
@@ -39,9 +39,9 @@ test("a scrape reports the outbox events not yet relayed and how old the oldest 
       createdAt: new Date(Date.now() - 5_000),
     },
   });
-  const text = await registry.metrics();
+  const text = await scrapeMetrics();
   expect(sampleValue(text, "recall_outbox_pending_events")).toBe(1);
   expect(sampleValue(text, "recall_outbox_lag_seconds")).toBeGreaterThanOrEqual(5);
   await db.outboxEvent.updateMany({ data: { processedAt: new Date() } });
-  expect(sampleValue(await registry.metrics(), "recall_outbox_lag_seconds")).toBe(0);
+  expect(sampleValue(await scrapeMetrics(), "recall_outbox_lag_seconds")).toBe(0);
 });
