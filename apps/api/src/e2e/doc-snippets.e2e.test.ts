@@ -80,9 +80,44 @@ test.each(SNIPPETS.map((s) => [`${s.file}: ${s.name}`, s] as const))(
     const code = snippet.code.replaceAll("localhost:8080", new URL(server.url).host);
     const run = await runSnippet(snippet.language, snippet.name, code, env);
     if (snippet.expected !== undefined) expect(run.stdout).toContain(snippet.expected);
+    // What the page says the example prints (`# → …`) is what it prints, less the parts it elides with "…".
+    const missing = notPrinted(snippet.code, run.stdout);
+    // On a mismatch the failure shows what was printed, to correct the page by.
+    expect({ snippet: snippet.name, missing, ...(missing.length > 0 ? { printed: run.stdout } : {}) }).toEqual({
+      snippet: snippet.name,
+      missing: [],
+    });
   },
   120_000,
 );
+
+/**
+ * The documented output lines of a shell example (`# → text`, continued on `#   text` lines) that its run did not
+ * print: each line's parts between "…" must appear in the output, in order.
+ */
+function notPrinted(code: string, stdout: string): string[] {
+  const documented: string[] = [];
+  let continuing = false;
+  for (const line of code.split("\n")) {
+    const arrow = /# → (.*)$/.exec(line);
+    const more = /^\s*#\s{2,}(\S.*)$/.exec(line);
+    if (arrow) documented.push(arrow[1]!);
+    else if (continuing && more) documented.push(more[1]!);
+    continuing = Boolean(arrow) || (continuing && Boolean(more));
+  }
+  return documented.filter((line) => {
+    let from = 0;
+    for (const part of line
+      .split("…")
+      .map((p) => p.trim())
+      .filter((p) => p.length > 0)) {
+      const at = stdout.indexOf(part, from);
+      if (at === -1) return true;
+      from = at + part.length;
+    }
+    return false;
+  });
+}
 
 async function runSnippet(language: Snippet["language"], name: string, code: string, env: NodeJS.ProcessEnv) {
   if (language === "sh") {
