@@ -44,50 +44,46 @@ test("a refused connection is a RecallConnectionError naming the code, with fetc
   expect(((error as Error).cause as Error).message).toBe("fetch failed");
 });
 
-test("a write whose connection is reset is sent again with the same Idempotency-Key", async () => {
-  const server = await scriptedServer([reset, json(201, { session_id: "s-1" })]);
+/** A scripted server for the length of `use`, closed however it ends. */
+async function withServer<T>(replies: Reply[], use: (server: Awaited<ReturnType<typeof scriptedServer>>) => Promise<T>): Promise<T> {
+  const server = await scriptedServer(replies);
   try {
+    return await use(server);
+  } finally {
+    await server.close();
+  }
+}
+
+test("a write whose connection is reset is sent again with the same Idempotency-Key", () =>
+  withServer([reset, json(201, { session_id: "s-1" })], async (server) => {
     expect(await clientOf(server.url).sessions.create()).toEqual({ session_id: "s-1" });
     expect(server.seen).toHaveLength(2);
     expect(server.seen[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
     expect(server.seen[1]!.key).toBe(server.seen[0]!.key);
-  } finally {
-    await server.close();
-  }
-});
+  }));
 
-test("a connection reset on every attempt ends as a RecallConnectionError, not fetch's TypeError", async () => {
-  const server = await scriptedServer([reset]);
-  try {
+test("a connection reset on every attempt ends as a RecallConnectionError, not fetch's TypeError", () =>
+  withServer([reset], async (server) => {
     const error = await clientOf(server.url)
       .profile({})
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RecallConnectionError);
     expect(error).toMatchObject({ attempts: 3, method: "GET" });
     expect(server.seen).toHaveLength(3);
-  } finally {
-    await server.close();
-  }
-});
+  }));
 
 test("Retry-After is honoured up to the caller's maxDelayMs; past it the call fails at once, carrying the wait asked", async () => {
   const busy = json(503, { type: "about:blank", title: "busy", status: 503, detail: "try later" }, { "Retry-After": "1" });
-  const server = await scriptedServer([busy, json(201, { session_id: "s-2" })]);
-  try {
+  await withServer([busy, json(201, { session_id: "s-2" })], async (server) => {
     expect(await clientOf(server.url, 5_000).sessions.create()).toEqual({ session_id: "s-2" });
     expect(server.seen.map((s) => s.key)).toEqual([server.seen[0]!.key, server.seen[0]!.key]);
-  } finally {
-    await server.close();
-  }
-  const long = await scriptedServer([json(503, { title: "busy", status: 503, detail: "later" }, { "Retry-After": "120" })]);
-  try {
+  });
+  await withServer([json(503, { title: "busy", status: 503, detail: "later" }, { "Retry-After": "120" })], async (long) => {
     const error = await clientOf(long.url, 5_000)
       .sessions.create()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RecallError);
     expect(error).toMatchObject({ status: 503, retryAfter: "120" });
     expect(long.seen).toHaveLength(1);
-  } finally {
-    await long.close();
-  }
+  });
 });
