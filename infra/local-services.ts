@@ -2,6 +2,7 @@
 // Uses DATABASE_URL / REDIS_URL when set, else the default local ports; when nothing
 // answers there but the server binaries are installed, starts private instances with
 // their data under .data/; otherwise stops with a message naming what to install.
+import { SetupError } from "@recall/contracts";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
@@ -19,7 +20,7 @@ export interface Services {
   redisUrl: string;
 }
 
-export class MissingServiceError extends Error {}
+export class MissingServiceError extends SetupError {}
 
 function hostPort(url: string, defaultPort: number): [string, number] {
   const u = new URL(url);

@@ -1,6 +1,6 @@
 // Documents are processed after the 202; waiting for one means polling its status, with a
 // growing interval, until it is committed, failed, or the caller's patience runs out.
-import { RecallTimeoutError } from "./errors.js";
+import { RecallClientError, RecallTimeoutError } from "./errors.js";
 import { sleep, type CallOptions } from "./transport.js";
 import type { DocumentStatus } from "./types.js";
 
@@ -13,7 +13,7 @@ export interface WaitOptions {
 }
 
 /** The document's pipeline ended `failed`; `document` is its status, naming the stage and error. */
-export class RecallPipelineError extends Error {
+export class RecallPipelineError extends RecallClientError {
   override name = "RecallPipelineError";
   constructor(readonly document: DocumentStatus) {
     const failed = document.stages.find((s) => s.error);

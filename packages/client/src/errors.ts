@@ -15,8 +15,14 @@ export interface Problem {
   errors?: FieldError[];
 }
 
+/**
+ * Every error the client throws: catch this one for "the call did not work", or a subclass for why
+ * (RecallError, an answer; RecallTimeoutError; RecallConnectionError; RecallPipelineError).
+ */
+export abstract class RecallClientError extends Error {}
+
 /** A non-success answer from the API, after any retries. */
-export class RecallError extends Error {
+export class RecallError extends RecallClientError {
   override name = "RecallError";
   readonly status: number;
   readonly type: string;
@@ -52,7 +58,7 @@ export class RecallError extends Error {
 }
 
 /** One attempt (or a wait) took longer than the configured timeout; the call was abandoned. */
-export class RecallTimeoutError extends Error {
+export class RecallTimeoutError extends RecallClientError {
   override name = "RecallTimeoutError";
   constructor(
     readonly timeoutMs: number,
@@ -67,7 +73,7 @@ export class RecallTimeoutError extends Error {
  * docs/clients.md). `code` is the system's (`ECONNREFUSED`, `ECONNRESET`, …) where there is one; `cause` keeps
  * the network error as fetch raised it.
  */
-export class RecallConnectionError extends Error {
+export class RecallConnectionError extends RecallClientError {
   override name = "RecallConnectionError";
   constructor(
     readonly method: string,

@@ -1,4 +1,5 @@
 // The only module that reads process.env. Everything else receives a Config.
+import { SetupError } from "@recall/contracts";
 import { isIP } from "node:net";
 import { z } from "zod";
 
@@ -337,7 +338,7 @@ export function configSecrets(config: Config): (string | undefined)[] {
   return [config.ADMIN_API_KEY, config.ANTHROPIC_API_KEY, config.OPENAI_API_KEY];
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends SetupError {
   override name = "ConfigError";
 }
 

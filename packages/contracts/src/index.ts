@@ -22,7 +22,21 @@ export {
   emptyDiff,
   isEmptyDiff,
 } from "./diff";
-export { ClassifiedError, StageFailure, isClassifiedError } from "./errors";
+export {
+  ClassifiedError,
+  DOMAIN_ANSWERS,
+  DomainError,
+  type DomainErrorCode,
+  type DomainErrorDetails,
+  type DomainErrorField,
+  InputError,
+  ServiceError,
+  SetupError,
+  StageFailure,
+  invalidField,
+  isClassifiedError,
+  notFound,
+} from "./errors";
 export { type Escalation, type ExtractionGuidance, type ExtractionStage, type StageAttempt, type StageCall } from "./extraction-stage";
 export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, stageResult } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";

@@ -2,6 +2,7 @@
 // `_prisma_migrations` exactly as `prisma migrate deploy` does (same table,
 // sha256 checksum of the file bytes, same advisory lock), so a host that has
 // Prisma's native engine sees them as applied. Needs no Prisma engine at all.
+import { SetupError } from "@recall/contracts";
 import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -31,7 +32,7 @@ export interface MigrationReport {
   alreadyApplied: string[];
 }
 
-export class MigrationError extends Error {
+export class MigrationError extends SetupError {
   override name = "MigrationError";
 }
 

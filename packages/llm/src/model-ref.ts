@@ -1,5 +1,6 @@
+import { SetupError } from "@recall/contracts";
 /** A model setting that is not `provider:model` with a known provider. */
-export class InvalidModelRefError extends Error {
+export class InvalidModelRefError extends SetupError {
   override name = "InvalidModelRefError";
 }
 

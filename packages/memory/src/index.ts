@@ -10,7 +10,7 @@ export {
   ERASURE_LIMITS,
   type ErasedWorkItem,
   type ErasureReceipt,
-  UnknownErasureInputs,
+  UnknownErasureInputsError,
   eraseContext,
   eraseInputs,
   readErasure,
@@ -33,7 +33,7 @@ export { readDocumentVersions, retirePreviousVersion } from "./retraction/docume
 export { type RetractionReport, retractSource } from "./retraction/retraction";
 export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, type ExportFilters, KINDS as EXPORT_KINDS } from "./portability/export-format";
 export { EXPORT_SNAPSHOT_MAX_MS, type ExportCounts, exportContext } from "./portability/export";
-export { type ImportReport, ImportLineError, ImportTargetNotEmpty, importContext } from "./portability/import";
+export { type ImportReport, ImportLineError, importContext } from "./portability/import";
 export { REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./portability/import-references";
 export { normaliseScope, scopeFromQuery } from "./scope";
 export { holdScopeExclusive, holdScopeShared } from "./erasure/scope-lock";
@@ -44,7 +44,7 @@ export { validateCandidate } from "./write/validate";
 export {
   EDITABLE_FIELDS,
   type DecisionOutcome,
-  ReviewEditRefused,
+  ReviewEditRefusedError,
   type ReviewCommitRef,
   type ReviewStatus,
   commitApprovedReviews,

@@ -2,7 +2,7 @@
 // operators see on the work item and its attempt records.
 import { DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from "bullmq";
 import { z } from "zod";
-import { ClassifiedError, StageFailure, isClassifiedError } from "@recall/contracts";
+import { ClassifiedError, ServiceError, StageFailure, isClassifiedError } from "@recall/contracts";
 import { isDatabaseUnavailable, type ErrorClass } from "@recall/db";
 
 /** A failure with a known class. `retryable: false` means retrying the same input cannot help. */
@@ -85,7 +85,7 @@ export function tokensSpent(err: unknown): number | undefined {
  * the failure's message, which can quote an input (a model's refusal, a rule's "no rule reads …") that an erasure
  * must be able to remove (docs/erasure.md). The message stays on the item's attempt in Postgres, which erasure deletes.
  */
-export class JobFailure extends Error {
+export class JobFailure extends ServiceError {
   override name = "JobFailure";
   constructor(
     label: string,

@@ -29,7 +29,7 @@ export { NotRetryableError, requeueWorkItem, retryWorkItem } from "./retry";
 export { newWebhookSecret } from "./webhooks/signature";
 export { AddressPolicy, WebhookUrlError, checkWebhookUrl } from "./webhooks/url-guard";
 export { WebhookDispatcher } from "./webhooks/webhook-dispatcher";
-export { NotCancellableError, type RetryFrom, type WorkItemFilter, WorkItemNotFoundError, WorkItemService } from "./work-item-service";
+export { NotCancellableError, type RetryFrom, type WorkItemFilter, WorkItemService } from "./work-item-service";
 export { markTruthMaintained, truthMaintainedNow, writeCheckpoint } from "./work-state/checkpoints";
 export { ClaimedPlan, type ClaimedWork } from "./work-state/claim-item";
 export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "./work-state/create-items";

@@ -6,6 +6,7 @@
 // braced prefix it hashes to the queues' own Redis Cluster slot, and removing a prefix's keys
 // removes the claim too. It never expires: a deployment that is stopped keeps its prefix. To hand
 // a prefix to another database on purpose, delete the key (docs/deployments.md).
+import { SetupError } from "@recall/contracts";
 import { asOwner, type Db } from "@recall/db";
 import type { RedisConnection } from "./connection";
 
@@ -17,7 +18,7 @@ export interface PrefixClaim {
   created: boolean;
 }
 
-export class PrefixClaimedError extends Error {
+export class PrefixClaimedError extends SetupError {
   override name = "PrefixClaimedError";
   constructor(
     readonly prefix: string,

@@ -1,4 +1,5 @@
 // Operator retry: the input was kept, so a failed, dead or cancelled work item starts again from it.
+import { DomainError } from "@recall/contracts";
 import type { Db, WorkItem, WorkStatus } from "@recall/db";
 import type { TraceCarrier } from "@recall/telemetry";
 import { isRedisUnavailable } from "./connection";
@@ -8,8 +9,12 @@ import { laneOf, laneQueueName } from "./priority";
 import { isQueueName, type QueueName } from "./registry";
 import { resetToQueued } from "./work-state";
 
-export class NotRetryableError extends Error {
+/** A retry the item's state does not allow: a 409 `not_retryable`. */
+export class NotRetryableError extends DomainError {
   override name = "NotRetryableError";
+  constructor(message: string) {
+    super("conflict", message, { problem: "not_retryable" });
+  }
 }
 
 /** Statuses a retry may start from; `failed` items are BullMQ's to retry, but an operator may hurry them. */

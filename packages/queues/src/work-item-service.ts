@@ -2,6 +2,7 @@
 // contexts), the CLI and the MCP server, so all of them follow the same rules: list by filter,
 // read one with every attempt, retry one or many (from the failed stage, or from extraction
 // on purpose), cancel.
+import { DomainError, notFound } from "@recall/contracts";
 import type { Db, ErrorClass, Prisma, WorkAttempt, WorkItem, WorkStatus } from "@recall/db";
 import { withSpan, workItemsFinished, type Logger } from "@recall/telemetry";
 import { isRedisUnavailable } from "./connection";
@@ -10,12 +11,12 @@ import { isQueueName } from "./registry";
 import { NotRetryableError, RETRYABLE_STATUSES, retryWorkItem } from "./retry";
 import { cancelWorkItem } from "./work-state";
 
-export class WorkItemNotFoundError extends Error {
-  override name = "WorkItemNotFoundError";
-}
-
-export class NotCancellableError extends Error {
+/** A cancel the item's state does not allow: a 409 `not_cancellable`. */
+export class NotCancellableError extends DomainError {
   override name = "NotCancellableError";
+  constructor(message: string) {
+    super("conflict", message, { problem: "not_cancellable" });
+  }
 }
 
 export interface WorkItemFilter {
@@ -166,7 +167,7 @@ export class WorkItemService {
 
   private async require(id: string, contextId?: string): Promise<WorkItem> {
     const item = await this.deps.db.workItem.findFirst({ where: { id, contextId } });
-    if (!item) throw new WorkItemNotFoundError(`work item ${id} not found`);
+    if (!item) throw notFound("work item");
     return item;
   }
 

@@ -2,11 +2,11 @@
 // after it (`Recall-Consistency`); a read presenting it is served where that write is visible (db read-replicas.ts).
 // `Recall-Served-By` says where a read ran. Without DATABASE_REPLICA_URLS neither header is sent and every read runs
 // on the primary, as before.
+import { invalidField } from "@recall/contracts";
 import type { Request, Response } from "express";
 import { lsnValue, type Db } from "@recall/db";
 import { replicaReads } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
-import { invalidField } from "../services/domain-error";
 
 export const CONSISTENCY_HEADER = "Recall-Consistency";
 export const SERVED_BY_HEADER = "Recall-Served-By";

@@ -1,18 +1,16 @@
 // Errors as RFC 9457 problem details. Expected failures are values with a status;
 // anything else is logged and answered as a plain 500 without internals.
+import { DOMAIN_ANSWERS, DomainError, type DomainErrorCode, type DomainErrorField } from "@recall/contracts";
 import { trace } from "@opentelemetry/api";
 import type { ErrorRequestHandler, Response } from "express";
 import { ZodError, z } from "zod";
 import { isDatabaseUnavailable } from "@recall/db";
 import { isRedisUnavailable } from "@recall/queues";
 import { recordError, type Logger } from "@recall/telemetry";
-import { DomainError, type DomainErrorCode } from "../services/domain-error";
 import { closeAfterAnswer } from "./connection-close";
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+/** One field a refusal names. */
+export type FieldError = DomainErrorField;
 
 /** The body of every error answer (RFC 9457 problem details), as published in the OpenAPI document. */
 export const Problem = z.object({
@@ -23,18 +21,32 @@ export const Problem = z.object({
   errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
 });
 
-export class AppError extends Error {
+/**
+ * A refusal only HTTP can make (a header, a body's size, a route that does not exist), named by its status. It is a
+ * DomainError like any service's refusal, answered the same way; services throw DomainError and never name a status.
+ */
+export class AppError extends DomainError {
   override name = "AppError";
   constructor(
-    readonly status: number,
-    readonly code: string,
+    private readonly httpStatus: number,
+    problem: string,
     message: string,
-    readonly errors: FieldError[] = [],
+    fields: FieldError[] = [],
     /** Seconds a client should wait before trying again (the `Retry-After` header). */
-    readonly retryAfterSeconds?: number,
+    retryAfterSeconds?: number,
   ) {
-    super(message);
+    super(codeOfStatus(httpStatus), message, { problem, fields, retryAfterSeconds });
   }
+
+  override get status(): number {
+    return this.httpStatus;
+  }
+}
+
+/** The domain code whose status this is, so a log or an MCP tool reading `code` sees the same kind of refusal. */
+function codeOfStatus(status: number): DomainErrorCode {
+  const code = (Object.keys(DOMAIN_ANSWERS) as DomainErrorCode[]).find((c) => DOMAIN_ANSWERS[c][0] === status);
+  return code ?? (status >= 500 ? "internal" : "invalid");
 }
 
 /** How long a client is asked to wait while Postgres or Redis is not answering. */
@@ -67,22 +79,6 @@ export function outageProblem(err: unknown): AppError | undefined {
   return undefined;
 }
 
-/** The one place a service's reason becomes an HTTP status. */
-const DOMAIN_ANSWER: Record<DomainErrorCode, [status: number, problem: string]> = {
-  not_found: [404, "not_found"],
-  conflict: [409, "conflict"],
-  invalid: [400, "invalid_request"],
-  busy: [503, "busy"],
-};
-
-export function fromDomain(err: DomainError): AppError {
-  const { fields = [], retryAfterSeconds, problem } = err.details;
-  const [status, code] = DOMAIN_ANSWER[err.code];
-  return new AppError(status, problem ?? code, err.message, fields, retryAfterSeconds);
-}
-
-export const notFound = (what: string) => new AppError(404, "not_found", `${what} not found`);
-
 /** At most this many problems are named in one answer: enough to fix a request, few enough to build at once. */
 export const MAX_REPORTED_ISSUES = 20;
 /** A field name or message past this length is cut: a hostile key or an "unrecognized keys" list can be megabytes. */
@@ -101,25 +97,26 @@ export function fromZod(err: ZodError, where: "body" | "query" | "path"): AppErr
 
 const cut = (text: string) => (text.length > MAX_REPORTED_TEXT ? `${text.slice(0, MAX_REPORTED_TEXT)}…` : text);
 
-export function sendProblem(res: Response, err: AppError): void {
-  if (err.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(err.retryAfterSeconds));
+/** The one place a refusal becomes an HTTP answer: its code's status (DOMAIN_ANSWERS) and its problem type. */
+export function sendProblem(res: Response, err: DomainError): void {
+  const { retryAfterSeconds } = err.details;
+  if (retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(retryAfterSeconds));
   res
     .status(err.status)
     .type("application/problem+json")
     .json({
-      type: `https://recall.dev/problems/${err.code}`,
-      title: err.code.replaceAll("_", " "),
+      type: `https://recall.dev/problems/${err.problem}`,
+      title: err.problem.replaceAll("_", " "),
       status: err.status,
       detail: err.message,
-      ...(err.errors.length > 0 ? { errors: err.errors } : {}),
+      ...(err.fields.length > 0 ? { errors: err.fields } : {}),
     });
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     closeAfterAnswer(req, res);
-    if (err instanceof AppError) return sendProblem(res, err);
-    if (err instanceof DomainError) return sendProblem(res, fromDomain(err));
+    if (err instanceof DomainError) return sendProblem(res, err);
     const status = (err as { status?: number }).status;
     const outage = outageProblem(err);
     if (outage) {

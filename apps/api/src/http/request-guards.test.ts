@@ -1,3 +1,4 @@
+import { DomainError } from "@recall/contracts";
 import { z } from "zod";
 import { MAX_REPORTED_ISSUES } from "./errors";
 import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH, jsonShapeProblem } from "./request-guards";
@@ -6,7 +7,7 @@ import { parseInput } from "./route-definition";
 const bytes = (text: string) => Buffer.from(text);
 const caps = (depth: number, arrayItems = MAX_JSON_ARRAY_ITEMS) => ({ depth, arrayItems });
 const fieldOf = (text: string, depth = MAX_JSON_DEPTH, arrayItems = MAX_JSON_ARRAY_ITEMS) =>
-  jsonShapeProblem(bytes(text), caps(depth, arrayItems))?.errors.map((e) => e.field);
+  jsonShapeProblem(bytes(text), caps(depth, arrayItems))?.fields.map((e) => e.field);
 
 test("nesting is counted outside strings only, byte by byte", () => {
   expect(fieldOf(`${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}`)).toBeUndefined();
@@ -32,16 +33,17 @@ test(`validation names at most ${MAX_REPORTED_ISSUES} issues and stops early on 
     try {
       parseInput(Body, { attributes: Array.from({ length: count }, () => ({})) }, "body");
     } catch (err) {
-      return err as { status: number; message: string; errors: { field: string }[] };
+      if (err instanceof DomainError) return err;
+      throw err;
     }
     throw new Error("a body of empty items was accepted");
   };
   const small = attempt(50);
-  expect(small.errors).toHaveLength(MAX_REPORTED_ISSUES);
-  expect(small.errors[0]?.field).toBe("body.attributes.0.entity");
+  expect(small.fields).toHaveLength(MAX_REPORTED_ISSUES);
+  expect(small.fields[0]?.field).toBe("body.attributes.0.entity");
   expect(small.message).toMatch(/; and 80 more$/);
   // zod's early abort (see route-definition.ts): the first failing item only, not 20,000 issues.
   const large = attempt(MAX_JSON_ARRAY_ITEMS);
-  expect(large.errors.map((e) => e.field)).toEqual(["body.attributes.0.entity"]);
+  expect(large.fields.map((e) => e.field)).toEqual(["body.attributes.0.entity"]);
   expect(large.message).not.toMatch(/more$/);
 });

@@ -1,6 +1,7 @@
 // MCP tools that write memory for agents: remember (post a turn), add_document, write_facts and forget
 // (retract a source). Each calls what the matching HTTP route calls, so both answer the same. The shared
 // pieces of every MCP tool (results, annotations, refusals) live here too.
+import { DomainError } from "@recall/contracts";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -15,7 +16,6 @@ import { RetractionView, retractionView } from "../routes/retractions.schemas";
 import { CreateTurnBody, TurnResult } from "../routes/sessions.schemas";
 import { DocumentService } from "../services/document.service";
 import { newTraceId } from "@recall/telemetry";
-import { DomainError } from "../services/domain-error";
 import { RetractionService } from "../services/retraction.service";
 
 /** JSON as text, for clients that read content only. */

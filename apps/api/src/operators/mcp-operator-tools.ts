@@ -4,8 +4,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { NotRetryableError, WorkItemNotFoundError } from "@recall/queues";
 import type { ApiDeps } from "../deps";
+import { DomainError } from "@recall/contracts";
 import { READ_ONLY, structured, toolError } from "./mcp-agent-tools";
 import { encodeCursor } from "../http/pagination";
 import { AdminFilterFields, WorkItemDetail, WorkItemPage, filterOf, workItemDetail } from "../routes/work-items.schemas";
@@ -65,8 +65,7 @@ export function registerOperatorTools(server: McpServer, deps: ApiDeps): void {
       try {
         return structured(workItemView(await deps.workItems.retry(work_item_id, { from })));
       } catch (err) {
-        if (err instanceof WorkItemNotFoundError) return toolError(`work item ${work_item_id} not found`);
-        if (err instanceof NotRetryableError) return toolError(err.message);
+        if (err instanceof DomainError) return toolError(err.message);
         throw err;
       }
     },

@@ -1,10 +1,11 @@
+import { notFound } from "@recall/contracts";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { readDocumentVersions } from "@recall/memory";
 import { currentTraceId, newTraceId } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
 import { readWhereConsistent } from "../http/consistency";
-import { Problem, notFound } from "../http/errors";
+import { Problem } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { DocumentService, type DocumentInput, type IngestResult } from "../services/document.service";
 import { documentStatus } from "../views/pipeline-status";

@@ -1,9 +1,9 @@
 // GET /entities/{id}/history: every value an entity had, with validity and supersession.
+import { notFound } from "@recall/contracts";
 import { z } from "zod";
 import { readEntityHistory } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { readWhereConsistent } from "../http/consistency";
-import { notFound } from "../http/errors";
 import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";

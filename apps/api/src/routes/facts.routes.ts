@@ -1,9 +1,9 @@
 // POST /facts: direct writes through the same validation, commit and truth maintenance
 // as extracted facts. GET /facts/{id}/provenance: from any fact back to its source bytes.
+import { notFound } from "@recall/contracts";
 import { z } from "zod";
 import type { ApiDeps } from "../deps";
 import { readWhereConsistent } from "../http/consistency";
-import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
 import { FactWriteService, type StoredFactWrite } from "../services/fact-write.service";

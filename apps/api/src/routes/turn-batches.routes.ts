@@ -1,7 +1,7 @@
 // Asynchronous turns: a turn's status by id (for wait: false), a batch of up to 500 turns of one
 // session (history import) answered 202 at once, and the batch's status as counts per state.
+import { notFound } from "@recall/contracts";
 import type { ApiDeps } from "../deps";
-import { notFound } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { batchStatusView, turnStatusView } from "../views/turn-result";
 import { BatchAccepted, BatchParams, BatchStatus, SessionParams, TurnBatchBody, TurnParams, TurnResult } from "./sessions.schemas";

@@ -1,9 +1,9 @@
 // GET …/usage: what a context spent on models over a time range (its API key), and the same across contexts
 // under /api/v1/admin (the admin key), grouped by day, stage, model or (admin) context.
+import { invalidField } from "@recall/contracts";
 import { z } from "zod";
 import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
-import { invalidField } from "../services/domain-error";
 import { Timestamp } from "../views/work-item-view";
 import { USAGE_GROUPS, readUsage } from "../views/usage";
 

@@ -1,10 +1,10 @@
 // Operators list work, read one item with every attempt, retry one or many, cancel. The same
 // routes are mounted per context (its API key; ids of other contexts are not found) and across
 // contexts under /api/v1/admin (the admin key). The rules live in WorkItemService.
+import { notFound } from "@recall/contracts";
 import { z } from "zod";
-import { NotCancellableError, NotRetryableError, WorkItemNotFoundError } from "@recall/queues";
 import type { ApiDeps } from "../deps";
-import { AppError, Problem, notFound } from "../http/errors";
+import { Problem } from "../http/errors";
 import { encodeCursor } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { WorkItemView, workItemView } from "../views/work-item-view";
@@ -84,7 +84,7 @@ function retryOne(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
     query: RetryQuery,
     responses: { 202: { description: "Queued again", schema: WorkItemView }, 409: conflict },
     handle: async ({ params, query }) => {
-      const item = await answer(() => deps.workItems.retry(params.workItemId, { contextId: scopeOf(params), from: query.from }));
+      const item = await deps.workItems.retry(params.workItemId, { contextId: scopeOf(params), from: query.from });
       return { status: 202, body: workItemView(item) };
     },
   });
@@ -129,20 +129,8 @@ function cancel(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
     params: paramsFor(mount),
     responses: { 200: { description: "Cancelled", schema: WorkItemView }, 409: conflict },
     handle: async ({ params }) => {
-      const item = await answer(() => deps.workItems.cancel(params.workItemId, { contextId: scopeOf(params) }));
+      const item = await deps.workItems.cancel(params.workItemId, { contextId: scopeOf(params) });
       return { status: 200, body: workItemView(item) };
     },
   });
-}
-
-/** The service's expected refusals as problem answers (the dashboard's actions answer them alike). */
-export async function answer<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof WorkItemNotFoundError) throw notFound("work item");
-    if (err instanceof NotRetryableError) throw new AppError(409, "not_retryable", err.message);
-    if (err instanceof NotCancellableError) throw new AppError(409, "not_cancellable", err.message);
-    throw err;
-  }
 }

@@ -2,10 +2,10 @@
 // revoked. Every lookup is by context and key id together, so a key id of another context is
 // simply not found. Rotation and revocation are conditional updates, so two of them racing on
 // one key never both succeed against an active key.
+import { DomainError, notFound } from "@recall/contracts";
 import type { ContextConfig } from "@recall/contracts";
 import { toJson, type ApiKey, type Context, type Db } from "@recall/db";
 import { issueApiKey } from "./api-key-secrets";
-import { DomainError, notFoundError } from "./domain-error";
 
 export interface KeyPosition {
   k: string | number;
@@ -40,7 +40,7 @@ export class ApiKeyService {
     const [row] = await this.deps.db.$queryRaw<{ id: string }[]>`
       UPDATE contexts SET config = (config || ${JSON.stringify(set)}::jsonb) - ${remove}::text[]
       WHERE id = ${contextId}::uuid RETURNING id::text`;
-    if (!row) throw notFoundError("context");
+    if (!row) throw notFound("context");
     return this.deps.db.context.findUniqueOrThrow({ where: { id: contextId } });
   }
 
@@ -91,12 +91,12 @@ export class ApiKeyService {
   }
 
   private async requireContext(contextId: string): Promise<void> {
-    if (!(await this.deps.db.context.findUnique({ where: { id: contextId }, select: { id: true } }))) throw notFoundError("context");
+    if (!(await this.deps.db.context.findUnique({ where: { id: contextId }, select: { id: true } }))) throw notFound("context");
   }
 
   private async requireKey(contextId: string, keyId: string): Promise<ApiKey> {
     const key = await this.deps.db.apiKey.findFirst({ where: { id: keyId, contextId } });
-    if (!key) throw notFoundError("key");
+    if (!key) throw notFound("key");
     return key;
   }
 }

@@ -1,16 +1,8 @@
 // Erasure (docs/erasure.md): the text of some inputs, or of a whole context, deleted for good with a receipt.
 // The service checks the request against the context and maps what memory reports to domain errors.
-import {
-  eraseContext,
-  eraseInputs,
-  readErasure,
-  UnknownErasureInputs,
-  type EraseRequest,
-  type ErasedWorkItem,
-  type ErasureReceipt,
-} from "@recall/memory";
+import { notFound } from "@recall/contracts";
+import { eraseContext, eraseInputs, readErasure, type EraseRequest, type ErasedWorkItem, type ErasureReceipt } from "@recall/memory";
 import { removeWorkItemJobs } from "@recall/queues";
-import { DomainError, notFoundError } from "./domain-error";
 import type { ServiceDeps } from "./service-deps";
 
 export class ErasureService {
@@ -21,14 +13,8 @@ export class ErasureService {
 
   /** Throws not_found naming every asked-for id that is not this context's (nothing is erased then). */
   async erase(request: EraseRequest): Promise<ErasureReceipt> {
-    try {
-      const removeJobs = (items: readonly ErasedWorkItem[]) => this.removeJobs(items);
-      return await eraseInputs(this.deps.db, request, { blobDir: this.options.blobDir, removeJobs });
-    } catch (err) {
-      if (!(err instanceof UnknownErasureInputs)) throw err;
-      const fields = err.unknown.map((u) => ({ field: `body.${u.field}`, message: `${u.id} is not in this context` }));
-      throw new DomainError("not_found", `nothing erased: ${err.message}`, { fields });
-    }
+    const removeJobs = (items: readonly ErasedWorkItem[]) => this.removeJobs(items);
+    return eraseInputs(this.deps.db, request, { blobDir: this.options.blobDir, removeJobs });
   }
 
   /**
@@ -45,13 +31,13 @@ export class ErasureService {
 
   async get(contextId: string, erasureId: string): Promise<ErasureReceipt> {
     const receipt = await readErasure(this.deps.db, contextId, erasureId);
-    if (!receipt) throw notFoundError("erasure");
+    if (!receipt) throw notFound("erasure");
     return receipt;
   }
 
   async eraseContext(contextId: string): Promise<ErasureReceipt> {
     const receipt = await eraseContext(this.deps.db, contextId, { blobDir: this.options.blobDir });
-    if (!receipt) throw notFoundError("context");
+    if (!receipt) throw notFound("context");
     return receipt;
   }
 }

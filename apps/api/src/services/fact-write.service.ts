@@ -5,10 +5,10 @@
 // stage that fails after the write was stored (the commit, or truth maintenance after it) is
 // handed to a worker rather than answered as an error. An error answer would give the
 // Idempotency-Key back, and the client's retry would write everything a second time.
+import { DomainError, invalidField } from "@recall/contracts";
 import { writeFacts, type WriteFactsResult } from "@recall/memory";
 import { directStages, enqueueOrLeaveForSweeper, resetToQueued, type WorkItemService } from "@recall/queues";
 import { currentTraceId, newTraceId } from "@recall/telemetry";
-import { DomainError, invalidField } from "./domain-error";
 import type { ServiceDeps } from "./service-deps";
 import { checkScope, storedConfigOf } from "./scope-rule";
 import { WaitLine } from "./wait-line";

@@ -1,15 +1,6 @@
 // Export and import of a context (docs/export-format.md). Memory does the reading and writing; this maps what it
 // reports to domain errors: a refused line is a 400 naming its line and field, a context holding other memory a 409.
-import {
-  exportContext,
-  importContext,
-  ImportLineError,
-  ImportTargetNotEmpty,
-  type ExportCounts,
-  type ExportFilters,
-  type ImportReport,
-} from "@recall/memory";
-import { DomainError, invalidField } from "./domain-error";
+import { exportContext, importContext, ImportLineError, type ExportCounts, type ExportFilters, type ImportReport } from "@recall/memory";
 import type { ReviewService } from "./review.service";
 import type { ServiceDeps } from "./service-deps";
 
@@ -28,13 +19,8 @@ export class PortabilityService {
       await this.deps.reviews.commitApproved(contextId);
       return report;
     } catch (err) {
-      if (err instanceof ImportLineError) {
-        // What was read before the refused line is imported: its approved reviews commit as well.
-        await this.deps.reviews.commitApproved(contextId);
-        throw invalidField(`line ${err.line}.${err.field}`, err.message.replace(/^line \d+: [^:]+: /, ""));
-      }
-      if (err instanceof ImportTargetNotEmpty)
-        throw new DomainError("conflict", err.message, { fields: [{ field: "path.contextId", message: err.message }] });
+      // What was read before the refused line is imported: its approved reviews commit as well.
+      if (err instanceof ImportLineError) await this.deps.reviews.commitApproved(contextId);
       throw err;
     }
   }

@@ -1,8 +1,8 @@
 // Delete by source: everything derived from one document, turn or direct write is
 // retracted (nothing deleted) with an audit record, after checking the source is this
 // context's.
+import { notFound } from "@recall/contracts";
 import { retractSource, type RetractionReport } from "@recall/memory";
-import { notFoundError } from "./domain-error";
 import type { ServiceDeps } from "./service-deps";
 
 export type RetractableSource = "document" | "turn" | "fact_write";
@@ -14,7 +14,7 @@ export class RetractionService {
 
   /** Throws not_found when the source is not this context's. */
   async retract(contextId: string, sourceType: RetractableSource, sourceId: string, reason: string): Promise<RetractionReport> {
-    if (!(await this.exists(contextId, sourceType, sourceId))) throw notFoundError(NOUN[sourceType]);
+    if (!(await this.exists(contextId, sourceType, sourceId))) throw notFound(NOUN[sourceType]);
     return retractSource(this.deps.db, { contextId, sourceType, sourceId, reason });
   }
 

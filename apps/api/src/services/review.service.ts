@@ -1,8 +1,8 @@
 // Review before commit (docs/review.md): list a context's held candidates, approve (optionally edited) or reject
 // them one at a time or by filter. A decision is one transaction; an approval's commit work item is created in it
 // and queued after it commits (the sweeper queues it if Redis does not take it), so nothing approved is lost.
+import { DomainError, notFound } from "@recall/contracts";
 import {
-  ReviewEditRefused,
   commitApprovedReviews,
   decideReviews,
   listReviews,
@@ -17,7 +17,6 @@ import {
 import { transaction, type Tx, type WorkItem } from "@recall/db";
 import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/queues";
 import { currentTraceId, newTraceId } from "@recall/telemetry";
-import { DomainError, notFoundError } from "./domain-error";
 import type { ServiceDeps } from "./service-deps";
 
 /** Reviews one bulk decision takes at most; `remaining` says how many more match. */
@@ -46,7 +45,7 @@ export class ReviewService {
 
   async get(contextId: string, reviewId: string): Promise<ReviewView> {
     const review = await readReview(this.deps.db, contextId, reviewId);
-    if (!review) throw notFoundError("review");
+    if (!review) throw notFound("review");
     return review;
   }
 
@@ -58,7 +57,7 @@ export class ReviewService {
     options: { edit?: Record<string, string | null>; note?: string } = {},
   ): Promise<ReviewView> {
     const outcome = await this.run({ contextId, reviewIds: [reviewId], action, ...options });
-    if (outcome.missing.length > 0) throw notFoundError("review");
+    if (outcome.missing.length > 0) throw notFound("review");
     const refused = outcome.refused[0];
     if (refused) {
       const again = options.edit && (refused.status === "approved" || refused.status === "committed");
@@ -99,15 +98,7 @@ export class ReviewService {
   }
 
   private async run(decision: Parameters<typeof decideReviews>[1]): Promise<DecisionOutcome> {
-    try {
-      return await this.withCommits((tx, openCommit) => decideReviews(tx, decision, openCommit));
-    } catch (err) {
-      if (err instanceof ReviewEditRefused) {
-        const fields = err.issues.map((i) => ({ field: `body.${i.field}`, message: i.message }));
-        throw new DomainError("invalid", fields.map((f) => `${f.field}: ${f.message}`).join("; "), { fields });
-      }
-      throw err;
-    }
+    return this.withCommits((tx, openCommit) => decideReviews(tx, decision, openCommit));
   }
 
   /** One transaction whose review commits get a commit_artifacts work item each, queued once it has committed. */

@@ -1,9 +1,8 @@
 // A context may require a scope on every write (config `require_scope: true`, docs/scope.md):
 // without it, a turn or document with no scope is visible to every reader of the context, which
 // is rarely what a multi-user application means. Checked where each write is stored.
-import { contextConfigOf } from "@recall/contracts";
+import { contextConfigOf, invalidField } from "@recall/contracts";
 import type { DbOrTx } from "@recall/db";
-import { invalidField } from "./domain-error";
 
 /** Throws a 400 naming `field` when the context requires a scope and `scope` is empty. */
 export function checkScope(storedConfig: unknown, scope: readonly string[] | undefined, field: string): void {

@@ -3,9 +3,9 @@
 // Inside one API process the session's wait line (wait-line.ts) already keeps them apart; the
 // row lock keeps apart stores from several processes, bounded by lock_timeout so a request never
 // waits longer than the session's wait. No unique-violation retry loop: nothing races.
+import { DomainError, notFound } from "@recall/contracts";
 import type { Tx } from "@recall/db";
 import { holdScopeShared } from "@recall/memory";
-import { DomainError, notFoundError } from "./domain-error";
 
 /**
  * Locks the context's session and answers its next sequence number, with the context's config, after the shared
@@ -53,7 +53,7 @@ async function missingSession(tx: Tx, session: { contextId: string; sessionId: s
     where: { inputId: session.sessionId, contextId: session.contextId, kind: "session" },
     select: { erasureId: true },
   });
-  if (!erased) return notFoundError("session");
+  if (!erased) return notFound("session");
   const message = `this session was erased (erasure ${erased.erasureId}): it takes no more turns; start a new session`;
   return new DomainError("conflict", message, { problem: "session_erased" });
 }

@@ -2,12 +2,12 @@
 // transaction, queued, and answered once truth maintenance has applied them. One instance per
 // API process (built in bootstrap.ts): its session lines are what keeps concurrent turns to one
 // session in order of arrival, for single turns and batches alike.
+import { notFound } from "@recall/contracts";
 import { toJson, transaction, type Tx } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
 import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction, type EnqueueTarget } from "@recall/queues";
 import { annotateActiveSpan, currentTraceId, newTraceId } from "@recall/telemetry";
 import { diffView, extractionView } from "../views/turn-result";
-import { notFoundError } from "./domain-error";
 import { checkScope } from "./scope-rule";
 import { claimSessionSeq, sessionBusy, type ClaimedSeq } from "./session-sequence";
 import type { ServiceDeps } from "./service-deps";
@@ -51,7 +51,7 @@ export class TurnService {
   /** Throws not_found when the session is not this context's. */
   async requireSession(contextId: string, sessionId: string): Promise<void> {
     const session = await this.deps.db.session.findFirst({ where: { id: sessionId, contextId }, select: { id: true } });
-    if (!session) throw notFoundError("session");
+    if (!session) throw notFound("session");
   }
 
   /**

@@ -4,7 +4,7 @@
 // a 409 a client following the docs would take as final. Waiting here holds no database
 // connection, so a crowd of requests for one session or of direct writes cannot starve the pool
 // that every other request needs.
-import { DomainError } from "./domain-error";
+import { DomainError } from "@recall/contracts";
 
 export interface WaitLineOptions {
   /** How many may hold the line at once. */

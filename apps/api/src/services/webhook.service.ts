@@ -3,10 +3,10 @@
 // WEBHOOK_MAX_PER_CONTEXT of them (counted under a per-context lock, so two registrations racing for the
 // last place cannot both get it); the signing secret is answered only on creation and rotation. Every
 // lookup is by context and id together, so another context's webhook is simply not found.
+import { DomainError, invalidField, notFound } from "@recall/contracts";
 import type { Config } from "@recall/config";
 import { holdLock, lockKey, transaction, type Db, type Webhook, type WebhookDelivery } from "@recall/db";
 import { AddressPolicy, WebhookUrlError, checkWebhookUrl, newWebhookSecret } from "@recall/queues";
-import { DomainError, invalidField, notFoundError } from "./domain-error";
 
 export interface NewWebhook {
   url: string;
@@ -54,7 +54,7 @@ export class WebhookService {
 
   async get(contextId: string, webhookId: string): Promise<Webhook> {
     const hook = await this.deps.db.webhook.findFirst({ where: { id: webhookId, contextId } });
-    if (!hook) throw notFoundError("webhook");
+    if (!hook) throw notFound("webhook");
     return hook;
   }
 
@@ -63,7 +63,7 @@ export class WebhookService {
     const hook = await this.get(contextId, webhookId);
     // Conditional on the row still being there: of two deletes racing, the second answers 404.
     const { count } = await this.deps.db.webhook.deleteMany({ where: { id: webhookId, contextId } });
-    if (count === 0) throw notFoundError("webhook");
+    if (count === 0) throw notFound("webhook");
     return hook;
   }
 
@@ -79,7 +79,7 @@ export class WebhookService {
         previous_secret_until = CASE WHEN ${keep} THEN now() + ${keepOldForSeconds} * interval '1 second' END,
         secret = ${newWebhookSecret()}
       WHERE id = ${webhookId}::uuid AND context_id = ${contextId}::uuid`;
-    if (count === 0) throw notFoundError("webhook");
+    if (count === 0) throw notFound("webhook");
     return this.get(contextId, webhookId);
   }
 
@@ -92,7 +92,7 @@ export class WebhookService {
       where: { id: webhookId, contextId },
       data: { disabledAt: null, failingSince: null },
     });
-    if (count === 0) throw notFoundError("webhook");
+    if (count === 0) throw notFound("webhook");
     await this.deps.db.webhookDelivery.updateMany({
       where: { webhookId, status: "pending" },
       data: { nextAttemptAt: new Date(), giveUpAt: null },
@@ -124,7 +124,7 @@ export class WebhookService {
       where: { id: deliveryId, webhookId },
       data: { status: "pending", nextAttemptAt: new Date(), giveUpAt: null },
     });
-    if (count === 0) throw notFoundError("delivery");
+    if (count === 0) throw notFound("delivery");
     return this.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { event: { select: { type: true } } } });
   }
 

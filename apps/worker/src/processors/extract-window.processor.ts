@@ -16,7 +16,7 @@ import {
 } from "@recall/llm";
 import { classifyError, isFinalFailure, type StageContext, type StageProcessor } from "@recall/queues";
 import { providerOptions } from "@recall/config";
-import { StageFailure } from "@recall/contracts";
+import { ServiceError, StageFailure } from "@recall/contracts";
 import type { Turn } from "@recall/db";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory } from "../services/known-memory";
@@ -67,7 +67,8 @@ function windowBudget(deps: WorkerDeps, ctx: StageContext): Budget {
   return new Budget({ maxTokens: Math.max(0, limits.maxTokens - ctx.item.tokensUsed), maxWallMs: limits.maxWallMs });
 }
 
-class StrayTurnsError extends Error {
+/** The answer names turns outside the window: the window is split, never retried whole. */
+class StrayTurnsError extends ServiceError {
   override name = "StrayTurnsError";
 }
 

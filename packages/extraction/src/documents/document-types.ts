@@ -1,5 +1,6 @@
 // What a parsed document is made of: its extracted text (what every node and byte span
 // points into) and the structural blocks found in it, before they are packed into nodes.
+import { InputError } from "@recall/contracts";
 
 export const DOCUMENT_FORMATS = ["text", "markdown", "html", "pdf"] as const;
 export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
@@ -40,6 +41,6 @@ export interface ParsedDocument {
 export const HEADING_SEPARATOR = " › ";
 
 /** A document that cannot be read as its format (a broken PDF, bytes that are not text): retrying does not help. */
-export class DocumentParseError extends Error {
+export class DocumentParseError extends InputError {
   override name = "DocumentParseError";
 }

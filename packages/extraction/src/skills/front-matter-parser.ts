@@ -1,6 +1,7 @@
 // The front matter of a SKILL.md: YAML between `---` fences, read by the `yaml` library. Skills
 // also write lists on one line (`aliases: chat, dialogue`), which YAML reads as one string; the
 // keys that hold lists split such a string at commas.
+import { SetupError } from "@recall/contracts";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 
 export interface ParsedSkillFile {
@@ -8,7 +9,7 @@ export interface ParsedSkillFile {
   body: string;
 }
 
-export class FrontMatterError extends Error {
+export class FrontMatterError extends SetupError {
   constructor(message: string) {
     super(message);
     this.name = "FrontMatterError";

@@ -1,5 +1,5 @@
 // Inputs and result of the extraction plan: which skill and purpose apply, and the trace of why.
-import type { ContextConfig } from "@recall/contracts";
+import { ClassifiedError, type ContextConfig } from "@recall/contracts";
 import type { Skill } from "./skill-types";
 
 export type PlanSubject = "document" | "turn";
@@ -55,7 +55,10 @@ export interface ExtractionPlan {
   trace: PlanTraceEntry[];
 }
 
-export class SkillResolutionError extends Error {
+/** Classified as an unnamed failure would be: internal, and worth another try (the skills may be fixed meanwhile). */
+export class SkillResolutionError extends ClassifiedError {
+  readonly errorClass = "internal";
+  readonly retryable = true;
   constructor(readonly trace: PlanTraceEntry[]) {
     super(`no extraction skill could be resolved (tried: ${trace.map((t) => `${t.step}=${t.value ?? "-"}`).join(", ")})`);
     this.name = "SkillResolutionError";

@@ -1,5 +1,6 @@
 // A skill: domain guidance for extraction, read from a SKILL.md file.
 import { z } from "zod";
+import { SetupError } from "@recall/contracts";
 
 export interface Skill {
   /** Directory path relative to the skills root, with forward slashes ("extraction/technical-docs"). */
@@ -36,7 +37,7 @@ export const SkillFrontMatter = z.object({
 });
 export type SkillFrontMatter = z.infer<typeof SkillFrontMatter>;
 
-export class SkillLoadError extends Error {
+export class SkillLoadError extends SetupError {
   constructor(
     message: string,
     readonly path: string,

@@ -1,7 +1,7 @@
 // Erasure in the memory package: rows deleted (not marked), what the erased input had superseded reopened, the
 // receipt's hash as documented, the cap making a session's erasure resumable, and unknown ids refused whole.
 import { createHash, randomUUID } from "node:crypto";
-import { eraseInputs, hashLines, readErasure, UnknownErasureInputs } from "./erasure";
+import { eraseInputs, hashLines, readErasure, UnknownErasureInputsError } from "./erasure";
 import { addDocument, addTurn, attribute, eachTestInNewContext, ingest, relation, type MemoryFixture } from "../testing/memory-fixture";
 
 let f: MemoryFixture;
@@ -102,7 +102,7 @@ test("an unknown id refuses the whole erasure; an erased one is reported as alre
   const turn = await sayRole("CTO", day(1));
   const unknown = randomUUID();
   const refused = eraseInputs(f.db, { contextId: f.contextId, turnIds: [turn.id], documentIds: [unknown] });
-  await expect(refused).rejects.toBeInstanceOf(UnknownErasureInputs);
+  await expect(refused).rejects.toBeInstanceOf(UnknownErasureInputsError);
   await expect(refused).rejects.toMatchObject({ unknown: [{ field: "document_ids", id: unknown }] });
   expect(await f.db.turn.count({ where: { id: turn.id } })).toBe(1);
 

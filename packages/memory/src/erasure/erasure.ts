@@ -12,6 +12,7 @@
 // job's next claim finds no item. Two erasures of one input queue on the same locks; the second finds the input
 // gone and reports it as already erased.
 import { createHash } from "node:crypto";
+import { DomainError } from "@recall/contracts";
 import { Prisma, toJson, transaction, type Db, type Tx } from "@recall/db";
 import { removeOriginal } from "../document-originals";
 import { undoSourceInTransaction, type RetractableSource } from "../retraction/retraction";
@@ -44,10 +45,13 @@ export interface ErasureReceipt {
   erasedAt: Date;
 }
 
-/** Asked-for ids that are not this context's (and were never erased from it): nothing was erased. */
-export class UnknownErasureInputs extends Error {
+/** Asked-for ids that are not this context's (and were never erased from it): nothing was erased; a 404 naming each. */
+export class UnknownErasureInputsError extends DomainError {
+  override name = "UnknownErasureInputsError";
   constructor(readonly unknown: { field: string; id: string }[]) {
-    super(`not in this context: ${unknown.map((u) => `${u.field} ${u.id}`).join(", ")}`);
+    super("not_found", `nothing erased: not in this context: ${unknown.map((u) => `${u.field} ${u.id}`).join(", ")}`, {
+      fields: unknown.map((u) => ({ field: `body.${u.field}`, message: `${u.id} is not in this context` })),
+    });
   }
 }
 
@@ -73,7 +77,7 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
       if (request.scope?.length) await holdScopeExclusive(tx, request.contextId, request.scope);
       await lockSessions(tx, request.contextId, request.sessionIds ?? [], request.turnIds ?? []);
       const resolved = await resolveInputs(tx, request, cap);
-      if (resolved.notFound.length > 0) throw new UnknownErasureInputs(resolved.notFound);
+      if (resolved.notFound.length > 0) throw new UnknownErasureInputsError(resolved.notFound);
       await lockSessions(tx, request.contextId, resolved.erase.session, resolved.erase.turn);
       await lockInputs(tx, resolved.erase);
       await dropVanished(tx, request.contextId, resolved.erase, resolved.alreadyErased);

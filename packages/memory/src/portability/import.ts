@@ -4,25 +4,29 @@
 // process keeps no map, and a second run (or the rest of a run that failed part-way) creates nothing twice. An
 // export imported into its own context keeps its ids: what is missing comes back, what is there stays.
 import { createHash } from "node:crypto";
+import { DomainError, ServiceError } from "@recall/contracts";
 import { Prisma, bypassWithin, transaction, type Db, type Tx } from "@recall/db";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
 import { erasedReference, foreignReference, type IdSite } from "./import-references";
 
-/** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole). */
-export class ImportLineError extends Error {
+/** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole): a 400 naming `line N.field`. */
+export class ImportLineError extends DomainError {
   override name = "ImportLineError";
   constructor(
     readonly line: number,
     readonly field: string,
     message: string,
   ) {
-    super(`line ${line}: ${field}: ${message}`);
+    super("invalid", `line ${line}.${field}: ${message}`, { fields: [{ field: `line ${line}.${field}`, message }] });
   }
 }
 
-/** The context already holds memory that did not come from this export's context. */
-export class ImportTargetNotEmpty extends Error {
-  override name = "ImportTargetNotEmpty";
+/** The context already holds memory that did not come from this export's context: a 409. */
+export class ImportTargetNotEmptyError extends DomainError {
+  override name = "ImportTargetNotEmptyError";
+  constructor(message: string) {
+    super("conflict", message, { fields: [{ field: "path.contextId", message }] });
+  }
 }
 
 export interface ImportReport {
@@ -189,15 +193,15 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
   try {
     outcome = await transaction(db, async (tx) => {
       const erased = await erasedReference(tx, contextId, spec, rows);
-      if (erased) throw new ErasedReference(erased);
+      if (erased) throw new ErasedReferenceError(erased);
       const created = await insertRows(tx, contextId, spec, rows);
       // Under row-level security the transaction sees only this context's rows: the check looks at every context's.
       const foreign = await bypassWithin(tx, "import-reference-check", () => foreignReference(tx, contextId, spec, rows));
-      if (foreign) throw new ForeignReference(foreign);
+      if (foreign) throw new ForeignReferenceError(foreign);
       return { created };
     });
   } catch (err) {
-    if (err instanceof ErasedReference) {
+    if (err instanceof ErasedReferenceError) {
       const { row, column, erasureId } = err.site;
       throw new ImportLineError(
         lines[row]!,
@@ -208,7 +212,8 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
     const refusedByPolicy = /row-level security policy/.test(databaseMessage(err));
     // A row whose policy reads its parent's context (a document node's document) is refused by the insert itself
     // when the parent is another context's: the same check, outside the rolled-back transaction, names the field.
-    const site = err instanceof ForeignReference ? err.site : refusedByPolicy ? await foreignSite(db, contextId, spec, rows) : undefined;
+    const site =
+      err instanceof ForeignReferenceError ? err.site : refusedByPolicy ? await foreignSite(db, contextId, spec, rows) : undefined;
     if (site) outcome = { foreign: site };
     else {
       const range = `lines ${lines[0]}–${lines[lines.length - 1]}`;
@@ -233,13 +238,13 @@ function foreignSite(db: Db, contextId: string, spec: KindSpec, rows: Record<str
 }
 
 /** Thrown inside the batch's transaction so it rolls back; never leaves this module. */
-class ForeignReference extends Error {
+class ForeignReferenceError extends ServiceError {
   constructor(readonly site: IdSite) {
     super("a foreign reference");
   }
 }
 
-class ErasedReference extends Error {
+class ErasedReferenceError extends ServiceError {
   constructor(readonly site: IdSite & { erasureId: string }) {
     super("a reference to an erased input");
   }
@@ -275,9 +280,9 @@ async function claimTarget(db: Db, contextId: string, sourceContextId: string): 
     const others = await tx.contextImport.findFirst({ where: { contextId, NOT: { sourceContextId } }, select: { sourceContextId: true } });
     const mine = await tx.contextImport.findUnique({ where: { contextId_sourceContextId: { contextId, sourceContextId } } });
     if (sourceContextId !== contextId && !mine) {
-      if (others) throw new ImportTargetNotEmpty(`this context already holds an import of context ${others.sourceContextId}`);
+      if (others) throw new ImportTargetNotEmptyError(`this context already holds an import of context ${others.sourceContextId}`);
       if (await holdsMemory(tx, contextId))
-        throw new ImportTargetNotEmpty(
+        throw new ImportTargetNotEmptyError(
           "this context already holds inputs or memory: import into an empty context, or into the exported one",
         );
     }

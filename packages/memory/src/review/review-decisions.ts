@@ -3,7 +3,7 @@
 // decision again is answered as it stands; the opposite one is refused). Approved reviews of one input are grouped
 // into one review commit, which the caller's `openCommit` turns into a commit_artifacts work item in the same
 // transaction (memory knows no queues): nothing is approved without the work that commits it.
-import { CANDIDATE_SCHEMAS, type CandidateKind } from "@recall/contracts";
+import { CANDIDATE_SCHEMAS, type CandidateKind, DomainError } from "@recall/contracts";
 import { Prisma, toJson, type Tx } from "@recall/db";
 import { validateEdited, type ValidationIssue } from "../write/validate";
 import { versionsToRetireAfterRejection } from "./review-versions";
@@ -50,10 +50,12 @@ export interface DecisionOutcome {
   commits: ReviewCommitRef[];
 }
 
-/** A reviewer's edit that the candidate's rules refuse; `field` is the edited field's name. */
-export class ReviewEditRefused extends Error {
-  constructor(readonly issues: ValidationIssue[]) {
-    super(issues.map((i) => `${i.field}: ${i.message}`).join("; "));
+/** A reviewer's edit that the candidate's rules refuse: a 400 naming each field of the body's edit (`body.edit.role`). */
+export class ReviewEditRefusedError extends DomainError {
+  override name = "ReviewEditRefusedError";
+  constructor(issues: ValidationIssue[]) {
+    const fields = issues.map((i) => ({ field: `body.${i.field}`, message: i.message }));
+    super("invalid", fields.map((f) => `${f.field}: ${f.message}`).join("; "), { fields });
   }
 }
 
@@ -182,14 +184,14 @@ export async function commitApprovedReviews(
 
 /** The edited candidate is what commits; the review keeps each changed field's value before and after. */
 async function applyEdit(tx: Tx, rows: readonly Locked[], edit: Readonly<Record<string, string | null>>): Promise<void> {
-  if (rows.length !== 1) throw new ReviewEditRefused([{ field: "edit", message: "an edit applies to one review at a time" }]);
+  if (rows.length !== 1) throw new ReviewEditRefusedError([{ field: "edit", message: "an edit applies to one review at a time" }]);
   const row = rows[0]!;
   const allowed = EDITABLE_FIELDS[row.kind];
   const unknown = Object.keys(edit).filter((f) => !allowed.includes(f));
   if (unknown.length > 0) {
     const message =
       allowed.length > 0 ? `a ${row.kind} review edits only ${allowed.join(", ")}` : `a ${row.kind} review has nothing to edit`;
-    throw new ReviewEditRefused(unknown.map((f) => ({ field: `edit.${f}`, message })));
+    throw new ReviewEditRefusedError(unknown.map((f) => ({ field: `edit.${f}`, message })));
   }
   const before = CANDIDATE_SCHEMAS[row.kind].parse(row.payload) as Record<string, unknown>;
   const merged: Record<string, unknown> = { ...before };
@@ -198,7 +200,7 @@ async function applyEdit(tx: Tx, rows: readonly Locked[], edit: Readonly<Record<
     else merged[field] = value;
   }
   const checked = validateEdited(row.kind, merged);
-  if (!checked.ok) throw new ReviewEditRefused(checked.issues.map((i) => ({ ...i, field: `edit.${i.field}` })));
+  if (!checked.ok) throw new ReviewEditRefusedError(checked.issues.map((i) => ({ ...i, field: `edit.${i.field}` })));
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const field of Object.keys(edit)) {
     const from = before[field] ?? null;

@@ -7,9 +7,14 @@ import { lookup } from "node:dns";
 import { lookup as lookupAll } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
+import { DomainError } from "@recall/contracts";
 
-export class WebhookUrlError extends Error {
+/** A webhook URL the policy refuses: a 400 when registering (the service names the field), a failed delivery later. */
+export class WebhookUrlError extends DomainError {
   override name = "WebhookUrlError";
+  constructor(message: string) {
+    super("invalid", message);
+  }
 }
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;

@@ -6,19 +6,18 @@
 // Like /admin/queues it takes HTTP Basic auth (any user name, ADMIN_API_KEY as the password) so
 // a browser can open it, or `Authorization: Bearer`; actions need the page's own origin too
 // (operator-guards.ts). An operator UI, not in the OpenAPI document.
+import { notFound } from "@recall/contracts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Router } from "express";
 import { z } from "zod";
 import type { ApiDeps } from "../../deps";
-import { notFound } from "../../http/errors";
 import { parseInput } from "../../http/route-definition";
 import { cursorParam, encodeCursor, limitParam } from "../../http/pagination";
 import { requireAdminSecret, requireSameOrigin } from "../operator-guards";
 import { workItemView } from "../../views/work-item-view";
 import { reviewView } from "../../routes/reviews.routes";
 import { REVIEW_PAGE_DEFAULT, REVIEW_PAGE_MAX, ReviewEdit, ReviewListFields, ReviewNote, reviewFilterOf, reviewId } from "../review-inputs";
-import { answer } from "../../routes/work-items.routes";
 import { ListQuery, RetryManyBody, RetryQuery, filterOf } from "../../routes/work-items.schemas";
 import { dashboardOverview } from "./dashboard-overview";
 import { reviewQueue } from "./review-queue";
@@ -99,11 +98,11 @@ export function adminDashboard(deps: ApiDeps): Router {
   router.post("/work-items/:workItemId/retry", async (req, res) => {
     const id = parse(WorkItemId, req.params, "path");
     const { from } = parse(RetryQuery, req.query, "query");
-    res.status(202).json(workItemView(await answer(() => deps.workItems.retry(id, { from }))));
+    res.status(202).json(workItemView(await deps.workItems.retry(id, { from })));
   });
   router.post("/work-items/:workItemId/cancel", async (req, res) => {
     const id = parse(WorkItemId, req.params, "path");
-    res.json(workItemView(await answer(() => deps.workItems.cancel(id))));
+    res.json(workItemView(await deps.workItems.cancel(id)));
   });
   // Review before commit: the queue across contexts, and a decision on one review (its context in the path, as the
   // queue lists it; another context's id is a 404).
