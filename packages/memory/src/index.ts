@@ -1,20 +1,21 @@
 // What other packages use of @recall/memory, and only that: everything else in it is internal.
 export { readOriginal, sha256, storeOriginal } from "./document-originals";
+export {
+  type AnnounceCommit,
+  type CommitAnnouncement,
+  type ErasedWorkItem,
+  type ForgetRequest,
+  type Forgotten,
+  type PipelineRecords,
+  type TextColumn,
+} from "./pipeline-records";
 export { type Embedder } from "./embeddings/embedder";
 export { backfillEmbeddings } from "./embeddings/embedding-backfill";
 export { embedCommitted } from "./embeddings/embedding-writer";
 export { DisambiguationAnswer, decisionFrom, disambiguationPrompt } from "./entities/disambiguation-prompt";
 export { type DisambiguationCheckpoint, type EntityDisambiguator } from "./entities/entity-disambiguation";
 export { identityKey, normaliseType } from "./entities/identity";
-export {
-  ERASURE_LIMITS,
-  type ErasedWorkItem,
-  type ErasureReceipt,
-  UnknownErasureInputsError,
-  eraseContext,
-  eraseInputs,
-  readErasure,
-} from "./erasure/erasure";
+export { ERASURE_LIMITS, type ErasureReceipt, UnknownErasureInputsError, eraseContext, eraseInputs, readErasure } from "./erasure/erasure";
 export { type EraseRequest } from "./erasure/erasure-inputs";
 export { CONTEXT_LIMITS, type ContextPack, readContext } from "./read/context-reader";
 export { readInstructionHistory } from "./read/directive-reader";
@@ -39,6 +40,7 @@ export { normaliseScope, scopeFromQuery } from "./scope";
 export { holdScopeExclusive, holdScopeShared } from "./erasure/scope-lock";
 export { DEFAULT_SINGLE_VALUED, applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
 export { type CommitCheck, type CommitSource, commitPlanned, planCommit, prepareCommits } from "./write/commit";
+export { committedRefs, sourceCommitted } from "./write/commit-records";
 export { type WriteFactsResult, writeFacts } from "./write/fact-write";
 export { validateCandidate } from "./write/validate";
 export {

@@ -34,6 +34,7 @@ export { markTruthMaintained, truthMaintainedNow, writeCheckpoint } from "./work
 export { ClaimedPlan, type ClaimedWork } from "./work-state/claim-item";
 export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "./work-state/create-items";
 export { directStages } from "./work-state/direct-stages";
+export { commitAnnouncer, pipelineRecords } from "./work-state/pipeline-records";
 export { type NextItem, type Success, finishInTransaction, finishManyInTransaction } from "./work-state/finish-item";
 export { resetToQueued } from "./work-state/requeue-item";
 export { assignWindow, failWaitingTurns, finishWaitingTurns, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";

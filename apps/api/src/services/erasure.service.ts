@@ -1,9 +1,20 @@
 // Erasure (docs/erasure.md): the text of some inputs, or of a whole context, deleted for good with a receipt.
 // The service checks the request against the context and maps what memory reports to domain errors.
 import { notFound } from "@recall/contracts";
-import { eraseContext, eraseInputs, readErasure, type EraseRequest, type ErasedWorkItem, type ErasureReceipt } from "@recall/memory";
-import { removeWorkItemJobs } from "@recall/queues";
+import {
+  eraseContext,
+  eraseInputs,
+  readErasure,
+  type EraseRequest,
+  type ErasedWorkItem,
+  type ErasureReceipt,
+  type PipelineRecords,
+} from "@recall/memory";
+import { pipelineRecords, removeWorkItemJobs } from "@recall/queues";
 import type { ServiceDeps } from "./service-deps";
+
+/** The pipeline's records, as erasure asks them (queues implements memory's port). */
+const records: PipelineRecords = pipelineRecords;
 
 export class ErasureService {
   constructor(
@@ -14,7 +25,7 @@ export class ErasureService {
   /** Throws not_found naming every asked-for id that is not this context's (nothing is erased then). */
   async erase(request: EraseRequest): Promise<ErasureReceipt> {
     const removeJobs = (items: readonly ErasedWorkItem[]) => this.removeJobs(items);
-    return eraseInputs(this.deps.db, request, { blobDir: this.options.blobDir, removeJobs });
+    return eraseInputs(this.deps.db, request, { records, blobDir: this.options.blobDir, removeJobs });
   }
 
   /**
@@ -36,7 +47,7 @@ export class ErasureService {
   }
 
   async eraseContext(contextId: string): Promise<ErasureReceipt> {
-    const receipt = await eraseContext(this.deps.db, contextId, { blobDir: this.options.blobDir });
+    const receipt = await eraseContext(this.deps.db, contextId, { records, blobDir: this.options.blobDir });
     if (!receipt) throw notFound("context");
     return receipt;
   }

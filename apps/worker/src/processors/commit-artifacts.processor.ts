@@ -14,7 +14,7 @@ import {
   type CommitSource,
   type DisambiguationCheckpoint,
 } from "@recall/memory";
-import { truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
+import { commitAnnouncer, truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
 import { candidatesOf, documentUnits, inputOf, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
@@ -62,7 +62,7 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
       // A review commit's candidates were approved: the rule held them once and does not hold them again.
       const rule = item.subjectType === "review" ? undefined : subject.contextConfig.review;
       const { commit, hold } = splitForReview(input.candidates, rule, subject.scope);
-      const options = { disambiguator, checkpoint: checkpointOf(deps, item), truthMaintenanceQueued: true, hold };
+      const options = { disambiguator, checkpoint: checkpointOf(deps, item), announce: commitAnnouncer({ relayed: true }), hold };
       const plan = await planCommit(deps.db, source, commit, options);
       for (const failure of plan.failures) logger.warn(failure, "entity disambiguation failed; a new entity was created");
       return {

@@ -3,6 +3,7 @@
 // context itself; its API keys, sources, documents (and nodes), sessions (and turns) and direct writes go with it
 // by cascade, counted before. Erasure receipts of the context are kept; its tombstones go (nothing of it is left).
 import { Prisma, type Tx } from "@recall/db";
+import type { PipelineRecords } from "../pipeline-records";
 import type { ErasureCounts } from "./erasure-delete";
 
 /** Tables with a context_id column, in an order that leaves nothing dangling. */
@@ -19,28 +20,27 @@ const BY_CONTEXT = [
   "uncertainties",
   "entities",
   "embeddings",
-  "outbox_events",
+  "commit_records",
   "retractions",
   "extraction_plans",
   "turn_batches",
   "extraction_windows",
   "erased_inputs",
-  // Webhook deliveries go with their events and webhooks (cascade).
-  "webhook_events",
   "webhooks",
   "model_calls",
   "context_imports",
 ] as const;
 
-export async function deleteContext(tx: Tx, contextId: string): Promise<{ counts: ErasureCounts; blobPaths: string[] }> {
+export async function deleteContext(
+  tx: Tx,
+  contextId: string,
+  records: PipelineRecords,
+): Promise<{ counts: ErasureCounts; blobPaths: string[] }> {
   const ctx = Prisma.sql`${contextId}::uuid`;
-  const counts: ErasureCounts = {};
   const blobs = await tx.$queryRaw<{ path: string }[]>`
     SELECT DISTINCT blob_path AS path FROM documents WHERE context_id = ${ctx} AND blob_path IS NOT NULL`;
-  const [attempts] = await tx.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id WHERE w.context_id = ${ctx}`;
-  counts.work_attempts = attempts?.n ?? 0;
-  counts.work_items = await tx.$executeRaw`DELETE FROM work_items WHERE context_id = ${ctx}`;
+  // The pipeline's records first (work, the commits' announcements, webhook events with their deliveries).
+  const counts: ErasureCounts = await records.forgetContext(tx, contextId);
   for (const table of BY_CONTEXT) counts[table] = await tx.$executeRaw`DELETE FROM ${Prisma.raw(table)} WHERE context_id = ${ctx}`;
   counts.idempotency_keys = await tx.$executeRaw`DELETE FROM idempotency_keys WHERE scope = ${`context:${contextId}`}`;
   counts.document_nodes =

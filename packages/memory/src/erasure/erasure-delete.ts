@@ -3,10 +3,11 @@
 // Every row that holds the inputs' text, or was derived from it, is deleted (a name they stated that other rows
 // copied is rewritten there, erasure-names.ts): facts and their assertions
 // (quotes), instructions, uncertainties, candidates, mentions, entities left with nothing, embeddings, the
-// pipeline's rows (work items and attempts, plans, outbox, windows' references), idempotency records whose
+// pipeline's records (asked of it through PipelineRecords), plans, windows' references, idempotency records whose
 // stored answer names an input, the inputs themselves (document nodes first, so the search statistics
 // triggers subtract them), and search term statistics no row counts any more.
 import { Prisma, type Tx } from "@recall/db";
+import type { ErasedWorkItem, ForgetRequest, PipelineRecords } from "../pipeline-records";
 import type { InputIds } from "./erasure-inputs";
 import { forgetCopiedNames } from "./erasure-names";
 
@@ -21,12 +22,6 @@ interface Erased {
   touchedEntities: Set<string>;
   /** Work items deleted, for their jobs to be removed from the queue after the commit. */
   workItems: ErasedWorkItem[];
-}
-
-/** A deleted work item: its BullMQ job (`wi-<id>` in its queue) outlives it in Redis unless removed. */
-export interface ErasedWorkItem {
-  id: string;
-  queue: string;
 }
 
 type IdRow = { id: string };
@@ -46,7 +41,7 @@ export interface DeleteOutcome {
   workItems: ErasedWorkItem[];
 }
 
-export async function deleteErased(tx: Tx, contextId: string, ids: InputIds): Promise<DeleteOutcome> {
+export async function deleteErased(tx: Tx, contextId: string, ids: InputIds, records: PipelineRecords): Promise<DeleteOutcome> {
   const run: Erased = {
     ids,
     all: [...ids.turn, ...ids.document, ...ids.fact_write],
@@ -58,13 +53,13 @@ export async function deleteErased(tx: Tx, contextId: string, ids: InputIds): Pr
   await deleteFacts(tx, run);
   await deleteStaged(tx, run);
   await deleteEntities(tx, run);
-  const windowIds = await deletePipeline(tx, run);
+  const windowIds = await deletePipeline(tx, run, records);
   // Before the inputs go: whether an erased input stated a surviving entity's name is read from their text.
-  const copied = await forgetCopiedNames(tx, contextId, ids, [...run.touchedEntities]);
+  const copied = await forgetCopiedNames(tx, contextId, ids, [...run.touchedEntities], records.textColumns);
   run.counts.entities_renamed = copied.renamed;
   run.counts.copies_rewritten = copied.rewritten;
   const blobPaths = await deleteDocuments(tx, run);
-  const { sessions, batchIds } = await deleteTurns(tx, run);
+  const { sessions, batchIds } = await deleteTurns(tx, run, records);
   const sessionIds = sessions.map((s) => s.id);
   await deleteIdempotency(tx, run, [...run.all, ...run.ids.session, ...sessionIds]);
   await count(run, "fact_writes", tx.$executeRaw`DELETE FROM fact_writes WHERE id = ANY(${ids.fact_write}::uuid[])`);
@@ -182,46 +177,36 @@ async function deleteEntities(tx: Tx, run: Erased): Promise<void> {
   );
 }
 
-/** Work items (their attempts cascade), review commits, plans, outbox rows, retraction records, windows' references, stored answers. */
-async function deletePipeline(tx: Tx, run: Erased): Promise<string[]> {
-  // The inputs' review commits are subjects of work items too (their reviews went with the candidates, by cascade).
+/**
+ * Review commits, plans, commit records, retraction records, windows' references, and what the pipeline keeps of the
+ * inputs (asked of it: PipelineRecords.forget).
+ */
+async function deletePipeline(tx: Tx, run: Erased, records: PipelineRecords): Promise<string[]> {
+  // The inputs' review commits are subjects of work too (their reviews went with the candidates, by cascade).
   const reviewCommits = await ids(
     run,
     "review_commits",
     tx.$queryRaw`DELETE FROM review_commits WHERE subject_id = ANY(${run.all}::uuid[]) RETURNING id::text`,
   );
   const subjects = [...run.all, ...run.ids.session, ...reviewCommits];
-  const [attempts] = await tx.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id WHERE w.subject_id = ANY(${subjects}::uuid[])`;
-  run.counts.work_attempts = attempts?.n ?? 0;
-  const items = await deleteWorkItems(tx, run, Prisma.sql`subject_id = ANY(${subjects}::uuid[])`);
-  await count(
-    run,
-    "outbox_events",
-    tx.$executeRaw`DELETE FROM outbox_events WHERE work_item_id = ANY(${items}::uuid[])
-      OR (context_id = ${run.contextId}::uuid AND payload->>'subjectId' = ANY(${subjects}::text[]))`,
-  );
-  // Webhook events that name an erased input (ids only, but the input is to leave no trace): their pending
-  // deliveries go with them (cascade). The calls its model made stay in model_calls: spend, no text.
-  await count(
-    run,
-    "webhook_events",
-    tx.$executeRaw`DELETE FROM webhook_events WHERE context_id = ${run.contextId}::uuid AND (
-      data->>'subject_id' = ANY(${subjects}::text[]) OR data->>'turn_id' = ANY(${subjects}::text[])
-      OR data->>'document_id' = ANY(${subjects}::text[]) OR data->>'fact_write_id' = ANY(${subjects}::text[])
-      OR data->>'revoked_by_turn_id' = ANY(${subjects}::text[]) OR data->>'work_item_id' = ANY(${items}::text[]))`,
-  );
+  await count(run, "commit_records", tx.$executeRaw`DELETE FROM commit_records WHERE subject_id = ANY(${subjects}::uuid[])`);
   await count(run, "extraction_plans", tx.$executeRaw`DELETE FROM extraction_plans WHERE subject_id = ANY(${subjects}::uuid[])`);
   await count(run, "retractions", tx.$executeRaw`DELETE FROM retractions WHERE source_id = ANY(${subjects}::uuid[])`);
-  return leaveWindows(tx, run);
+  // Erased turns leave their windows; a window left empty goes with its work.
+  const windows = await tx.$queryRaw<{ id: string; left: number }[]>`
+    UPDATE extraction_windows SET turn_ids = ARRAY(SELECT t FROM unnest(turn_ids) AS t WHERE t <> ALL(${run.ids.turn}::uuid[]))
+    WHERE turn_ids && ${run.ids.turn}::uuid[] RETURNING id::text, cardinality(turn_ids) AS left`;
+  const emptyWindows = windows.filter((w) => Number(w.left) === 0).map((w) => w.id);
+  const keptWindows = windows.filter((w) => Number(w.left) > 0).map((w) => w.id);
+  await forgetWork(tx, run, records, { contextId: run.contextId, subjects, emptyWindows, keptWindows });
+  await count(run, "extraction_windows", tx.$executeRaw`DELETE FROM extraction_windows WHERE id = ANY(${emptyWindows}::uuid[])`);
+  return emptyWindows;
 }
 
-/** Work items (their attempts cascade), kept with their queues so their jobs can be removed after the commit. */
-async function deleteWorkItems(tx: Tx, run: Erased, where: Prisma.Sql): Promise<string[]> {
-  const rows = await tx.$queryRaw<ErasedWorkItem[]>`DELETE FROM work_items WHERE ${where} RETURNING id::text, queue`;
-  run.counts.work_items = (run.counts.work_items ?? 0) + rows.length;
-  run.workItems.push(...rows);
-  return rows.map((r) => r.id);
+async function forgetWork(tx: Tx, run: Erased, records: PipelineRecords, request: ForgetRequest): Promise<void> {
+  const forgotten = await records.forget(tx, request);
+  for (const [kind, n] of Object.entries(forgotten.counts)) run.counts[kind] = (run.counts[kind] ?? 0) + n;
+  run.workItems.push(...forgotten.workItems);
 }
 
 /**
@@ -235,24 +220,6 @@ async function deleteIdempotency(tx: Tx, run: Erased, subjects: string[]): Promi
     "idempotency_keys",
     tx.$executeRaw`DELETE FROM idempotency_keys WHERE scope = ${`context:${run.contextId}`} AND input_ids && ${subjects}::uuid[]`,
   );
-}
-
-/**
- * Erased turns leave their windows; a window left empty goes with its work items. The remaining windows' items and
- * attempts lose their error messages (a provider's error may quote what it was sent).
- */
-async function leaveWindows(tx: Tx, run: Erased): Promise<string[]> {
-  const windows = await tx.$queryRaw<{ id: string; left: number }[]>`
-    UPDATE extraction_windows SET turn_ids = ARRAY(SELECT t FROM unnest(turn_ids) AS t WHERE t <> ALL(${run.ids.turn}::uuid[]))
-    WHERE turn_ids && ${run.ids.turn}::uuid[] RETURNING id::text, cardinality(turn_ids) AS left`;
-  const empty = windows.filter((w) => Number(w.left) === 0).map((w) => w.id);
-  const kept = windows.filter((w) => Number(w.left) > 0).map((w) => w.id);
-  await deleteWorkItems(tx, run, Prisma.sql`subject_type = 'window' AND subject_id = ANY(${empty}::uuid[])`);
-  await count(run, "extraction_windows", tx.$executeRaw`DELETE FROM extraction_windows WHERE id = ANY(${empty}::uuid[])`);
-  await tx.$executeRaw`UPDATE work_attempts SET error_message = NULL WHERE error_message IS NOT NULL
-    AND work_item_id IN (SELECT id FROM work_items WHERE subject_type = 'window' AND subject_id = ANY(${kept}::uuid[]))`;
-  await tx.$executeRaw`UPDATE work_items SET error_message = NULL WHERE subject_type = 'window' AND subject_id = ANY(${kept}::uuid[])`;
-  return empty;
 }
 
 /** Nodes first (their delete trigger subtracts them from the search statistics), then the documents; answers their blob paths. */
@@ -276,7 +243,11 @@ async function deleteDocuments(tx: Tx, run: Erased): Promise<string[]> {
 }
 
 /** Turns, then the sessions asked for or left without turns, with their batches (and the batches' work items). */
-async function deleteTurns(tx: Tx, run: Erased): Promise<{ sessions: { id: string; line: string }[]; batchIds: string[] }> {
+async function deleteTurns(
+  tx: Tx,
+  run: Erased,
+  records: PipelineRecords,
+): Promise<{ sessions: { id: string; line: string }[]; batchIds: string[] }> {
   const touched = await tx.$queryRaw<
     { id: string }[]
   >`DELETE FROM turns WHERE id = ANY(${run.ids.turn}::uuid[]) RETURNING session_id::text AS id`;
@@ -293,6 +264,6 @@ async function deleteTurns(tx: Tx, run: Erased): Promise<{ sessions: { id: strin
     "turn_batches",
     tx.$queryRaw`DELETE FROM turn_batches WHERE session_id = ANY(${sessionIds}::uuid[]) RETURNING id::text`,
   );
-  await deleteWorkItems(tx, run, Prisma.sql`subject_type = 'batch' AND subject_id = ANY(${batchIds}::uuid[])`);
+  await forgetWork(tx, run, records, { contextId: run.contextId, subjects: batchIds, emptyWindows: [], keptWindows: [] });
   return { sessions, batchIds };
 }

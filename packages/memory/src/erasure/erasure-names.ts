@@ -5,12 +5,13 @@
 // inputs' rows are deleted, a name (or alias) of a surviving entity that an erased input's text states and no
 // remaining input mentioning the entity states is dropped: the entity takes an alias those inputs state, or a
 // neutral label (`unnamed person`) that matches nothing later. The copies in the remaining rows (candidates,
-// reviews' edits, attribute values, instructions, uncertainties, work items and their attempts, outbox and webhook
-// events, stored idempotent answers, other entities' names such as "Quorvane's boat") are rewritten to the entity's
+// reviews' edits, attribute values, instructions, uncertainties, commit records, the pipeline's rows (its TextColumns),
+// stored idempotent answers, other entities' names such as "Quorvane's boat") are rewritten to the entity's
 // new name, as whole words, and the entity's facts lose their
 // vectors (the backfill embeds them again under the new name). Generated search columns follow by themselves.
 import { Prisma, type Tx } from "@recall/db";
 import { identityKey } from "../entities/identity";
+import type { TextColumn } from "../pipeline-records";
 import type { InputIds } from "./erasure-inputs";
 
 interface Named {
@@ -32,22 +33,26 @@ export interface CopiedNamesOutcome {
   rewritten: number;
 }
 
+const byContext = (table: string, column: string, json: boolean): TextColumn => ({
+  table,
+  column,
+  json,
+  rows: (contextId) => Prisma.sql`context_id = ${contextId}::uuid`,
+});
+
 /** Where extraction copies an entity's name to, beside the entity row: table, column, whether JSON, which rows. */
-const COPIES: readonly { table: string; column: string; json: boolean }[] = [
-  { table: "knowledge_candidates", column: "payload", json: true },
-  { table: "knowledge_candidates", column: "validation_errors", json: true },
-  { table: "reviews", column: "edit", json: true },
-  { table: "reviews", column: "note", json: false },
-  { table: "attributes", column: "value", json: false },
-  { table: "assertions", column: "object_literal", json: false },
-  { table: "instructions", column: "label", json: false },
-  { table: "instructions", column: "description", json: false },
-  { table: "uncertainties", column: "about", json: false },
-  { table: "uncertainties", column: "reason", json: false },
-  { table: "work_items", column: "payload", json: true },
-  { table: "work_items", column: "error_message", json: false },
-  { table: "outbox_events", column: "payload", json: true },
-  { table: "webhook_events", column: "data", json: true },
+const COPIES: readonly TextColumn[] = [
+  byContext("knowledge_candidates", "payload", true),
+  byContext("knowledge_candidates", "validation_errors", true),
+  byContext("reviews", "edit", true),
+  byContext("reviews", "note", false),
+  byContext("attributes", "value", false),
+  byContext("assertions", "object_literal", false),
+  byContext("instructions", "label", false),
+  byContext("instructions", "description", false),
+  byContext("uncertainties", "about", false),
+  byContext("uncertainties", "reason", false),
+  byContext("commit_records", "refs", true),
 ];
 
 /** Renames the surviving entities whose names only erased inputs stated, and rewrites the copies; call before the inputs go. */
@@ -56,6 +61,7 @@ export async function forgetCopiedNames(
   contextId: string,
   ids: InputIds,
   entityIds: readonly string[],
+  pipelineColumns: readonly TextColumn[],
 ): Promise<CopiedNamesOutcome> {
   const entities = await tx.$queryRaw<Named[]>`
     SELECT id::text, name, aliases, type FROM entities WHERE context_id = ${contextId}::uuid AND id = ANY(${[...entityIds]}::uuid[])`;
@@ -70,7 +76,7 @@ export async function forgetCopiedNames(
     if (copies.length > 0) renames.push(await rename(tx, entity, copies));
   }
   let rewritten = 0;
-  for (const r of renames) rewritten += await rewriteCopies(tx, contextId, r);
+  for (const r of renames) rewritten += await rewriteCopies(tx, contextId, r, [...COPIES, ...pipelineColumns]);
   return { renamed: renames.length, rewritten };
 }
 
@@ -133,16 +139,16 @@ function wordRegex(name: string): RegExp {
 /** In a regexp_replace replacement, a backslash is special. */
 const replacement = (to: string, json: boolean) => (json ? JSON.stringify(to).slice(1, -1) : to).replace(/\\/g, "\\\\");
 
-async function rewriteCopies(tx: Tx, contextId: string, r: Rename): Promise<number> {
+async function rewriteCopies(tx: Tx, contextId: string, r: Rename, columns: readonly TextColumn[]): Promise<number> {
   let rewritten = 0;
   for (const copy of r.copies) {
-    for (const { table, column, json } of COPIES) {
+    for (const { table, column, json, rows } of columns) {
       const pattern = wordPattern(copy, json);
       const value = json
         ? Prisma.sql`regexp_replace(${Prisma.raw(`"${column}"`)}::text, ${pattern}, ${replacement(r.to, json)}, 'gi')::jsonb`
         : Prisma.sql`regexp_replace(${Prisma.raw(`"${column}"`)}, ${pattern}, ${replacement(r.to, json)}, 'gi')`;
       rewritten += await tx.$executeRaw`UPDATE ${Prisma.raw(`"${table}"`)} SET ${Prisma.raw(`"${column}"`)} = ${value}
-        WHERE context_id = ${contextId}::uuid AND ${Prisma.raw(`"${column}"`)}::text ~* ${pattern}`;
+        WHERE ${rows(contextId)} AND ${Prisma.raw(`"${column}"`)}::text ~* ${pattern}`;
     }
     rewritten += await rewriteElsewhere(tx, contextId, copy, r.to);
     rewritten += await renameContaining(tx, contextId, r.entityId, copy, r.to);
@@ -163,15 +169,10 @@ async function renameContaining(tx: Tx, contextId: string, renamed: string, copy
   return rows.length;
 }
 
-/** Attempts' error messages (rows of the context's work items) and stored idempotent answers (scope `context:<id>`). */
+/** Stored idempotent answers (scope `context:<id>`). */
 async function rewriteElsewhere(tx: Tx, contextId: string, copy: string, to: string): Promise<number> {
-  const text = wordPattern(copy, false);
   const json = wordPattern(copy, true);
-  const attempts =
-    await tx.$executeRaw`UPDATE work_attempts SET error_message = regexp_replace(error_message, ${text}, ${replacement(to, false)}, 'gi')
-    WHERE error_message ~* ${text} AND work_item_id IN (SELECT id FROM work_items WHERE context_id = ${contextId}::uuid)`;
-  const answers = await tx.$executeRaw`UPDATE idempotency_keys
+  return tx.$executeRaw`UPDATE idempotency_keys
     SET response_body = regexp_replace(response_body::text, ${json}, ${replacement(to, true)}, 'gi')::jsonb
     WHERE scope = ${`context:${contextId}`} AND response_body::text ~* ${json}`;
-  return attempts + answers;
 }

@@ -1,8 +1,12 @@
 // Erasure in the memory package: rows deleted (not marked), what the erased input had superseded reopened, the
 // receipt's hash as documented, the cap making a session's erasure resumable, and unknown ids refused whole.
 import { createHash, randomUUID } from "node:crypto";
+import { pipelineRecords } from "@recall/queues";
+import type { PipelineRecords } from "../pipeline-records";
 import { eraseInputs, hashLines, readErasure, UnknownErasureInputsError } from "./erasure";
 import { addDocument, addTurn, attribute, eachTestInNewContext, ingest, relation, type MemoryFixture } from "../testing/memory-fixture";
+
+const records: PipelineRecords = pipelineRecords;
 
 let f: MemoryFixture;
 eachTestInNewContext((fixture) => (f = fixture));
@@ -22,7 +26,7 @@ test("erasing the newest value deletes its rows and reopens the value it had sup
   await sayRole("CTO", day(1));
   const ceo = await sayRole("CEO", day(5));
 
-  const receipt = await eraseInputs(f.db, { contextId: f.contextId, turnIds: [ceo.id] });
+  const receipt = await eraseInputs(f.db, { contextId: f.contextId, turnIds: [ceo.id] }, { records });
 
   const roles = await f.db.attribute.findMany({ where: { contextId: f.contextId, key: "role" } });
   expect(roles.map((r) => [r.value, r.validTo, r.supersededById])).toEqual([["CTO", null, null]]);
@@ -46,7 +50,7 @@ test("an entity only the erased document named is removed; one another input nam
   const kept = await addTurn(f, { content: "Alice Chen is CTO now.", at: day(2), scope: ALICE });
   await ingest(f, kept, { attributes: [attribute("Alice Chen", "role", "CTO", "Alice Chen is CTO now")] });
 
-  const receipt = await eraseInputs(f.db, { contextId: f.contextId, documentIds: [doc.id] });
+  const receipt = await eraseInputs(f.db, { contextId: f.contextId, documentIds: [doc.id] }, { records });
 
   const names = (await f.db.entity.findMany({ where: { contextId: f.contextId } })).map((e) => e.name);
   expect(names).toEqual(["Alice Chen"]);
@@ -66,7 +70,7 @@ test("a name only the erased input stated leaves the entity another input suppor
     ],
   });
 
-  const receipt = await eraseInputs(f.db, { contextId: f.contextId, turnIds: [intro.id] });
+  const receipt = await eraseInputs(f.db, { contextId: f.contextId, turnIds: [intro.id] }, { records });
 
   expect(receipt.counts).toMatchObject({ entities_renamed: 1, copies_rewritten: expect.any(Number) });
   const entity = await f.db.entity.findFirstOrThrow({ where: { contextId: f.contextId, type: "person" } });
@@ -87,11 +91,11 @@ test("a session longer than the cap is erased in steps: incomplete, then the res
   const third = await sayRole("CEO", day(3), first.sessionId);
   const request = { contextId: f.contextId, sessionIds: [first.sessionId] };
 
-  const partial = await eraseInputs(f.db, request, { cap: 2 });
+  const partial = await eraseInputs(f.db, request, { records, cap: 2 });
   expect(partial).toMatchObject({ complete: false, erased: { turn: [first.id, second.id], session: [] } });
   expect(await f.db.session.count({ where: { id: first.sessionId } })).toBe(1);
 
-  const rest = await eraseInputs(f.db, request, { cap: 2 });
+  const rest = await eraseInputs(f.db, request, { records, cap: 2 });
   expect(rest).toMatchObject({ complete: true, erased: { turn: [third.id], session: [first.sessionId] } });
   expect(await f.db.session.count({ where: { id: first.sessionId } })).toBe(0);
   expect(await f.db.attribute.count({ where: { contextId: f.contextId } })).toBe(0);
@@ -101,12 +105,12 @@ test("a session longer than the cap is erased in steps: incomplete, then the res
 test("an unknown id refuses the whole erasure; an erased one is reported as already erased", async () => {
   const turn = await sayRole("CTO", day(1));
   const unknown = randomUUID();
-  const refused = eraseInputs(f.db, { contextId: f.contextId, turnIds: [turn.id], documentIds: [unknown] });
+  const refused = eraseInputs(f.db, { contextId: f.contextId, turnIds: [turn.id], documentIds: [unknown] }, { records });
   await expect(refused).rejects.toBeInstanceOf(UnknownErasureInputsError);
   await expect(refused).rejects.toMatchObject({ unknown: [{ field: "document_ids", id: unknown }] });
   expect(await f.db.turn.count({ where: { id: turn.id } })).toBe(1);
 
-  await eraseInputs(f.db, { contextId: f.contextId, turnIds: [turn.id] });
-  const again = await eraseInputs(f.db, { contextId: f.contextId, turnIds: [turn.id] });
+  await eraseInputs(f.db, { contextId: f.contextId, turnIds: [turn.id] }, { records });
+  const again = await eraseInputs(f.db, { contextId: f.contextId, turnIds: [turn.id] }, { records });
   expect(again).toMatchObject({ erased: { turn: [] }, alreadyErased: { turn: [turn.id] }, hash: hashLines([]) });
 });

@@ -5,7 +5,7 @@
 // audit, nothing erased can be read back. See docs/erasure.md.
 //
 // Races. The transaction first locks the sessions' rows (as writers of a session do: no turn is stored meanwhile,
-// and none after the receipt, the session being gone), then the work items of the inputs (FOR UPDATE), then each input's source lock
+// and none after the receipt, the session being gone), then the pipeline's work on the inputs (FOR UPDATE, PipelineRecords.lockWork), then each input's source lock
 // exclusively (retraction/source-lock.ts), in id order. A stage finishing meanwhile holds its item's row lock in the
 // transaction that writes its output (packages/queues work-state/finish-item.ts), so it either commits before the
 // erasure reads (and its output is erased with the rest) or finds its item deleted, fails, and writes nothing; its
@@ -17,13 +17,13 @@ import { Prisma, toJson, transaction, type Db, type Tx } from "@recall/db";
 import { removeOriginal } from "../document-originals";
 import { undoSourceInTransaction, type RetractableSource } from "../retraction/retraction";
 import { holdSourceExclusive } from "../retraction/source-lock";
-import { deleteErased, type ErasedWorkItem, type ErasureCounts } from "./erasure-delete";
+import type { ErasedWorkItem, PipelineRecords } from "../pipeline-records";
+import { deleteErased, type ErasureCounts } from "./erasure-delete";
 import { emptyIds, presentIds, resolveInputs, type EraseRequest, type InputIds, type InputKind } from "./erasure-inputs";
 import { deleteContext } from "./context-erasure";
 import { holdScopeExclusive } from "./scope-lock";
 
 export type { EraseRequest, InputIds, InputKind } from "./erasure-inputs";
-export type { ErasedWorkItem } from "./erasure-delete";
 
 export const ERASURE_LIMITS = {
   /** Ids per list of one request (turn_ids, document_ids, session_ids, fact_write_ids). */
@@ -56,6 +56,8 @@ export class UnknownErasureInputsError extends DomainError {
 }
 
 export interface EraseOptions {
+  /** What the pipeline keeps of the inputs (work, announcements, events): asked to lock and forget them. */
+  records: PipelineRecords;
   /** The blob directory documents' originals may be stored in (RECALL_BLOB_DIR). */
   blobDir?: string;
   /** Inputs per erasure (defaults to ERASURE_LIMITS.inputsPerErasure). */
@@ -66,7 +68,7 @@ export interface EraseOptions {
 
 const SOURCE: Record<Exclude<InputKind, "session">, RetractableSource> = { turn: "turn", document: "document", fact_write: "fact_write" };
 
-export async function eraseInputs(db: Db, request: EraseRequest, options: EraseOptions = {}): Promise<ErasureReceipt> {
+export async function eraseInputs(db: Db, request: EraseRequest, options: EraseOptions): Promise<ErasureReceipt> {
   const cap = options.cap ?? ERASURE_LIMITS.inputsPerErasure;
   const { receipt, blobPaths, workItems } = await transaction(
     db,
@@ -79,7 +81,7 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
       const resolved = await resolveInputs(tx, request, cap);
       if (resolved.notFound.length > 0) throw new UnknownErasureInputsError(resolved.notFound);
       await lockSessions(tx, request.contextId, resolved.erase.session, resolved.erase.turn);
-      await lockInputs(tx, resolved.erase);
+      await lockInputs(tx, resolved.erase, options.records);
       await dropVanished(tx, request.contextId, resolved.erase, resolved.alreadyErased);
       const lines = await inputLines(tx, resolved.erase);
       const now = new Date();
@@ -88,7 +90,7 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
           await undoSourceInTransaction(tx, { contextId: request.contextId, sourceType: SOURCE[kind], sourceId, reason: "erasure" }, now);
         }
       }
-      const outcome = await deleteErased(tx, request.contextId, resolved.erase);
+      const outcome = await deleteErased(tx, request.contextId, resolved.erase, options.records);
       const erased = { ...resolved.erase, session: outcome.sessionIds };
       const receipt = await record(tx, {
         contextId: request.contextId,
@@ -112,14 +114,14 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
 }
 
 /** The whole context: every row of it in every table, its API keys and the context itself. Null when it does not exist. */
-export async function eraseContext(db: Db, contextId: string, options: EraseOptions = {}): Promise<ErasureReceipt | null> {
+export async function eraseContext(db: Db, contextId: string, options: EraseOptions): Promise<ErasureReceipt | null> {
   const done = await transaction(
     db,
     async (tx) => {
       const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id::text FROM contexts WHERE id = ${contextId}::uuid FOR UPDATE`;
       if (locked.length === 0) return null;
       const hash = await contextHash(tx, contextId);
-      const { counts, blobPaths } = await deleteContext(tx, contextId);
+      const { counts, blobPaths } = await deleteContext(tx, contextId, options.records);
       const erased = { ...emptyIds(), context: [contextId] };
       const receipt = await record(tx, {
         contextId,
@@ -167,12 +169,9 @@ async function lockSessions(tx: Tx, contextId: string, sessionIds: readonly stri
 }
 
 /** Work items first, then the source locks, each in id order (see the header). */
-async function lockInputs(tx: Tx, ids: InputIds): Promise<void> {
+async function lockInputs(tx: Tx, ids: InputIds, records: PipelineRecords): Promise<void> {
   const sources = [...ids.turn, ...ids.document, ...ids.fact_write].sort();
-  // With the items of the inputs' review commits (subject type `review`), which write the inputs' approved reviews.
-  await tx.$queryRaw`SELECT id FROM work_items WHERE subject_id = ANY(${[...sources, ...ids.session]}::uuid[])
-    OR (subject_type = 'review' AND subject_id IN (SELECT id FROM review_commits WHERE subject_id = ANY(${sources}::uuid[])))
-    ORDER BY id FOR UPDATE`;
+  await records.lockWork(tx, [...sources, ...ids.session], sources);
   for (const id of sources) await holdSourceExclusive(tx, id);
 }
 

@@ -1,8 +1,8 @@
 // GET /facts/{id}/provenance: from a fact (attribute, relation, assertion or
 // instruction) back to the exact bytes it came from — the assertion that evidences
 // it, the turn or document node, the span and its quote, which stage and model
-// produced it, the trace id, and the work items that processed that source.
-import { Prisma, type Assertion, type DbOrTx, type WorkItem } from "@recall/db";
+// produced it, and the trace id (the work done on the source is the pipeline's to add: provenance-view.ts).
+import { Prisma, type Assertion, type DbOrTx } from "@recall/db";
 import type { ReaderScope } from "./read-types";
 import { visibleTo } from "./sql-fragments";
 
@@ -43,7 +43,6 @@ export interface Provenance {
   /** `text` is what the source holds at the span: equal to `quote` unless the source changed. */
   span: { start_byte: number; end_byte: number; quote: string; text: string | null } | null;
   trace_id: string | null;
-  work_items: WorkItem[];
 }
 
 interface Located {
@@ -67,7 +66,6 @@ export async function readProvenance(db: DbOrTx, reader: ReaderScope, factId: st
     source,
     span,
     trace_id: assertion.traceId,
-    work_items: await workItemsOf(db, reader.contextId, source),
   };
 }
 
@@ -98,7 +96,6 @@ async function instructionProvenance(db: DbOrTx, contextId: string, id: string):
     source,
     span,
     trace_id: traceId,
-    work_items: await workItemsOf(db, contextId, source),
   };
 }
 
@@ -167,9 +164,4 @@ async function traceOf(db: DbOrTx, contextId: string, source: SourceRef): Promis
   if (source.type === "turn") return (await db.turn.findFirst({ where, select: { traceId: true } }))?.traceId;
   if (source.type === "fact_write") return (await db.factWrite.findFirst({ where, select: { traceId: true } }))?.traceId;
   return (await db.document.findFirst({ where, select: { traceId: true } }))?.traceId;
-}
-
-async function workItemsOf(db: DbOrTx, contextId: string, source: SourceRef | null): Promise<WorkItem[]> {
-  if (!source) return [];
-  return db.workItem.findMany({ where: { contextId, subjectType: source.type, subjectId: source.id }, orderBy: { createdAt: "asc" } });
 }

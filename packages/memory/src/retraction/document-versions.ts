@@ -4,6 +4,7 @@
 // version states again live on in the new version's rows. Retracting is idempotent, so a
 // retried stage does it once.
 import type { Db, DbOrTx } from "@recall/db";
+import { sourceCommitted } from "../write/commit-records";
 import { retractSource, type RetractionReport } from "./retraction";
 
 export async function retirePreviousVersion(
@@ -26,12 +27,8 @@ export async function retirePreviousVersion(
  * facts live. A retraction row written first makes its commit write nothing (commit.ts).
  */
 async function stopUncommitted(db: Db, previous: { contextId: string; sourceType: "document"; sourceId: string }, reason: string) {
-  const commit = await db.workItem.findUnique({
-    where: { queue_subjectType_subjectId: { queue: "commit_artifacts", subjectType: "document", subjectId: previous.sourceId } },
-    select: { id: true },
-  });
-  // The outbox row is written in the commit's own transaction: it is there exactly when the commit went through.
-  if (commit && (await db.outboxEvent.findUnique({ where: { workItemId: commit.id }, select: { id: true } }))) return;
+  // The commit record is written in the commit's own transaction: it is there exactly when the commit went through.
+  if (await sourceCommitted(db, previous.contextId, previous.sourceId)) return;
   if (await db.retraction.findFirst({ where: previous, select: { id: true } })) return;
   await db.retraction.create({ data: { ...previous, reason, summary: { uncommitted: true } } });
 }

@@ -15,6 +15,7 @@
 // commit.ts finds it under the source's lock (source-lock.ts).
 import { toJson, transaction, type Db, type Tx } from "@recall/db";
 import { loadFacts, type Fact } from "../truth/fact-store";
+import { sourceCommitted } from "../write/commit-records";
 import { retractEntities } from "./retraction-entities";
 import { holdSourceExclusive } from "./source-lock";
 import { withdrawReviews } from "../review/review-hold";
@@ -189,19 +190,12 @@ async function reopenSuperseded(tx: Tx, input: RetractSourceInput, retracted: re
 }
 
 /**
- * Whether some commit of the source has yet to run: it has no commit stage yet (still being
- * extracted, alone or in a window), or one whose outbox row (written by the commit itself) is
- * missing. A source whose extraction failed for good counts as uncommitted too: an operator's
- * retry would still commit it, and must not.
+ * Whether the source's commit has yet to run: it has no commit record (commit_records, written by the commit itself)
+ * while it is still being extracted, alone or in a window, or waits to commit. A source whose extraction failed for
+ * good counts as uncommitted too: an operator's retry would still commit it, and must not.
  */
 async function extractionUncommitted(tx: Tx, input: RetractSourceInput): Promise<boolean> {
-  const commits = await tx.workItem.findMany({
-    where: { subjectId: input.sourceId, queue: "commit_artifacts", contextId: input.contextId },
-    select: { id: true },
-  });
-  if (commits.length === 0) return true;
-  const committed = await tx.outboxEvent.count({ where: { workItemId: { in: commits.map((c) => c.id) } } });
-  return committed < commits.length;
+  return !(await sourceCommitted(tx, input.contextId, input.sourceId));
 }
 
 /**

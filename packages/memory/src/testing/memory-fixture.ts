@@ -5,10 +5,11 @@
 import { randomUUID } from "node:crypto";
 import { createDb, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
 import { DIFF_KINDS, stageResult, type ExtractionDiff } from "@recall/contracts";
-import { writeCheckpoint } from "@recall/queues";
+import { commitAnnouncer, ensureWorkItem, writeCheckpoint, type QueueName } from "@recall/queues";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { commitCandidates, type CommitOptions, type CommitSummary } from "../write/commit";
-import { applyTruthMaintenance, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
+import { applyTruthMaintenance, type TruthMaintenanceReport } from "../truth/truth-maintenance";
+import { committedRefs } from "../write/commit-records";
 import { validateCandidate } from "../write/validate";
 
 export interface MemoryDatabase {
@@ -150,7 +151,7 @@ export async function validateStaged(f: MemoryFixture, subject: TestSubject): Pr
   return f.db.knowledgeCandidate.findMany({ where: { subjectId: subject.id, status: "invalid" } });
 }
 
-export async function commitSubject(f: MemoryFixture, subject: TestSubject, options: CommitOptions = {}): Promise<CommitSummary> {
+export async function commitSubject(f: MemoryFixture, subject: TestSubject, options: Partial<CommitOptions> = {}): Promise<CommitSummary> {
   const item = await workItem(f, subject, "commit_artifacts");
   const candidates = await f.db.knowledgeCandidate.findMany({
     where: { subjectId: subject.id, status: "valid" },
@@ -166,19 +167,20 @@ export async function commitSubject(f: MemoryFixture, subject: TestSubject, opti
     f.db,
     { ...subject, subjectType: subject.type, subjectId: subject.id, workItemId: item.id, nodeOffsets },
     candidates,
-    { checkpoint, ...options },
+    { checkpoint, announce: commitAnnouncer({ relayed: false }), ...options },
   );
 }
 
-/** Applies truth maintenance from the subject's outbox row, as the truth_maintenance worker does. */
+/** Applies truth maintenance from what the subject's commit produced, as the truth_maintenance worker does. */
 export async function maintainSubject(
   f: MemoryFixture,
   subject: TestSubject,
   singleValued?: ReadonlySet<string>,
 ): Promise<TruthMaintenanceReport> {
   const item = await workItem(f, subject, "commit_artifacts");
-  const event = await f.db.outboxEvent.findUniqueOrThrow({ where: { workItemId: item.id } });
-  return applyTruthMaintenance(f.db, event.payload as CommittedRefs, { singleValued });
+  const refs = await committedRefs(f.db, item.id);
+  if (!refs) throw new Error(`${subject.type} ${subject.id} has not committed`);
+  return applyTruthMaintenance(f.db, refs, { singleValued });
 }
 
 /** Stage, validate, commit and maintain: one subject through the whole memory path. */
@@ -190,14 +192,14 @@ export async function ingest(f: MemoryFixture, subject: TestSubject, diff: DiffI
   return maintainSubject(f, subject);
 }
 
-/** The subject's work item on `queue`, made once even when two commits race for it (Prisma's upsert can collide). */
-async function workItem(f: MemoryFixture, subject: TestSubject, queue: string) {
-  await f.db.workItem.createMany({
-    data: { contextId: f.contextId, queue, subjectType: subject.type, subjectId: subject.id, traceId: subject.traceId, maxAttempts: 5 },
-    skipDuplicates: true,
-  });
-  return f.db.workItem.findUniqueOrThrow({
-    where: { queue_subjectType_subjectId: { queue, subjectType: subject.type, subjectId: subject.id } },
+/** The subject's work item on `queue`, made once even when two commits race for it. */
+function workItem(f: MemoryFixture, subject: TestSubject, queue: QueueName) {
+  return ensureWorkItem(f.db, {
+    contextId: f.contextId,
+    queue,
+    subjectType: subject.type,
+    subjectId: subject.id,
+    traceId: subject.traceId,
   });
 }
 

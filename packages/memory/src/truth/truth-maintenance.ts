@@ -1,4 +1,4 @@
-// truth_maintenance: applied after a commit, from its outbox event, in one transaction.
+// truth_maintenance: applied after a commit, from what it produced (its CommittedRefs), in one transaction.
 // Facts are never overwritten. For a single-valued predicate (per skill; at least the
 // defaults below) a newer value closes the older one (valid_to + superseded_by) when
 // the rule in fact-origin.ts orders them, and otherwise both stay current under an
@@ -24,7 +24,7 @@ const SAME_INSTANT = "stated at the same instant, so nothing says which is newer
 
 export const DEFAULT_SINGLE_VALUED = ["role", "title", "lives_in", "works_at", "employer", "email", "name"] as const;
 
-/** What a commit announced in its outbox row. */
+/** What a commit produced, as its record holds it. */
 export type { CommittedRefs };
 
 export interface TruthMaintenanceOptions {

@@ -80,12 +80,12 @@ async function counts() {
     assertions: await f.db.assertion.count(where),
     attributes: await f.db.attribute.count(where),
     relations: await f.db.relation.count(where),
-    outbox: await f.db.outboxEvent.count(where),
+    commits: await f.db.commitRecord.count(where),
   };
 }
 
-const ONE_COMMIT = { entities: 2, mentions: 4, assertions: 2, attributes: 1, relations: 1, outbox: 1 };
-const NOTHING = { entities: 0, mentions: 0, assertions: 0, attributes: 0, relations: 0, outbox: 0 };
+const ONE_COMMIT = { entities: 2, mentions: 4, assertions: 2, attributes: 1, relations: 1, commits: 1 };
+const NOTHING = { entities: 0, mentions: 0, assertions: 0, attributes: 0, relations: 0, commits: 0 };
 
 test("committing the same work item twice writes everything once", async () => {
   const turn = await stagedTurn();

@@ -1,22 +1,23 @@
 // commit_artifacts: one transaction per work item writes entities, the evidence layer
-// (assertions), attributes and relations, instructions, uncertainties and the outbox
-// row announcing them. The caller gives the transaction (a worker's is the one that records
+// (assertions), attributes and relations, instructions, uncertainties and the commit's record
+// (commit_records: what it produced), and has the pipeline announce it to truth maintenance
+// (options.announce). The caller gives the transaction (a worker's is the one that records
 // the stage's success and creates truth maintenance's work item; packages/queues work-state).
 //
 // Idempotent, because a queue delivers at least once: the transaction first takes an
-// advisory lock on the work item, then looks for the work item's outbox row (unique
-// per work item). A second delivery, or a concurrent one, waits for the first and then
-// finds the row and writes nothing. A commit that dies half-way (a crash, a killed
+// advisory lock on the commit, then looks for its record (one per commit). A second
+// delivery, or a concurrent one, waits for the first and then finds the record and writes nothing. A commit that dies half-way (a crash, a killed
 // worker, a failed statement) rolls back entirely, so its re-run starts from nothing.
 //
 // Candidates the context's review rule holds (options.hold) are marked pending_review with a review each, in the
 // same transaction; approving them later commits them through a review commit of their own (reviewCommitId).
 //
 // A retraction of the source, even one sent before this commit ran (recorded as pending), means
-// the commit writes nothing but its outbox row; the two serialise on the source's lock
+// the commit writes nothing but its record (and its announcement); the two serialise on the source's lock
 // (retraction/source-lock.ts), so a retraction never slips in while the commit is running.
 import type { CommittedRefs } from "@recall/contracts";
 import { holdLocks, lockKey, toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
+import type { AnnounceCommit } from "../pipeline-records";
 import { CandidateWriter } from "./candidate-writer";
 import {
   declaredTypes,
@@ -49,12 +50,8 @@ export interface CommitOptions {
   disambiguator?: EntityDisambiguator;
   /** Decisions an earlier attempt checkpointed, and where to checkpoint new ones (see entity-disambiguation.ts). */
   checkpoint?: DisambiguationCheckpoint;
-  /**
-   * The caller creates the truth_maintenance work item in the commit's transaction (workers and
-   * direct writes do): the outbox row is then written as already relayed. Without it the outbox
-   * relay creates that item.
-   */
-  truthMaintenanceQueued?: boolean;
+  /** The pipeline's announcement of the commit, in its transaction (queues' commitAnnouncer): truth maintenance follows it. */
+  announce: AnnounceCommit;
   /** Awaited inside the transaction once everything is written, just before it commits (a fault test's pause). */
   faultPoint?: () => Promise<void>;
   /** Valid candidates held for review instead (review/review-rule.ts): marked pending_review, each with a review. */
@@ -63,7 +60,7 @@ export interface CommitOptions {
   checked?: CommitCheck;
 }
 
-/** Whether the commit's work item committed before (its outbox row), and whether its source was retracted. */
+/** Whether the commit went through before (its record), and whether its source was retracted. */
 export interface CommitCheck {
   committed: boolean;
   retracted: boolean;
@@ -85,7 +82,7 @@ export async function prepareCommits(
   ]);
   const rows = await tx.$queryRaw<({ id: string } & CommitCheck)[]>`
     SELECT s.id,
-           EXISTS (SELECT 1 FROM outbox_events o WHERE o.work_item_id = s.id) AS committed,
+           EXISTS (SELECT 1 FROM commit_records c WHERE c.commit_id = s.id) AS committed,
            EXISTS (SELECT 1 FROM retractions r WHERE r.context_id = s.context_id AND r.source_id = s.subject_id) AS retracted
     FROM unnest(${sources.map((s) => s.workItemId)}::uuid[], ${sources.map((s) => s.contextId)}::uuid[],
                 ${sources.map((s) => s.subjectId)}::uuid[]) AS s(id, context_id, subject_id)`;
@@ -114,7 +111,7 @@ export async function commitCandidates(
   db: Db,
   source: CommitSource,
   candidates: KnowledgeCandidate[],
-  options: CommitOptions = {},
+  options: CommitOptions,
 ): Promise<CommitSummary> {
   const plan = await planCommit(db, source, candidates, options);
   return transaction(db, (tx) => commitPlanned(tx, source, candidates, plan, options), { timeoutMs: 60_000 });
@@ -125,7 +122,7 @@ export async function planCommit(
   db: Db,
   source: CommitSource,
   candidates: readonly KnowledgeCandidate[],
-  options: CommitOptions,
+  options: Pick<CommitOptions, "disambiguator" | "checkpoint">,
 ): Promise<DisambiguationPlan> {
   if (!options.disambiguator) return { decisions: new Map(), tokensUsed: 0, failures: [] };
   return planDisambiguations(db, source, nameUses(candidates), options.disambiguator, options.checkpoint);
@@ -157,7 +154,7 @@ async function commitInTransaction(
   if (found.retracted) {
     await markRetractionsApplied(tx, source.contextId, source.subjectId);
     if (source.reviewCommitId) await closeReviewCommit(tx, source.reviewCommitId, "withdrawn");
-    await writeOutbox(tx, source, { ...summary, retracted: true }, options);
+    await writeRecord(tx, source, { ...summary, retracted: true }, options);
     return { ...summary, retracted: true };
   }
   await lockIdentityKeys(
@@ -174,29 +171,31 @@ async function commitInTransaction(
     source,
     (options.hold ?? []).map((c) => c.id),
   );
-  await writeOutbox(tx, source, summary, options);
+  await writeRecord(tx, source, summary, options);
   await options.faultPoint?.();
   return summary;
 }
 
-async function writeOutbox(tx: Tx, source: CommitSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
-  const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, held: _held, ...refs } = summary;
-  await tx.outboxEvent.create({
+async function writeRecord(tx: Tx, source: CommitSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
+  const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, held: _held, ...produced } = summary;
+  const refs: CommittedRefs = {
+    subjectType: source.subjectType,
+    subjectId: source.subjectId,
+    scope: source.scope,
+    turnId: source.turnId,
+    ...produced,
+  };
+  await tx.commitRecord.create({
     data: {
+      commitId: source.workItemId,
       contextId: source.contextId,
-      type: "artifacts_committed",
-      workItemId: source.workItemId,
-      traceId: source.traceId,
-      payload: toJson({
-        subjectType: source.subjectType,
-        subjectId: source.subjectId,
-        scope: source.scope,
-        turnId: source.turnId,
-        ...refs,
-      } satisfies CommittedRefs),
-      processedAt: options.truthMaintenanceQueued ? new Date() : null,
+      subjectType: source.subjectType,
+      subjectId: source.subjectId,
+      retracted: summary.retracted,
+      refs: toJson(refs),
     },
   });
+  await options.announce(tx, { commitId: source.workItemId, contextId: source.contextId, traceId: source.traceId, refs });
 }
 
 function emptySummary(): CommitSummary {

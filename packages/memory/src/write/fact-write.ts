@@ -10,6 +10,7 @@
 // sweeper takes it back once its lease has passed (packages/queues stale-running.ts). Each stage's
 // writes commit with its success, and commit is idempotent per work item.
 import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
+import type { AnnounceCommit } from "../pipeline-records";
 import { commitPlanned, type CommitSummary } from "./commit";
 import { prepareDirectWrite, type DirectItem, type FieldError } from "./fact-write-diff";
 import { normaliseScope } from "../scope";
@@ -29,6 +30,8 @@ export interface FactWriteStages {
     workItemId: string,
     stage: { write(tx: Tx): Promise<T>; chainTruthMaintenance?: boolean; truthMaintained?: boolean },
   ): Promise<{ value: T; nextItemId?: string }>;
+  /** The pipeline's announcement of the write's commit (truth maintenance's item is chained with the commit). */
+  announce: AnnounceCommit;
 }
 
 const NO_DISAMBIGUATION = { decisions: new Map(), tokensUsed: 0, failures: [] };
@@ -96,7 +99,7 @@ export async function writeFacts(db: Db, stages: FactWriteStages, input: WriteFa
   try {
     commit = await stages.run(stored.commitItemId, {
       chainTruthMaintenance: true,
-      write: (tx) => commitPlanned(tx, source, stored.candidates, NO_DISAMBIGUATION, { truthMaintenanceQueued: true }),
+      write: (tx) => commitPlanned(tx, source, stored.candidates, NO_DISAMBIGUATION, { announce: stages.announce }),
     });
   } catch (err) {
     return { ...base, outcome: "stored", pendingWorkItemId: stored.commitItemId, failure: messageOf(err) };

@@ -9,6 +9,7 @@ import { failWorkItem } from "./fail-item";
 import { finishWorkItem } from "./finish-item";
 import { successorOf } from "./create-items";
 import { truthMaintainedNow } from "./checkpoints";
+import { commitAnnouncer } from "./pipeline-records";
 
 export interface DirectStageRef {
   contextId: string;
@@ -32,10 +33,16 @@ export interface DirectStages {
   open(tx: Tx, ref: DirectStageRef): Promise<{ validateItemId: string; commitItemId: string }>;
   /** One attempt of the item; answers what `write` returned and the item created after it, if any. */
   run<T>(workItemId: string, stage: DirectStageRun<T>): Promise<{ value: T; nextItemId?: string }>;
+  /** Announces a commit; its truth_maintenance item is created with the commit's success (chainTruthMaintenance). */
+  announce: ReturnType<typeof commitAnnouncer>;
 }
 
 export function directStages(db: Db): DirectStages {
-  return { open: openDirectStages, run: (workItemId, stage) => runDirectStage(db, workItemId, stage) };
+  return {
+    open: openDirectStages,
+    run: (workItemId, stage) => runDirectStage(db, workItemId, stage),
+    announce: commitAnnouncer({ relayed: true }),
+  };
 }
 
 async function openDirectStages(tx: Tx, ref: DirectStageRef): Promise<{ validateItemId: string; commitItemId: string }> {

@@ -13,3 +13,4 @@ export * from "./checkpoints";
 export * from "./direct-stages";
 export * from "./turn-groups";
 export * from "./model-calls";
+export * from "./pipeline-records";

@@ -1,0 +1,16 @@
+// Memory's record of each commit (commit_records, written by commit.ts in the commit's transaction): the one place
+// that says whether a source has committed and what a commit produced. Retraction, document versions and truth
+// maintenance's callers read it here, never the pipeline's work items.
+import { CommittedRefs } from "@recall/contracts";
+import type { DbOrTx } from "@recall/db";
+
+/** What the commit of this unit produced, from its record; undefined when it has not committed. */
+export async function committedRefs(db: DbOrTx, commitId: string): Promise<CommittedRefs | undefined> {
+  const record = await db.commitRecord.findUnique({ where: { commitId }, select: { refs: true } });
+  return record ? CommittedRefs.parse(record.refs) : undefined;
+}
+
+/** Whether every commit of the source has gone through: false while it is still on its way (or failed), or never ran. */
+export async function sourceCommitted(db: DbOrTx, contextId: string, sourceId: string): Promise<boolean> {
+  return (await db.commitRecord.count({ where: { contextId, subjectId: sourceId } })) > 0;
+}

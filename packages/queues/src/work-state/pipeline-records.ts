@@ -1,0 +1,102 @@
+// The pipeline's side of memory's PipelineRecords port (packages/memory/src/pipeline-records.ts): the reads, locks
+// and deletes memory needs of work items, their attempts, commit announcements (the outbox) and webhook events. The
+// apps hand this object to memory's erasure, provenance and commit; memory names none of these tables.
+import { Prisma, type DbOrTx, type Tx, type WorkItem } from "@recall/db";
+
+interface ErasedWorkItem {
+  id: string;
+  queue: string;
+}
+
+interface ForgetRequest {
+  contextId: string;
+  subjects: string[];
+  emptyWindows: string[];
+  keptWindows: string[];
+}
+
+/** The announcement of a commit, in its transaction; `relayed` when truth maintenance's item is already created beside it. */
+export function commitAnnouncer(options: { relayed: boolean }) {
+  return async (tx: Tx, commit: { commitId: string; contextId: string; traceId: string; refs: object }): Promise<void> => {
+    await tx.outboxEvent.create({
+      data: {
+        contextId: commit.contextId,
+        type: "artifacts_committed",
+        workItemId: commit.commitId,
+        traceId: commit.traceId,
+        payload: commit.refs,
+        processedAt: options.relayed ? new Date() : null,
+      },
+    });
+  };
+}
+
+/** Work items (their attempts cascade), kept with their queues so their jobs can be removed after the commit. */
+async function deleteWorkItems(tx: Tx, where: Prisma.Sql): Promise<ErasedWorkItem[]> {
+  return tx.$queryRaw<ErasedWorkItem[]>`DELETE FROM work_items WHERE ${where} RETURNING id::text, queue`;
+}
+
+export const pipelineRecords = {
+  workOf(db: DbOrTx, contextId: string, subject: { type: string; id: string }): Promise<WorkItem[]> {
+    return db.workItem.findMany({ where: { contextId, subjectType: subject.type, subjectId: subject.id }, orderBy: { createdAt: "asc" } });
+  },
+
+  async lockWork(tx: Tx, subjects: readonly string[], reviewSources: readonly string[]): Promise<void> {
+    // With the items of the inputs' review commits (subject type `review`), which write the inputs' approved reviews.
+    await tx.$queryRaw`SELECT id FROM work_items WHERE subject_id = ANY(${[...subjects]}::uuid[])
+      OR (subject_type = 'review' AND subject_id IN (SELECT id FROM review_commits WHERE subject_id = ANY(${[...reviewSources]}::uuid[])))
+      ORDER BY id FOR UPDATE`;
+  },
+
+  /**
+   * Work items and their attempts, the commits' announcements and the webhook events that name an erased input (ids
+   * only, but the input is to leave no trace; their pending deliveries go by cascade). The calls a model made stay in
+   * model_calls: spend, no text. Windows left empty lose their work; the others' keep it, without error messages.
+   */
+  async forget(tx: Tx, { contextId, subjects, emptyWindows, keptWindows }: ForgetRequest) {
+    const counts: Record<string, number> = {};
+    const [attempts] = await tx.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id WHERE w.subject_id = ANY(${subjects}::uuid[])`;
+    counts.work_attempts = attempts?.n ?? 0;
+    const workItems = await deleteWorkItems(tx, Prisma.sql`subject_id = ANY(${subjects}::uuid[])`);
+    const items = workItems.map((w) => w.id);
+    counts.outbox_events = await tx.$executeRaw`DELETE FROM outbox_events WHERE work_item_id = ANY(${items}::uuid[])
+      OR (context_id = ${contextId}::uuid AND payload->>'subjectId' = ANY(${subjects}::text[]))`;
+    counts.webhook_events = await tx.$executeRaw`DELETE FROM webhook_events WHERE context_id = ${contextId}::uuid AND (
+      data->>'subject_id' = ANY(${subjects}::text[]) OR data->>'turn_id' = ANY(${subjects}::text[])
+      OR data->>'document_id' = ANY(${subjects}::text[]) OR data->>'fact_write_id' = ANY(${subjects}::text[])
+      OR data->>'revoked_by_turn_id' = ANY(${subjects}::text[]) OR data->>'work_item_id' = ANY(${items}::text[]))`;
+    workItems.push(...(await deleteWorkItems(tx, Prisma.sql`subject_type = 'window' AND subject_id = ANY(${emptyWindows}::uuid[])`)));
+    counts.work_items = workItems.length;
+    await tx.$executeRaw`UPDATE work_attempts SET error_message = NULL WHERE error_message IS NOT NULL
+      AND work_item_id IN (SELECT id FROM work_items WHERE subject_type = 'window' AND subject_id = ANY(${keptWindows}::uuid[]))`;
+    await tx.$executeRaw`UPDATE work_items SET error_message = NULL WHERE subject_type = 'window' AND subject_id = ANY(${keptWindows}::uuid[])`;
+    return { counts, workItems };
+  },
+
+  async forgetContext(tx: Tx, contextId: string): Promise<Record<string, number>> {
+    const ctx = Prisma.sql`${contextId}::uuid`;
+    const [attempts] = await tx.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id WHERE w.context_id = ${ctx}`;
+    return {
+      work_attempts: attempts?.n ?? 0,
+      work_items: await tx.$executeRaw`DELETE FROM work_items WHERE context_id = ${ctx}`,
+      outbox_events: await tx.$executeRaw`DELETE FROM outbox_events WHERE context_id = ${ctx}`,
+      // Webhook deliveries go with their events and webhooks (cascade).
+      webhook_events: await tx.$executeRaw`DELETE FROM webhook_events WHERE context_id = ${ctx}`,
+    };
+  },
+
+  textColumns: [
+    { table: "work_items", column: "payload", json: true, rows: (contextId: string) => Prisma.sql`context_id = ${contextId}::uuid` },
+    { table: "work_items", column: "error_message", json: false, rows: (contextId: string) => Prisma.sql`context_id = ${contextId}::uuid` },
+    {
+      table: "work_attempts",
+      column: "error_message",
+      json: false,
+      rows: (contextId: string) => Prisma.sql`work_item_id IN (SELECT id FROM work_items WHERE context_id = ${contextId}::uuid)`,
+    },
+    { table: "outbox_events", column: "payload", json: true, rows: (contextId: string) => Prisma.sql`context_id = ${contextId}::uuid` },
+    { table: "webhook_events", column: "data", json: true, rows: (contextId: string) => Prisma.sql`context_id = ${contextId}::uuid` },
+  ],
+};
