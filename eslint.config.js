@@ -4,6 +4,27 @@ const tseslint = require("typescript-eslint");
 const globals = require("globals");
 const importX = require("eslint-plugin-import-x");
 
+// packages/memory in layers (docs/development.md): each folder imports only the folders listed for it, all below it.
+const MEMORY = "./packages/memory/src";
+const MEMORY_LAYERS = {
+  core: [],
+  entities: ["core"],
+  truth: ["core"],
+  read: ["core"],
+  embeddings: ["core", "read"],
+  write: ["core", "entities", "truth"],
+  review: ["core", "entities", "truth", "read", "write"],
+  retraction: ["core", "entities", "truth", "read", "write", "review"],
+  erasure: ["core", "entities", "truth", "read", "write", "review", "retraction"],
+  portability: ["core", "entities", "truth", "read", "write", "review", "retraction"],
+};
+const memoryZones = Object.entries(MEMORY_LAYERS).map(([layer, below]) => ({
+  target: `${MEMORY}/${layer}`,
+  from: MEMORY,
+  except: [`./${layer}`, ...below.map((d) => `./${d}`)],
+  message: `memory/${layer} imports only ${below.length ? below.join(", ") : "nothing else of memory"} (its layers below).`,
+}));
+
 module.exports = tseslint.config(
   { ignores: ["**/node_modules/**", "packages/db/src/generated/**", ".data/**", "coverage/**", "**/dist/**"] },
   js.configs.recommended,
@@ -40,6 +61,11 @@ module.exports = tseslint.config(
       ],
       "import-x/no-cycle": ["error", { ignoreExternal: true }],
     },
+  },
+  {
+    files: ["packages/memory/src/**/*.ts"],
+    ignores: ["**/*.test.ts", "packages/memory/src/testing/**"],
+    rules: { "import-x/no-restricted-paths": ["error", { zones: memoryZones }] },
   },
   {
     files: ["apps/*/src/**/*.ts", "packages/*/src/**/*.ts"],

@@ -1,5 +1,5 @@
 // What other packages use of @recall/memory, and only that: everything else in it is internal.
-export { readOriginal, sha256, storeOriginal } from "./document-originals";
+export { readOriginal, sha256, storeOriginal } from "./core/document-originals";
 export {
   type AnnounceCommit,
   type CommitAnnouncement,
@@ -8,13 +8,13 @@ export {
   type Forgotten,
   type PipelineRecords,
   type TextColumn,
-} from "./pipeline-records";
-export { type Embedder } from "./embeddings/embedder";
+} from "./core/pipeline-records";
+export { type Embedder } from "./read/search/embedder";
 export { backfillEmbeddings } from "./embeddings/embedding-backfill";
 export { embedCommitted } from "./embeddings/embedding-writer";
 export { DisambiguationAnswer, decisionFrom, disambiguationPrompt } from "./entities/disambiguation-prompt";
 export { type DisambiguationCheckpoint, type EntityDisambiguator } from "./entities/entity-disambiguation";
-export { identityKey, normaliseType } from "./entities/identity";
+export { identityKey, normaliseType } from "./core/identity";
 export { ERASURE_LIMITS, type ErasureReceipt, UnknownErasureInputsError, eraseContext, eraseInputs, readErasure } from "./erasure/erasure";
 export { type EraseRequest } from "./erasure/erasure-inputs";
 export { CONTEXT_LIMITS, type ContextPack, readContext } from "./read/context-reader";
@@ -23,22 +23,23 @@ export { readEntityHistory } from "./read/history-reader";
 export { readProfile } from "./read/profile-reader";
 export { readProvenance } from "./read/provenance-reader";
 export { type ListPosition } from "./read/read-types";
-export { searchMemory } from "./read/search-reader";
-export { SEARCH_KINDS } from "./read/search-types";
-export { RANKING_DEFAULTS, type RankingWeights } from "./read/search-weights";
+export { searchMemory } from "./read/search/search-reader";
+export { SEARCH_KINDS } from "./read/search/search-types";
+export { RANKING_DEFAULTS, type RankingWeights } from "./read/search/search-weights";
 export { readState } from "./read/state-reader";
 export { listSessionTurns } from "./read/turn-reader";
-export { describeIndex } from "./read/vector-index";
-export { type RetrieverStatus, type VectorRetriever, embeddingRetriever, unavailableRetriever } from "./read/vector-retriever";
+export { describeIndex } from "./read/search/vector-index";
+export { type RetrieverStatus, type VectorRetriever, embeddingRetriever, unavailableRetriever } from "./read/search/vector-retriever";
 export { readDocumentVersions, retirePreviousVersion } from "./retraction/document-versions";
 export { type RetractionReport, retractSource } from "./retraction/retraction";
 export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, type ExportFilters, KINDS as EXPORT_KINDS } from "./portability/export-format";
 export { EXPORT_SNAPSHOT_MAX_MS, type ExportCounts, exportContext } from "./portability/export";
 export { type ImportReport, ImportLineError, importContext } from "./portability/import";
 export { REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./portability/import-references";
-export { normaliseScope, scopeFromQuery } from "./scope";
-export { holdScopeExclusive, holdScopeShared } from "./erasure/scope-lock";
-export { DEFAULT_SINGLE_VALUED, applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
+export { normaliseScope, scopeFromQuery } from "./core/scope";
+export { holdScopeExclusive, holdScopeShared } from "./core/scope-lock";
+export { applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
+export { DEFAULT_SINGLE_VALUED } from "./core/fact-keys";
 export { type CommitCheck, type CommitSource, commitPlanned, planCommit, prepareCommits } from "./write/commit";
 export { committedRefs, sourceCommitted } from "./write/commit-records";
 export { type WriteFactsResult, writeFacts } from "./write/fact-write";
@@ -61,6 +62,6 @@ export {
   pendingReviewIds,
   readReview,
 } from "./review/review-reader";
-export { closeReviewCommit } from "./review/review-hold";
+export { closeReviewCommit } from "./write/review-hold";
 export { documentAwaitsReview } from "./review/review-versions";
 export { splitForReview } from "./review/review-rule";

@@ -6,10 +6,10 @@
 // of one embeddings call each. Safe to stop and run again: each batch is stored as it
 // comes back, and what was stored is not asked for twice.
 import { Prisma, type DbOrTx } from "@recall/db";
-import { OWNER_OF, type Embedder } from "./embedder";
+import { OWNER_OF, type Embedder } from "../read/search/embedder";
 import { storeEmbeddings, type EmbeddingReport } from "./embedding-writer";
-import { searchableAt, TEXT_SOURCES } from "../read/search-sql";
-import { SEARCH_KINDS, type SearchKind } from "../read/search-types";
+import { searchableAt, TEXT_SOURCES } from "../read/search/search-sql";
+import { SEARCH_KINDS, type SearchKind } from "../read/search/search-types";
 
 export interface BackfillOptions {
   /** Only this context; all contexts when undefined. */

@@ -4,13 +4,12 @@
 // maintenance in the same work item. One embeddings call per subject; only a subject
 // past the provider's per-request limits is split. Running it again is harmless: rows
 // are upserted by (owner_kind, owner_id, model), so a retry replaces, never duplicates.
-import { StageFailure } from "@recall/contracts";
+import { StageFailure, type CommittedRefs } from "@recall/contracts";
 import { Prisma, transaction, type Db, type DbOrTx } from "@recall/db";
-import { holdSourceShared } from "../retraction/source-lock";
-import { OWNER_OF, type Embedder } from "./embedder";
-import { TEXT_SOURCES } from "../read/search-sql";
-import type { SearchKind } from "../read/search-types";
-import type { CommittedRefs } from "../truth/truth-maintenance";
+import { holdSourceShared } from "../core/source-lock";
+import { OWNER_OF, type Embedder } from "../read/search/embedder";
+import { TEXT_SOURCES } from "../read/search/search-sql";
+import type { SearchKind } from "../read/search/search-types";
 
 export interface EmbeddingReport {
   embedded: number;

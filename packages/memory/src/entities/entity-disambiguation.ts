@@ -8,7 +8,7 @@ import { typedCandidate, type DisambiguationDecision } from "@recall/contracts";
 import type { Db, Entity, KnowledgeCandidate } from "@recall/db";
 import { classifyMatches } from "./entity-matching";
 import { findNameMatches } from "./entity-resolver";
-import { identityKey, normaliseType } from "./identity";
+import { identityKey, normaliseType } from "../core/identity";
 
 export interface DisambiguationOption {
   id: string;

@@ -9,8 +9,8 @@
 // configured, and otherwise become a new entity: a duplicate can be merged later, a
 // false merge silently mixes two things' facts.
 import type { Entity } from "@recall/db";
-import { typesCompatible } from "./identity";
-import { normaliseScope, scopeVisible } from "../scope";
+import { typesCompatible } from "../core/identity";
+import { normaliseScope, scopeVisible } from "../core/scope";
 
 export type MatchOutcome =
   | { kind: "none" }

@@ -5,7 +5,7 @@
 import { holdLock, lockKey, type DbOrTx, type Entity, type MemoryCategory, type Tx } from "@recall/db";
 import type { DisambiguationDecision } from "./entity-disambiguation";
 import { classifyMatches, widerScope } from "./entity-matching";
-import { WILDCARD_TYPE, identityKey, normaliseType, typesCompatible } from "./identity";
+import { WILDCARD_TYPE, identityKey, normaliseType, typesCompatible } from "../core/identity";
 
 export interface EntityNameRef {
   name: string;

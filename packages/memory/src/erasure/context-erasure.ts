@@ -3,7 +3,7 @@
 // context itself; its API keys, sources, documents (and nodes), sessions (and turns) and direct writes go with it
 // by cascade, counted before. Erasure receipts of the context are kept; its tombstones go (nothing of it is left).
 import { Prisma, type Tx } from "@recall/db";
-import type { PipelineRecords } from "../pipeline-records";
+import type { PipelineRecords } from "../core/pipeline-records";
 import type { ErasureCounts } from "./erasure-delete";
 
 /** Tables with a context_id column, in an order that leaves nothing dangling. */

@@ -7,7 +7,7 @@
 // stored answer names an input, the inputs themselves (document nodes first, so the search statistics
 // triggers subtract them), and search term statistics no row counts any more.
 import { Prisma, type Tx } from "@recall/db";
-import type { ErasedWorkItem, ForgetRequest, PipelineRecords } from "../pipeline-records";
+import type { ErasedWorkItem, ForgetRequest, PipelineRecords } from "../core/pipeline-records";
 import type { InputIds } from "./erasure-inputs";
 import { forgetCopiedNames } from "./erasure-names";
 

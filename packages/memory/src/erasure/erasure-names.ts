@@ -10,8 +10,8 @@
 // new name, as whole words, and the entity's facts lose their
 // vectors (the backfill embeds them again under the new name). Generated search columns follow by themselves.
 import { Prisma, type Tx } from "@recall/db";
-import { identityKey } from "../entities/identity";
-import type { TextColumn } from "../pipeline-records";
+import { identityKey } from "../core/identity";
+import type { TextColumn } from "../core/pipeline-records";
 import type { InputIds } from "./erasure-inputs";
 
 interface Named {

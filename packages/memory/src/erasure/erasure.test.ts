@@ -2,7 +2,7 @@
 // receipt's hash as documented, the cap making a session's erasure resumable, and unknown ids refused whole.
 import { createHash, randomUUID } from "node:crypto";
 import { pipelineRecords } from "@recall/queues";
-import type { PipelineRecords } from "../pipeline-records";
+import type { PipelineRecords } from "../core/pipeline-records";
 import { eraseInputs, hashLines, readErasure, UnknownErasureInputsError } from "./erasure";
 import { addDocument, addTurn, attribute, eachTestInNewContext, ingest, relation, type MemoryFixture } from "../testing/memory-fixture";
 

@@ -6,7 +6,7 @@
 //
 // Races. The transaction first locks the sessions' rows (as writers of a session do: no turn is stored meanwhile,
 // and none after the receipt, the session being gone), then the pipeline's work on the inputs (FOR UPDATE, PipelineRecords.lockWork), then each input's source lock
-// exclusively (retraction/source-lock.ts), in id order. A stage finishing meanwhile holds its item's row lock in the
+// exclusively (core/source-lock.ts), in id order. A stage finishing meanwhile holds its item's row lock in the
 // transaction that writes its output (packages/queues work-state/finish-item.ts), so it either commits before the
 // erasure reads (and its output is erased with the rest) or finds its item deleted, fails, and writes nothing; its
 // job's next claim finds no item. Two erasures of one input queue on the same locks; the second finds the input
@@ -14,14 +14,14 @@
 import { createHash } from "node:crypto";
 import { DomainError } from "@recall/contracts";
 import { Prisma, toJson, transaction, type Db, type Tx } from "@recall/db";
-import { removeOriginal } from "../document-originals";
+import { removeOriginal } from "../core/document-originals";
 import { undoSourceInTransaction, type RetractableSource } from "../retraction/retraction";
-import { holdSourceExclusive } from "../retraction/source-lock";
-import type { ErasedWorkItem, PipelineRecords } from "../pipeline-records";
+import { holdSourceExclusive } from "../core/source-lock";
+import type { ErasedWorkItem, PipelineRecords } from "../core/pipeline-records";
 import { deleteErased, type ErasureCounts } from "./erasure-delete";
 import { emptyIds, presentIds, resolveInputs, type EraseRequest, type InputIds, type InputKind } from "./erasure-inputs";
 import { deleteContext } from "./context-erasure";
-import { holdScopeExclusive } from "./scope-lock";
+import { holdScopeExclusive } from "../core/scope-lock";
 
 export type { EraseRequest, InputIds, InputKind } from "./erasure-inputs";
 

@@ -19,9 +19,9 @@ import {
 import { activeInstructions, readUnknowns } from "./directive-reader";
 import { readFacts } from "./fact-query";
 import type { ReaderScope } from "./read-types";
-import { searchMemory } from "./search-reader";
-import type { SearchKind, SearchResult } from "./search-types";
-import type { VectorRetriever } from "./vector-retriever";
+import { searchMemory } from "./search/search-reader";
+import type { SearchKind, SearchResult } from "./search/search-types";
+import type { VectorRetriever } from "./search/vector-retriever";
 
 /** The body's bounds (the route validates against them): a budget in o200k tokens, and the message's length. */
 export const CONTEXT_LIMITS = { defaultTokens: 1_500, maxTokens: 16_000, messageChars: 8_000 };

@@ -1,8 +1,8 @@
 // One query over both fact tables (attributes: entity → literal, relations: entity →
 // entity) with the common filters, so profile, state and history read facts the same way.
 import { Prisma, type DbOrTx } from "@recall/db";
-import type { Scope } from "../scope";
-import { DEFAULT_SINGLE_VALUED } from "../truth/truth-maintenance";
+import type { Scope } from "../core/scope";
+import { DEFAULT_SINGLE_VALUED } from "../core/fact-keys";
 import type { FactCommon, FactView, ListPosition } from "./read-types";
 import { afterPosition, and, knownAt, validAt, visibleTo } from "./sql-fragments";
 

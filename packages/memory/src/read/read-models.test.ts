@@ -2,11 +2,11 @@
 // and document text is searched within the document's own scope.
 import { Prisma, asOwner, createDb, type Db } from "@recall/db";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
-import { scopeVisible } from "../scope";
+import { scopeVisible } from "../core/scope";
 import { readFacts } from "./fact-query";
-import { searchMemory } from "./search-reader";
-import { searchStatements } from "./search-ranked";
-import { SEARCH_KINDS } from "./search-types";
+import { searchMemory } from "./search/search-reader";
+import { searchStatements } from "./search/search-ranked";
+import { SEARCH_KINDS } from "./search/search-types";
 
 let database: TestDatabase;
 let db: Db;

@@ -1,6 +1,6 @@
 // Shapes the read models return. Wire names are snake_case, as in the public API,
 // so the HTTP layer passes them through without a second mapping.
-import type { Scope } from "../scope";
+import type { Scope } from "../core/scope";
 
 export interface ReaderScope {
   contextId: string;

@@ -2,7 +2,7 @@
 // in a narrower scope than the org's value, is what that user's reader sees in state,
 // profile and search; everyone else still sees the org's value, and history keeps both.
 import { readFacts, readProfile, searchMemory } from ".";
-import { SEARCH_KINDS } from "./search-types";
+import { SEARCH_KINDS } from "./search/search-types";
 import { addTurn, attribute, ingest, eachTestInNewContext, type MemoryFixture } from "../testing/memory-fixture";
 
 let f: MemoryFixture;

@@ -1,7 +1,7 @@
 // SQL pieces every read model shares, so the scope rule and the two time axes are
 // written once. `f` is the alias of the row being filtered.
 import { Prisma } from "@recall/db";
-import { normaliseScope, type Scope } from "../scope";
+import { normaliseScope, type Scope } from "../core/scope";
 import type { ListPosition } from "./read-types";
 
 /** The scope rule of ../scope.ts in SQL: written ⊆ reader. */

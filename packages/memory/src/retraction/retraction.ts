@@ -17,10 +17,11 @@ import { toJson, transaction, type Db, type Tx } from "@recall/db";
 import { loadFacts, type Fact } from "../truth/fact-store";
 import { sourceCommitted } from "../write/commit-records";
 import { retractEntities } from "./retraction-entities";
-import { holdSourceExclusive } from "./source-lock";
-import { withdrawReviews } from "../review/review-hold";
+import { holdSourceExclusive } from "../core/source-lock";
+import { withdrawReviews } from "../write/review-hold";
 import { reopenFact } from "../truth/supersession";
-import { DEFAULT_SINGLE_VALUED, maintainFacts } from "../truth/truth-maintenance";
+import { DEFAULT_SINGLE_VALUED } from "../core/fact-keys";
+import { maintainFacts } from "../truth/truth-maintenance";
 
 export type RetractableSource = "turn" | "document" | "fact_write";
 

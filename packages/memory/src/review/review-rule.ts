@@ -2,7 +2,7 @@
 // stage, before the commit plans anything, so a held candidate costs no disambiguation call until it is approved.
 import { candidatePayload, type ReviewRule } from "@recall/contracts";
 import type { KnowledgeCandidate } from "@recall/db";
-import { normaliseScope } from "../scope";
+import { normaliseScope } from "../core/scope";
 
 export interface ReviewSplit {
   /** Committed now. */

@@ -17,7 +17,7 @@
 import type { Tx, Uncertainty } from "@recall/db";
 import type { Fact } from "./fact-store";
 import { describeOrigin, originSourceId, type Stated } from "./fact-origin";
-import { sameScope, scopeVisible } from "../scope";
+import { sameScope, scopeVisible } from "../core/scope";
 
 export interface UncertaintyReport {
   conflictUncertaintyIds: string[];

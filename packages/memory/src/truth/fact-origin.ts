@@ -21,7 +21,7 @@
 // fact settles it.
 import type { Assertion, Document, Turn, Tx } from "@recall/db";
 import type { Fact } from "./fact-store";
-import { normaliseScope } from "../scope";
+import { normaliseScope } from "../core/scope";
 import type { Timing } from "./time-rule";
 
 export type Origin =

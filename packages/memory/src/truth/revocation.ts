@@ -4,7 +4,7 @@
 // bullet points" ends her instruction and an org-wide one, never bob's.
 import { candidatePayload } from "@recall/contracts";
 import type { Instruction, Tx } from "@recall/db";
-import { scopeVisible } from "../scope";
+import { scopeVisible } from "../core/scope";
 
 export interface Revoker {
   /** The scope the revoking statement was made in. */

@@ -15,14 +15,13 @@ import { openUncertainties, recordConflict, resolveClarified, type UncertaintyRe
 import { ordered, loadStated, timingOf, type Stated } from "./fact-origin";
 import { factGroup, groupKeyOf, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
 import { revokeInstruction } from "./revocation";
-import { holdSourceShared, isSourceRetracted } from "../retraction/source-lock";
-import { sameScope } from "../scope";
+import { holdSourceShared, isSourceRetracted } from "../core/source-lock";
+import { DEFAULT_SINGLE_VALUED } from "../core/fact-keys";
+import { sameScope } from "../core/scope";
 import { closeFact, repointFact } from "./supersession";
 import { succession } from "./time-rule";
 
 const SAME_INSTANT = "stated at the same instant, so nothing says which is newer; the later-recorded value is current";
-
-export const DEFAULT_SINGLE_VALUED = ["role", "title", "lives_in", "works_at", "employer", "email", "name"] as const;
 
 /** What a commit produced, as its record holds it. */
 export type { CommittedRefs };

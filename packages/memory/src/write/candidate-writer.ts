@@ -14,7 +14,7 @@ import type { Entity, ExtractionStage, KnowledgeCandidate, Tx } from "@recall/db
 import type { CommitSource, CommitSummary } from "./commit";
 import type { DisambiguationDecision } from "../entities/entity-disambiguation";
 import { EntityResolver, type EntityNameRef } from "../entities/entity-resolver";
-import { identityKey } from "../entities/identity";
+import { identityKey } from "../core/identity";
 
 type Claim = { subjectEntityId: string; predicate: string; objectEntityId?: string; objectLiteral?: string };
 

@@ -14,10 +14,10 @@
 //
 // A retraction of the source, even one sent before this commit ran (recorded as pending), means
 // the commit writes nothing but its record (and its announcement); the two serialise on the source's lock
-// (retraction/source-lock.ts), so a retraction never slips in while the commit is running.
+// (core/source-lock.ts), so a retraction never slips in while the commit is running.
 import type { CommittedRefs } from "@recall/contracts";
 import { holdLocks, lockKey, toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
-import type { AnnounceCommit } from "../pipeline-records";
+import type { AnnounceCommit } from "../core/pipeline-records";
 import { CandidateWriter } from "./candidate-writer";
 import {
   declaredTypes,
@@ -28,10 +28,10 @@ import {
   type EntityDisambiguator,
 } from "../entities/entity-disambiguation";
 import { lockIdentityKeys } from "../entities/entity-resolver";
-import { identityKey } from "../entities/identity";
-import { normaliseScope } from "../scope";
-import { markRetractionsApplied, sourceSharedLock } from "../retraction/source-lock";
-import { closeReviewCommit, holdForReview, type HoldingCommit } from "../review/review-hold";
+import { identityKey } from "../core/identity";
+import { normaliseScope } from "../core/scope";
+import { markRetractionsApplied, sourceSharedLock } from "../core/source-lock";
+import { closeReviewCommit, holdForReview, type HoldingCommit } from "./review-hold";
 
 /** The committing work item and its input (contextId, workItemId, subjectType, subjectId, turnId, documentId), and: */
 export interface CommitSource extends HoldingCommit {

@@ -1,10 +1,10 @@
 // Direct writes (POST /facts) through the same validation, commit and truth
 // maintenance as extracted facts, on real Postgres.
 import { directStages } from "@recall/queues";
-import { readFactHistory } from "../read/fact-history";
+import { readFactHistory } from "../testing/fact-history";
 import { writeFacts } from "./fact-write";
 import { committedRefs } from "./commit-records";
-import { findEntitiesByName } from "../memory-lookup";
+import { findEntitiesByName } from "../testing/memory-lookup";
 import { addDocument, attribute, ingest, eachTestInNewContext, type MemoryFixture } from "../testing/memory-fixture";
 
 let f: MemoryFixture;

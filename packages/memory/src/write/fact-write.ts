@@ -10,13 +10,13 @@
 // sweeper takes it back once its lease has passed (packages/queues stale-running.ts). Each stage's
 // writes commit with its success, and commit is idempotent per work item.
 import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
-import type { AnnounceCommit } from "../pipeline-records";
+import type { AnnounceCommit } from "../core/pipeline-records";
 import { commitPlanned, type CommitSummary } from "./commit";
 import { prepareDirectWrite, type DirectItem, type FieldError } from "./fact-write-diff";
-import { normaliseScope } from "../scope";
+import { normaliseScope } from "../core/scope";
 import { applyTruthMaintenanceIn, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
 import { validateCandidate } from "./validate";
-import { holdScopeShared } from "../erasure/scope-lock";
+import { holdScopeShared } from "../core/scope-lock";
 
 /** The work-item side of a direct write's stages: memory writes no work item itself (packages/queues directStages does). */
 export interface FactWriteStages {
@@ -154,7 +154,7 @@ async function storeValidated(
 ) {
   const scope = normaliseScope(input.scope);
   return transaction(db, async (tx) => {
-    // Before anything else, as an erasure of the scope takes it (erasure/scope-lock.ts).
+    // Before anything else, as an erasure of the scope takes it (core/scope-lock.ts).
     await holdScopeShared(tx, input.contextId, scope);
     const write = await tx.factWrite.create({
       data: { contextId: input.contextId, payload: input.diff as Prisma.InputJsonValue, text, scope, traceId: input.traceId },

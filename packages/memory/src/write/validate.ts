@@ -3,7 +3,7 @@
 // and its entity types belong to the skill. The same function checks extracted
 // candidates and direct writes (POST /facts), so both paths share one rule set.
 import { CANDIDATE_SCHEMAS, locateQuote, sliceBytes, type CandidateKind, type Evidence, type ValidationIssue } from "@recall/contracts";
-import { WILDCARD_TYPE, normaliseType } from "../entities/identity";
+import { WILDCARD_TYPE, normaliseType } from "../core/identity";
 
 export type { ValidationIssue };
 

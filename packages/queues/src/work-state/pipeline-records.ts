@@ -1,4 +1,4 @@
-// The pipeline's side of memory's PipelineRecords port (packages/memory/src/pipeline-records.ts): the reads, locks
+// The pipeline's side of memory's PipelineRecords port (packages/memory/src/core/pipeline-records.ts): the reads, locks
 // and deletes memory needs of work items, their attempts, commit announcements (the outbox) and webhook events. The
 // apps hand this object to memory's erasure, provenance and commit; memory names none of these tables.
 import { Prisma, type DbOrTx, type Tx, type WorkItem } from "@recall/db";

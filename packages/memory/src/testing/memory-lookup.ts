@@ -1,8 +1,8 @@
 // Small reads that go with the fact history: finding an entity by name, and the
 // instructions in force at a system time (revoked and retracted ones stay readable).
 import type { Db } from "@recall/db";
-import { identityKey } from "./entities/identity";
-import { scopeVisible, type Scope } from "./scope";
+import { identityKey } from "../core/identity";
+import { scopeVisible, type Scope } from "../core/scope";
 
 export interface EntityMatch {
   id: string;

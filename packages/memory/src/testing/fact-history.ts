@@ -8,8 +8,8 @@
 // Both can be combined ("what did we believe last Tuesday her role was on 1 March").
 import type { Assertion, Attribute, Db, Relation } from "@recall/db";
 import { loadClosures, closureAt, type Closure } from "../truth/fact-closure";
-import { scopeVisible, type Scope } from "../scope";
-import type { FactCommon } from "./read-types";
+import { scopeVisible, type Scope } from "../core/scope";
+import type { FactCommon } from "../read/read-types";
 
 export interface FactHistoryQuery {
   contextId: string;

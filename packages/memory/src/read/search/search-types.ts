@@ -1,4 +1,4 @@
-import type { ReaderScope } from "./read-types";
+import type { ReaderScope } from "../read-types";
 import type { RankingWeights } from "./search-weights";
 
 export const SEARCH_KINDS = ["attribute", "relation", "instruction", "turn", "document_node"] as const;

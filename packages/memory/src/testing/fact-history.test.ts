@@ -2,9 +2,9 @@
 // starting from the seed example: Alice Chen, CTO at Acme, then promoted to CEO.
 import { waitFor } from "@recall/test-support";
 import { readFactHistory, readFactsAsOf } from "./fact-history";
-import { findEntitiesByName, readInstructions } from "../memory-lookup";
+import { findEntitiesByName, readInstructions } from "./memory-lookup";
 import { retractSource } from "../retraction/retraction";
-import { addDocument, addTurn, attribute, ingest, relation, eachTestInNewContext, type MemoryFixture } from "../testing/memory-fixture";
+import { addDocument, addTurn, attribute, ingest, relation, eachTestInNewContext, type MemoryFixture } from "./memory-fixture";
 
 let f: MemoryFixture;
 eachTestInNewContext((fixture) => (f = fixture));

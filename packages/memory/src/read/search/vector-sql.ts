@@ -5,8 +5,8 @@
 // for rows the reader may see. Every such row is scanned (about 0.3 ms each at 1,536
 // dimensions); pgvector with an hnsw or ivfflat index is the drop-in for large contexts (README).
 import { Prisma } from "@recall/db";
-import { OWNER_OF } from "../embeddings/embedder";
-import { normaliseScope } from "../scope";
+import { OWNER_OF } from "./embedder";
+import { normaliseScope } from "../../core/scope";
 import { TEXT_SOURCES, visibleRows } from "./search-sql";
 import type { SearchInput, SearchKind } from "./search-types";
 

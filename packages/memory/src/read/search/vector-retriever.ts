@@ -4,7 +4,7 @@
 // full-text ones by reciprocal rank. A provider failure is not the reader's problem: the
 // search answers from full text and the retriever's status says why the vector list is missing.
 import type { DbOrTx } from "@recall/db";
-import { isProviderFailure, type Embedder } from "../embeddings/embedder";
+import { isProviderFailure, type Embedder } from "./embedder";
 import type { SearchHit, SearchInput } from "./search-types";
 import { prepareVectorIndex, type VectorIndex } from "./vector-index";
 import { vectorStatements } from "./vector-sql";

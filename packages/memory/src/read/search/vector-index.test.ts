@@ -2,7 +2,7 @@
 // HNSW index where the server has the extension (CI's does not install it), the SQL scan
 // otherwise. Each path's test runs where its condition holds and says why it skipped.
 import { Prisma } from "@recall/db";
-import { startMemoryDatabase, type MemoryDatabase } from "../testing/memory-fixture";
+import { startMemoryDatabase, type MemoryDatabase } from "../../testing/memory-fixture";
 import { prepareVectorIndex } from "./vector-index";
 import { vectorStatements } from "./vector-sql";
 

@@ -2,7 +2,7 @@
 // shape; the apps pass one in, so this package never talks to a provider itself.
 import { isClassifiedError } from "@recall/contracts";
 import type { EmbeddingOwner } from "@recall/db";
-import type { SearchKind } from "../read/search-types";
+import type { SearchKind } from "./search-types";
 
 export interface Embedder {
   /** `provider:model`; stored with every vector, so vectors of different models are never compared. */

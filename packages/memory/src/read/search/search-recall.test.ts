@@ -8,8 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { createDb, type Db } from "@recall/db";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
-import { bm25Index } from "../../../../bench/recall/recall-bm25";
-import { readRecallData, type RecallData } from "../../../../bench/recall/recall-data";
+import { bm25Index } from "../../../../../bench/recall/recall-bm25";
+import { readRecallData, type RecallData } from "../../../../../bench/recall/recall-data";
 import { searchMemory } from "./search-reader";
 import { SEARCH_KINDS } from "./search-types";
 

@@ -5,7 +5,7 @@
 // the rest) or after its receipt (a new input). Writers take them first in their transaction, before any row lock,
 // as the erasure does, so the two never wait on each other in opposite orders.
 import { holdLocksByHash, lockKey, type Tx } from "@recall/db";
-import { normaliseScope } from "../scope";
+import { normaliseScope } from "./scope";
 
 const keys = (contextId: string, pairs: readonly string[]) => normaliseScope(pairs).map((pair) => lockKey("scope", contextId, pair));
 

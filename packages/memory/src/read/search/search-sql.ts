@@ -11,10 +11,10 @@
 // TEXT_SOURCES and visibleRows are shared with vector search (vector-sql.ts) and the
 // embedding writer, so every retriever shows the same text under the same rules.
 import { Prisma } from "@recall/db";
-import { shownToReader } from "./fact-query";
-import { normaliseScope } from "../scope";
-import type { ReaderScope } from "./read-types";
-import { knownAt, validAt } from "./sql-fragments";
+import { shownToReader } from "../fact-query";
+import { normaliseScope } from "../../core/scope";
+import type { ReaderScope } from "../read-types";
+import { knownAt, validAt } from "../sql-fragments";
 import type { SearchKind } from "./search-types";
 
 /** Where one kind of text lives and how it reads; `f` is the row that owns the text. */
