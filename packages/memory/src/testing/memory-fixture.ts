@@ -4,13 +4,14 @@
 // maintenance with the same functions the workers call.
 import { randomUUID } from "node:crypto";
 import { createDb, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
-import { DIFF_KINDS, stageResult, type ExtractionDiff } from "@recall/contracts";
+import { DIFF_KINDS, stageResult, type ExtractionDiff, type ReviewRule } from "@recall/contracts";
 import { commitAnnouncer, ensureWorkItem, writeCheckpoint, type QueueName } from "@recall/queues";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { commitCandidates, type CommitOptions, type CommitSummary } from "../write/commit";
 import { applyTruthMaintenance, type TruthMaintenanceReport } from "../truth/truth-maintenance";
 import { committedRefs } from "../write/commit-records";
 import { validateCandidate } from "../write/validate";
+import { splitForReview } from "../review/review-rule";
 
 export interface MemoryDatabase {
   db: Db;
@@ -151,12 +152,15 @@ export async function validateStaged(f: MemoryFixture, subject: TestSubject): Pr
   return f.db.knowledgeCandidate.findMany({ where: { subjectId: subject.id, status: "invalid" } });
 }
 
+/** Commits the subject's valid candidates, bar those `options.hold` holds for review. */
 export async function commitSubject(f: MemoryFixture, subject: TestSubject, options: Partial<CommitOptions> = {}): Promise<CommitSummary> {
   const item = await workItem(f, subject, "commit_artifacts");
-  const candidates = await f.db.knowledgeCandidate.findMany({
+  const held = new Set((options.hold ?? []).map((c) => c.id));
+  const valid = await f.db.knowledgeCandidate.findMany({
     where: { subjectId: subject.id, status: "valid" },
     orderBy: { ordinal: "asc" },
   });
+  const candidates = valid.filter((c) => !held.has(c.id));
   const nodeOffsets = new Map(subject.nodeId ? [[subject.nodeId, 0]] : []);
   // As the worker does: the disambiguator's answers are checkpointed on the commit's work item.
   const checkpoint = {
@@ -190,6 +194,15 @@ export async function ingest(f: MemoryFixture, subject: TestSubject, diff: DiffI
   if (invalid.length > 0) throw new Error(`fixture diff has invalid candidates: ${JSON.stringify(invalid.map((c) => c.validationErrors))}`);
   await commitSubject(f, subject);
   return maintainSubject(f, subject);
+}
+
+/** Stage, validate and commit with the context's review rule, as the commit worker splits: answers the reviews opened. */
+export async function ingestForReview(f: MemoryFixture, subject: TestSubject, diff: DiffInput, rule: ReviewRule = "required") {
+  await stageCandidates(f, subject, diff);
+  await validateStaged(f, subject);
+  const valid = await f.db.knowledgeCandidate.findMany({ where: { subjectId: subject.id, status: "valid" }, orderBy: { ordinal: "asc" } });
+  await commitSubject(f, subject, { hold: splitForReview(valid, rule, subject.scope).hold });
+  return f.db.review.findMany({ where: { subjectId: subject.id }, orderBy: { seq: "asc" } });
 }
 
 /** The subject's work item on `queue`, made once even when two commits race for it. */
