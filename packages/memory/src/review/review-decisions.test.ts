@@ -4,39 +4,21 @@ import {
   addDocument,
   addTurn,
   attribute,
+  decide,
   eachTestInNewContext,
+  heldIntroduction,
   ingestForReview,
   relation,
   type MemoryFixture,
 } from "../testing/memory-fixture";
-import { commitApprovedReviews, decideReviews, type Decision, type ReviewCommitRef } from "./review-decisions";
+import { commitApprovedReviews, type ReviewCommitRef } from "./review-decisions";
 
 let f: MemoryFixture;
 eachTestInNewContext((fixture) => (f = fixture));
 
 const at = new Date(Date.UTC(2025, 0, 1, 9));
-const TEXT = "I'm Alice, CTO at Acme.";
 
-/** A turn whose role and employer wait for review: their review ids, in holding order. */
-async function heldTurn(text = TEXT) {
-  const turn = await addTurn(f, { content: text, at });
-  const reviews = await ingestForReview(f, turn, {
-    attributes: [attribute("Alice", "role", "CTO", "I'm Alice, CTO")],
-    relations: [relation("Alice", "works_at", "Acme", "organization", "CTO at Acme")],
-  });
-  return { turn, ids: reviews.map((r) => r.id) };
-}
-
-/** Decides in a transaction of its own; answers the outcome and the review commits it asked to open. */
-async function decide(decision: Omit<Decision, "contextId">) {
-  const opened: ReviewCommitRef[] = [];
-  const outcome = await transaction(f.db, (tx) =>
-    decideReviews(tx, { contextId: f.contextId, ...decision }, async (_tx, commit) => {
-      opened.push(commit);
-    }),
-  );
-  return { ...outcome, opened };
-}
+const heldTurn = (content?: string) => heldIntroduction(f, { at, content });
 
 async function statuses(ids: readonly string[]) {
   const reviews = await f.db.review.findMany({ where: { id: { in: [...ids] } }, include: { candidate: true }, orderBy: { seq: "asc" } });
@@ -47,7 +29,7 @@ test("approving marks the reviews and candidates approved and opens one review c
   const first = await heldTurn();
   const second = await heldTurn("I'm Alice, CTO at Acme. Still.");
 
-  const outcome = await decide({ reviewIds: [...second.ids, ...first.ids], action: "approve", note: "checked" });
+  const outcome = await decide(f, { reviewIds: [...second.ids, ...first.ids], action: "approve", note: "checked" });
 
   expect(outcome).toMatchObject({ unchanged: [], refused: [], missing: [] });
   expect(new Set(outcome.decided)).toEqual(new Set([...first.ids, ...second.ids]));
@@ -69,7 +51,7 @@ test("approving marks the reviews and candidates approved and opens one review c
 test("rejecting a turn's reviews marks them rejected and opens no commit", async () => {
   const { ids } = await heldTurn();
 
-  const outcome = await decide({ reviewIds: ids, action: "reject" });
+  const outcome = await decide(f, { reviewIds: ids, action: "reject" });
 
   expect(outcome).toMatchObject({ decided: ids, commits: [], opened: [] });
   expect(await statuses(ids)).toEqual([
@@ -82,15 +64,15 @@ test("rejecting a turn's reviews marks them rejected and opens no commit", async
 test("the same decision again is unchanged; the opposite one, or any on a withdrawn review, is refused", async () => {
   const { ids } = await heldTurn();
   const [approved, rejected] = ids as [string, string];
-  await decide({ reviewIds: [approved], action: "approve" });
-  await decide({ reviewIds: [rejected], action: "reject" });
+  await decide(f, { reviewIds: [approved], action: "approve" });
+  await decide(f, { reviewIds: [rejected], action: "reject" });
 
-  expect(await decide({ reviewIds: [approved], action: "approve" })).toMatchObject({ decided: [], unchanged: [approved], opened: [] });
-  expect(await decide({ reviewIds: [rejected], action: "reject" })).toMatchObject({ decided: [], unchanged: [rejected] });
-  expect((await decide({ reviewIds: [approved], action: "reject" })).refused).toEqual([{ id: approved, status: "approved" }]);
-  expect((await decide({ reviewIds: [rejected], action: "approve" })).refused).toEqual([{ id: rejected, status: "rejected" }]);
+  expect(await decide(f, { reviewIds: [approved], action: "approve" })).toMatchObject({ decided: [], unchanged: [approved], opened: [] });
+  expect(await decide(f, { reviewIds: [rejected], action: "reject" })).toMatchObject({ decided: [], unchanged: [rejected] });
+  expect((await decide(f, { reviewIds: [approved], action: "reject" })).refused).toEqual([{ id: approved, status: "approved" }]);
+  expect((await decide(f, { reviewIds: [rejected], action: "approve" })).refused).toEqual([{ id: rejected, status: "rejected" }]);
   await f.db.review.update({ where: { id: approved }, data: { status: "withdrawn" } });
-  expect((await decide({ reviewIds: [approved], action: "approve" })).refused).toEqual([{ id: approved, status: "withdrawn" }]);
+  expect((await decide(f, { reviewIds: [approved], action: "approve" })).refused).toEqual([{ id: approved, status: "withdrawn" }]);
   expect(await statuses(ids)).toEqual([
     ["withdrawn", "approved"],
     ["rejected", "rejected"],
@@ -105,7 +87,7 @@ test("a review id not of this context decides nothing at all", async () => {
   const foreign = (await heldTurn()).ids[0]!;
   f = mine;
 
-  const outcome = await decide({ reviewIds: [...ids, foreign], action: "approve" });
+  const outcome = await decide(f, { reviewIds: [...ids, foreign], action: "approve" });
 
   expect(outcome).toMatchObject({ decided: [], unchanged: [], refused: [], missing: [foreign], commits: [] });
   expect(await statuses([...ids, foreign])).toEqual(Array(3).fill(["pending", "pending_review"]));
@@ -116,7 +98,7 @@ describe("an edit", () => {
     const { ids } = await heldTurn();
     const role = ids[0]!;
 
-    await decide({ reviewIds: [role], action: "approve", edit: { value: "Chief Technology Officer", key: "role" } });
+    await decide(f, { reviewIds: [role], action: "approve", edit: { value: "Chief Technology Officer", key: "role" } });
 
     const review = await f.db.review.findUniqueOrThrow({ where: { id: role }, include: { candidate: true } });
     expect(review.edit).toEqual({ value: { from: "CTO", to: "Chief Technology Officer" } });
@@ -135,7 +117,7 @@ describe("an edit", () => {
       attributes: [attribute("Alice", "role", "CTO", "I was CTO in 2020", { valid_from: "2020-01-01T00:00:00Z" })],
     });
 
-    await decide({ reviewIds: [held!.id], action: "approve", edit: { valid_from: null } });
+    await decide(f, { reviewIds: [held!.id], action: "approve", edit: { valid_from: null } });
 
     const review = await f.db.review.findUniqueOrThrow({ where: { id: held!.id }, include: { candidate: true } });
     expect(review.candidate.payload).not.toHaveProperty("valid_from");
@@ -156,7 +138,7 @@ describe("an edit", () => {
     const { ids } = await heldTurn();
     const role = ids[0]!;
 
-    await expect(decide({ reviewIds: [role], action: "approve", edit })).rejects.toThrow(message);
+    await expect(decide(f, { reviewIds: [role], action: "approve", edit })).rejects.toThrow(message);
 
     expect(await statuses(ids)).toEqual(Array(2).fill(["pending", "pending_review"]));
     expect(await f.db.review.findUniqueOrThrow({ where: { id: role } })).toMatchObject({ edit: null, commitId: null });
@@ -164,7 +146,7 @@ describe("an edit", () => {
 
   test("applies to one review at a time", async () => {
     const { ids } = await heldTurn();
-    await expect(decide({ reviewIds: ids, action: "approve", edit: { memory_category: "knowledge" } })).rejects.toThrow(
+    await expect(decide(f, { reviewIds: ids, action: "approve", edit: { memory_category: "knowledge" } })).rejects.toThrow(
       /an edit applies to one review at a time/,
     );
     expect(await statuses(ids)).toEqual(Array(2).fill(["pending", "pending_review"]));
@@ -182,10 +164,10 @@ describe("an edit", () => {
         },
       ],
     });
-    await expect(decide({ reviewIds: [held!.id], action: "approve", edit: { confidence: "1" } })).rejects.toThrow(
+    await expect(decide(f, { reviewIds: [held!.id], action: "approve", edit: { confidence: "1" } })).rejects.toThrow(
       /a instruction review edits only label, description/,
     );
-    await decide({ reviewIds: [held!.id], action: "approve", edit: { label: "Bullet points" } });
+    await decide(f, { reviewIds: [held!.id], action: "approve", edit: { label: "Bullet points" } });
     expect((await f.db.review.findUniqueOrThrow({ where: { id: held!.id } })).edit).toEqual({
       label: { from: "Bullets", to: "Bullet points" },
     });
@@ -194,9 +176,9 @@ describe("an edit", () => {
   test("on a review already approved is refused: the edit would be dropped unsaid", async () => {
     const { ids } = await heldTurn();
     const role = ids[0]!;
-    await decide({ reviewIds: [role], action: "approve" });
+    await decide(f, { reviewIds: [role], action: "approve" });
 
-    const again = await decide({ reviewIds: [role], action: "approve", edit: { value: "CEO" } });
+    const again = await decide(f, { reviewIds: [role], action: "approve", edit: { value: "CEO" } });
 
     expect(again).toMatchObject({ decided: [], unchanged: [], refused: [{ id: role, status: "approved" }] });
     const review = await f.db.review.findUniqueOrThrow({ where: { id: role }, include: { candidate: true } });
@@ -205,7 +187,7 @@ describe("an edit", () => {
 
   test("that changes nothing records no edit", async () => {
     const { ids } = await heldTurn();
-    await decide({ reviewIds: [ids[0]!], action: "approve", edit: { value: "CTO" } });
+    await decide(f, { reviewIds: [ids[0]!], action: "approve", edit: { value: "CTO" } });
     expect(await f.db.review.findUniqueOrThrow({ where: { id: ids[0]! } })).toMatchObject({ status: "approved", edit: null });
   });
 });
@@ -226,8 +208,8 @@ describe("a new version of a document", () => {
   test("whose last open review is rejected gets an empty review commit that retires the old version", async () => {
     const { next, ids } = await versions();
 
-    expect((await decide({ reviewIds: [ids[0]!], action: "reject" })).opened).toEqual([]);
-    const last = await decide({ reviewIds: [ids[1]!], action: "reject" });
+    expect((await decide(f, { reviewIds: [ids[0]!], action: "reject" })).opened).toEqual([]);
+    const last = await decide(f, { reviewIds: [ids[1]!], action: "reject" });
 
     expect(last.opened).toEqual([expect.objectContaining({ subjectType: "document", subjectId: next.id })]);
     expect(await f.db.review.count({ where: { commitId: last.opened[0]!.id } })).toBe(0);
@@ -235,8 +217,8 @@ describe("a new version of a document", () => {
 
   test("whose open reviews are still waiting to commit opens nothing when one is rejected", async () => {
     const { ids } = await versions();
-    await decide({ reviewIds: [ids[0]!], action: "approve" });
-    expect((await decide({ reviewIds: [ids[1]!], action: "reject" })).opened).toEqual([]);
+    await decide(f, { reviewIds: [ids[0]!], action: "approve" });
+    expect((await decide(f, { reviewIds: [ids[1]!], action: "reject" })).opened).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@
 // candidates the way extraction does, and runs validation, commit and truth
 // maintenance with the same functions the workers call.
 import { randomUUID } from "node:crypto";
-import { createDb, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
+import { createDb, transaction, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
 import { DIFF_KINDS, stageResult, type ExtractionDiff, type ReviewRule } from "@recall/contracts";
 import { commitAnnouncer, ensureWorkItem, writeCheckpoint, type QueueName } from "@recall/queues";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
@@ -12,6 +12,7 @@ import { applyTruthMaintenance, type TruthMaintenanceReport } from "../truth/tru
 import { committedRefs } from "../write/commit-records";
 import { validateCandidate } from "../write/validate";
 import { splitForReview } from "../review/review-rule";
+import { decideReviews, type Decision, type ReviewCommitRef } from "../review/review-decisions";
 
 export interface MemoryDatabase {
   db: Db;
@@ -203,6 +204,27 @@ export async function ingestForReview(f: MemoryFixture, subject: TestSubject, di
   const valid = await f.db.knowledgeCandidate.findMany({ where: { subjectId: subject.id, status: "valid" }, orderBy: { ordinal: "asc" } });
   await commitSubject(f, subject, { hold: splitForReview(valid, rule, subject.scope).hold });
   return f.db.review.findMany({ where: { subjectId: subject.id }, orderBy: { seq: "asc" } });
+}
+
+/** A turn introducing Alice whose role (identity) and employer (knowledge) wait for review: their review ids, in that order. */
+export async function heldIntroduction(f: MemoryFixture, input: { at: Date; content?: string; sessionId?: string }) {
+  const turn = await addTurn(f, { content: input.content ?? "I'm Alice, CTO at Acme.", at: input.at, sessionId: input.sessionId });
+  const reviews = await ingestForReview(f, turn, {
+    attributes: [attribute("Alice", "role", "CTO", "I'm Alice, CTO")],
+    relations: [relation("Alice", "works_at", "Acme", "organization", "CTO at Acme", { memory_category: "knowledge" })],
+  });
+  return { turn, ids: reviews.map((r) => r.id) };
+}
+
+/** Decides reviews in a transaction of their own: the outcome, and the review commits it asked to open. */
+export async function decide(f: MemoryFixture, decision: Omit<Decision, "contextId">) {
+  const opened: ReviewCommitRef[] = [];
+  const outcome = await transaction(f.db, (tx) =>
+    decideReviews(tx, { contextId: f.contextId, ...decision }, async (_tx, commit) => {
+      opened.push(commit);
+    }),
+  );
+  return { ...outcome, opened };
 }
 
 /** The subject's work item on `queue`, made once even when two commits race for it. */
