@@ -12,6 +12,9 @@ import { applyTruthMaintenance, type TruthMaintenanceReport } from "../truth/tru
 import { committedRefs } from "../write/commit-records";
 import { validateCandidate } from "../write/validate";
 import { splitForReview } from "../review/review-rule";
+import { retractSource } from "../retraction/retraction";
+import { exportContext } from "../portability/export";
+import type { ExportFilters } from "../portability/export-format";
 import { decideReviews, type Decision, type ReviewCommitRef } from "../review/review-decisions";
 
 export interface MemoryDatabase {
@@ -225,6 +228,50 @@ export async function decide(f: MemoryFixture, decision: Omit<Decision, "context
     }),
   );
   return { ...outcome, opened };
+}
+
+/**
+ * A little of every kind an export carries: a turn's facts and an instruction, a superseded role, a document's
+ * fact, reviews pending and rejected, and a retraction. Answers the inputs.
+ */
+export async function sampleMemory(f: MemoryFixture, at: Date) {
+  const later = new Date(at.getTime() + 86_400_000);
+  const text = "I'm Alice, CTO at Acme. Always respond in bullet points.";
+  const turn = await addTurn(f, { content: text, at, scope: ["user=alice"] });
+  await ingest(f, turn, {
+    attributes: [attribute("Alice", "role", "CTO", "I'm Alice, CTO")],
+    relations: [relation("Alice", "works_at", "Acme", "organization", "CTO at Acme")],
+    instructions: [
+      {
+        label: "Bullets",
+        description: "Always respond in bullet points",
+        evidence: { quote: "Always respond in bullet points" },
+        confidence: 0.9,
+      },
+    ],
+  });
+  const promoted = await addTurn(f, { content: "I'm CEO now.", at: later, scope: ["user=alice"], sessionId: turn.sessionId });
+  await ingest(f, promoted, { attributes: [attribute("Alice", "role", "CEO", "I'm CEO now")] });
+  const document = await addDocument(f, { text: "Bob is the CFO of Initech.", at });
+  await ingest(f, document, { attributes: [attribute("Bob", "role", "CFO", "Bob is the CFO")] });
+  const held = await heldIntroduction(f, { at: later, content: "I'm Alice, CTO at Acme. Really." });
+  await decide(f, { reviewIds: [held.ids[1]!], action: "reject" });
+  const wrong = await addTurn(f, { content: "I'm Carol.", at: later });
+  await ingest(f, wrong, { entities: [{ name: "Carol", type: "person", memory_category: "identity", evidence: { quote: "Carol" } }] });
+  await retractSource(f.db, { contextId: f.contextId, sourceType: "turn", sourceId: wrong.id, reason: "misheard" });
+  return { turn, promoted, document, held: held.turn, wrong };
+}
+
+/** The context's export, a line each (the end line last). */
+export async function exportLines(f: MemoryFixture, filters: ExportFilters = {}): Promise<Record<string, unknown>[]> {
+  let text = "";
+  await exportContext(f.db, f.contextId, filters, async (chunk) => {
+    text += chunk;
+  });
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** The subject's work item on `queue`, made once even when two commits race for it. */
