@@ -1,0 +1,229 @@
+// Importing an export: the round trip, which targets take it, the lines it refuses, and ids naming rows the caller's
+// context may not name (another context's, or an input it erased).
+import { randomUUID } from "node:crypto";
+import { eachTestInNewContext, exportLines, newContext, sampleMemory, type MemoryFixture } from "../testing/memory-fixture";
+import { EXPORT_FORMAT, KIND_BY_NAME } from "./export-format";
+import { importContext, remapper } from "./import";
+
+let f: MemoryFixture;
+eachTestInNewContext((fixture) => (f = fixture));
+
+const at = new Date(Date.UTC(2025, 0, 1, 9));
+type Line = Record<string, unknown>;
+
+async function* feed(lines: readonly (Line | string)[]) {
+  for (const line of lines) yield typeof line === "string" ? line : JSON.stringify(line);
+}
+
+const importInto = (contextId: string, lines: readonly (Line | string)[]) => importContext(f.db, contextId, feed(lines));
+
+/** The rows of an export as comparable text, header and end line left out. */
+const rows = (lines: Line[]) =>
+  lines
+    .slice(1, -1)
+    .map((l) => JSON.stringify(l))
+    .sort();
+
+/** An exported row with its ids rewritten as an import into `target` rewrites them (the header and end line as they are). */
+function remapped(line: Line, source: string, target: string): Line {
+  const spec = KIND_BY_NAME.get(line.kind as string);
+  if (!spec) return line;
+  const remap = remapper(source, target);
+  const out = { ...line };
+  for (const column of spec.ids) if (typeof out[column] === "string") out[column] = remap(out[column]);
+  for (const column of spec.idLists ?? []) if (Array.isArray(out[column])) out[column] = (out[column] as string[]).map(remap);
+  return out;
+}
+
+const header = (contextId: string, extra: Line = {}) => ({
+  kind: "header",
+  format: EXPORT_FORMAT,
+  version: 1,
+  context_id: contextId,
+  ...extra,
+});
+const END = { kind: "end" };
+
+test("into an empty context every row comes over with its ids rewritten; a second run creates nothing", async () => {
+  await sampleMemory(f, at);
+  const exported = await exportLines(f);
+  const target = await newContext(f.db);
+
+  const report = await importInto(
+    target.contextId,
+    exported.map((l) => JSON.stringify(l)),
+  );
+
+  expect(report).toMatchObject({ sourceContextId: f.contextId, lines: exported.length });
+  const end = exported[exported.length - 1] as { counts: Record<string, number> };
+  for (const [kind, n] of Object.entries(end.counts)) {
+    if (n > 0) expect([kind, report.counts[kind]]).toEqual([kind, { read: n, created: n }]);
+  }
+  const reexported = await exportLines(target);
+  expect(rows(reexported)).toEqual(rows(exported.map((l) => remapped(l, f.contextId, target.contextId))));
+
+  const again = await importInto(target.contextId, exported);
+  expect(Object.values(again.counts).every((c) => c.created === 0 && c.read > 0)).toBe(true);
+  expect(rows(await exportLines(target))).toEqual(rows(reexported));
+  expect(await f.db.contextImport.findFirstOrThrow({ where: { contextId: target.contextId } })).toMatchObject({
+    sourceContextId: f.contextId,
+    runs: 2,
+    finishedAt: expect.any(Date),
+  });
+});
+
+test("into its own context ids are kept: what is missing comes back, what is there stays", async () => {
+  await sampleMemory(f, at);
+  const exported = await exportLines(f);
+  const retraction = await f.db.retraction.findFirstOrThrow({ where: { contextId: f.contextId } });
+  await f.db.retraction.delete({ where: { id: retraction.id } });
+
+  const report = await importInto(f.contextId, exported);
+
+  expect(report.counts.retraction).toEqual({ read: 1, created: 1 });
+  expect(Object.entries(report.counts).filter(([, c]) => c.created > 0)).toEqual([["retraction", { read: 1, created: 1 }]]);
+  expect(await f.db.retraction.findUnique({ where: { id: retraction.id } })).toMatchObject({ reason: retraction.reason });
+});
+
+describe("a target", () => {
+  test("holding inputs or memory takes no other context's export", async () => {
+    await sampleMemory(f, at);
+    const target = await newContext(f.db);
+    await f.db.session.create({ data: { contextId: target.contextId } });
+
+    await expect(importInto(target.contextId, await exportLines(f))).rejects.toThrow(/already holds inputs or memory/);
+    expect(await f.db.contextImport.count({ where: { contextId: target.contextId } })).toBe(0);
+  });
+
+  test("that took one context's export takes no other's", async () => {
+    const target = await newContext(f.db);
+    const first = randomUUID();
+    await importInto(target.contextId, [header(first), END]);
+
+    await expect(importInto(target.contextId, [header(randomUUID()), END])).rejects.toThrow(
+      new RegExp(`already holds an import of context ${first}`),
+    );
+    await expect(importInto(target.contextId, [header(first), END])).resolves.toMatchObject({ sourceContextId: first });
+  });
+});
+
+describe("a bad line is refused, naming its line and field", () => {
+  const SOURCE = randomUUID();
+  const session = (extra: Line = {}) => ({ kind: "session", id: randomUUID(), metadata: {}, created_at: at.toISOString(), ...extra });
+  const deep = `{"kind":"session","id":"${randomUUID()}","metadata":${"[".repeat(70)}${"]".repeat(70)}}`;
+
+  test.each<[string, (Line | string)[], RegExp]>([
+    ["an empty body", [], /^line 1: line: the body is empty/],
+    ["a first line that is not the header", [session()], /^line 1: kind: the first line must be the header/],
+    ["another format", [header(SOURCE, { format: "csv" }), END], /^line 1: format: must be "recall.context-export"/],
+    ["another version", [header(SOURCE, { version: 2 }), END], /^line 1: version: unknown format version 2/],
+    ["a header without the context's id", [header("acme"), END], /^line 1: context_id: must be the exported context's id/],
+    ["a line that is not JSON", [header(SOURCE), "{kind:", END], /^line 2: line: not JSON/],
+    ["a line that is not an object", [header(SOURCE), "[1]", END], /^line 2: line: must be a JSON object/],
+    ["nesting too deep", [header(SOURCE), deep, END], /^line 2: line: nests objects or arrays deeper than 64 levels/],
+    ["an unknown kind", [header(SOURCE), { kind: "widget" }, END], /^line 2: kind: unknown kind "widget"/],
+    [
+      "kinds out of order",
+      [header(SOURCE), session(), { kind: "entity", id: randomUUID() }, session(), END],
+      /^line 4: kind: a session after a entity/,
+    ],
+    ["a field its kind has not", [header(SOURCE), session({ colour: "red" }), END], /^line 2: colour: not a field of a session line/],
+    ["a line without an id", [header(SOURCE), session({ id: undefined }), END], /^line 2: id: required/],
+    ["an id that is not a uuid", [header(SOURCE), session({ id: "42" }), END], /^line 2: id: must be a uuid or null/],
+    [
+      "a reference that is not a uuid",
+      [header(SOURCE), { kind: "turn", id: randomUUID(), session_id: 7 }, END],
+      /^line 2: session_id: must be a uuid/,
+    ],
+    [
+      "a value its column does not take",
+      [header(SOURCE), { kind: "review", id: randomUUID(), status: "maybe" }, END],
+      /^line 2: status: must be one of pending, approved/,
+    ],
+    [
+      "an id list that is not one",
+      [header(SOURCE), { kind: "uncertainty", id: randomUUID(), fact_ids: "x" }, END],
+      /^line 2: fact_ids: must be a list of uuids/,
+    ],
+    [
+      "a row the database refuses",
+      [header(SOURCE), session({ created_at: "soon" }), END],
+      /^line 2: session: lines 2–2 \(session\) refused by the database/,
+    ],
+    ["a line after the end line", [header(SOURCE), END, "", session()], /^line 4: kind: a line after the end line/],
+    ["an export without its end line", [header(SOURCE), session()], /^line 3: kind: the export ends without its end line/],
+  ])("%s", async (_name, lines, message) => {
+    const target = await newContext(f.db);
+    await expect(importInto(target.contextId, lines)).rejects.toThrow(message);
+  });
+
+  test("what came before a refused batch stays; the refused batch writes nothing", async () => {
+    const target = await newContext(f.db);
+    const kept = session();
+    const turn = { kind: "turn", id: randomUUID(), session_id: kept.id, seq: 1, role: "user", content: null };
+    await expect(importInto(target.contextId, [header(SOURCE), kept, turn, END])).rejects.toThrow(
+      /^line 3: turn: .*refused by the database/,
+    );
+    expect(await f.db.session.count({ where: { contextId: target.contextId } })).toBe(1);
+    expect(await f.db.turn.count({ where: { contextId: target.contextId } })).toBe(0);
+  });
+});
+
+describe("ids the caller's context may not name", () => {
+  test("another context's row, as a line's own id or as a reference, is refused and that context is unchanged", async () => {
+    const other = await newContext(f.db);
+    const theirs = await f.db.session.create({ data: { contextId: other.contextId, metadata: { owner: "other" } } });
+    // The header claims the target's own export, so no id would be rewritten.
+    const own = header(f.contextId);
+    const turn = {
+      kind: "turn",
+      id: randomUUID(),
+      session_id: theirs.id,
+      seq: 1,
+      role: "user",
+      content: "hi",
+      scope: [],
+      trace_id: "t",
+      created_at: at.toISOString(),
+    };
+
+    await expect(
+      importInto(f.contextId, [own, { kind: "session", id: theirs.id, metadata: {}, created_at: at.toISOString() }, END]),
+    ).rejects.toThrow(/^line 2: id: names a row that is not this context's/);
+    await expect(importInto(f.contextId, [own, turn, END])).rejects.toThrow(/^line 2: session_id: names a row that is not this context's/);
+
+    expect(await f.db.session.findUniqueOrThrow({ where: { id: theirs.id } })).toEqual(theirs);
+    expect(await f.db.turn.count({ where: { OR: [{ contextId: f.contextId }, { contextId: other.contextId }] } })).toBe(0);
+    expect(await f.db.session.count({ where: { contextId: f.contextId } })).toBe(0);
+  });
+
+  test("the same ids in another context's export are rewritten, so they name nothing of the other context", async () => {
+    const other = await newContext(f.db);
+    const theirs = await f.db.session.create({ data: { contextId: other.contextId } });
+    const session = { kind: "session", id: theirs.id, metadata: {}, created_at: at.toISOString() };
+
+    await importInto(f.contextId, [header(randomUUID()), session, END]);
+
+    const [mine] = await f.db.session.findMany({ where: { contextId: f.contextId } });
+    expect(mine!.id).not.toBe(theirs.id);
+  });
+
+  test("an input this context erased is refused, with the erasure, wherever the line names it", async () => {
+    const { promoted } = await sampleMemory(f, at);
+    const exported = await exportLines(f);
+    const erasure = await f.db.erasure.create({
+      data: { contextId: f.contextId, kind: "inputs", request: {}, erased: {}, counts: {}, hash: "0" },
+    });
+    await f.db.erasedInput.create({ data: { inputId: promoted.id, contextId: f.contextId, kind: "turn", erasureId: erasure.id } });
+    await f.db.turn.delete({ where: { id: promoted.id } });
+    const line = exported.findIndex((l) => l.kind === "turn" && l.id === promoted.id) + 1;
+
+    await expect(importInto(f.contextId, exported)).rejects.toThrow(
+      new RegExp(`^line ${line}: id: names an input erased from this context \\(erasure ${erasure.id}\\)`),
+    );
+    const candidate = exported.findIndex((l) => l.kind === "candidate" && l.turn_id === promoted.id);
+    const withoutTurn = exported.filter((l) => !(l.kind === "turn" && l.id === promoted.id));
+    await expect(importInto(f.contextId, withoutTurn)).rejects.toThrow(new RegExp(`^line ${candidate}: subject_id: names an input erased`));
+    expect(await f.db.turn.findUnique({ where: { id: promoted.id } })).toBeNull();
+  });
+});
