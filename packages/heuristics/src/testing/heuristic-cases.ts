@@ -41,6 +41,7 @@ export interface Case {
   relations?: [string, string, string][];
   instructions?: [string, string][];
   revocations?: [string, string][];
+  uncertainties?: [string, string][];
   /** No instruction and no revocation may come out (look-alikes). */
   noDirectives?: boolean;
   absentEntities?: string[];
@@ -78,14 +79,44 @@ function expectSpansSliceBack(text: string, diff: ExtractionDiff): void {
   }
 }
 
-/** One test per case, named by the case. */
-export function testCases(cases: Case[]): void {
+const sorted = <T>(items: T[]): T[] => [...items].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+/** Every item of a diff, as the cases write them; facts and entities sorted (their order is not a rule). */
+function itemsOf(diff: ExtractionDiff) {
+  return {
+    entities: sorted(diff.entities.map((e) => [e.name, e.type])),
+    attributes: sorted(diff.attributes.map((a) => [a.entity, a.key, a.value])),
+    relations: sorted(diff.relations.map((r) => [r.subject, r.verb, r.object])),
+    instructions: diff.instructions.map((i) => [i.label, i.description]),
+    revocations: diff.revocations.map((r) => [r.instruction_id, r.matches]),
+    uncertainties: diff.uncertainties.map((u) => [u.about, u.reason]),
+  };
+}
+
+/** What a case lists, as the whole output: a list it leaves out is expected empty. */
+function expectedItems(c: Case): ReturnType<typeof itemsOf> {
+  return {
+    entities: sorted(c.entities ?? []),
+    attributes: sorted(c.attributes ?? []),
+    relations: sorted(c.relations ?? []),
+    instructions: c.instructions ?? [],
+    revocations: c.revocations ?? [],
+    uncertainties: c.uncertainties ?? [],
+  };
+}
+
+/**
+ * One test per case, named by the case. With `whole`, a case's lists are the complete output, so an extra item
+ * fails it; without, each listed item must be among the output.
+ */
+export function testCases(cases: Case[], options: { whole?: boolean } = {}): void {
   test.each(cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
     const outcome = run(c);
     const diff = outcome.finished ? outcome.diff : outcome.partial;
     expect(outcome.finished).toBe(c.finished);
     expect(() => ExtractionDiff.parse(diff)).not.toThrow();
     expectSpansSliceBack(c.text, diff);
+    if (options.whole) expect(itemsOf(diff)).toEqual(expectedItems(c));
     if (c.empty) expect(Object.values(diff).every((items) => items.length === 0)).toBe(true);
     for (const [name, type] of c.entities ?? []) expect(diff.entities).toContainEqual(expect.objectContaining({ name, type }));
     for (const name of c.absentEntities ?? []) expect(diff.entities.map((e) => e.name)).not.toContain(name);
