@@ -8,7 +8,10 @@ const cases: Case[] = [
     text: "I love hiking.",
     input: asCaroline,
     finished: true,
-    entities: [["hiking", "activity"]],
+    entities: [
+      ["Caroline", "person"],
+      ["hiking", "activity"],
+    ],
     relations: [["Caroline", "likes", "hiking"]],
   },
   {
@@ -16,6 +19,10 @@ const cases: Case[] = [
     text: "I really enjoy painting landscapes on weekends.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["painting landscapes", "activity"],
+    ],
     relations: [["Caroline", "likes", "painting landscapes"]],
   },
   {
@@ -23,6 +30,10 @@ const cases: Case[] = [
     text: "I'm a big fan of Nintendo games!",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["Nintendo games", "topic"],
+    ],
     relations: [["Caroline", "likes", "Nintendo games"]],
   },
   {
@@ -30,7 +41,10 @@ const cases: Case[] = [
     text: 'My favorite book is "Charlotte\'s Web".',
     input: asCaroline,
     finished: true,
-    entities: [["Charlotte's Web", "work"]],
+    entities: [
+      ["Caroline", "person"],
+      ["Charlotte's Web", "work"],
+    ],
     relations: [["Caroline", "likes", "Charlotte's Web"]],
   },
   {
@@ -38,6 +52,10 @@ const cases: Case[] = [
     text: "I've been into dancing since I was a kid.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["dancing", "activity"],
+    ],
     relations: [["Caroline", "likes", "dancing"]],
   },
   {
@@ -45,6 +63,10 @@ const cases: Case[] = [
     text: "I don't like horror movies.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["horror movies", "topic"],
+    ],
     relations: [["Caroline", "dislikes", "horror movies"]],
   },
   // Pets and family.
@@ -53,7 +75,10 @@ const cases: Case[] = [
     text: "I have a dog named Max.",
     input: asCaroline,
     finished: true,
-    entities: [["Max", "pet"]],
+    entities: [
+      ["Caroline", "person"],
+      ["Max", "pet"],
+    ],
     attributes: [["Max", "species", "dog"]],
     relations: [["Caroline", "owns", "Max"]],
   },
@@ -62,14 +87,31 @@ const cases: Case[] = [
     text: "Meet my dog, Max!",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["Max", "pet"],
+    ],
+    attributes: [["Max", "species", "dog"]],
     relations: [["Caroline", "owns", "Max"]],
   },
-  { name: "pet's name", text: "My cat's name is Luna.", input: asCaroline, finished: true, relations: [["Caroline", "owns", "Luna"]] },
+  {
+    name: "pet's name",
+    text: "My cat's name is Luna.",
+    input: asCaroline,
+    finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["Luna", "pet"],
+    ],
+    attributes: [["Luna", "species", "cat"]],
+    relations: [["Caroline", "owns", "Luna"]],
+  },
   {
     name: "pets unnamed",
     text: "I've got two turtles.",
     input: asCaroline,
     finished: true,
+    entities: [["Caroline", "person"]],
     attributes: [["Caroline", "pet", "two turtles"]],
   },
   {
@@ -77,6 +119,10 @@ const cases: Case[] = [
     text: "Sam is my brother.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["Sam", "person"],
+    ],
     attributes: [["Sam", "kinship", "brother of Caroline"]],
     relations: [["Caroline", "related_to", "Sam"]],
   },
@@ -85,7 +131,10 @@ const cases: Case[] = [
     text: "I have two kids.",
     input: asCaroline,
     finished: true,
-    entities: [["Caroline's kids", "person"]],
+    entities: [
+      ["Caroline's kids", "person"],
+      ["Caroline", "person"],
+    ],
     relations: [["Caroline", "related_to", "Caroline's kids"]],
   },
   // Outings, with the time they happened.
@@ -94,7 +143,10 @@ const cases: Case[] = [
     text: "I went to a LGBTQ support group yesterday.",
     input: asCaroline,
     finished: true,
-    entities: [["LGBTQ support group", "event"]],
+    entities: [
+      ["Caroline", "person"],
+      ["LGBTQ support group", "event"],
+    ],
     relations: [["Caroline", "attended", "LGBTQ support group"]],
     validity: { valid_from: "2024-05-14T00:00:00.000Z", valid_to: "2024-05-15T00:00:00.000Z" },
   },
@@ -103,6 +155,10 @@ const cases: Case[] = [
     text: "I went to a LGBTQ support group yesterday and it was so powerful.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["LGBTQ support group", "event"],
+    ],
     relations: [["Caroline", "attended", "LGBTQ support group"]],
   },
   {
@@ -110,6 +166,10 @@ const cases: Case[] = [
     text: "I visited Paris last week.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["Paris", "location"],
+    ],
     relations: [["Caroline", "visited", "Paris"]],
     validity: { valid_from: "2024-05-06T00:00:00.000Z", valid_to: "2024-05-13T00:00:00.000Z" },
   },
@@ -118,6 +178,11 @@ const cases: Case[] = [
     text: "I went camping with my kids last weekend - it was a blast!",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["camping", "activity"],
+      ["Caroline's kids", "person"],
+      ["Caroline", "person"],
+    ],
     relations: [
       ["Caroline", "went", "camping"],
       ["Caroline", "related_to", "Caroline's kids"],
@@ -129,6 +194,10 @@ const cases: Case[] = [
     text: "Just got back from a road trip to Oregon!",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["road trip to Oregon", "event"],
+    ],
     relations: [["Caroline", "attended", "road trip to Oregon"]],
   },
   {
@@ -136,6 +205,10 @@ const cases: Case[] = [
     text: "I won my first chess tournament last week.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["first chess tournament", "event"],
+    ],
     relations: [["Caroline", "won", "first chess tournament"]],
     validity: { valid_from: "2024-05-06T00:00:00.000Z" },
   },
@@ -145,6 +218,7 @@ const cases: Case[] = [
     text: "I'm planning to take a short trip next month.",
     input: asCaroline,
     finished: true,
+    entities: [["Caroline", "person"]],
     attributes: [["Caroline", "plans", "take a short trip"]],
     validity: { valid_from: "2024-06-01T00:00:00.000Z" },
   },
@@ -153,6 +227,10 @@ const cases: Case[] = [
     text: "I'm going to a transgender conference this month.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["transgender conference", "event"],
+    ],
     relations: [["Caroline", "plans_to_attend", "transgender conference"]],
     validity: { valid_from: "2024-05-01T00:00:00.000Z" },
   },
@@ -161,6 +239,10 @@ const cases: Case[] = [
     text: "I'm going to Paris for two weeks next month.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["Paris", "location"],
+    ],
     relations: [["Caroline", "plans_to_visit", "Paris"]],
     validity: { valid_from: "2024-06-01T00:00:00.000Z" },
   },
@@ -169,6 +251,10 @@ const cases: Case[] = [
     text: "I've lived in Berlin for three years.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Berlin", "location"],
+      ["Caroline", "person"],
+    ],
     relations: [["Caroline", "lives_in", "Berlin"]],
     validity: { valid_from: "2021-05-15T10:00:00.000Z" },
   },
@@ -178,6 +264,10 @@ const cases: Case[] = [
     text: "I've been painting since 2016.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["painting", "activity"],
+    ],
     relations: [["Caroline", "does", "painting"]],
     validity: { valid_from: "2016-01-01T00:00:00.000Z" },
   },
@@ -186,6 +276,10 @@ const cases: Case[] = [
     text: "I've been playing guitar for three years.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["playing guitar", "activity"],
+    ],
     relations: [["Caroline", "does", "playing guitar"]],
     validity: { valid_from: "2021-05-15T10:00:00.000Z" },
   },
@@ -194,6 +288,10 @@ const cases: Case[] = [
     text: "I started volunteering at a local shelter last month to help out.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["volunteering at a local shelter", "activity"],
+    ],
     relations: [["Caroline", "started", "volunteering at a local shelter"]],
     validity: { valid_from: "2024-04-01T00:00:00.000Z" },
   },
@@ -202,7 +300,10 @@ const cases: Case[] = [
     text: "I joined a book club last week.",
     input: asCaroline,
     finished: true,
-    entities: [["book club", "group"]],
+    entities: [
+      ["book club", "group"],
+      ["Caroline", "person"],
+    ],
     relations: [["Caroline", "member_of", "book club"]],
   },
   {
@@ -210,6 +311,10 @@ const cases: Case[] = [
     text: "I signed up for a pottery class yesterday.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["pottery class", "event"],
+    ],
     relations: [["Caroline", "signed_up_for", "pottery class"]],
   },
   {
@@ -217,6 +322,10 @@ const cases: Case[] = [
     text: "I'm researching adoption agencies.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["adoption agencies", "topic"],
+      ["Caroline", "person"],
+    ],
     relations: [["Caroline", "researching", "adoption agencies"]],
   },
   {
@@ -224,6 +333,10 @@ const cases: Case[] = [
     text: 'I\'m currently reading a fantasy novel called "The Name of the Wind" by Patrick Rothfuss.',
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["The Name of the Wind", "work"],
+    ],
     relations: [["Caroline", "reading", "The Name of the Wind"]],
   },
   // Look-alikes of the personal rules.

@@ -41,6 +41,10 @@ const cases: Case[] = [
     text: "I work at Acme.",
     input: { speaker: "Bob", knownEntities: [alice, bob] },
     finished: true,
+    entities: [
+      ["Acme", "organization"],
+      ["Bob", "person"],
+    ],
     relations: [["Bob", "works_at", "Acme"]],
   },
   {
@@ -48,7 +52,10 @@ const cases: Case[] = [
     text: "I live in Lisbon.",
     input: { speaker: "Dana", knownEntities: [alice, bob] },
     finished: true,
-    entities: [["Dana", "person"]],
+    entities: [
+      ["Dana", "person"],
+      ["Lisbon", "location"],
+    ],
     relations: [["Dana", "lives_in", "Lisbon"]],
   },
   {
@@ -56,6 +63,7 @@ const cases: Case[] = [
     text: "I'm a teacher.",
     input: asCaroline,
     finished: true,
+    entities: [["Caroline", "person"]],
     attributes: [["Caroline", "role", "teacher"]],
   },
   {
@@ -63,6 +71,10 @@ const cases: Case[] = [
     text: "I moved to Seattle last year.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["Caroline", "person"],
+      ["Seattle", "location"],
+    ],
     relations: [["Caroline", "lives_in", "Seattle"]],
     validity: { valid_from: "2023-01-01T00:00:00.000Z" },
   },
@@ -72,6 +84,11 @@ const cases: Case[] = [
     text: "Thanks, Melanie! You went to the beach with your kids last week.",
     input: asCaroline,
     finished: true,
+    entities: [
+      ["beach", "location"],
+      ["Melanie's kids", "person"],
+      ["Melanie", "person"],
+    ],
     relations: [
       ["Melanie", "visited", "beach"],
       ["Melanie", "related_to", "Melanie's kids"],

@@ -19,6 +19,10 @@ const cases: Case[] = [
     text: "I work at Acme.",
     input: withAlice,
     finished: true,
+    entities: [
+      ["Acme", "organization"],
+      ["Alice", "person"],
+    ],
     relations: [["Alice", "works_at", "Acme"]],
   },
   {
@@ -26,6 +30,10 @@ const cases: Case[] = [
     text: "I'm a software engineer at Google.",
     input: withAlice,
     finished: true,
+    entities: [
+      ["Alice", "person"],
+      ["Google", "organization"],
+    ],
     attributes: [["Alice", "role", "software engineer"]],
     relations: [["Alice", "works_at", "Google"]],
   },
@@ -45,6 +53,10 @@ const cases: Case[] = [
     text: "I'm the VP of Engineering at Initech.",
     input: withAlice,
     finished: true,
+    entities: [
+      ["Alice", "person"],
+      ["Initech", "organization"],
+    ],
     attributes: [["Alice", "role", "VP of Engineering"]],
     relations: [["Alice", "works_at", "Initech"]],
   },
@@ -61,6 +73,7 @@ const cases: Case[] = [
     text: "My email is alice@example.com",
     input: withAlice,
     finished: true,
+    entities: [["Alice", "person"]],
     attributes: [["Alice", "email", "alice@example.com"]],
   },
   // The open reader: first-person statements read by their shape, the speaker's words kept as the value.
