@@ -41,8 +41,8 @@ test("a header, then every row as its kind's fields in order, kinds in their ord
 
 test("candidates go only when committed or reviewed; reviews go in holding order with every status", async () => {
   const { held } = await sampleMemory(f, at);
-  await f.db.knowledgeCandidate.updateMany({ where: { subjectId: held.id }, data: { status: "valid" } });
-  await f.db.knowledgeCandidate.create({
+  // An extracted candidate neither committed nor held stays behind.
+  const unreviewed = await f.db.knowledgeCandidate.create({
     data: {
       contextId: f.contextId,
       workItemId: randomUUID(),
@@ -57,10 +57,16 @@ test("candidates go only when committed or reviewed; reviews go in holding order
 
   const lines = await exportLines(f);
 
-  const candidates = lines.filter((l) => l.kind === "candidate");
-  const reviewed = new Set(lines.filter((l) => l.kind === "review").map((l) => l.candidate_id));
-  expect(candidates.every((c) => c.status === "committed" || reviewed.has(c.id))).toBe(true);
-  expect(candidates.filter((c) => c.subject_id === held.id)).toHaveLength(2);
+  const exported = lines.filter((l) => l.kind === "candidate").map((l) => l.id);
+  const expected = await f.db.knowledgeCandidate.findMany({
+    where: { contextId: f.contextId, OR: [{ status: "committed" }, { review: { isNot: null } }] },
+    orderBy: { id: "asc" },
+  });
+  expect(exported).toEqual(expected.map((c) => c.id));
+  expect(exported).not.toContain(unreviewed.id);
+  expect(expected.filter((c) => c.subjectId === held.id).map((c) => c.status)).toEqual(
+    expect.arrayContaining(["pending_review", "rejected"]),
+  );
   const reviews = await f.db.review.findMany({ where: { contextId: f.contextId }, orderBy: { seq: "asc" } });
   expect(lines.filter((l) => l.kind === "review").map((l) => [l.id, l.status, l.review_kind])).toEqual(
     reviews.map((r) => [r.id, r.status, r.kind]),

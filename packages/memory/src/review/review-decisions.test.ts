@@ -82,10 +82,7 @@ test("the same decision again is unchanged; the opposite one, or any on a withdr
 test("a review id not of this context decides nothing at all", async () => {
   const { ids } = await heldTurn();
   const elsewhere = await f.db.context.create({ data: { name: "other" } });
-  const mine = f;
-  f = { db: f.db, contextId: elsewhere.id };
-  const foreign = (await heldTurn()).ids[0]!;
-  f = mine;
+  const foreign = (await heldIntroduction({ db: f.db, contextId: elsewhere.id }, { at })).ids[0]!;
 
   const outcome = await decide(f, { reviewIds: [...ids, foreign], action: "approve" });
 
