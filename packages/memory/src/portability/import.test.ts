@@ -35,6 +35,9 @@ function remapped(line: Line, source: string, target: string): Line {
   return out;
 }
 
+/** A refused line as the importer names it: its number, the field, and a fragment of why. */
+const refusal = (line: number, field: string, why: RegExp) => ({ line, field, message: expect.stringMatching(why) });
+
 const header = (contextId: string, extra: Line = {}) => ({
   kind: "header",
   format: EXPORT_FORMAT,
@@ -112,57 +115,57 @@ describe("a bad line is refused, naming its line and field", () => {
   const session = (extra: Line = {}) => ({ kind: "session", id: randomUUID(), metadata: {}, created_at: at.toISOString(), ...extra });
   const deep = `{"kind":"session","id":"${randomUUID()}","metadata":${"[".repeat(70)}${"]".repeat(70)}}`;
 
-  test.each<[string, (Line | string)[], RegExp]>([
-    ["an empty body", [], /^line 1: line: the body is empty/],
-    ["a first line that is not the header", [session()], /^line 1: kind: the first line must be the header/],
-    ["another format", [header(SOURCE, { format: "csv" }), END], /^line 1: format: must be "recall.context-export"/],
-    ["another version", [header(SOURCE, { version: 2 }), END], /^line 1: version: unknown format version 2/],
-    ["a header without the context's id", [header("acme"), END], /^line 1: context_id: must be the exported context's id/],
-    ["a line that is not JSON", [header(SOURCE), "{kind:", END], /^line 2: line: not JSON/],
-    ["a line that is not an object", [header(SOURCE), "[1]", END], /^line 2: line: must be a JSON object/],
-    ["nesting too deep", [header(SOURCE), deep, END], /^line 2: line: nests objects or arrays deeper than 64 levels/],
-    ["an unknown kind", [header(SOURCE), { kind: "widget" }, END], /^line 2: kind: unknown kind "widget"/],
+  test.each<[string, (Line | string)[], ReturnType<typeof refusal>]>([
+    ["an empty body", [], refusal(1, "line", /the body is empty/)],
+    ["a first line that is not the header", [session()], refusal(1, "kind", /the first line must be the header/)],
+    ["another format", [header(SOURCE, { format: "csv" }), END], refusal(1, "format", /must be "recall.context-export"/)],
+    ["another version", [header(SOURCE, { version: 2 }), END], refusal(1, "version", /unknown format version 2/)],
+    ["a header without the context's id", [header("acme"), END], refusal(1, "context_id", /must be the exported context's id/)],
+    ["a line that is not JSON", [header(SOURCE), "{kind:", END], refusal(2, "line", /not JSON/)],
+    ["a line that is not an object", [header(SOURCE), "[1]", END], refusal(2, "line", /must be a JSON object/)],
+    ["nesting too deep", [header(SOURCE), deep, END], refusal(2, "line", /nests objects or arrays deeper than 64 levels/)],
+    ["an unknown kind", [header(SOURCE), { kind: "widget" }, END], refusal(2, "kind", /unknown kind "widget"/)],
     [
       "kinds out of order",
       [header(SOURCE), session(), { kind: "entity", id: randomUUID() }, session(), END],
-      /^line 4: kind: a session after a entity/,
+      refusal(4, "kind", /a session after a entity/),
     ],
-    ["a field its kind has not", [header(SOURCE), session({ colour: "red" }), END], /^line 2: colour: not a field of a session line/],
-    ["a line without an id", [header(SOURCE), session({ id: undefined }), END], /^line 2: id: required/],
-    ["an id that is not a uuid", [header(SOURCE), session({ id: "42" }), END], /^line 2: id: must be a uuid or null/],
+    ["a field its kind has not", [header(SOURCE), session({ colour: "red" }), END], refusal(2, "colour", /not a field of a session line/)],
+    ["a line without an id", [header(SOURCE), session({ id: undefined }), END], refusal(2, "id", /required/)],
+    ["an id that is not a uuid", [header(SOURCE), session({ id: "42" }), END], refusal(2, "id", /must be a uuid or null/)],
     [
       "a reference that is not a uuid",
       [header(SOURCE), { kind: "turn", id: randomUUID(), session_id: 7 }, END],
-      /^line 2: session_id: must be a uuid/,
+      refusal(2, "session_id", /must be a uuid/),
     ],
     [
       "a value its column does not take",
       [header(SOURCE), { kind: "review", id: randomUUID(), status: "maybe" }, END],
-      /^line 2: status: must be one of pending, approved/,
+      refusal(2, "status", /must be one of pending, approved/),
     ],
     [
       "an id list that is not one",
       [header(SOURCE), { kind: "uncertainty", id: randomUUID(), fact_ids: "x" }, END],
-      /^line 2: fact_ids: must be a list of uuids/,
+      refusal(2, "fact_ids", /must be a list of uuids/),
     ],
     [
       "a row the database refuses",
       [header(SOURCE), session({ created_at: "soon" }), END],
-      /^line 2: session: lines 2–2 \(session\) refused by the database/,
+      refusal(2, "session", /lines 2–2 \(session\) refused by the database/),
     ],
-    ["a line after the end line", [header(SOURCE), END, "", session()], /^line 4: kind: a line after the end line/],
-    ["an export without its end line", [header(SOURCE), session()], /^line 3: kind: the export ends without its end line/],
-  ])("%s", async (_name, lines, message) => {
+    ["a line after the end line", [header(SOURCE), END, "", session()], refusal(4, "kind", /a line after the end line/)],
+    ["an export without its end line", [header(SOURCE), session()], refusal(3, "kind", /the export ends without its end line/)],
+  ])("%s", async (_name, lines, refused) => {
     const target = await newContext(f.db);
-    await expect(importInto(target.contextId, lines)).rejects.toThrow(message);
+    await expect(importInto(target.contextId, lines)).rejects.toMatchObject(refused);
   });
 
   test("what came before a refused batch stays; the refused batch writes nothing", async () => {
     const target = await newContext(f.db);
     const kept = session();
     const turn = { kind: "turn", id: randomUUID(), session_id: kept.id, seq: 1, role: "user", content: null };
-    await expect(importInto(target.contextId, [header(SOURCE), kept, turn, END])).rejects.toThrow(
-      /^line 3: turn: .*refused by the database/,
+    await expect(importInto(target.contextId, [header(SOURCE), kept, turn, END])).rejects.toMatchObject(
+      refusal(3, "turn", /refused by the database/),
     );
     expect(await f.db.session.count({ where: { contextId: target.contextId } })).toBe(1);
     expect(await f.db.turn.count({ where: { contextId: target.contextId } })).toBe(0);
@@ -189,8 +192,10 @@ describe("ids the caller's context may not name", () => {
 
     await expect(
       importInto(f.contextId, [own, { kind: "session", id: theirs.id, metadata: {}, created_at: at.toISOString() }, END]),
-    ).rejects.toThrow(/^line 2: id: names a row that is not this context's/);
-    await expect(importInto(f.contextId, [own, turn, END])).rejects.toThrow(/^line 2: session_id: names a row that is not this context's/);
+    ).rejects.toMatchObject(refusal(2, "id", /names a row that is not this context's/));
+    await expect(importInto(f.contextId, [own, turn, END])).rejects.toMatchObject(
+      refusal(2, "session_id", /names a row that is not this context's/),
+    );
 
     expect(await f.db.session.findUniqueOrThrow({ where: { id: theirs.id } })).toEqual(theirs);
     expect(await f.db.turn.count({ where: { OR: [{ contextId: f.contextId }, { contextId: other.contextId }] } })).toBe(0);
@@ -218,12 +223,12 @@ describe("ids the caller's context may not name", () => {
     await f.db.turn.delete({ where: { id: promoted.id } });
     const line = exported.findIndex((l) => l.kind === "turn" && l.id === promoted.id) + 1;
 
-    await expect(importInto(f.contextId, exported)).rejects.toThrow(
-      new RegExp(`^line ${line}: id: names an input erased from this context \\(erasure ${erasure.id}\\)`),
+    await expect(importInto(f.contextId, exported)).rejects.toMatchObject(
+      refusal(line, "id", new RegExp(`names an input erased from this context \\(erasure ${erasure.id}\\)`)),
     );
     const candidate = exported.findIndex((l) => l.kind === "candidate" && l.turn_id === promoted.id);
     const withoutTurn = exported.filter((l) => !(l.kind === "turn" && l.id === promoted.id));
-    await expect(importInto(f.contextId, withoutTurn)).rejects.toThrow(new RegExp(`^line ${candidate}: subject_id: names an input erased`));
+    await expect(importInto(f.contextId, withoutTurn)).rejects.toMatchObject(refusal(candidate, "subject_id", /names an input erased/));
     expect(await f.db.turn.findUnique({ where: { id: promoted.id } })).toBeNull();
   });
 });
