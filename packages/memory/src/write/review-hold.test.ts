@@ -13,7 +13,7 @@ import {
   type TestSubject,
 } from "../testing/memory-fixture";
 import { closeReviewCommit, holdForReview, withdrawReviews } from "./review-hold";
-import { documentAwaitsReview } from "./review-versions";
+import { documentAwaitsReview } from "../review/review-versions";
 
 let f: MemoryFixture;
 eachTestInNewContext((fixture) => (f = fixture));
