@@ -6,6 +6,7 @@
 // takes the guard away, or hands it the work: now (a shutdown), or after the stage's backoff with the tries left (a
 // failure). The guard's job id is the work item's, as for every job, so nothing ever runs a stage twice at once
 // except across a kill, which the claim and the finish already settle.
+import { kindOf } from "@recall/contracts";
 import type { WorkItem } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
 import { isBackground } from "./priority";
@@ -14,7 +15,7 @@ import { backoffDelay, type QueueName } from "./registry";
 
 /** Whether the next stage of this item may run in its job: an interactive turn's (a caller waits on it). */
 export function chainable(item: Pick<WorkItem, "subjectType" | "payload">): boolean {
-  return item.subjectType === "turn" && !isBackground(item);
+  return kindOf(item.subjectType).chainable && !isBackground(item);
 }
 
 interface GuardDeps {

@@ -8,6 +8,7 @@
 // Review commits (approvals, one by one or in bulk, and those an import brings) are background too: nobody waits
 // on them, and a bulk approval must not hold the slots another tenant's turns run in. Within the background lane
 // contexts take turns (fair-share.ts); within a context, and in the interactive lane, first in, first out.
+import { kindOf } from "@recall/contracts";
 import type { Prisma } from "@recall/db";
 import { extractionMode } from "./extraction-mode";
 import type { QueueName } from "./registry";
@@ -21,7 +22,7 @@ export interface PriorityItem {
 }
 
 export function isBackground(item: PriorityItem): boolean {
-  if (item.subjectType === "document" || item.subjectType === "window" || item.subjectType === "review") return true;
+  if (kindOf(item.subjectType).alwaysBackground) return true;
   const payload = item.payload ?? null;
   return (payload as Record<string, unknown> | null)?.["background"] === true || extractionMode({ payload }) === "windowed";
 }

@@ -5,6 +5,7 @@
 // holds it, the sweeper closes the attempt as abandoned and queues the item again, or, with no
 // attempts left, marks it dead for an operator to retry. Rerunning is safe because every stage
 // is idempotent per work item (a commit finds its own outbox row and writes nothing twice).
+import { kindOf } from "@recall/contracts";
 import type { Db, WorkItem } from "@recall/db";
 import { jobsTotal, workItemsFinished, type Logger } from "@recall/telemetry";
 import { itemTrace } from "./item-trace";
@@ -72,9 +73,10 @@ async function recoverItem(options: StaleRunningOptions, item: WorkItem): Promis
 
 /** The group whose stage `item` is: a window's later stage, a batch's extraction or later stage. */
 function heldGroup(item: WorkItem): GroupRef | undefined {
-  if (item.subjectType === "window" && WINDOW_STAGES.includes(item.queue)) return { kind: "window", id: item.subjectId };
-  if (item.subjectType === "batch") return { kind: "batch", id: item.subjectId };
-  return undefined;
+  const group = kindOf(item.subjectType).group;
+  // A window's extraction is the window's own model call, not its turns' stages.
+  if (group === "window" && !WINDOW_STAGES.includes(item.queue)) return undefined;
+  return group && { kind: group, id: item.subjectId };
 }
 
 /**

@@ -4,6 +4,7 @@
 // range its status reads. The turns' items wait for the batch's own item, whose one job reads them all
 // (apps/worker windowing/batch-extract.ts). Turns without occurred_at get received times 1 ms apart, so valid time
 // keeps their order for supersession even when they commit out of order.
+import { kindOf } from "@recall/contracts";
 import { randomUUID } from "node:crypto";
 import type { Prisma, Tx, WorkItem } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
@@ -34,7 +35,7 @@ export async function storeTurnBatch(tx: Tx, place: BatchPlace, turns: BatchTurn
     batchExtraction({ contextId, batchId: batch.id, traceId }),
     ...rows.map((r) => turnExtraction({ contextId, turnId: r.id!, traceId, mode: "windowed", batchId: batch.id })),
   ]);
-  const item = items.find((i) => i.subjectType === "batch")!;
+  const item = items.find((i) => kindOf(i.subjectType).group === "batch")!;
   return { batchId: batch.id, turnIds: rows.map((r) => r.id!), item, traceId };
 }
 

@@ -3,7 +3,7 @@
 // names are put to the strong model first, where one is configured, before that transaction opens.
 // Candidates the context's review rule holds wait as pending reviews instead; a review commit (subject
 // type `review`) later writes the approved ones of one input, with that input as their source.
-import { stageResult } from "@recall/contracts";
+import { stageResult, kindOf } from "@recall/contracts";
 import type { KnowledgeCandidate, Tx, WorkItem } from "@recall/db";
 import {
   commitPlanned,
@@ -17,7 +17,7 @@ import {
 import { commitAnnouncer, truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
 import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
-import { candidatesOf, documentUnits, inputOf, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
+import { candidatesOf, documentUnits, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
 
 interface CommitInput {
   candidates: KnowledgeCandidate[];
@@ -26,21 +26,19 @@ interface CommitInput {
 
 async function loadCommitInput(tx: Tx, claim: ClaimedWork): Promise<CommitInput> {
   const { subjectType, subjectId } = claim.item;
-  const where =
-    subjectType === "review"
-      ? { status: "approved" as const, review: { commitId: subjectId } }
-      : { subjectType, subjectId, status: "valid" as const };
+  const where = kindOf(subjectType).commitsApproved
+    ? { status: "approved" as const, review: { commitId: subjectId } }
+    : { subjectType, subjectId, status: "valid" as const };
   const candidates = await tx.knowledgeCandidate.findMany({ where, orderBy: { ordinal: "asc" } });
-  return { candidates, units: inputOf(claim).type === "document" ? await documentUnits(tx, claim) : [] };
+  return { candidates, units: await documentUnits(tx, claim) };
 }
 
 /** `loadCommitInput` for a group's turns: their valid candidates in one read. */
 async function loadCommitInputs(tx: Tx, claims: ClaimedWork[]): Promise<CommitInput[]> {
-  if (claims.some((c) => c.item.subjectType === "review")) return Promise.all(claims.map((c) => loadCommitInput(tx, c)));
+  if (claims.some((c) => kindOf(c.item.subjectType).commitsApproved)) return Promise.all(claims.map((c) => loadCommitInput(tx, c)));
   const bySubject = await candidatesOf(tx, claims, "valid");
   const inputs: CommitInput[] = [];
-  for (const [i, claim] of claims.entries())
-    inputs.push({ candidates: bySubject[i]!, units: inputOf(claim).type === "document" ? await documentUnits(tx, claim) : [] });
+  for (const [i, claim] of claims.entries()) inputs.push({ candidates: bySubject[i]!, units: await documentUnits(tx, claim) });
   return inputs;
 }
 
@@ -60,7 +58,7 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
       const source = commitSource(item, subject);
       const disambiguator = strong && modelDisambiguator(strong, commitBudget(deps.config, subject.contextConfig));
       // A review commit's candidates were approved: the rule held them once and does not hold them again.
-      const rule = item.subjectType === "review" ? undefined : subject.contextConfig.review;
+      const rule = kindOf(item.subjectType).commitsApproved ? undefined : subject.contextConfig.review;
       const { commit, hold } = splitForReview(input.candidates, rule, subject.scope);
       const options = { disambiguator, checkpoint: checkpointOf(deps, item), announce: commitAnnouncer({ relayed: true }), hold };
       const plan = await planCommit(deps.db, source, commit, options);
@@ -86,7 +84,11 @@ const MAINTAINED = new Set(["attribute", "relation", "revocation"]);
  * change nothing (a document's also retires its previous version), so its item is created done.
  */
 function nothingToMaintain(deps: WorkerDeps, item: WorkItem, candidates: readonly KnowledgeCandidate[]): boolean {
-  return item.subjectType === "turn" && deps.config.RECALL_EMBEDDING_MODEL === undefined && !candidates.some((c) => MAINTAINED.has(c.kind));
+  return (
+    kindOf(item.subjectType).maintenanceSkippable &&
+    deps.config.RECALL_EMBEDDING_MODEL === undefined &&
+    !candidates.some((c) => MAINTAINED.has(c.kind))
+  );
 }
 
 /** The disambiguator's answers, checkpointed on the commit's item so a re-run asks nothing twice. */
@@ -110,6 +112,6 @@ function commitSource(item: WorkItem, subject: StageSubject): CommitSource {
     occurredAt: subject.occurredAt,
     traceId: subject.traceId,
     nodeOffsets: new Map(subject.units.filter((u) => u.nodeId).map((u) => [u.nodeId!, u.offset])),
-    reviewCommitId: item.subjectType === "review" ? item.subjectId : undefined,
+    reviewCommitId: kindOf(item.subjectType).commitsApproved ? item.subjectId : undefined,
   };
 }

@@ -3,7 +3,7 @@
 // Without embedding (and for a turn) it is applied in the transaction that records the stage's
 // success; otherwise the first step is checkpointed in its own, so a retry after an embedding
 // provider failure only embeds.
-import { CommittedRefs } from "@recall/contracts";
+import { CommittedRefs, kindOf } from "@recall/contracts";
 import type { Tx } from "@recall/db";
 import {
   applyTruthMaintenance,
@@ -26,15 +26,15 @@ export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<Commit
       const { item, claim, input: refs, payload } = ctx;
       // The document a commit (its own, or a review commit of its candidates) wrote from: its previous version retires.
       const input = inputOf(claim);
-      const documentId = input.type === "document" ? input.id : undefined;
+      const documentId = kindOf(input.type).versioned ? input.id : undefined;
       const options = {
-        turnId: payload.subjectType === "turn" ? payload.subjectId : undefined,
+        turnId: kindOf(payload.subjectType).source === "turn" ? payload.subjectId : undefined,
         singleValued: singleValuedPredicates(deps, claim.plan),
       };
       const applied = truthMaintained(item);
       // A review commit's approved reviews are committed with the truth maintenance that places their facts.
       const reviewsDone = async (tx: Tx) => {
-        if (item.subjectType === "review") await closeReviewCommit(tx, item.subjectId, "committed");
+        if (kindOf(item.subjectType).commitsApproved) await closeReviewCommit(tx, item.subjectId, "committed");
       };
       if (deps.config.RECALL_EMBEDDING_MODEL === undefined && documentId === undefined) {
         if (applied) return { status: "succeeded" };

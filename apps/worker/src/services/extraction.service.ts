@@ -3,8 +3,8 @@
 // written (with the plan, when it changed) only when every unit succeeded, in the transaction
 // that records the stage's success, so a failure leaves nothing partial; the work item still
 // records how far the attempt got and what it cost.
-import { transaction, toJson, type Db, type ExtractionStage, type Prisma, type WorkItem } from "@recall/db";
-import { DIFF_KINDS, StageFailure, type ExtractResult, type UnitOutcome } from "@recall/contracts";
+import { transaction, toJson, type Db, type ExtractionStage, type Prisma, type Tx, type WorkItem } from "@recall/db";
+import { DIFF_KINDS, StageFailure, type ExtractResult, type UnitOutcome, kindOf } from "@recall/contracts";
 import { rememberEntities, type ExtractionGuidance, type Extractor, type StageOutcome } from "@recall/extraction";
 import { isBackground, writeCheckpoint, type ClaimedPlan, type StageContext, type StageResult } from "@recall/queues";
 import { extractionInputs, type Logger } from "@recall/telemetry";
@@ -33,7 +33,7 @@ export class ExtractionService {
     const { deps } = this;
     const { item, claim, signal, logger } = ctx;
     const lane = isBackground(item) ? "background" : "interactive";
-    if (item.subjectType === "document") await ensureDocumentNodes(deps, item.subjectId, signal);
+    if (kindOf(item.subjectType).parsed) await ensureDocumentNodes(deps, item.subjectId, signal);
     const subject = extractedSubject(claim, await documentUnits(deps.db, claim));
     const plan = resolvePlan(deps, subject);
     // A copy: later units of a document add the entities earlier ones found.
@@ -65,7 +65,7 @@ async function extractUnit(run: Run, item: WorkItem, unit: TextUnit, signal: Abo
   const outcome = await run.extractor.extract(
     {
       text: unit.text,
-      kind: subject.type === "turn" ? "turn" : "document_node",
+      kind: kindOf(subject.type).unit ?? "document_node",
       role: subject.role,
       speaker: subject.speaker,
       referenceTime: subject.occurredAt,
@@ -114,7 +114,7 @@ function toCandidates(
 }
 
 /** Replaces whatever an earlier attempt staged, so a retry never doubles candidates; records the plan when it changed. */
-function stageCandidates(item: WorkItem, run: Run): (tx: Prisma.TransactionClient) => Promise<void> {
+function stageCandidates(item: WorkItem, run: Run): (tx: Tx) => Promise<void> {
   return async (tx) => {
     if (!planRecorded(run.plan, run.stored)) await writePlan(tx, run.plan);
     await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });

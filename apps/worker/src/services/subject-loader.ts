@@ -2,6 +2,7 @@
 // only its validate/commit/truth-maintenance stages ever run in a worker, when an operator
 // retries one or the sweeper recovers one). A review commit's stages see the input it commits for. Built from the row the claim returned
 // (packages/queues work-state); a document's nodes are read by the stage that needs them.
+import { kindOf } from "@recall/contracts";
 import type { ContextConfig } from "@recall/contracts";
 import type { CandidateStatus, DbOrTx, KnowledgeCandidate, Turn } from "@recall/db";
 import { WorkError, type ClaimedWork } from "@recall/queues";
@@ -47,7 +48,7 @@ function missing(what: string): WorkError {
 /** Any subject of a claimed item; a document's `units` are its nodes (documentUnits), read by the caller. */
 export function stageSubject(claim: ClaimedWork, units: TextUnit[] = []): StageSubject {
   const { item, subject, contextConfig } = claim;
-  if (item.subjectType === "fact_write") {
+  if (kindOf(item.subjectType).direct) {
     const write = subject.factWrite;
     if (!write) throw missing(`fact write ${item.subjectId}`);
     return { ...oneText(contextConfig, "fact_write", write, write.text, write.createdAt), type: "fact_write", factWriteId: write.id };
@@ -61,38 +62,45 @@ export function stageSubject(claim: ClaimedWork, units: TextUnit[] = []): StageS
  */
 export function inputOf(claim: ClaimedWork): { type: string; id: string } {
   const { item, subject } = claim;
-  if (item.subjectType !== "review") return { type: item.subjectType, id: item.subjectId };
+  if (!kindOf(item.subjectType).commitsApproved) return { type: item.subjectType, id: item.subjectId };
   if (!subject.review) throw missing(`review commit ${item.subjectId}`);
   return { type: subject.review.subjectType, id: subject.review.subjectId };
 }
 
+/** How each extracted kind's subject is read from its claim (the claim's join holds its row). */
+const EXTRACTED: Partial<Record<string, (claim: ClaimedWork, id: string, units: TextUnit[]) => Subject>> = {
+  turn: ({ subject, contextConfig }, id) => {
+    if (!subject.turn) throw missing(`turn ${id}`);
+    return turnSubject(subject.turn, contextConfig);
+  },
+  document: ({ subject, contextConfig }, id, units) => {
+    const doc = subject.document;
+    if (!doc) throw missing(`document ${id}`);
+    const metadata = doc.metadata;
+    return {
+      type: "document",
+      id: doc.id,
+      contextId: doc.contextId,
+      units,
+      occurredAt: writtenAt(metadata) ?? doc.createdAt,
+      scope: Array.isArray(metadata.scope) ? metadata.scope.map(String) : [],
+      traceId: doc.traceId,
+      documentId: doc.id,
+      metadata,
+      sourceType: doc.sourceType ?? "document",
+      format: doc.format,
+      sourceMetadata: doc.sourceMetadata ?? {},
+      contextConfig,
+    };
+  },
+};
+
 /** A turn or a document, the subjects that are extracted. */
 export function extractedSubject(claim: ClaimedWork, units: TextUnit[] = []): Subject {
-  const { subject, contextConfig } = claim;
   const input = inputOf(claim);
-  if (input.type === "turn") {
-    if (!subject.turn) throw missing(`turn ${input.id}`);
-    return turnSubject(subject.turn, contextConfig);
-  }
-  if (input.type !== "document") throw new WorkError("validation", `a ${input.type} is not extracted`, false);
-  const doc = subject.document;
-  if (!doc) throw missing(`document ${input.id}`);
-  const metadata = doc.metadata;
-  return {
-    type: "document",
-    id: doc.id,
-    contextId: doc.contextId,
-    units,
-    occurredAt: writtenAt(metadata) ?? doc.createdAt,
-    scope: Array.isArray(metadata.scope) ? metadata.scope.map(String) : [],
-    traceId: doc.traceId,
-    documentId: doc.id,
-    metadata,
-    sourceType: doc.sourceType ?? "document",
-    format: doc.format,
-    sourceMetadata: doc.sourceMetadata ?? {},
-    contextConfig,
-  };
+  const read = EXTRACTED[input.type];
+  if (!read) throw new WorkError("validation", `a ${input.type} is not extracted`, false);
+  return read(claim, input.id, units);
 }
 
 type TurnRow = Pick<Turn, "id" | "contextId" | "content" | "role" | "speaker" | "occurredAt" | "createdAt" | "scope" | "traceId">;
@@ -155,7 +163,7 @@ export async function candidatesOf(db: DbOrTx, claims: readonly ClaimedWork[], s
 
 export async function documentUnits(db: DbOrTx, claim: ClaimedWork): Promise<TextUnit[]> {
   const input = inputOf(claim);
-  if (input.type !== "document") return [];
+  if (!kindOf(input.type).parsed) return [];
   const nodes = await db.documentNode.findMany({ where: { documentId: input.id }, orderBy: { ordinal: "asc" } });
   return nodes.map((n) => ({ nodeId: n.id, text: n.text, offset: n.startByte }));
 }

@@ -3,6 +3,7 @@
 // payload again cannot change the answer (a new extraction stages new candidates instead).
 // Every verdict of one work item is written in the transaction that records the stage's
 // success, so a crash leaves all or none.
+import { kindOf } from "@recall/contracts";
 import { toJson, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
 import { validateCandidate } from "@recall/memory";
 import type { ClaimedWork, StageContext, StageResult } from "@recall/queues";
@@ -45,7 +46,8 @@ export class ValidationService {
     const allowedTypes = allowedEntityTypes(this.deps, claim.plan);
     const textByNode = new Map(subject.units.map((u) => [u.nodeId ?? "", u.text]));
     // Instructions come from the scope's own user (or a direct write), never from a document or an assistant's words.
-    const mayInstruct = subject.type === "fact_write" || (subject.type === "turn" && (subject.role ?? "user") === "user");
+    const { instructs } = kindOf(subject.type);
+    const mayInstruct = instructs === "always" || (instructs === "from the user" && (subject.role ?? "user") === "user");
     const verdicts = input.candidates.map((candidate) => {
       const sourceText = textByNode.get(candidate.documentNodeId ?? "") ?? "";
       const result = validateCandidate(candidate.kind, candidate.payload, { sourceText, allowedTypes, mayInstruct });

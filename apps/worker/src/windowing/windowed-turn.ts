@@ -3,7 +3,7 @@
 // the strong model); otherwise the turn waits for a window of its session. Interactive turns,
 // documents and windowed turns that were handed back go straight to the one-turn processor,
 // which gets the same claim and known entities (read once per job).
-import { isEmptyDiff, type ExtractionInput } from "@recall/contracts";
+import { isEmptyDiff, type ExtractionInput, kindOf } from "@recall/contracts";
 import type { Tx } from "@recall/db";
 import { extractionMode, type StageHandler } from "@recall/queues";
 import type { WorkerDeps } from "../deps";
@@ -17,7 +17,7 @@ export function windowAwareExtract(deps: WorkerDeps, oneTurn: StageHandler<Known
     load: oneTurn.load,
     async process(ctx) {
       const { item, claim } = ctx;
-      if (item.subjectType !== "turn" || extractionMode(item) !== "windowed") return oneTurn.process(ctx);
+      if (!kindOf(item.subjectType).groupable || extractionMode(item) !== "windowed") return oneTurn.process(ctx);
       const subject = extractedSubject(claim);
       const input: ExtractionInput = {
         text: subject.units[0]!.text,

@@ -4,7 +4,7 @@
 // maintenance in the same work item. One embeddings call per subject; only a subject
 // past the provider's per-request limits is split. Running it again is harmless: rows
 // are upserted by (owner_kind, owner_id, model), so a retry replaces, never duplicates.
-import { StageFailure, type CommittedRefs } from "@recall/contracts";
+import { StageFailure, type CommittedRefs, kindOf } from "@recall/contracts";
 import { Prisma, transaction, type Db, type DbOrTx } from "@recall/db";
 import { holdSourceShared } from "../core/source-lock";
 import { OWNER_OF, type Embedder } from "../read/search/embedder";
@@ -78,9 +78,10 @@ async function storeUnlessErased(
 /** What to embed, in a stable order: the subject's text first, then its facts and instructions. */
 async function committedTargets(db: DbOrTx, contextId: string, refs: CommittedRefs): Promise<Target[]> {
   const ids = (list: string[] | undefined) => (list?.length ? Prisma.sql`f.id = ANY(${list}::uuid[])` : undefined);
+  const embeds = refs.subjectType ? kindOf(refs.subjectType).unit : undefined;
   const selections: [SearchKind, Prisma.Sql | undefined][] = [
-    ["turn", refs.subjectType === "turn" && refs.subjectId ? Prisma.sql`f.id = ${refs.subjectId}::uuid` : undefined],
-    ["document_node", refs.subjectType === "document" && refs.subjectId ? Prisma.sql`d.id = ${refs.subjectId}::uuid` : undefined],
+    ["turn", embeds === "turn" && refs.subjectId ? Prisma.sql`f.id = ${refs.subjectId}::uuid` : undefined],
+    ["document_node", embeds === "document_node" && refs.subjectId ? Prisma.sql`d.id = ${refs.subjectId}::uuid` : undefined],
     ["attribute", ids(refs.attributeIds)],
     ["relation", ids(refs.relationIds)],
     ["instruction", ids(refs.instructionIds)],

@@ -294,7 +294,7 @@ async function claimTarget(db: Db, contextId: string, sourceContextId: string): 
   });
 }
 
-async function holdsMemory(tx: Prisma.TransactionClient, contextId: string): Promise<boolean> {
+async function holdsMemory(tx: Tx, contextId: string): Promise<boolean> {
   const [row] = await tx.$queryRaw<{ any: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM sessions WHERE context_id = ${contextId}::uuid)
         OR EXISTS (SELECT 1 FROM documents WHERE context_id = ${contextId}::uuid)

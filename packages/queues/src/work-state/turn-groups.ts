@@ -5,6 +5,7 @@
 // claims it (all of them in one statement) and finishes it; a turn whose stage fails inside the group's job leaves
 // the group and runs alone, with its own job and retries, and when the group's job gives up for good every turn still
 // in it does. Nothing is dropped.
+import { kindOf } from "@recall/contracts";
 import { Prisma, type DbOrTx, type ErrorClass, type Tx, type WorkItem } from "@recall/db";
 import { ClaimedPlan, ClaimedSubject, attemptsOfClaimed } from "./claim-item";
 import { itemColumns } from "./item-row";
@@ -131,7 +132,7 @@ export async function releaseGroupTurns(db: DbOrTx, queue: string, group: GroupR
  * extraction and later stages, a window's for its later stages (its extraction waits for the window's model call).
  */
 export function groupOf(item: Pick<WorkItem, "queue" | "subjectType" | "payload">): GroupRef | undefined {
-  if (item.subjectType !== "turn") return undefined;
+  if (!kindOf(item.subjectType).groupable) return undefined;
   const payload = item.payload as Record<string, unknown> | null;
   const [windowId, batchId] = [payload?.["window_id"], payload?.["batch_id"]];
   const later = WINDOW_STAGES.includes(item.queue);
