@@ -1,16 +1,7 @@
 // A batch of turns (POST …/turns/batch): its job runs its turns' stages together, each turn keeping its own items.
-import type { SubjectKind } from "./subject-kind";
+import { defineKind } from "./subject-kind";
 
-export const batchKind: SubjectKind = {
+export const batchKind = defineKind({
   type: "batch",
-  alwaysBackground: false,
-  groupable: false,
   group: "batch",
-  parsed: false,
-  direct: false,
-  commitsApproved: false,
-  maintenanceSkippable: false,
-  chainable: false,
-  instructs: "never",
-  versioned: false,
-};
+});

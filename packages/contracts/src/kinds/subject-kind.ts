@@ -32,3 +32,19 @@ export interface SubjectKind {
   /** A new version replaces an earlier one of the same source: its truth maintenance retires the previous version. */
   versioned: boolean;
 }
+
+/** A kind from what sets it apart; every trait it does not name is the plainest (no, never, interactive). */
+export function defineKind(traits: Pick<SubjectKind, "type"> & Partial<SubjectKind>): SubjectKind {
+  return {
+    alwaysBackground: false,
+    groupable: false,
+    parsed: false,
+    direct: false,
+    commitsApproved: false,
+    maintenanceSkippable: false,
+    chainable: false,
+    instructs: "never",
+    versioned: false,
+    ...traits,
+  };
+}
