@@ -42,4 +42,4 @@ export { type GroupKind, SUBJECT_KINDS, type SubjectKind, kindOf } from "./kinds
 export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, stageResult } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";
 export { CommittedRefs, DisambiguationDecision, ExtractResult, UnitOutcome } from "./stage-results";
-export { WEBHOOK_EVENT_TYPES, WebhookEventType } from "./webhooks";
+export { WEBHOOK_EVENT_TYPES, WEBHOOK_ID_KEYS, WebhookEventType, type WebhookIdTarget } from "./webhooks";

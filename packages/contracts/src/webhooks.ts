@@ -1,5 +1,7 @@
-// The events a webhook can subscribe to (docs/webhooks.md). Database triggers write them
-// (prisma/migrations/*_webhooks), the dispatcher in @recall/queues delivers them.
+// The events a webhook can subscribe to (docs/webhooks.md). Every one is raised by one SQL function,
+// recall_webhook_emit (prisma/migrations/*_webhooks): the triggers call it, and so do the two raised in code
+// (review.pending in memory's review hold, webhook.disabled in the delivery store). The dispatcher in
+// @recall/queues delivers them.
 import { z } from "zod";
 
 export const WEBHOOK_EVENT_TYPES = [
@@ -17,3 +19,29 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
+
+/**
+ * Every key of an event's data that holds an id, with what it names. An erasure deletes the events that name what it
+ * deletes (queues' PipelineRecords.forget reads this list); a key missing here would survive it, which
+ * webhooks/event-ids.test.ts in @recall/queues checks against every emitter. A `kept` id names no input (a webhook, a
+ * trace): an event naming one is deleted only for the input ids beside it.
+ */
+export const WEBHOOK_ID_KEYS = {
+  turn_id: "input",
+  document_id: "input",
+  fact_write_id: "input",
+  subject_id: "input",
+  revoked_by_turn_id: "input",
+  session_id: "input",
+  batch_id: "input",
+  window_id: "input",
+  review_id: "input",
+  work_item_id: "work_item",
+  fact_id: "fact",
+  superseded_by: "fact",
+  supersession_id: "supersession",
+  instruction_id: "instruction",
+  webhook_id: "kept",
+  trace_id: "kept",
+} as const satisfies Record<string, "input" | "work_item" | "fact" | "supersession" | "instruction" | "kept">;
+export type WebhookIdTarget = (typeof WEBHOOK_ID_KEYS)[keyof typeof WEBHOOK_ID_KEYS];

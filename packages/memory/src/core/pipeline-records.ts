@@ -31,6 +31,8 @@ export interface ForgetRequest {
   emptyWindows: string[];
   /** Windows that keep turns: their work stays, without error messages (a provider's error may quote a turn). */
   keptWindows: string[];
+  /** What the erasure deleted that the pipeline's events may name (WEBHOOK_ID_KEYS): facts, supersessions, instructions. */
+  derived?: { fact: string[]; supersession: string[]; instruction: string[] };
 }
 
 export interface Forgotten {

@@ -22,6 +22,8 @@ interface Erased {
   touchedEntities: Set<string>;
   /** Work items deleted, for their jobs to be removed from the queue after the commit. */
   workItems: ErasedWorkItem[];
+  /** What the erased inputs taught that was deleted with them, which the pipeline's events may name. */
+  derived: NonNullable<ForgetRequest["derived"]>;
 }
 
 type IdRow = { id: string };
@@ -49,6 +51,7 @@ export async function deleteErased(tx: Tx, contextId: string, ids: InputIds, rec
     counts: {},
     touchedEntities: new Set(),
     workItems: [],
+    derived: { fact: [], supersession: [], instruction: [] },
   };
   await deleteFacts(tx, run);
   await deleteStaged(tx, run);
@@ -109,10 +112,10 @@ async function deleteFacts(tx: Tx, run: Erased): Promise<void> {
       tx.$queryRaw`DELETE FROM relations WHERE assertion_id = ANY(${assertionIds}::uuid[]) RETURNING id::text`,
     )),
   ];
-  await count(
+  const supersessions = await ids(
     run,
     "supersessions",
-    tx.$executeRaw`DELETE FROM supersessions WHERE older_id = ANY(${facts}::uuid[]) OR newer_id = ANY(${facts}::uuid[])`,
+    tx.$queryRaw`DELETE FROM supersessions WHERE older_id = ANY(${facts}::uuid[]) OR newer_id = ANY(${facts}::uuid[]) RETURNING id::text`,
   );
   await tx.$executeRaw`UPDATE attributes SET superseded_by = NULL WHERE superseded_by = ANY(${facts}::uuid[])`;
   await tx.$executeRaw`UPDATE relations SET superseded_by = NULL WHERE superseded_by = ANY(${facts}::uuid[])`;
@@ -126,6 +129,7 @@ async function deleteFacts(tx: Tx, run: Erased): Promise<void> {
   const instructions = await ids(run, "instructions", tx.$queryRaw`DELETE FROM instructions WHERE ${fromSource(run)} RETURNING id::text`);
   await tx.$executeRaw`UPDATE instructions SET revoked_by = NULL WHERE revoked_by = ANY(${run.ids.turn}::uuid[])`;
   await deleteEmbeddings(tx, run, facts, instructions);
+  run.derived = { fact: facts, supersession: supersessions, instruction: instructions };
 }
 
 async function deleteEmbeddings(tx: Tx, run: Erased, facts: string[], instructions: string[]): Promise<void> {
@@ -198,7 +202,7 @@ async function deletePipeline(tx: Tx, run: Erased, records: PipelineRecords): Pr
     WHERE turn_ids && ${run.ids.turn}::uuid[] RETURNING id::text, cardinality(turn_ids) AS left`;
   const emptyWindows = windows.filter((w) => Number(w.left) === 0).map((w) => w.id);
   const keptWindows = windows.filter((w) => Number(w.left) > 0).map((w) => w.id);
-  await forgetWork(tx, run, records, { contextId: run.contextId, subjects, emptyWindows, keptWindows });
+  await forgetWork(tx, run, records, { contextId: run.contextId, subjects, emptyWindows, keptWindows, derived: run.derived });
   await count(run, "extraction_windows", tx.$executeRaw`DELETE FROM extraction_windows WHERE id = ANY(${emptyWindows}::uuid[])`);
   return emptyWindows;
 }
@@ -264,6 +268,8 @@ async function deleteTurns(
     "turn_batches",
     tx.$queryRaw`DELETE FROM turn_batches WHERE session_id = ANY(${sessionIds}::uuid[]) RETURNING id::text`,
   );
-  await forgetWork(tx, run, records, { contextId: run.contextId, subjects: batchIds, emptyWindows: [], keptWindows: [] });
+  // With the sessions gone (asked for, or left without turns): the events that name them go too.
+  const gone = [...batchIds, ...sessionIds];
+  await forgetWork(tx, run, records, { contextId: run.contextId, subjects: gone, emptyWindows: [], keptWindows: [] });
   return { sessions, batchIds };
 }

@@ -22,6 +22,22 @@ async function sayRole(role: string, at: Date, sessionId?: string) {
   return turn;
 }
 
+test("the events that name what an erasure deleted go with it: the facts it closed and opened, its turn, its session", async () => {
+  await f.db.webhook.create({
+    data: { contextId: f.contextId, url: "https://hooks.example/recall", events: ["fact.superseded"], secret: "whsec_test" },
+  });
+  await sayRole("CTO", day(1));
+  const ceo = await sayRole("CEO", day(5));
+  const [superseded] = await f.db.webhookEvent.findMany({ where: { contextId: f.contextId, type: "fact.superseded" } });
+  const newer = await f.db.attribute.findFirstOrThrow({ where: { contextId: f.contextId, value: "CEO" } });
+  expect(superseded?.data).toMatchObject({ superseded_by: newer.id });
+
+  const receipt = await eraseInputs(f.db, { contextId: f.contextId, turnIds: [ceo.id] }, { records });
+
+  expect(await f.db.webhookEvent.count({ where: { contextId: f.contextId } })).toBe(0);
+  expect(receipt.counts).toMatchObject({ webhook_events: 1 });
+});
+
 test("erasing the newest value deletes its rows and reopens the value it had superseded; the hash is over the erased content", async () => {
   await sayRole("CTO", day(1));
   const ceo = await sayRole("CEO", day(5));

@@ -86,8 +86,8 @@ export async function recordFailed(
       RETURNING failing_since`;
     if (!hook || Date.now() - hook.failing_since.getTime() < disableAfterMs) return { givenUp, disabled: false };
     await tx.webhook.update({ where: { id: claim.webhook_id }, data: { disabledAt: new Date() } });
-    const data = { webhook_id: claim.webhook_id, failing_since: hook.failing_since.toISOString() };
-    await tx.$queryRaw`SELECT recall_webhook_emit(${claim.context_id}::uuid, 'webhook.disabled', ${JSON.stringify(data)}::jsonb)::text`;
+    await tx.$queryRaw`SELECT recall_webhook_emit(${claim.context_id}::uuid, 'webhook.disabled',
+      jsonb_build_object('webhook_id', ${claim.webhook_id}::text, 'failing_since', ${hook.failing_since.toISOString()}::text))::text`;
     return { givenUp, disabled: true };
   });
 }

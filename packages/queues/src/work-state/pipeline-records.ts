@@ -1,6 +1,7 @@
 // The pipeline's side of memory's PipelineRecords port (packages/memory/src/core/pipeline-records.ts): the reads, locks
 // and deletes memory needs of work items, their attempts, commit announcements (the outbox) and webhook events. The
 // apps hand this object to memory's erasure, provenance and commit; memory names none of these tables.
+import { WEBHOOK_ID_KEYS, type WebhookIdTarget } from "@recall/contracts";
 import { Prisma, type DbOrTx, type Tx, type WorkItem } from "@recall/db";
 
 interface ErasedWorkItem {
@@ -13,6 +14,15 @@ interface ForgetRequest {
   subjects: string[];
   emptyWindows: string[];
   keptWindows: string[];
+  derived?: { fact: string[]; supersession: string[]; instruction: string[] };
+}
+
+/** The events whose data names any of the deleted ids, by what each id key names (WEBHOOK_ID_KEYS). */
+function namingAny(ids: Record<WebhookIdTarget, readonly string[]>): Prisma.Sql | undefined {
+  const tests = Object.entries(WEBHOOK_ID_KEYS)
+    .filter(([, target]) => ids[target].length > 0)
+    .map(([key, target]) => Prisma.sql`data->>${key} = ANY(${[...ids[target]]}::text[])`);
+  return tests.length > 0 ? Prisma.join(tests, " OR ") : undefined;
 }
 
 /** The announcement of a commit, in its transaction; `relayed` when truth maintenance's item is already created beside it. */
@@ -53,20 +63,26 @@ export const pipelineRecords = {
    * only, but the input is to leave no trace; their pending deliveries go by cascade). The calls a model made stay in
    * model_calls: spend, no text. Windows left empty lose their work; the others' keep it, without error messages.
    */
-  async forget(tx: Tx, { contextId, subjects, emptyWindows, keptWindows }: ForgetRequest) {
+  async forget(tx: Tx, { contextId, subjects, emptyWindows, keptWindows, derived }: ForgetRequest) {
     const counts: Record<string, number> = {};
     const [attempts] = await tx.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id WHERE w.subject_id = ANY(${subjects}::uuid[])`;
     counts.work_attempts = attempts?.n ?? 0;
     const workItems = await deleteWorkItems(tx, Prisma.sql`subject_id = ANY(${subjects}::uuid[])`);
+    // The windows' own items are not in an outbox (a window commits nothing itself) but their events name them.
+    workItems.push(...(await deleteWorkItems(tx, Prisma.sql`subject_type = 'window' AND subject_id = ANY(${emptyWindows}::uuid[])`)));
     const items = workItems.map((w) => w.id);
     counts.outbox_events = await tx.$executeRaw`DELETE FROM outbox_events WHERE work_item_id = ANY(${items}::uuid[])
       OR (context_id = ${contextId}::uuid AND payload->>'subjectId' = ANY(${subjects}::text[]))`;
-    counts.webhook_events = await tx.$executeRaw`DELETE FROM webhook_events WHERE context_id = ${contextId}::uuid AND (
-      data->>'subject_id' = ANY(${subjects}::text[]) OR data->>'turn_id' = ANY(${subjects}::text[])
-      OR data->>'document_id' = ANY(${subjects}::text[]) OR data->>'fact_write_id' = ANY(${subjects}::text[])
-      OR data->>'revoked_by_turn_id' = ANY(${subjects}::text[]) OR data->>'work_item_id' = ANY(${items}::text[]))`;
-    workItems.push(...(await deleteWorkItems(tx, Prisma.sql`subject_type = 'window' AND subject_id = ANY(${emptyWindows}::uuid[])`)));
+    const naming = namingAny({
+      input: [...subjects, ...emptyWindows],
+      work_item: items,
+      kept: [],
+      ...(derived ?? { fact: [], supersession: [], instruction: [] }),
+    });
+    counts.webhook_events = naming
+      ? await tx.$executeRaw`DELETE FROM webhook_events WHERE context_id = ${contextId}::uuid AND (${naming})`
+      : 0;
     counts.work_items = workItems.length;
     await tx.$executeRaw`UPDATE work_attempts SET error_message = NULL WHERE error_message IS NOT NULL
       AND work_item_id IN (SELECT id FROM work_items WHERE subject_type = 'window' AND subject_id = ANY(${keptWindows}::uuid[]))`;
