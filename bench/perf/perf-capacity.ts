@@ -80,7 +80,9 @@ class StatsReader {
   /** One transaction: the three statements of a simple query run in one implicit transaction. */
   async snapshot(): Promise<Snapshot> {
     const seq = this.own++;
-    const results = (await this.client.query(SNAPSHOT_SQL)) as unknown as pg.QueryResult[];
+    // A simple query of several statements answers one result each (pg's types say one).
+    const answer: pg.QueryResult | pg.QueryResult[] = await this.client.query(SNAPSHOT_SQL);
+    const results: pg.QueryResult[] = Array.isArray(answer) ? answer : [answer];
     const db = results[1]!.rows[0] as { commits: number; rollbacks: number };
     const tables = new Map<string, TableCounts>(results[2]!.rows.map((r) => [r.name as string, r as TableCounts]));
     return { at: performance.now(), seq, commits: db.commits, rollbacks: db.rollbacks, tables };

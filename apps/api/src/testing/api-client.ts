@@ -36,7 +36,7 @@ export function contextClient(app: Express, ctx: ContextHandle) {
         .set("API-KEY", ctx.apiKey)
         .send({ role, content, scope });
       if (res.status !== 200) throw new Error(`turn answered ${res.status}: ${JSON.stringify(res.body)}`);
-      return res.body as { turn_id: string; extraction: { status: string }; trace_id: string };
+      return res.body as { turn_id: string; extraction: { status: string; work_item_id?: string }; trace_id: string };
     },
   };
 }

@@ -3,7 +3,7 @@
 // candidates the way extraction does, and runs validation, commit and truth
 // maintenance with the same functions the workers call.
 import { randomUUID } from "node:crypto";
-import { createDb, transaction, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
+import { createDb, toJson, transaction, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
 import { DIFF_KINDS, stageResult, type ExtractionDiff, type ReviewRule } from "@recall/contracts";
 import { commitAnnouncer, ensureWorkItem, writeCheckpoint, type QueueName } from "@recall/queues";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
@@ -150,7 +150,7 @@ export async function validateStaged(f: MemoryFixture, subject: TestSubject): Pr
       where: { id: c.id },
       data: result.ok
         ? { status: "valid", payload: result.payload as Prisma.InputJsonValue }
-        : { status: "invalid", validationErrors: result.issues as unknown as Prisma.InputJsonValue },
+        : { status: "invalid", validationErrors: toJson(result.issues) },
     });
   }
   return f.db.knowledgeCandidate.findMany({ where: { subjectId: subject.id, status: "invalid" } });

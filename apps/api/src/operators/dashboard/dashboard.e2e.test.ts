@@ -108,7 +108,7 @@ async function failedTurn(name: string) {
   llm.script({ status: 401, message: "invalid key" });
   const turn = await api.turn(session, "Priya's team owns the payments gateway, which runs on Kubernetes.", []);
   expect(turn.extraction).toMatchObject({ status: "failed", error_class: "provider" });
-  const workItemId = (turn.extraction as unknown as { work_item_id: string }).work_item_id;
+  const workItemId = turn.extraction.work_item_id!;
   return { ctx, session, turn, workItemId };
 }
 
@@ -480,7 +480,7 @@ browserTest("an operator retries a failed turn from the dashboard and watches it
   llm.script({ status: 401, message: "invalid key" });
   const turn = await api.turn(session, "Priya's team owns the payments gateway, which runs on Kubernetes.", []);
   expect(turn.extraction).toMatchObject({ status: "failed", error_class: "provider" });
-  const workItemId = (turn.extraction as unknown as { work_item_id: string }).work_item_id;
+  const workItemId = turn.extraction.work_item_id!;
 
   browser ??= await launchChromium();
   const context = await browser.newContext({ httpCredentials: { username: "ops", password: ADMIN_KEY } });
