@@ -35,7 +35,7 @@ export { type RetractionReport, retractSource } from "./retraction/retraction";
 export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, type ExportFilters, KINDS as EXPORT_KINDS } from "./portability/export-format";
 export { EXPORT_SNAPSHOT_MAX_MS, type ExportCounts, exportContext } from "./portability/export";
 export { type ImportReport, ImportLineError, importContext } from "./portability/import";
-export { REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./portability/import-references";
+export { PIPELINE_WORK, REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./portability/import-references";
 export { normaliseScope, scopeFromQuery } from "./core/scope";
 export { holdScopeExclusive, holdScopeShared } from "./core/scope-lock";
 export { applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import request from "supertest";
-import { EXPORT_KINDS, IMPORT_REFERENCE_TARGETS } from "@recall/memory";
+import { EXPORT_KINDS, IMPORT_REFERENCE_TARGETS, PIPELINE_WORK } from "@recall/memory";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextClient, type ContextHandle } from "../testing/api-client";
@@ -131,7 +131,8 @@ const first = (name: "a" | "b", kind: string) => ctx[name].lines.find((l) => l.k
 
 /** B's ids a column can hold: the ids of B's rows in each table the column can point at (from B's export, else its tables). */
 async function foreignValues(target: string): Promise<string[]> {
-  const [table, column = "id"] = target.split(".");
+  // The pipeline's work a candidate names is its work items (PipelineRecords.foreignWork).
+  const [table, column = "id"] = (target === PIPELINE_WORK ? "work_items" : target).split(".");
   const kind = EXPORT_KINDS.find((k) => k.table === table);
   const fromExport = kind ? ctx.b.lines.find((l) => l.kind === kind.kind && typeof l[column] === "string")?.[column] : undefined;
   if (typeof fromExport === "string") return [fromExport];

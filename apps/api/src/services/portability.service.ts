@@ -1,6 +1,7 @@
 // Export and import of a context (docs/export-format.md). Memory does the reading and writing; this maps what it
 // reports to domain errors: a refused line is a 400 naming its line and field, a context holding other memory a 409.
 import { exportContext, importContext, ImportLineError, type ExportCounts, type ExportFilters, type ImportReport } from "@recall/memory";
+import { pipelineRecords } from "@recall/queues";
 import type { ReviewService } from "./review.service";
 import type { ServiceDeps } from "./service-deps";
 
@@ -15,7 +16,7 @@ export class PortabilityService {
   /** Approved reviews it brings are committed here, as they would have been where they came from. */
   async import(contextId: string, lines: AsyncIterable<string>): Promise<ImportReport> {
     try {
-      const report = await importContext(this.deps.db, contextId, lines);
+      const report = await importContext(this.deps.db, contextId, lines, pipelineRecords);
       await this.deps.reviews.commitApproved(contextId);
       return report;
     } catch (err) {

@@ -50,6 +50,8 @@ export interface TextColumn {
 }
 
 export interface PipelineRecords {
+  /** Of these ids, the ones naming the pipeline's work of another context: a statement answering `id` (text). */
+  foreignWork(contextId: string, ids: readonly string[]): Prisma.Sql;
   /** Locks the work on these inputs (and on the review commits of `reviewSources`) in id order: an erasure's first lock. */
   lockWork(tx: Tx, subjects: readonly string[], reviewSources: readonly string[]): Promise<void>;
   forget(tx: Tx, request: ForgetRequest): Promise<Forgotten>;

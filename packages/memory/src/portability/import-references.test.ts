@@ -1,7 +1,7 @@
 import { KINDS } from "./export-format";
-import { REFERENCE_TARGETS, targetsOf } from "./import-references";
+import { PIPELINE_WORK, REFERENCE_TARGETS, targetsOf } from "./import-references";
 
-const TABLES = new Set([...KINDS.map((k) => k.table), "work_items", "extraction_windows"]);
+const TABLES = new Set([...KINDS.map((k) => k.table), PIPELINE_WORK, "extraction_windows"]);
 
 test("every id column of every kind names the tables it can point at, so a new column cannot skip the check", () => {
   for (const spec of KINDS) {

@@ -3,10 +3,16 @@
 // reference, a row of any context whose ids the importer learnt (provenance, webhooks, status URLs). Ids are uuids,
 // unique across tables, so a value found with another context_id in any table its column can point at is refused.
 import { Prisma, type Tx } from "@recall/db";
+import type { PipelineRecords } from "../core/pipeline-records";
 import type { KindSpec } from "./export-format";
 
-/** A table whose `id` the column holds, or `table.column` for a unique key without context_id the row would collide on. */
+/**
+ * A table whose `id` the column holds, or `table.column` for a unique key without context_id the row would collide on,
+ * or PIPELINE_WORK: the pipeline's work (a candidate's work item), asked of the pipeline (PipelineRecords.foreignWork).
+ */
 type Target = string;
+
+export const PIPELINE_WORK = "pipeline work";
 
 const INPUTS = ["turns", "documents", "fact_writes"];
 const FACTS = ["attributes", "relations"];
@@ -25,7 +31,7 @@ export const REFERENCE_TARGETS: Readonly<Record<string, Readonly<Record<string, 
   document: { source_id: ["sources"], previous_version_id: ["documents"] },
   document_node: { document_id: ["documents"] },
   candidate: {
-    work_item_id: ["work_items", "knowledge_candidates.work_item_id"],
+    work_item_id: [PIPELINE_WORK, "knowledge_candidates.work_item_id"],
     subject_id: [...INPUTS, "extraction_windows", "sessions"],
     document_node_id: ["document_nodes"],
     turn_id: ["turns"],
@@ -103,6 +109,7 @@ export async function foreignReference(
   contextId: string,
   spec: KindSpec,
   rows: readonly Record<string, unknown>[],
+  records: Pick<PipelineRecords, "foreignWork">,
 ): Promise<IdSite | undefined> {
   const byTarget = new Map<Target, Set<string>>();
   const sites: { site: IdSite; ids: string[]; targets: readonly Target[] }[] = [];
@@ -122,7 +129,7 @@ export async function foreignReference(
   });
   if (byTarget.size === 0) return undefined;
   const found = await tx.$queryRaw<{ target: string; id: string }[]>`${Prisma.join(
-    [...byTarget].map(([target, ids]) => foreignRows(target, contextId, [...ids])),
+    [...byTarget].map(([target, ids]) => foreignRows(target, contextId, [...ids], records)),
     " UNION ALL ",
   )}`;
   if (found.length === 0) return undefined;
@@ -158,9 +165,10 @@ export async function erasedReference(
 }
 
 /** Rows of `target` holding one of `ids` that belong to another context (a document node through its document). */
-function foreignRows(target: Target, contextId: string, ids: string[]): Prisma.Sql {
+function foreignRows(target: Target, contextId: string, ids: string[], records: Pick<PipelineRecords, "foreignWork">): Prisma.Sql {
   const [table, column = "id"] = target.split(".");
   const label = Prisma.sql`${target}::text AS target`;
+  if (target === PIPELINE_WORK) return Prisma.sql`(SELECT ${label}, w.id FROM (${records.foreignWork(contextId, ids)}) w)`;
   if (table === "document_nodes")
     return Prisma.sql`(SELECT ${label}, n.id::text AS id FROM document_nodes n JOIN documents d ON d.id = n.document_id
       WHERE n.id = ANY(${ids}::uuid[]) AND d.context_id <> ${contextId}::uuid)`;

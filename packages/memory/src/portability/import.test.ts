@@ -1,6 +1,7 @@
 // Importing an export: the round trip, which targets take it, the lines it refuses, and ids naming rows the caller's
 // context may not name (another context's, or an input it erased).
 import { randomUUID } from "node:crypto";
+import { pipelineRecords } from "@recall/queues";
 import { eachTestInNewContext, exportLines, newContext, sampleMemory, type MemoryFixture } from "../testing/memory-fixture";
 import { EXPORT_FORMAT, KIND_BY_NAME } from "./export-format";
 import { importContext, remapper } from "./import";
@@ -15,7 +16,7 @@ async function* feed(lines: readonly (Line | string)[]) {
   for (const line of lines) yield typeof line === "string" ? line : JSON.stringify(line);
 }
 
-const importInto = (contextId: string, lines: readonly (Line | string)[]) => importContext(f.db, contextId, feed(lines));
+const importInto = (contextId: string, lines: readonly (Line | string)[]) => importContext(f.db, contextId, feed(lines), pipelineRecords);
 
 /** The rows of an export as comparable text, header and end line left out. */
 const rows = (lines: Line[]) =>

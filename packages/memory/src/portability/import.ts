@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { DomainError, ServiceError } from "@recall/contracts";
 import { Prisma, bypassWithin, transaction, type Db, type Tx } from "@recall/db";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
+import type { PipelineRecords } from "../core/pipeline-records";
 import { erasedReference, foreignReference, type IdSite } from "./import-references";
 
 /** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole): a 400 naming `line N.field`. */
@@ -50,7 +51,13 @@ interface Batch {
 /** About 256 KB of lines a batch: what one batch holds in memory (as rows, and as the JSON sent) stays small. */
 const BATCH_CHARS = 256 * 1024;
 
-export async function importContext(db: Db, contextId: string, lines: AsyncIterable<string>): Promise<ImportReport> {
+/** `records` answers whether an imported work item id is the pipeline's work of another context. */
+export async function importContext(
+  db: Db,
+  contextId: string,
+  lines: AsyncIterable<string>,
+  records: Pick<PipelineRecords, "foreignWork">,
+): Promise<ImportReport> {
   const it = lines[Symbol.asyncIterator]();
   const first = await it.next();
   if (first.done) throw new ImportLineError(1, "line", "the body is empty: an export starts with its header line");
@@ -82,14 +89,14 @@ export async function importContext(db: Db, contextId: string, lines: AsyncItera
       );
     order = at;
     if (!batch || batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS || batch.chars >= BATCH_CHARS) {
-      if (batch?.rows.length) await flush(db, contextId, batch, report);
+      if (batch?.rows.length) await flush(db, contextId, batch, report, records);
       batch = { spec, lines: [], rows: [], chars: 0 };
     }
     batch.lines.push(n);
     batch.rows.push(checkedRow(spec, row, n, remap));
     batch.chars += r.value.length;
   }
-  if (batch?.rows.length) await flush(db, contextId, batch, report);
+  if (batch?.rows.length) await flush(db, contextId, batch, report, records);
   if (!ended)
     throw new ImportLineError(
       report.lines + 1,
@@ -187,7 +194,13 @@ function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, rem
  * One batch in one transaction: inserted, then every id it carries checked against other contexts' rows. A line
  * naming one refuses the whole batch (rolled back: nothing of it is written) and names the line and field.
  */
-async function flush(db: Db, contextId: string, batch: Batch, report: ImportReport): Promise<void> {
+async function flush(
+  db: Db,
+  contextId: string,
+  batch: Batch,
+  report: ImportReport,
+  records: Pick<PipelineRecords, "foreignWork">,
+): Promise<void> {
   const { spec, rows, lines } = batch;
   let outcome: { created: number } | { foreign: IdSite };
   try {
@@ -196,7 +209,7 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
       if (erased) throw new ErasedReferenceError(erased);
       const created = await insertRows(tx, contextId, spec, rows);
       // Under row-level security the transaction sees only this context's rows: the check looks at every context's.
-      const foreign = await bypassWithin(tx, "import-reference-check", () => foreignReference(tx, contextId, spec, rows));
+      const foreign = await bypassWithin(tx, "import-reference-check", () => foreignReference(tx, contextId, spec, rows, records));
       if (foreign) throw new ForeignReferenceError(foreign);
       return { created };
     });
@@ -213,7 +226,7 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
     // A row whose policy reads its parent's context (a document node's document) is refused by the insert itself
     // when the parent is another context's: the same check, outside the rolled-back transaction, names the field.
     const site =
-      err instanceof ForeignReferenceError ? err.site : refusedByPolicy ? await foreignSite(db, contextId, spec, rows) : undefined;
+      err instanceof ForeignReferenceError ? err.site : refusedByPolicy ? await foreignSite(db, contextId, spec, rows, records) : undefined;
     if (site) outcome = { foreign: site };
     else {
       const range = `lines ${lines[0]}–${lines[lines.length - 1]}`;
@@ -233,8 +246,14 @@ async function flush(db: Db, contextId: string, batch: Batch, report: ImportRepo
   c.created += outcome.created;
 }
 
-function foreignSite(db: Db, contextId: string, spec: KindSpec, rows: Record<string, unknown>[]): Promise<IdSite | undefined> {
-  return transaction(db, (tx) => bypassWithin(tx, "import-reference-check", () => foreignReference(tx, contextId, spec, rows)));
+function foreignSite(
+  db: Db,
+  contextId: string,
+  spec: KindSpec,
+  rows: Record<string, unknown>[],
+  records: Pick<PipelineRecords, "foreignWork">,
+): Promise<IdSite | undefined> {
+  return transaction(db, (tx) => bypassWithin(tx, "import-reference-check", () => foreignReference(tx, contextId, spec, rows, records)));
 }
 
 /** Thrown inside the batch's transaction so it rolls back; never leaves this module. */

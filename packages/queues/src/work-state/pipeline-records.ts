@@ -47,6 +47,10 @@ async function deleteWorkItems(tx: Tx, where: Prisma.Sql): Promise<ErasedWorkIte
 }
 
 export const pipelineRecords = {
+  foreignWork(contextId: string, ids: readonly string[]): Prisma.Sql {
+    return Prisma.sql`SELECT id::text AS id FROM work_items WHERE id = ANY(${[...ids]}::uuid[]) AND context_id <> ${contextId}::uuid`;
+  },
+
   workOf(db: DbOrTx, contextId: string, subject: { type: string; id: string }): Promise<WorkItem[]> {
     return db.workItem.findMany({ where: { contextId, subjectType: subject.type, subjectId: subject.id }, orderBy: { createdAt: "asc" } });
   },
