@@ -6,7 +6,6 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ApiDeps } from "../deps";
-import { AppError } from "../http/errors";
 import { documentFromJson } from "../routes/document-upload";
 import { documentAcceptedView } from "../routes/documents.routes";
 import { CreateDocumentBody, DocumentAccepted } from "../routes/documents.schemas";
@@ -42,7 +41,7 @@ export async function asTool(fn: () => Promise<CallToolResult>): Promise<CallToo
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof AppError || err instanceof DomainError) return toolError(err.message);
+    if (err instanceof DomainError) return toolError(err.message);
     throw err;
   }
 }

@@ -10,7 +10,7 @@ export async function committedRefs(db: DbOrTx, commitId: string): Promise<Commi
   return record ? CommittedRefs.parse(record.refs) : undefined;
 }
 
-/** Whether every commit of the source has gone through: false while it is still on its way (or failed), or never ran. */
+/** Whether the source has committed (one commit a source): false while it is on its way, failed, or never ran. */
 export async function sourceCommitted(db: DbOrTx, contextId: string, sourceId: string): Promise<boolean> {
   return (await db.commitRecord.count({ where: { contextId, subjectId: sourceId } })) > 0;
 }
