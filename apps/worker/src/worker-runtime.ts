@@ -21,7 +21,7 @@ import { extractAssertionsProcessor } from "./processors/extract-assertions.proc
 import { extractWindowProcessor } from "./processors/extract-window.processor";
 import { batchExtract } from "./windowing/batch-extract";
 import { windowAwareExtract } from "./windowing/windowed-turn";
-import { bySubject, groupStage } from "./windowing/group-stage";
+import { byKind, groupStage } from "./windowing/group-stage";
 import { truthMaintenanceProcessor } from "./processors/truth-maintenance.processor";
 import { validateArtifactsProcessor } from "./processors/validate-artifacts.processor";
 
@@ -60,10 +60,10 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
   // A window's later stages run as one job per stage for all its turns, and so do those of a batch's turns the rules
   // finished (windowing/group-stage.ts).
   const perTurnOrGroup = (queue: QueueName, turn: StageHandler<unknown>) =>
-    bySubject(turn, { window: groupStage(deps, queue, "window", turn), batch: groupStage(deps, queue, "batch", turn) });
+    byKind(turn, { window: groupStage(deps, queue, "window", turn), batch: groupStage(deps, queue, "batch", turn) });
   const processors: Record<QueueName, StageWorkerOptions["process"]> = {
     // A history import's turns are read by one job per batch (windowing/batch-extract.ts).
-    extract_assertions: bySubject(windowAwareExtract(deps, extractAssertionsProcessor(deps)) as StageHandler<unknown>, {
+    extract_assertions: byKind(windowAwareExtract(deps, extractAssertionsProcessor(deps)) as StageHandler<unknown>, {
       batch: batchExtract(deps) as StageHandler<unknown>,
     }),
     extract_window: extractWindowProcessor(deps),

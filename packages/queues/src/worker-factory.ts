@@ -32,12 +32,14 @@ import {
   claimWorkItem,
   subjectErased,
   failWorkItem,
+  finishGroupTurns,
   finishWorkItem,
   handBackWorkItem,
   recordModelCalls,
   successorOf,
   type CallingAttempt,
   type ClaimedWork,
+  type GroupTurns,
   type NewWorkItem,
   type NextItem,
   type StageOutput,
@@ -76,7 +78,13 @@ export interface StageResult {
   output?: StageOutput;
   /** The next stage has nothing to do: its item is created finished with this result, and no job runs for it. */
   nextDone?: StageOutput;
-  /** Runs once the success is committed, when it was the item's first (a window's stage queues the turns that left it). */
+  /**
+   * A group's job (a window's, a batch's): what its stage did for each of the group's turns, whose successes are
+   * recorded with the group's own, in its transaction (work-state/group-finish.ts); the turns that fail leave the group
+   * and are queued to run alone once it commits.
+   */
+  group?: GroupTurns;
+  /** Runs once the success is committed, when it was the item's first. */
   after?: () => Promise<void>;
 }
 
@@ -408,8 +416,10 @@ async function leaveForOwner(
  */
 async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result: StageResult): Promise<WorkItem | undefined> {
   const { queue, faultPoint = () => Promise.resolve() } = options;
-  const write = result.write;
-  if (!write) await faultPoint();
+  const { write, group } = result;
+  // The group's turns that left it (their stage or writes failed): set by the last run of the transaction.
+  let left: WorkItem[] = [];
+  if (!write && !group) await faultPoint();
   const finished = await finishWorkItem(
     options.db,
     {
@@ -421,9 +431,10 @@ async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result:
       next: result.next === false ? undefined : successorIn(queue, ctx.item),
       nextDone: result.nextDone,
     },
-    write &&
+    (write || group) &&
       (async (tx) => {
-        await write(tx);
+        await write?.(tx);
+        left = group ? await finishGroupTurns(tx, group) : [];
         await faultPoint();
       }),
   );
@@ -431,7 +442,10 @@ async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result:
   workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
   // Another run of this item succeeded first and chained the next stage already.
   if (!finished.first) ctx.logger.warn("a duplicate run succeeded after the item had; the first success stands");
-  else await result.after?.();
+  else {
+    for (const item of left) await enqueueOrLeaveForSweeper({ queues: options.queues, logger: ctx.logger }, item);
+    await result.after?.();
+  }
   await faultPoint();
   // The success is committed: a Redis that does not take the next job leaves it `queued` for the sweeper.
   if (finished.next?.item.status === "succeeded") {

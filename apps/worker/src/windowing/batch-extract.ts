@@ -16,6 +16,7 @@ import {
   ensureWorkItem,
   finishInTransaction,
   leaveGroup,
+  nextInGroup,
   releaseGroupTurns,
   requeueWorkItem,
   resetToQueued,
@@ -29,7 +30,6 @@ import type { WorkerDeps } from "../deps";
 import { loadKnownMemory, type KnownMemory } from "../services/known-memory";
 import { resolvePlan, writePlans, type ResolvedPlan } from "../services/plan";
 import { turnSubject } from "../services/subject-loader";
-import { nextInGroup } from "./group-stage";
 import { placeInWindows, releaseWindows, windowLimits, type WindowRelease } from "./window-assembler";
 import { candidateRows } from "./window-handoff";
 

@@ -12,5 +12,6 @@ export * from "./window-items";
 export * from "./checkpoints";
 export * from "./direct-stages";
 export * from "./turn-groups";
+export * from "./group-finish";
 export * from "./model-calls";
 export * from "./pipeline-records";

@@ -19,7 +19,9 @@ import {
   resetToQueued,
   successorOf,
   groupOf,
+  finishGroupTurns,
   type ClaimOutcome,
+  type GroupTurnRun,
   type Success,
 } from ".";
 import { transaction, type Tx, type WorkItem } from "@recall/db";
@@ -344,6 +346,71 @@ test("a turn that leaves its window, and the turns of a window that gave up, are
   expect(released.map((i) => i.id).sort()).toEqual([items[1]!.id, items[2]!.id].sort());
   expect(released.every((i) => i.status === "queued" && groupOf(i) === undefined)).toBe(true);
   expect((await attemptsOf(first!.item.id)).map((a) => [a.status, a.errorMessage])).toEqual([["failed", "window: boom"]]);
+});
+
+test("a group's turns are finished together; when one fails, each is finished alone and the failing ones leave the group", async () => {
+  const { window, turns } = await windowOfThree();
+  const group = { kind: "window", id: window.id } as const;
+  const claims = await db.$transaction((tx) => claimGroupTurns(tx, "validate_artifacts", group, TRACE));
+  // Each write marks its turn; the second turn's write fails, the third turn's stage failed before it.
+  const mark = (turnId: string) => async (tx: Tx) => {
+    await tx.turn.update({ where: { id: turnId }, data: { speaker: "written" } });
+  };
+  const runs: GroupTurnRun[] = [
+    { claim: claims[0]!, wallMs: 5, tokensUsed: 3, output: { value: { checked: 1 } }, write: mark(claims[0]!.turn.id) },
+    {
+      claim: claims[1]!,
+      wallMs: 5,
+      write: async (tx) => {
+        await mark(claims[1]!.turn.id)(tx);
+        throw new Error("constraint broke");
+      },
+    },
+    { claim: claims[2]!, wallMs: 5, error: new Error("stage broke") },
+  ];
+  const left = await transaction(db, (tx) => finishGroupTurns(tx, { queue: "validate_artifacts", group, turns: runs }));
+
+  expect(left.map((i) => i.id).sort()).toEqual([claims[1]!.item.id, claims[2]!.item.id].sort());
+  expect(left.every((i) => i.status === "queued" && groupOf(i) === undefined)).toBe(true);
+  expect(await item(claims[0]!.item.id)).toMatchObject({
+    status: "succeeded",
+    payload: { window_id: window.id, checked: 1 },
+    tokensUsed: 3,
+  });
+  const next = await db.workItem.findFirstOrThrow({ where: { queue: "commit_artifacts", subjectId: claims[0]!.turn.id } });
+  expect(next).toMatchObject({ status: "waiting", payload: { window_id: window.id } });
+  expect(
+    await db.workItem.count({ where: { queue: "commit_artifacts", subjectId: { in: [claims[1]!.turn.id, claims[2]!.turn.id] } } }),
+  ).toBe(0);
+  // Only the write of the turn that succeeded stands.
+  const speakers = await db.turn.findMany({ where: { id: { in: turns.map((t) => t.id) } }, select: { id: true, speaker: true } });
+  expect(speakers.filter((t) => t.speaker === "written").map((t) => t.id)).toEqual([claims[0]!.turn.id]);
+  expect((await attemptsOf(claims[2]!.item.id)).map((a) => [a.status, a.errorMessage])).toEqual([["failed", "window: stage broke"]]);
+});
+
+test("a group's turns that all succeed are finished in one savepoint, with what their writes share", async () => {
+  const { window, turns } = await windowOfThree();
+  const group = { kind: "window", id: window.id } as const;
+  const claims = await db.$transaction((tx) => claimGroupTurns(tx, "validate_artifacts", group, TRACE));
+  const shared: unknown[] = [];
+  const runs: GroupTurnRun[] = claims.map((claim) => ({
+    claim,
+    wallMs: 1,
+    next: false,
+    write: async (tx, prepared) => {
+      shared.push(prepared);
+      await tx.turn.update({ where: { id: claim.turn.id }, data: { speaker: "written" } });
+    },
+  }));
+  const left = await transaction(db, (tx) =>
+    finishGroupTurns(tx, { queue: "validate_artifacts", group, turns: runs, prepare: async () => "locks taken" }),
+  );
+  expect(left).toEqual([]);
+  expect(shared).toEqual(["locks taken", "locks taken", "locks taken"]);
+  const rows = await db.workItem.findMany({ where: { id: { in: claims.map((c) => c.item.id) } } });
+  expect(rows.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+  expect(await db.workItem.count({ where: { queue: "commit_artifacts", subjectId: { in: turns.map((t) => t.id) } } })).toBe(0);
+  expect(await db.turn.count({ where: { id: { in: turns.map((t) => t.id) }, speaker: "written" } })).toBe(3);
 });
 
 /**

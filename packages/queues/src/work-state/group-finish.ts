@@ -1,0 +1,107 @@
+// A group's job (a window's, a batch's later stage) ran its stage for each of its turns: each turn's success is
+// recorded as its own job would record it, with its writes, in the transaction that records the group's own success
+// (the factory's one success path, worker-factory.ts). All turns under one savepoint first; only when one of them
+// fails is each written under its own, and a turn that fails (its stage, or its writes) leaves the group to run alone.
+import type { Tx, WorkItem } from "@recall/db";
+import { classifyError } from "../errors";
+import { QUEUES, type QueueName } from "../registry";
+import { successorOf, type NewWorkItem } from "./create-items";
+import { finishInTransaction, finishManyInTransaction, type StageOutput, type Success } from "./finish-item";
+import { groupKey, leaveGroup, type GroupRef, type WindowTurnClaim } from "./turn-groups";
+
+/** What the group's job ran for one turn: its stage's result, as the turn's own job would have it, or its error. */
+export type GroupTurnRun = { claim: Pick<WindowTurnClaim, "item" | "attemptId">; wallMs: number } & (
+  | {
+      tokensUsed?: number;
+      output?: StageOutput;
+      /** false: the turn's next stage has nothing to do (no item for it). */
+      next?: boolean;
+      nextDone?: StageOutput;
+      /** The turn's writes; `shared` is what `prepare` answered when the turns are written together. */
+      write?: (tx: Tx, shared?: unknown) => Promise<void>;
+    }
+  | { error: unknown }
+);
+
+export interface GroupTurns {
+  queue: QueueName;
+  group: GroupRef;
+  turns: GroupTurnRun[];
+  /** What the turns' writes share when written together (a commit's locks and checks for all of them at once). */
+  prepare?: (tx: Tx) => Promise<unknown>;
+}
+
+type Ran = Exclude<GroupTurnRun, { error: unknown }>;
+
+/** Records every turn's outcome in the caller's transaction; answers the turns that left the group, to queue after it commits. */
+export async function finishGroupTurns(tx: Tx, { queue, group, turns, prepare }: GroupTurns): Promise<WorkItem[]> {
+  if (await finishAll(tx, queue, group, turns, prepare)) return [];
+  const left: WorkItem[] = [];
+  for (const turn of turns) {
+    const item = await finishAlone(tx, queue, group, turn);
+    if (item) left.push(item);
+  }
+  return left;
+}
+
+/** All turns' successes and writes in one savepoint, when every turn's stage succeeded; false (and nothing written) if one fails. */
+async function finishAll(
+  tx: Tx,
+  queue: QueueName,
+  group: GroupRef,
+  turns: GroupTurnRun[],
+  prepare: GroupTurns["prepare"],
+): Promise<boolean> {
+  if (turns.some((t) => "error" in t)) return false;
+  const ran = turns as Ran[];
+  await tx.$executeRawUnsafe("SAVEPOINT group_turns");
+  try {
+    const shared = await prepare?.(tx);
+    await finishManyInTransaction(
+      tx,
+      ran.map((turn) => success(queue, group, turn)),
+    );
+    for (const turn of ran) await turn.write?.(tx, shared);
+    await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turns");
+    return true;
+  } catch {
+    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT group_turns");
+    return false;
+  }
+}
+
+/** The turn's success and writes in a savepoint of its own; a turn that fails leaves the group instead (its item answered). */
+async function finishAlone(tx: Tx, queue: QueueName, group: GroupRef, turn: GroupTurnRun): Promise<WorkItem | undefined> {
+  await tx.$executeRawUnsafe("SAVEPOINT group_turn");
+  try {
+    if ("error" in turn) throw turn.error;
+    await finishInTransaction(tx, success(queue, group, turn));
+    await turn.write?.(tx);
+    await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turn");
+    return undefined;
+  } catch (err) {
+    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT group_turn");
+    const { errorClass, message } = classifyError(err);
+    return leaveGroup(tx, group.kind, turn.claim, { errorClass, message: `${group.kind}: ${message}` });
+  }
+}
+
+/** The turn's success as its own job would record it, its next stage's item waiting for the group's. */
+function success(queue: QueueName, group: GroupRef, turn: Ran): Success {
+  const { claim } = turn;
+  return {
+    workItemId: claim.item.id,
+    attemptId: claim.attemptId,
+    tokensUsed: turn.tokensUsed,
+    wallMs: turn.wallMs,
+    result: turn.output,
+    next: turn.next === false ? undefined : nextInGroup(queue, claim.item, group),
+    nextDone: turn.nextDone,
+  };
+}
+
+/** The turn's item of the next stage, waiting for the group's job of that stage. */
+export function nextInGroup(queue: QueueName, item: WorkItem, group: GroupRef): NewWorkItem | undefined {
+  const next = (QUEUES[queue] as { next?: QueueName }).next;
+  return next && { ...successorOf(item, next), waiting: true, payload: { [groupKey(group.kind)]: group.id } };
+}
