@@ -39,7 +39,7 @@ export {
 } from "./errors";
 export { type Escalation, type ExtractionGuidance, type ExtractionStage, type StageAttempt, type StageCall } from "./extraction-stage";
 export { type GroupKind, SUBJECT_KINDS, type SubjectKind, kindOf } from "./kinds";
-export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, stageResult } from "./queues";
+export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, itemResult } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";
 export { CommittedRefs, DisambiguationDecision, ExtractResult, UnitOutcome } from "./stage-results";
 export { WEBHOOK_EVENT_TYPES, WEBHOOK_ID_KEYS, WebhookEventType, type WebhookIdTarget } from "./webhooks";

@@ -33,15 +33,19 @@ export const JOB_CATALOG = {
 } as const;
 
 export type QueueName = keyof typeof JOB_CATALOG;
-export type StageResult<Q extends QueueName> = z.infer<(typeof JOB_CATALOG)[Q]["result"]>;
+/**
+ * What a work item of queue Q keeps of its stage's run, on its payload. Not to be confused with what a processor answers
+ * (`StageResult`, @recall/queues) or the part of that it keeps (`StageOutput`, which becomes this).
+ */
+export type ItemResult<Q extends QueueName> = z.infer<(typeof JOB_CATALOG)[Q]["result"]>;
 
 /**
  * The result a work item of this queue holds. A payload that does not parse (written by an
  * older version, or hand-edited) reads as the empty result, which every reader treats as
  * "nothing recorded yet" rather than failing a status page.
  */
-export function stageResult<Q extends QueueName>(queue: Q, payload: unknown): StageResult<Q> {
+export function itemResult<Q extends QueueName>(queue: Q, payload: unknown): ItemResult<Q> {
   const schema = JOB_CATALOG[queue].result;
   const parsed = schema.safeParse(payload ?? {});
-  return (parsed.success ? parsed.data : schema.parse({})) as StageResult<Q>;
+  return (parsed.success ? parsed.data : schema.parse({})) as ItemResult<Q>;
 }

@@ -1,7 +1,7 @@
 // How a turn's progress reads: its pipeline state, its extraction and the diff it committed. (The
 // interactive answer's wait for it is TurnCompletion.waitForTurn.)
 import type { Db, KnowledgeCandidate, Turn, WorkItem } from "@recall/db";
-import { candidatePayload, stageResult, type CandidateKind } from "@recall/contracts";
+import { candidatePayload, itemResult, type CandidateKind } from "@recall/contracts";
 import { truthMaintained } from "@recall/memory";
 import { pipelineState, type PipelineState } from "./pipeline-status";
 
@@ -97,7 +97,7 @@ export async function readTurn(db: Db, turn: { id: string; contextId: string }):
 export function extractionView(items: WorkItem[], candidates: readonly Pick<KnowledgeCandidate, "status">[] = []) {
   const state = turnState(items);
   const extract = items.find((i) => i.queue === "extract_assertions");
-  const result = stageResult("extract_assertions", extract?.payload);
+  const result = itemResult("extract_assertions", extract?.payload);
   const dead = items.find((i) => i.status === "dead");
   // Committed, with candidates the context's review rule holds (docs/review.md): they reach memory once approved.
   const pendingReviews = candidates.filter((c) => c.status === "pending_review").length;

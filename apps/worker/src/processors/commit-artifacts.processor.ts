@@ -3,7 +3,7 @@
 // names are put to the strong model first, where one is configured, before that transaction opens.
 // Candidates the context's review rule holds wait as pending reviews instead; a review commit (subject
 // type `review`) later writes the approved ones of one input, with that input as their source.
-import { stageResult, kindOf } from "@recall/contracts";
+import { itemResult, kindOf } from "@recall/contracts";
 import type { KnowledgeCandidate, Tx, WorkItem } from "@recall/db";
 import {
   commitPlanned,
@@ -94,7 +94,7 @@ function nothingToMaintain(deps: WorkerDeps, item: WorkItem, candidates: readonl
 /** The disambiguator's answers, checkpointed on the commit's item so a re-run asks nothing twice. */
 function checkpointOf(deps: WorkerDeps, item: WorkItem): DisambiguationCheckpoint {
   return {
-    decided: stageResult("commit_artifacts", item.payload).disambiguations,
+    decided: itemResult("commit_artifacts", item.payload).disambiguations,
     save: (disambiguations) => writeCheckpoint(deps.db, item.id, { value: { disambiguations } }),
   };
 }

@@ -4,7 +4,7 @@
 // maintenance with the same functions the workers call.
 import { randomUUID } from "node:crypto";
 import { createDb, toJson, transaction, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
-import { DIFF_KINDS, stageResult, type ExtractionDiff, type ReviewRule } from "@recall/contracts";
+import { DIFF_KINDS, itemResult, type ExtractionDiff, type ReviewRule } from "@recall/contracts";
 import { commitAnnouncer, ensureWorkItem, writeCheckpoint, type QueueName } from "@recall/queues";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { commitCandidates, type CommitOptions, type CommitSummary } from "../write/commit";
@@ -168,7 +168,7 @@ export async function commitSubject(f: MemoryFixture, subject: TestSubject, opti
   const nodeOffsets = new Map(subject.nodeId ? [[subject.nodeId, 0]] : []);
   // As the worker does: the disambiguator's answers are checkpointed on the commit's work item.
   const checkpoint = {
-    decided: stageResult("commit_artifacts", item.payload).disambiguations,
+    decided: itemResult("commit_artifacts", item.payload).disambiguations,
     save: (disambiguations: Record<string, unknown>) => writeCheckpoint(f.db, item.id, { value: { disambiguations } }),
   };
   return commitCandidates(

@@ -9,7 +9,7 @@
 // conflicts are recorded once per pair, resolved uncertainties and inactive
 // instructions are left alone. Runs touching the same entity and key serialise on an
 // advisory lock, so two workers never close the same fact twice.
-import { stageResult, type CommittedRefs } from "@recall/contracts";
+import { itemResult, type CommittedRefs } from "@recall/contracts";
 import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
 import { openUncertainties, recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
 import { ordered, loadStated, timingOf, type Stated } from "./fact-origin";
@@ -99,7 +99,7 @@ async function revocationsToApply(tx: Tx, refs: CommittedRefs): Promise<string[]
 
 /** Whether the item's truth maintenance was applied (checkpointed), so a retry only embeds. */
 export function truthMaintained(item: Pick<WorkItem, "payload">): boolean {
-  return stageResult("truth_maintenance", item.payload).truth_maintained_at !== undefined;
+  return itemResult("truth_maintenance", item.payload).truth_maintained_at !== undefined;
 }
 
 /** Places each fact among the other values of its entity and key, inside the caller's transaction. */
