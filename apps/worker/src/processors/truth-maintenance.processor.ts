@@ -3,12 +3,13 @@
 // Without embedding (and for a turn) it is applied in the transaction that records the stage's
 // success; otherwise the first step is checkpointed in its own, so a retry after an embedding
 // provider failure only embeds.
-import { CommittedRefs, kindOf } from "@recall/contracts";
+import { kindOf, type CommittedRefs } from "@recall/contracts";
 import type { Tx } from "@recall/db";
 import {
   applyTruthMaintenance,
   applyTruthMaintenanceIn,
   closeReviewCommit,
+  committedRefs,
   documentAwaitsReview,
   embedCommitted,
   retirePreviousVersion,
@@ -21,7 +22,7 @@ import { inputOf } from "../services/subject-loader";
 
 export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<CommittedRefs> {
   return {
-    load: committedRefs,
+    load: committedRefsOf,
     async process(ctx) {
       const { item, claim, input: refs, payload } = ctx;
       // The document a commit (its own, or a review commit of its candidates) wrote from: its previous version retires.
@@ -62,14 +63,16 @@ async function checkpoint(deps: WorkerDeps, tx: Tx, workItemId: string): Promise
   await deps.faultPoint();
 }
 
-/** What the subject's commit announced in its outbox row (written with the commit, read in the claim's transaction). */
-async function committedRefs(tx: Tx, claim: ClaimedWork): Promise<CommittedRefs> {
+/** What the subject's commit produced, from memory's record of it (written with the commit, read in the claim's transaction). */
+async function committedRefsOf(tx: Tx, claim: ClaimedWork): Promise<CommittedRefs> {
   const { subjectType, subjectId } = claim.item;
-  const [event] = await tx.$queryRaw<{ payload: unknown }[]>`
-    SELECT o.payload FROM outbox_events o JOIN work_items w ON w.id = o.work_item_id
-    WHERE w.queue = 'commit_artifacts' AND w.subject_type = ${subjectType} AND w.subject_id = ${subjectId}::uuid`;
-  if (!event) throw new WorkError("internal", `no committed outbox event for ${subjectType} ${subjectId}`, true);
-  return CommittedRefs.parse(event.payload);
+  const commit = await tx.workItem.findUnique({
+    where: { queue_subjectType_subjectId: { queue: "commit_artifacts", subjectType, subjectId } },
+    select: { id: true },
+  });
+  const refs = commit && (await committedRefs(tx, commit.id));
+  if (!refs) throw new WorkError("internal", `no commit record for ${subjectType} ${subjectId}`, true);
+  return refs;
 }
 
 /**

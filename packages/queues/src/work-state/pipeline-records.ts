@@ -4,6 +4,12 @@
 import { WEBHOOK_ID_KEYS, type WebhookIdTarget } from "@recall/contracts";
 import { Prisma, type DbOrTx, type Tx, type WorkItem } from "@recall/db";
 
+/** What a commit's announcement names of it. */
+interface SubjectRef {
+  subjectType?: string;
+  subjectId?: string;
+}
+
 interface ErasedWorkItem {
   id: string;
   queue: string;
@@ -25,16 +31,21 @@ function namingAny(ids: Record<WebhookIdTarget, readonly string[]>): Prisma.Sql 
   return tests.length > 0 ? Prisma.join(tests, " OR ") : undefined;
 }
 
-/** The announcement of a commit, in its transaction; `relayed` when truth maintenance's item is already created beside it. */
+/**
+ * The announcement of a commit, in its transaction; `relayed` when truth maintenance's item is already created beside it.
+ * It names the commit's subject only (what the relay needs once an erasure took the work item): what the commit
+ * produced is memory's record (commit_records), which truth maintenance reads.
+ */
 export function commitAnnouncer(options: { relayed: boolean }) {
-  return async (tx: Tx, commit: { commitId: string; contextId: string; traceId: string; refs: object }): Promise<void> => {
+  return async (tx: Tx, commit: { commitId: string; contextId: string; traceId: string; refs: SubjectRef }): Promise<void> => {
+    const { subjectType, subjectId } = commit.refs;
     await tx.outboxEvent.create({
       data: {
         contextId: commit.contextId,
         type: "artifacts_committed",
         workItemId: commit.commitId,
         traceId: commit.traceId,
-        payload: commit.refs,
+        payload: { subjectType, subjectId },
         processedAt: options.relayed ? new Date() : null,
       },
     });
