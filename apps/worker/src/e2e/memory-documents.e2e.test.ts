@@ -3,7 +3,7 @@
 // them: two documents that disagree become an uncertainty and a clarifying turn
 // resolves it; contested entity names go to the strong model through the real
 // OpenAI SDK against the local wire-protocol server.
-import { findEntitiesByName, readFactsAsOf } from "@recall/memory/testing";
+import { readProfile, readState } from "@recall/memory";
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { newSession, sendExtractedDocument, sendTurn, settled, startWorkerHarness, type WorkerHarness } from "../testing/worker-harness";
 
@@ -28,6 +28,13 @@ function fact(entity: string, key: string, value: string, quote: string) {
   return { entity, key, value, memory_category: "identity" as const, evidence: { quote }, confidence: 0.9, significance: "high" as const };
 }
 
+/** What POST /state serves the (unscoped) reader: its role facts, and the open unknowns. */
+async function roles() {
+  const state = await readState(h.db, { contextId, scope: [], includeResolved: false, limit: 100 });
+  const facts = state.facts.filter((f) => f.kind === "attribute" && f.key === "role");
+  return { facts, values: facts.map((f) => f.kind === "attribute" && f.value), unknowns: state.unknowns };
+}
+
 async function committedDocument(text: string, at: Date, diff: Parameters<typeof sendExtractedDocument>[1]["diff"]) {
   const id = await sendExtractedDocument(h, { contextId, text, at, diff });
   const items = await settled(h, id);
@@ -50,12 +57,13 @@ test("two documents disagreeing become an uncertainty; a clarifying turn resolve
       attributes: [fact("Alice Chen", "role", role!, text.slice(0, -1))],
     });
   }
-  const [alice] = await findEntitiesByName(h.db, { contextId, name: "Alice Chen" });
-  const contested = await readFactsAsOf(h.db, { contextId, entityId: alice!.id, key: "role" });
-  expect(contested.map((f) => [f.value, f.open_uncertainty_ids.length])).toEqual([
-    ["CTO", 1],
-    ["CEO", 1],
-  ]);
+  const alice = (await readProfile(h.db, { contextId, scope: [], limit: 10 })).entities.find((e) => e.name === "Alice Chen");
+  const contested = await roles();
+  expect(contested.values).toEqual(["CTO", "CEO"]);
+  expect(contested.unknowns).toEqual([expect.objectContaining({ entity_id: alice!.id, key: "role", resolved: false })]);
+  // State names the entity and key; which values the uncertainty is about is only stored.
+  const open = await h.db.uncertainty.findFirstOrThrow({ where: { contextId } });
+  expect([...open.factIds].sort()).toEqual(contested.facts.map((f) => f.id).sort());
 
   // Through every stage, read by the heuristic stage: the speaker is the known Alice Chen.
   const turnId = await sendTurn(h, {
@@ -68,11 +76,10 @@ test("two documents disagreeing become an uncertainty; a clarifying turn resolve
 
   const uncertainty = await h.db.uncertainty.findFirstOrThrow({ where: { contextId } });
   expect(uncertainty.resolved).toBe(true);
-  const current = await readFactsAsOf(h.db, { contextId, entityId: alice!.id, key: "role" });
-  expect(current.map((f) => [f.value, f.open_uncertainty_ids])).toEqual([
-    ["CEO", []],
-    ["CEO", []],
-  ]);
+  // The document's CEO and the turn's are one fact to a reader (a restatement): state shows it once.
+  const current = await roles();
+  expect(current.values).toEqual(["CEO"]);
+  expect(current.unknowns).toEqual([]);
 });
 
 test("contested entity names are put to the strong model, whose choice is used", async () => {
@@ -95,15 +102,25 @@ test("contested entity names are put to the strong model, whose choice is used",
   expect(questions.every((q) => q.includes('"model":"test-strong"') && q.includes("refers to an entity already in memory"))).toBe(true);
   expect(questions[0]).toContain("another type");
   expect(questions[1]).toContain("Jordan won the chess final");
-  const jordans = await findEntitiesByName(h.db, { contextId, name: "Jordan" });
-  expect(jordans.map((e) => e.type)).toEqual(["person", "location"]);
-  const plays = await h.db.attribute.findFirstOrThrow({ where: { contextId, key: "plays" } });
-  expect(plays.entityId).toBe(jordans[0]!.id);
+  // Two Jordans, as GET /profile lists them: the friend holds both chess facts.
+  const profile = await readProfile(h.db, { contextId, scope: [], limit: 10 });
+  const jordans = profile.entities.filter((e) => e.name === "Jordan").sort((a, b) => a.type.localeCompare(b.type));
+  expect(jordans.map((e) => [e.type, e.attributes.map((a) => [a.key, a.value])])).toEqual([
+    ["location", []],
+    [
+      "person",
+      [
+        ["likes", "chess"],
+        ["plays", "chess"],
+      ],
+    ],
+  ]);
+  const friend = jordans[1]!;
   const commit = await h.db.workItem.findFirstOrThrow({ where: { queue: "commit_artifacts", subjectId: documentId } });
   // Beside what the item started with (a document's later stages are background work).
   expect(commit.payload).toEqual({
     background: true,
-    disambiguations: { "jordan|topic": { entityId: jordans[0]!.id, reason: "the chess-playing friend" } },
+    disambiguations: { "jordan|topic": { entityId: friend.id, reason: "the chess-playing friend" } },
   });
   expect(commit.tokensUsed).toBeGreaterThan(0);
 });

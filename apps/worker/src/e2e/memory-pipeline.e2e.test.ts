@@ -1,11 +1,11 @@
 // Truth maintenance through the real service: turns go through every queue (the
 // heuristic stage reads them, no model needed) on real Postgres and Redis, and the
-// committed memory is read back with the packages/memory history functions.
+// committed memory is read back through the readers the API serves (profile, history,
+// state, provenance, instructions).
 import { Client } from "pg";
 import { enqueueWorkItem, jobIdFor } from "@recall/queues";
 import { waitFor } from "@recall/test-support";
-import { retractSource } from "@recall/memory";
-import { findEntitiesByName, readFactHistory, readFactsAsOf, readInstructions } from "@recall/memory/testing";
+import { readEntityHistory, readInstructionHistory, readProfile, readProvenance, readState, retractSource } from "@recall/memory";
 import { newSession, sendTurn, settled, startWorkerHarness, type WorkerHarness } from "../testing/worker-harness";
 
 let h: WorkerHarness;
@@ -40,36 +40,55 @@ async function say(content: string, at: Date, session?: Awaited<ReturnType<typeo
   return { turnId, items };
 }
 
+const reader = () => ({ contextId, scope: ALICE });
+
+/** Alice as GET /profile lists her, where a client finds her id. */
 async function alice() {
-  const [entity] = await findEntitiesByName(h.db, { contextId, name: "Alice Chen", scope: ALICE });
-  return entity!;
+  const profile = await readProfile(h.db, { ...reader(), limit: 10 });
+  return profile.entities.find((e) => e.name === "Alice Chen")!;
+}
+
+/** Her values of one key as GET /entities/{id}/history serves them: an attribute's value, a relation's object name. */
+async function history(key: string) {
+  const found = await readEntityHistory(h.db, { ...reader(), entityId: (await alice()).id, limit: 100 });
+  return found!.values
+    .filter((f) => (f.kind === "attribute" ? f.key : f.predicate) === key)
+    .map((fact) => ({ value: fact.kind === "attribute" ? fact.value : fact.object.name, fact }));
+}
+
+async function instructions(includeRevoked: boolean) {
+  return (await readInstructionHistory(h.db, reader(), { includeRevoked, limit: 100 })).items;
 }
 
 test("the seed example: Alice Chen, CTO at Acme, then CEO, reads back as two values, one current", async () => {
   await say("I'm Alice Chen, CTO at Acme.", JAN);
   const { turnId } = await say("Actually I'm CEO now.", JUN);
 
-  const history = await readFactHistory(h.db, { contextId, entityId: (await alice()).id, scope: ALICE });
-  const roles = history.filter((f) => f.key === "role");
-  expect(roles.map((f) => [f.value, f.current])).toEqual([
+  const roles = await history("role");
+  expect(roles.map((f) => [f.value, f.fact.current])).toEqual([
     ["CTO", false],
     ["CEO", true],
   ]);
-  expect(roles[0]).toMatchObject({ valid_from: JAN, valid_to: roles[1]!.valid_from, superseded_by: roles[1]!.id });
-  expect(roles[1]!.evidence).toMatchObject({ turn_id: turnId, quote: "Actually I'm CEO now", stage: "heuristic" });
-  expect(history.filter((f) => f.key === "works_at").map((f) => [f.value, f.current])).toEqual([["Acme", true]]);
+  const [cto, ceo] = roles.map((f) => f.fact);
+  expect(cto).toMatchObject({ valid_from: JAN, valid_to: ceo!.valid_from, superseded_by: ceo!.id });
+  expect(await readProvenance(h.db, reader(), ceo!.id)).toMatchObject({
+    source: { type: "turn", id: turnId },
+    span: { quote: "Actually I'm CEO now" },
+    extraction: { stage: "heuristic" },
+  });
+  expect((await history("works_at")).map((f) => [f.value, f.fact.current])).toEqual([["Acme", true]]);
 
   await retractSource(h.db, { contextId, sourceType: "turn", sourceId: turnId, reason: "test: forget the promotion" });
-  const after = await readFactsAsOf(h.db, { contextId, entityId: (await alice()).id, key: "role", scope: ALICE });
-  expect(after.map((f) => f.value)).toEqual(["CTO"]);
+  // What POST /state serves now: the facts true now, the retracted value gone.
+  const after = await readState(h.db, { ...reader(), includeResolved: false, limit: 100 });
+  expect(after.facts.flatMap((f) => (f.kind === "attribute" && f.key === "role" ? [f.value] : []))).toEqual(["CTO"]);
 });
 
 test("Berlin → Lisbon through the pipeline", async () => {
   await say("I'm Alice Chen. I live in Berlin.", JAN);
   await say("I moved to Lisbon.", JUN);
 
-  const history = await readFactHistory(h.db, { contextId, entityId: (await alice()).id, key: "lives_in" });
-  expect(history.map((f) => [f.value, f.current, f.valid_to])).toEqual([
+  expect((await history("lives_in")).map((f) => [f.value, f.fact.current, f.fact.valid_to])).toEqual([
     ["Berlin", false, JUN],
     ["Lisbon", true, null],
   ]);
@@ -78,12 +97,11 @@ test("Berlin → Lisbon through the pipeline", async () => {
 test("a revoked instruction is deactivated with the revoking turn, and kept", async () => {
   const session = await newSession(h, contextId);
   await say("Always respond in bullet points.", JAN, session);
-  expect(await readInstructions(h.db, { contextId, scope: ALICE })).toHaveLength(1);
+  expect(await instructions(false)).toHaveLength(1);
   const { turnId } = await say("Stop using bullet points.", JUN, session);
 
-  expect(await readInstructions(h.db, { contextId, scope: ALICE })).toEqual([]);
-  const audit = await readInstructions(h.db, { contextId, scope: ALICE, includeInactive: true });
-  expect(audit).toEqual([expect.objectContaining({ active: false, revoked_by_turn_id: turnId })]);
+  expect(await instructions(false)).toEqual([]);
+  expect(await instructions(true)).toEqual([expect.objectContaining({ active: false, revoked_by_turn_id: turnId })]);
 });
 
 async function memoryCounts() {

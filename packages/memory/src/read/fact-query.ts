@@ -82,7 +82,7 @@ function branch(kind: keyof typeof TABLES, filter: FactFilter): Prisma.Sql {
  * Supersession closes a fact in place (valid_to, superseded_by) and logs each step in
  * `supersessions` with when it was taken and undone. Seen from system time `at`, the
  * step then in force decides; with none in force the fact had the valid_to its source
- * stated, which the first step kept as previous_valid_to (as fact-closure.ts reads it).
+ * stated, which the first step kept as previous_valid_to (supersession.ts).
  */
 function asRecordedThen(table: string, at: Date, alias = "f") {
   const kind = table === "attributes" ? "attribute" : "relation";

@@ -8,6 +8,7 @@ import {
   attribute,
   commitSubject,
   ingest,
+  instruction,
   relation,
   stageCandidates,
   eachTestInNewContext,
@@ -122,23 +123,14 @@ test("deleting one side of a two-sided conflict retracts the conflict", async ()
 
 test("instructions: the turn's own are retracted, the ones it revoked are active again", async () => {
   const asked = await addTurn(f, { content: "Always respond in bullet points.", at: day(1), scope: ALICE });
-  await ingest(f, asked, {
-    instructions: [
-      {
-        label: "Bullets",
-        description: "Always respond in bullet points",
-        evidence: { quote: "Always respond in bullet points" },
-        confidence: 0.9,
-      },
-    ],
-  });
+  await ingest(f, asked, { instructions: [instruction("Bullets", "Always respond in bullet points")] });
   const stop = await addTurn(f, { content: "Stop using bullet points.", at: day(2), scope: ALICE });
   await ingest(f, stop, { revocations: [{ matches: "bullet points", confidence: 0.9 }] });
 
   const undo = await retractSource(f.db, { contextId: f.contextId, sourceType: "turn", sourceId: stop.id, reason: "misheard" });
-  const instruction = await f.db.instruction.findFirstOrThrow({ where: { contextId: f.contextId } });
-  expect(undo.reactivatedInstructionIds).toEqual([instruction.id]);
-  expect(instruction).toMatchObject({ active: true, revokedAt: null, revokedByTurnId: null });
+  const revived = await f.db.instruction.findFirstOrThrow({ where: { contextId: f.contextId } });
+  expect(undo.reactivatedInstructionIds).toEqual([revived.id]);
+  expect(revived).toMatchObject({ active: true, revokedAt: null, revokedByTurnId: null });
 
   await retractSource(f.db, { contextId: f.contextId, sourceType: "turn", sourceId: asked.id, reason: "forget it" });
   const gone = await f.db.instruction.findFirstOrThrow({ where: { contextId: f.contextId } });

@@ -8,6 +8,7 @@ import {
   eachTestInNewContext,
   heldIntroduction,
   ingestForReview,
+  instruction,
   relation,
   type MemoryFixture,
 } from "../testing/memory-fixture";
@@ -151,16 +152,7 @@ describe("an edit", () => {
 
   test("of an instruction edits its label and description only", async () => {
     const turn = await addTurn(f, { content: "Always respond in bullet points.", at });
-    const [held] = await ingestForReview(f, turn, {
-      instructions: [
-        {
-          label: "Bullets",
-          description: "Always respond in bullet points",
-          evidence: { quote: "Always respond in bullet points" },
-          confidence: 0.9,
-        },
-      ],
-    });
+    const [held] = await ingestForReview(f, turn, { instructions: [instruction("Bullets", "Always respond in bullet points")] });
     await expect(decide(f, { reviewIds: [held!.id], action: "approve", edit: { confidence: "1" } })).rejects.toThrow(
       /a instruction review edits only label, description/,
     );

@@ -321,3 +321,8 @@ export function relation(
     ...extra,
   };
 }
+
+/** An instruction candidate whose evidence is its description, said word for word. */
+export function instruction(label: string, description: string) {
+  return { label, description, evidence: { quote: description }, confidence: 0.9 };
+}

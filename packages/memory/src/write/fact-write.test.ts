@@ -1,10 +1,9 @@
 // Direct writes (POST /facts) through the same validation, commit and truth
 // maintenance as extracted facts, on real Postgres.
 import { directStages } from "@recall/queues";
-import { readFactHistory } from "../testing/fact-history";
 import { writeFacts } from "./fact-write";
 import { committedRefs } from "./commit-records";
-import { findEntitiesByName } from "../testing/memory-lookup";
+import { readEntityHistory, readProfile, readProvenance } from "../read";
 import { addDocument, attribute, ingest, eachTestInNewContext, type MemoryFixture } from "../testing/memory-fixture";
 
 let f: MemoryFixture;
@@ -108,14 +107,19 @@ test("every problem is reported with its field", async () => {
 });
 
 test("a later direct write supersedes an earlier one: the history has two values, one current", async () => {
-  await write(seedDiff);
-  await write({ attributes: [{ entity: "Alice Chen", key: "role", value: "CEO", memory_category: "identity" }] });
+  const first = await write(seedDiff);
+  const second = await write({ attributes: [{ entity: "Alice Chen", key: "role", value: "CEO", memory_category: "identity" }] });
+  if (!first.ok || !second.ok) throw new Error(JSON.stringify([first, second]));
 
-  const [alice] = await findEntitiesByName(f.db, { contextId: f.contextId, name: "Alice Chen" });
-  const history = await readFactHistory(f.db, { contextId: f.contextId, entityId: alice!.id, key: "role" });
-  expect(history.map((h) => [h.value, h.current, h.evidence?.fact_write_id !== null])).toEqual([
-    ["CTO", false, true],
-    ["CEO", true, true],
+  // As a client reads it: the entity from GET /profile, its history, each value's provenance.
+  const reader = { contextId: f.contextId, scope: ALICE };
+  const alice = (await readProfile(f.db, { ...reader, limit: 10 })).entities.find((e) => e.name === "Alice Chen");
+  const history = await readEntityHistory(f.db, { ...reader, entityId: alice!.id, limit: 10 });
+  const roles = history!.values.filter((v) => v.kind === "attribute" && v.key === "role");
+  const sources = await Promise.all(roles.map(async (v) => (await readProvenance(f.db, reader, v.id))?.source));
+  expect(roles.map((v, i) => [v.kind === "attribute" && v.value, v.current, sources[i]])).toEqual([
+    ["CTO", false, expect.objectContaining({ type: "fact_write", id: first.factWriteId })],
+    ["CEO", true, expect.objectContaining({ type: "fact_write", id: second.factWriteId })],
   ]);
 });
 
