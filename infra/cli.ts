@@ -13,7 +13,7 @@ import { loadConfig, providerOptions } from "@recall/config";
 import { createDb, type ErrorClass, type WorkItem, type WorkStatus } from "@recall/db";
 import { createEmbeddingClient } from "@recall/llm";
 import { backfillEmbeddings } from "@recall/memory";
-import { WorkItemService, createProducerConnection, createQueues, type RetryFrom, type WorkItemFilter } from "@recall/queues";
+import { WorkItemService, createProducerConnection, createQueues, type RetryFrom, type WorkItemFilter } from "@recall/pipeline";
 import { createLogger } from "@recall/telemetry";
 
 const USAGE = `usage: pnpm cli work-items [filter] [--limit N]

@@ -14,13 +14,13 @@ import { MissingServiceError, ensureServices } from "./local-services";
  * ratios, spans sent in batches, worker start-up against a deadline. Add a file here when a flake is found in it.
  */
 export const TIMING_SENSITIVE = [
-  "packages/queues/src/priority.test.ts",
-  "packages/queues/src/worker-factory.test.ts",
-  "packages/queues/src/chained-stages.test.ts",
-  "packages/queues/src/webhooks/webhooks.test.ts",
-  "packages/queues/src/stale-running.test.ts",
-  "packages/queues/src/lost-jobs.test.ts",
-  "packages/queues/src/worker-heartbeat.test.ts",
+  "packages/pipeline/src/priority.test.ts",
+  "packages/pipeline/src/worker-factory.test.ts",
+  "packages/pipeline/src/chained-stages.test.ts",
+  "packages/pipeline/src/webhooks/webhooks.test.ts",
+  "packages/pipeline/src/stale-running.test.ts",
+  "packages/pipeline/src/lost-jobs.test.ts",
+  "packages/pipeline/src/worker-heartbeat.test.ts",
   "packages/extraction/src/cpu/cpu-pool.test.ts",
   "packages/extraction/src/documents/linear-cost.test.ts",
   "apps/worker/src/windowing/window-assembler.test.ts",

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
-import { createRedisConnection, type RedisConnection } from "@recall/queues";
+import { createRedisConnection, type RedisConnection } from "@recall/pipeline";
 import { adminUrl, waitFor } from "@recall/test-support";
 
 const root = path.resolve(__dirname, "..");

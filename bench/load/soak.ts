@@ -24,7 +24,7 @@ import { randomBytes } from "node:crypto";
 import IORedis from "ioredis";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/migrator";
-import { QUEUE_NAMES } from "@recall/queues";
+import { QUEUE_NAMES } from "@recall/pipeline";
 import {
   PrivatePostgres,
   PrivateRedis,

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/migrator";
-import { createRedisConnection } from "@recall/queues";
+import { createRedisConnection } from "@recall/pipeline";
 import { adminUrl, removeQueuePrefix, spawnEntry, stopChild, withDatabase } from "@recall/test-support";
 
 export const ADMIN = `bench-${randomBytes(8).toString("hex")}`;

@@ -7,7 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
 import { Queue, QueueEvents, Worker } from "bullmq";
-import { createWorkerConnection } from "@recall/queues";
+import { createWorkerConnection } from "@recall/pipeline";
 import pg from "pg";
 
 const STAGES = 4;

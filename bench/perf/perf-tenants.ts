@@ -1,7 +1,7 @@
 // pnpm bench, section `tenants`: one tenant's bulk work beside another tenant's interactive turns. Reported against
 // the other tenant's turn p50 before the bulk work (same run; goal ≤ 3× in both cases):
 //   - four bulk-approves of 500 reviews at once (BENCH_TENANTS_REVIEWS, 2,000 held reviews): review commits run in
-//     the background lane, where contexts take turns (packages/queues/src/fair-share.ts);
+//     the background lane, where contexts take turns (packages/pipeline/src/fair-share.ts);
 //   - a BENCH_TENANTS_IMPORT_MB (50) MB import body of one line, sent back to back by one client (a flood: the API
 //     refuses each as soon as the line passes its cap, and reads the lines in linear time).
 import { performance } from "node:perf_hooks";

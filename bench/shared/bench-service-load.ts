@@ -9,7 +9,7 @@ import { createDb, withTenant, type Db } from "@recall/db";
 import { emptyDiff, type ExtractionDiff, type KnownEntity } from "@recall/contracts";
 import { runHeuristics } from "@recall/heuristics";
 import { writeFacts } from "@recall/memory";
-import { directStages } from "@recall/queues";
+import { directStages } from "@recall/pipeline";
 import type { GateConversation, GateTurn } from "./gate-locomo";
 import { scopeOf, type LoadSummary } from "./bench-load";
 

@@ -6,7 +6,7 @@ import type { Server } from "node:http";
 import { Client } from "pg";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import { migrate } from "@recall/db/migrator";
-import { QUEUE_NAMES, createRedisConnection } from "@recall/queues";
+import { QUEUE_NAMES, createRedisConnection } from "@recall/pipeline";
 import { adminUrl, removeQueuePrefix, withDatabase } from "@recall/test-support";
 import { createApp } from "../../apps/api/src/app";
 import { bootstrapApi } from "../../apps/api/src/bootstrap";

@@ -1,6 +1,6 @@
 import type { Config } from "@recall/config";
 import { ReadReplicas, createDb, serviceRoleOf } from "@recall/db";
-import { WorkItemService, claimQueuePrefixFor, createProducerConnection, createQueues, observePipeline } from "@recall/queues";
+import { WorkItemService, claimQueuePrefixFor, createProducerConnection, createQueues, observePipeline } from "@recall/pipeline";
 import { configSecrets } from "@recall/config";
 import { createLogger, observeReplicas, setModelPrices, type LoggerOptions } from "@recall/telemetry";
 import type { ApiDeps } from "./deps";
@@ -70,7 +70,7 @@ function readReplicas(config: Config, primary: ReturnType<typeof createDb>): Rea
 
 /**
  * Before the API takes a request: its QUEUE_PREFIX is claimed in Redis for its database, or the
- * process refuses to start (another deployment's database holds it; see @recall/queues prefix-claim.ts).
+ * process refuses to start (another deployment's database holds it; see @recall/pipeline prefix-claim.ts).
  */
 export async function claimDeployment(deps: Pick<ApiDeps, "db" | "redis" | "config" | "logger">): Promise<void> {
   const claim = await claimQueuePrefixFor({ db: deps.db, redis: deps.redis, prefix: deps.config.QUEUE_PREFIX });

@@ -1,7 +1,7 @@
 import type { Config } from "@recall/config";
 import type { Db, ReadReplicas } from "@recall/db";
 import type { VectorRetriever } from "@recall/memory";
-import type { QueueSet, RedisConnection, WorkItemService } from "@recall/queues";
+import type { QueueSet, RedisConnection, WorkItemService } from "@recall/pipeline";
 import type { Logger } from "@recall/telemetry";
 import type { Drain } from "./http/drain";
 import type { ErasureService } from "./services/erasure.service";

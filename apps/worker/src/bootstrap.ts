@@ -12,7 +12,7 @@ import {
   createWorkerConnection,
   isRedisUnavailable,
   type RedisConnection,
-} from "@recall/queues";
+} from "@recall/pipeline";
 import { createLogger, setModelPrices, type Logger, type LoggerOptions } from "@recall/telemetry";
 import type { WorkerDeps } from "./deps";
 import { skillCatalog } from "./services/skill-catalog";

@@ -2,7 +2,7 @@ import type { Config } from "@recall/config";
 import type { Db } from "@recall/db";
 import type { CpuRunner, ExtractorFactory, Skill } from "@recall/extraction";
 import type { Embedder } from "@recall/memory";
-import type { QueueSet } from "@recall/queues";
+import type { QueueSet } from "@recall/pipeline";
 import type { Logger } from "@recall/telemetry";
 
 /** The parts of a skill the pipeline reads after extraction. */

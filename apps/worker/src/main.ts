@@ -2,7 +2,7 @@
 // processors, so each queue can scale as its own process. Default: all queues.
 import "./tracing-preload";
 import { loadConfig } from "@recall/config";
-import { QUEUE_NAMES, isQueueName, observePipeline, type QueueName } from "@recall/queues";
+import { QUEUE_NAMES, isQueueName, observePipeline, type QueueName } from "@recall/pipeline";
 import { SHUTDOWN_GRACE_MS, exitAfter, registry, scrapeMetrics, type Logger } from "@recall/telemetry";
 import { createServer, type Server } from "node:http";
 import { bootstrapWorker } from "./bootstrap";

@@ -13,7 +13,7 @@ import {
   type RedisConnection,
   type StageHandler,
   type StageWorkerOptions,
-} from "@recall/queues";
+} from "@recall/pipeline";
 import { settlesWithin } from "@recall/telemetry";
 import type { WorkerDeps } from "./deps";
 import { commitArtifactsProcessor } from "./processors/commit-artifacts.processor";

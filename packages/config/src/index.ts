@@ -372,7 +372,7 @@ export function providerOptions(config: Config) {
   };
 }
 
-/** The webhook dispatcher's settings (packages/queues WebhookDispatcher). */
+/** The webhook dispatcher's settings (packages/pipeline WebhookDispatcher). */
 export function webhookOptions(config: Config) {
   return {
     allowedNetworks: config.WEBHOOK_ALLOWED_NETWORKS,

@@ -103,7 +103,7 @@ export class InputError extends ClassifiedError {
 
 /**
  * A stage's failure together with the model tokens its attempt had spent by then, so the
- * attempt record shows what a failed try still cost. Classified like its cause: queues' classifyError
+ * attempt record shows what a failed try still cost. Classified like its cause: pipeline's classifyError
  * reads the cause (failureCause), so this wrapper never stands for a failure of its own.
  */
 export class StageFailure extends ServiceError {

@@ -1,5 +1,5 @@
 // The job catalog: for each queue, the payload its jobs carry and the result its work item
-// keeps. The queue registry (packages/queues) adds attempts and backoff to these.
+// keeps. The queue registry (packages/pipeline) adds attempts and backoff to these.
 import { z } from "zod";
 import { CommitResult, ExtractResult, TruthMaintenanceResult, WindowResult } from "./stage-results";
 
@@ -35,7 +35,7 @@ export const JOB_CATALOG = {
 export type QueueName = keyof typeof JOB_CATALOG;
 /**
  * What a work item of queue Q keeps of its stage's run, on its payload. Not to be confused with what a processor answers
- * (`StageResult`, @recall/queues) or the part of that it keeps (`StageOutput`, which becomes this).
+ * (`StageResult`, @recall/pipeline) or the part of that it keeps (`StageOutput`, which becomes this).
  */
 export type ItemResult<Q extends QueueName> = z.infer<(typeof JOB_CATALOG)[Q]["result"]>;
 

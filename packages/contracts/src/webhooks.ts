@@ -1,7 +1,7 @@
 // The events a webhook can subscribe to (docs/webhooks.md). Every one is raised by one SQL function,
 // recall_webhook_emit (prisma/migrations/*_webhooks): the triggers call it, and so do the two raised in code
 // (review.pending in memory's review hold, webhook.disabled in the delivery store). The dispatcher in
-// @recall/queues delivers them.
+// @recall/pipeline delivers them.
 import { z } from "zod";
 
 export const WEBHOOK_EVENT_TYPES = [
@@ -22,8 +22,8 @@ export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
 /**
  * Every key of an event's data that holds an id, with what it names. An erasure deletes the events that name what it
- * deletes (queues' PipelineRecords.forget reads this list); a key missing here would survive it, which
- * webhooks/event-ids.test.ts in @recall/queues checks against every emitter. A `kept` id names no input (a webhook, a
+ * deletes (the pipeline's PipelineRecords.forget reads this list); a key missing here would survive it, which
+ * webhooks/event-ids.test.ts in @recall/pipeline checks against every emitter. A `kept` id names no input (a webhook, a
  * trace): an event naming one is deleted only for the input ids beside it.
  */
 export const WEBHOOK_ID_KEYS = {

@@ -3,7 +3,7 @@
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/migrator";
-import { createRedisConnection } from "@recall/queues";
+import { createRedisConnection } from "@recall/pipeline";
 import { adminUrl, newTestRunId, templateDb, withDatabase } from "./databases";
 
 export default async function globalSetup(): Promise<void> {

@@ -4,7 +4,7 @@
 // the first goes on as if nothing happened. With a prefix of its own the second starts.
 import { configWith } from "@recall/config";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type TestDatabase } from "@recall/test-support";
-import { createRedisConnection } from "@recall/queues";
+import { createRedisConnection } from "@recall/pipeline";
 import { bootstrapWorker } from "@recall/worker/bootstrap";
 import { bootstrapApi, claimDeployment } from "../bootstrap";
 import { contextClient, createContext } from "../testing/api-client";

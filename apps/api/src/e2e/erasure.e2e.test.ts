@@ -11,7 +11,7 @@ import { join } from "node:path";
 import request from "supertest";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { holdScopeExclusive } from "@recall/memory";
-import { QUEUE_NAMES, jobIdFor } from "@recall/queues";
+import { QUEUE_NAMES, jobIdFor } from "@recall/pipeline";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 import { redisKeysHolding, tablesHolding } from "../testing/text-scan";
 

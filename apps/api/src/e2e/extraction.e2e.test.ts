@@ -4,7 +4,7 @@
 // evidence checking, and a service with no model that is configured later.
 import request from "supertest";
 import { configWith, type Config } from "@recall/config";
-import { QUEUE_NAMES } from "@recall/queues";
+import { QUEUE_NAMES } from "@recall/pipeline";
 import { startFakeLlmServer, waitFor, type FakeLlmResponse, type FakeLlmServer } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "@recall/worker/bootstrap";
 import { startWorkers, type WorkerRuntime } from "@recall/worker/runtime";

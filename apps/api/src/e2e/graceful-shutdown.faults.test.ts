@@ -7,7 +7,7 @@
 // closed as abandoned, its job waiting again with no retry spent, nothing half-committed; another
 // worker then finishes it exactly once.
 import { loadConfig } from "@recall/config";
-import { QUEUE_NAMES, type QueueName } from "@recall/queues";
+import { QUEUE_NAMES, type QueueName } from "@recall/pipeline";
 import {
   auditEffects,
   createTestDatabase,
@@ -142,7 +142,7 @@ test("worker: SIGTERM lets a stage that finishes in time finish, hands back one 
   const item = await workItem("extract_assertions", stuckDoc);
   expect(item.status).toBe("queued");
   expect(item.error_message).toMatch(/^abandoned: handed back at shutdown/);
-  // A document is background work: its job waits in its stage's background lane (packages/queues/src/priority.ts),
+  // A document is background work: its job waits in its stage's background lane (packages/pipeline/src/priority.ts),
   // ranked by its context's fair share (fair-share.ts), so BullMQ holds it as prioritized.
   const job = await service.queues.background.extract_assertions.getJob(`wi-${item.id}`);
   expect(await job!.getState()).toBe("prioritized");

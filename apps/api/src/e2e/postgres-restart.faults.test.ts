@@ -5,7 +5,7 @@
 // workers delay their jobs without spending attempts; once it is back /readyz answers 200, the
 // workers recover, and every accepted input is committed exactly once, none of it dead.
 import request from "supertest";
-import { QUEUE_NAMES } from "@recall/queues";
+import { QUEUE_NAMES } from "@recall/pipeline";
 import { PrivatePostgres, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { contextClient, createContext } from "../testing/api-client";
 import { migratedDatabaseOn, startHarness, type Harness } from "../testing/harness";

@@ -4,7 +4,7 @@
 // consumers in two processes. Interactive turns, asynchronous turns, batches and documents all
 // commit; each queue's keys sit in one hash slot (the `{…}` prefix); and no work item ran twice:
 // one attempt each, and the SQL audit finds no fact stated twice.
-import { QUEUE_NAMES } from "@recall/queues";
+import { QUEUE_NAMES } from "@recall/pipeline";
 import {
   PrivateRedisCluster,
   freePort,

@@ -4,7 +4,7 @@
 // stops both children.
 import path from "node:path";
 import { inheritedEnv, loadConfig } from "@recall/config";
-import { createRedisConnection } from "@recall/queues";
+import { createRedisConnection } from "@recall/pipeline";
 import { createTestDatabase, freePort, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { Supervisor } from "../../../../infra/supervisor";
 import { children } from "../../../../infra/start";

@@ -8,7 +8,7 @@ import http from "node:http";
 import { loadConfig } from "@recall/config";
 import { createTestDatabase, freePort, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { WorkerFleet } from "@recall/worker/testing";
-import { QUEUE_NAMES } from "@recall/queues";
+import { QUEUE_NAMES } from "@recall/pipeline";
 import { startApiProcess, type ApiProcess } from "../testing/api-process";
 
 const ADMIN_KEY = "trace-export-admin-key";

@@ -2,7 +2,7 @@
 // extraction (one model call per window, each item attributed to and quoted from its own turn),
 // a window whose answer fails validation being split, and a failed window's turns retried one by one.
 // Real Postgres, Redis, workers and the OpenAI SDK against the local wire-protocol server.
-import { jobIdFor } from "@recall/queues";
+import { jobIdFor } from "@recall/pipeline";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { contextClient, createContext, type ContextClient } from "../testing/api-client";
 import { startHarness, type Harness } from "../testing/harness";

@@ -6,7 +6,7 @@
 // (RECALL_FAULT_DELAY_MS widens those windows) — and starts it again. Once everything settled, the
 // exactly-once audit must find every accepted input committed once and nothing written twice.
 import { loadConfig } from "@recall/config";
-import { PIPELINE, QUEUES, type QueueName } from "@recall/queues";
+import { PIPELINE, QUEUES, type QueueName } from "@recall/pipeline";
 import {
   adminQuery,
   auditEffects,

@@ -5,7 +5,7 @@ import { trace } from "@opentelemetry/api";
 import type { ErrorRequestHandler, Response } from "express";
 import { ZodError, z } from "zod";
 import { isDatabaseUnavailable } from "@recall/db";
-import { isRedisUnavailable } from "@recall/queues";
+import { isRedisUnavailable } from "@recall/pipeline";
 import { recordError, type Logger } from "@recall/telemetry";
 import { closeAfterAnswer } from "./connection-close";
 

@@ -6,7 +6,7 @@ import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
 import { Router, type NextFunction, type Request, type Response } from "express";
-import { QUEUE_NAMES } from "@recall/queues";
+import { QUEUE_NAMES } from "@recall/pipeline";
 import type { ApiDeps } from "../deps";
 import { AppError, sendProblem } from "../http/errors";
 import { requireAdminSecret } from "./operator-guards";
@@ -24,7 +24,7 @@ const READ_METHODS = new Set(["GET", "HEAD"]);
 export function queueDashboard(deps: ApiDeps): Router {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
-  // Each stage's interactive and background lanes (packages/queues priority.ts).
+  // Each stage's interactive and background lanes (packages/pipeline priority.ts).
   const queues = [...QUEUE_NAMES.map((name) => deps.queues[name]), ...QUEUE_NAMES.map((name) => deps.queues.background[name])];
   createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })), serverAdapter });
   const router = Router();

@@ -1,6 +1,6 @@
 // Request and response shapes of the work-item routes, shared by the per-context and the admin mounts.
 import { z } from "zod";
-import type { WorkItemFilter } from "@recall/queues";
+import type { WorkItemFilter } from "@recall/pipeline";
 import type { WorkAttempt, WorkItem } from "@recall/db";
 import { NextCursor, cursorParam, limitParam } from "../http/pagination";
 import { Timestamp, WORK_STATUSES, WorkItemView, workItemView } from "../views/work-item-view";

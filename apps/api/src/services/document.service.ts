@@ -5,7 +5,7 @@
 import { holdLock, lockKey, toJson, transaction, type Document, type Tx, type WorkItem } from "@recall/db";
 import type { DocumentFormat } from "@recall/extraction";
 import { holdScopeShared, normaliseScope, sha256, storeOriginal } from "@recall/memory";
-import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/queues";
+import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/pipeline";
 import { annotateActiveSpan } from "@recall/telemetry";
 import { checkScope, storedConfigOf } from "./scope-rule";
 import type { ServiceDeps } from "./service-deps";

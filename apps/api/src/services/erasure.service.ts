@@ -10,7 +10,7 @@ import {
   type ErasureReceipt,
   type PipelineRecords,
 } from "@recall/memory";
-import { pipelineRecords, removeWorkItemJobs } from "@recall/queues";
+import { pipelineRecords, removeWorkItemJobs } from "@recall/pipeline";
 import type { ServiceDeps } from "./service-deps";
 
 /** The pipeline's records, as erasure asks them (queues implements memory's port). */

@@ -7,7 +7,7 @@
 // Idempotency-Key back, and the client's retry would write everything a second time.
 import { DomainError, invalidField } from "@recall/contracts";
 import { writeFacts, type WriteFactsResult } from "@recall/memory";
-import { directStages, enqueueOrLeaveForSweeper, resetToQueued, type WorkItemService } from "@recall/queues";
+import { directStages, enqueueOrLeaveForSweeper, resetToQueued, type WorkItemService } from "@recall/pipeline";
 import { currentTraceId, newTraceId } from "@recall/telemetry";
 import type { ServiceDeps } from "./service-deps";
 import { checkScope, storedConfigOf } from "./scope-rule";
@@ -78,7 +78,7 @@ export class FactWriteService {
   }
 
   /**
-   * Truth maintenance ran in the request (checkpointed on its item, see @recall/queues markTruthMaintained);
+   * Truth maintenance ran in the request (checkpointed on its item, see @recall/pipeline markTruthMaintained);
    * embedding is the same item's next attempt, in a worker, so a write never waits on, or
    * fails with, the embedding provider, and the queue's retries cover that provider. The write
    * is committed by now, so a failure here is logged, not answered.

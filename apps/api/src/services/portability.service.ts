@@ -1,7 +1,7 @@
 // Export and import of a context (docs/export-format.md). Memory does the reading and writing; this maps what it
 // reports to domain errors: a refused line is a 400 naming its line and field, a context holding other memory a 409.
 import { exportContext, importContext, ImportLineError, type ExportCounts, type ExportFilters, type ImportReport } from "@recall/memory";
-import { pipelineRecords } from "@recall/queues";
+import { pipelineRecords } from "@recall/pipeline";
 import type { ReviewService } from "./review.service";
 import type { ServiceDeps } from "./service-deps";
 

@@ -4,7 +4,7 @@ import type { Config } from "@recall/config";
 import type { Db, ReadReplicas } from "@recall/db";
 import { pendingMigrations } from "@recall/db/migrator";
 import { describeIndex, type VectorRetriever } from "@recall/memory";
-import { QUEUE_NAMES, liveWorkers, type RedisConnection } from "@recall/queues";
+import { QUEUE_NAMES, liveWorkers, type RedisConnection } from "@recall/pipeline";
 
 export interface ReadinessDeps {
   db: Db;

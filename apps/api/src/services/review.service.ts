@@ -15,7 +15,7 @@ import {
   type ReviewView,
 } from "@recall/memory";
 import { transaction, type Tx, type WorkItem } from "@recall/db";
-import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/queues";
+import { enqueueOrLeaveForSweeper, ensureWorkItem } from "@recall/pipeline";
 import { currentTraceId, newTraceId } from "@recall/telemetry";
 import type { ServiceDeps } from "./service-deps";
 

@@ -8,7 +8,7 @@ import { kindOf } from "@recall/contracts";
 import { randomUUID } from "node:crypto";
 import type { Prisma, Tx, WorkItem } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
-import { batchExtraction, createWorkItems, turnExtraction } from "@recall/queues";
+import { batchExtraction, createWorkItems, turnExtraction } from "@recall/pipeline";
 import type { BatchTurn } from "./turn-input";
 
 export interface StoredBatch {

@@ -5,7 +5,7 @@
 import { notFound } from "@recall/contracts";
 import { toJson, transaction, type Tx } from "@recall/db";
 import { normaliseScope } from "@recall/memory";
-import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction, type EnqueueTarget } from "@recall/queues";
+import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction, type EnqueueTarget } from "@recall/pipeline";
 import { annotateActiveSpan, currentTraceId, newTraceId } from "@recall/telemetry";
 import { diffView, extractionView } from "../views/turn-result";
 import { checkScope } from "./scope-rule";

@@ -6,7 +6,7 @@
 import { DomainError, invalidField, notFound } from "@recall/contracts";
 import type { Config } from "@recall/config";
 import { holdLock, lockKey, transaction, type Db, type Webhook, type WebhookDelivery } from "@recall/db";
-import { AddressPolicy, WebhookUrlError, checkWebhookUrl, newWebhookSecret } from "@recall/queues";
+import { AddressPolicy, WebhookUrlError, checkWebhookUrl, newWebhookSecret } from "@recall/pipeline";
 
 export interface NewWebhook {
   url: string;

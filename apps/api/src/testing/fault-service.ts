@@ -8,7 +8,15 @@ import path from "node:path";
 import IORedis from "ioredis";
 import { Pool } from "pg";
 import { configWith, type Config } from "@recall/config";
-import { QUEUE_NAMES, createProducerConnection, createQueues, isQueueName, jobIdFor, type QueueName, type QueueSet } from "@recall/queues";
+import {
+  QUEUE_NAMES,
+  createProducerConnection,
+  createQueues,
+  isQueueName,
+  jobIdFor,
+  type QueueName,
+  type QueueSet,
+} from "@recall/pipeline";
 import { removeQueuePrefix, startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { markerModel } from "@recall/worker/testing";
 import { WorkerFleet } from "@recall/worker/testing";

@@ -7,7 +7,7 @@ import { createDb } from "@recall/db";
 import { migrate } from "@recall/db/migrator";
 import { configWith, loadConfig, type Config } from "@recall/config";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type PrivatePostgres, type TestDatabase } from "@recall/test-support";
-import { QUEUE_NAMES, createRedisConnection, type QueueName } from "@recall/queues";
+import { QUEUE_NAMES, createRedisConnection, type QueueName } from "@recall/pipeline";
 import { bootstrapWorker, type WorkerProcess } from "@recall/worker/bootstrap";
 import { startWorkers, type WorkerRuntime } from "@recall/worker/runtime";
 import { createApp } from "../app";

@@ -4,7 +4,7 @@
 // is in no key of a queue prefix.
 import { Cluster, type Redis } from "ioredis";
 import type { Db } from "@recall/db";
-import type { RedisConnection } from "@recall/queues";
+import type { RedisConnection } from "@recall/pipeline";
 
 const TYPES = ["text", "character varying", "json", "jsonb", "ARRAY", "tsvector", "bytea"];
 

@@ -1,7 +1,7 @@
 // Pipeline progress as callers see it: one entry per stage, a state that ends
 // `committed` or `failed`, the extraction plan, and why candidates were rejected.
 import type { Db, WorkItem } from "@recall/db";
-import { PIPELINE } from "@recall/queues";
+import { PIPELINE } from "@recall/pipeline";
 
 export type PipelineState = "queued" | "processing" | "committed" | "failed" | "cancelled";
 

@@ -1,7 +1,7 @@
 // A fact's provenance as GET /facts/{id}/provenance and the MCP get_provenance tool answer it.
 import type { Assertion, Db } from "@recall/db";
 import { readProvenance } from "@recall/memory";
-import { pipelineRecords } from "@recall/queues";
+import { pipelineRecords } from "@recall/pipeline";
 import { workItemView } from "./work-item-view";
 
 /** Undefined when the fact is not in this context or not visible to the reader's scope. */

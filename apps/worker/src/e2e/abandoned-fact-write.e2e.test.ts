@@ -8,7 +8,7 @@ import path from "node:path";
 import { Client } from "pg";
 import { lockKey, type WorkItem } from "@recall/db";
 import { identityKey } from "@recall/memory";
-import { retryWorkItem } from "@recall/queues";
+import { retryWorkItem } from "@recall/pipeline";
 import { waitFor } from "@recall/test-support";
 import { startWorkerHarness, type WorkerHarness } from "../testing/worker-harness";
 

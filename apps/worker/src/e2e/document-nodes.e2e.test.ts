@@ -1,7 +1,7 @@
 // The extract stage's split into nodes: once per document however often it runs, and a
 // document that cannot be read as its format ends dead with class validation, saying why.
 import { withTenant } from "@recall/db";
-import { ensureWorkItem, enqueueWorkItem } from "@recall/queues";
+import { ensureWorkItem, enqueueWorkItem } from "@recall/pipeline";
 import { buildPdf, waitFor } from "@recall/test-support";
 import { ensureDocumentNodes } from "../services/document-nodes";
 import { startWorkerHarness, type WorkerHarness } from "../testing/worker-harness";

@@ -3,7 +3,7 @@
 // committed memory is read back through the readers the API serves (profile, history,
 // state, provenance, instructions).
 import { Client } from "pg";
-import { enqueueWorkItem, jobIdFor } from "@recall/queues";
+import { enqueueWorkItem, jobIdFor } from "@recall/pipeline";
 import { waitFor } from "@recall/test-support";
 import { readEntityHistory, readInstructionHistory, readProfile, readProvenance, readState, retractSource } from "@recall/memory";
 import { newSession, sendTurn, settled, startWorkerHarness, type WorkerHarness } from "../testing/worker-harness";

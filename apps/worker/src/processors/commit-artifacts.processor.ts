@@ -14,7 +14,7 @@ import {
   type CommitSource,
   type DisambiguationCheckpoint,
 } from "@recall/memory";
-import { commitAnnouncer, truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/queues";
+import { commitAnnouncer, truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
 import { candidatesOf, documentUnits, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";

@@ -2,7 +2,7 @@
 // ExtractionService). Candidates are written only when every unit succeeded, with the stage's
 // success, so a failure leaves nothing partial; the work item still records how far it got and
 // what it cost. The known entities are read once, in the claim's transaction.
-import type { StageHandler } from "@recall/queues";
+import type { StageHandler } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 import { ExtractionService } from "../services/extraction.service";
 import { loadKnownMemory, type KnownMemory } from "../services/known-memory";

@@ -14,7 +14,7 @@ import {
   structuredCall,
   type ModelClient,
 } from "@recall/llm";
-import { classifyError, isFinalFailure, type StageContext, type StageProcessor } from "@recall/queues";
+import { classifyError, isFinalFailure, type StageContext, type StageProcessor } from "@recall/pipeline";
 import { providerOptions } from "@recall/config";
 import { ServiceError, StageFailure } from "@recall/contracts";
 import type { Turn } from "@recall/db";

@@ -15,7 +15,14 @@ import {
   retirePreviousVersion,
   truthMaintained,
 } from "@recall/memory";
-import { WorkError, markTruthMaintained, truthMaintainedNow, type ClaimedWork, type StageContext, type StageHandler } from "@recall/queues";
+import {
+  WorkError,
+  markTruthMaintained,
+  truthMaintainedNow,
+  type ClaimedWork,
+  type StageContext,
+  type StageHandler,
+} from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 import { singleValuedPredicates } from "../services/skill-types";
 import { inputOf } from "../services/subject-loader";

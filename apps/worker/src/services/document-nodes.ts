@@ -5,7 +5,7 @@
 import { transaction, type Prisma } from "@recall/db";
 import { DOCUMENT_FORMATS, type DocumentFormat } from "@recall/extraction";
 import { readOriginal } from "@recall/memory";
-import { WorkError } from "@recall/queues";
+import { WorkError } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 
 /** Parsing runs on the CPU pool's background lane (documents are background work), bounded in time and heap. */

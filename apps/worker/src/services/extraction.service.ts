@@ -6,7 +6,7 @@
 import { transaction, toJson, type Db, type ExtractionStage, type Prisma, type Tx, type WorkItem } from "@recall/db";
 import { DIFF_KINDS, StageFailure, type ExtractResult, type UnitOutcome, kindOf } from "@recall/contracts";
 import { rememberEntities, type ExtractionGuidance, type Extractor, type StageOutcome } from "@recall/extraction";
-import { isBackground, writeCheckpoint, type ClaimedPlan, type StageContext, type StageResult } from "@recall/queues";
+import { isBackground, writeCheckpoint, type ClaimedPlan, type StageContext, type StageResult } from "@recall/pipeline";
 import { extractionInputs, type Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 import { ensureDocumentNodes } from "./document-nodes";

@@ -5,7 +5,7 @@ import type { Config } from "@recall/config";
 import type { ContextConfig } from "@recall/contracts";
 import { toJson, type DbOrTx, type Prisma } from "@recall/db";
 import { resolveExtractionPlan, type BudgetLimits, type ExtractionGuidance } from "@recall/extraction";
-import type { ClaimedPlan } from "@recall/queues";
+import type { ClaimedPlan } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 import type { Subject } from "./subject-loader";
 

@@ -1,7 +1,7 @@
 // What a subject's chosen skill (its extraction plan, read by the claim) says about entity
 // types and single-valued predicates.
 import { DEFAULT_SINGLE_VALUED, normaliseType } from "@recall/memory";
-import type { ClaimedPlan } from "@recall/queues";
+import type { ClaimedPlan } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 
 function planSkill(deps: Pick<WorkerDeps, "skills">, plan: ClaimedPlan | null) {

@@ -1,11 +1,11 @@
 // What a stage knows about its subject: a turn, a document, or a direct write (POST /facts;
 // only its validate/commit/truth-maintenance stages ever run in a worker, when an operator
 // retries one or the sweeper recovers one). A review commit's stages see the input it commits for. Built from the row the claim returned
-// (packages/queues work-state); a document's nodes are read by the stage that needs them.
+// (packages/pipeline work-state); a document's nodes are read by the stage that needs them.
 import { kindOf } from "@recall/contracts";
 import type { ContextConfig } from "@recall/contracts";
 import type { CandidateStatus, DbOrTx, KnowledgeCandidate, Turn } from "@recall/db";
-import { WorkError, type ClaimedWork } from "@recall/queues";
+import { WorkError, type ClaimedWork } from "@recall/pipeline";
 
 export interface TextUnit {
   /** Document node id; undefined for a turn. */

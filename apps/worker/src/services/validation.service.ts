@@ -6,7 +6,7 @@
 import { kindOf } from "@recall/contracts";
 import { toJson, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
 import { validateCandidate } from "@recall/memory";
-import type { ClaimedWork, StageContext, StageResult } from "@recall/queues";
+import type { ClaimedWork, StageContext, StageResult } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 import { allowedEntityTypes } from "./skill-types";
 import { candidatesOf, documentUnits, stageSubject, type TextUnit } from "./subject-loader";

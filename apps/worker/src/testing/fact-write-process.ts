@@ -3,7 +3,7 @@
 import { loadConfig } from "@recall/config";
 import { createDb, withTenant } from "@recall/db";
 import { writeFacts } from "@recall/memory";
-import { directStages } from "@recall/queues";
+import { directStages } from "@recall/pipeline";
 
 async function main(): Promise<void> {
   const [contextId, body] = process.argv.slice(2);

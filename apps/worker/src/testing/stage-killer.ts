@@ -6,7 +6,7 @@
 // is recorded with its work item's attempt, so a test can check each attempt was closed as abandoned
 // and that no item came near its attempts budget.
 import type { Pool } from "pg";
-import { QUEUE_NAMES, type QueueName, type QueueSet, type StagePayload } from "@recall/queues";
+import { QUEUE_NAMES, type QueueName, type QueueSet, type StagePayload } from "@recall/pipeline";
 import type { WorkerFleet } from "./worker-fleet";
 
 export interface KilledItem {

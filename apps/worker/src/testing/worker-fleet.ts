@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { inheritedEnv } from "@recall/config";
 import fs from "node:fs";
 import path from "node:path";
-import { workerName, type QueueName, type QueueSet } from "@recall/queues";
+import { workerName, type QueueName, type QueueSet } from "@recall/pipeline";
 
 const MAIN = path.resolve(__dirname, "..", "main.ts");
 /** stderr lines kept per process, for a failure message. */

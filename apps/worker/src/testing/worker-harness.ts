@@ -5,7 +5,7 @@ import { configWith, loadConfig, type Config } from "@recall/config";
 import { createDb, type Db, type Prisma, type Session, type WorkItem } from "@recall/db";
 import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import { chunkText } from "@recall/extraction";
-import { QUEUE_NAMES, createRedisConnection, enqueueWorkItem, ensureWorkItem, type QueueName, type SubjectType } from "@recall/queues";
+import { QUEUE_NAMES, createRedisConnection, enqueueWorkItem, ensureWorkItem, type QueueName, type SubjectType } from "@recall/pipeline";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "../bootstrap";
 import { startWorkers, type WorkerRuntime } from "../worker-runtime";

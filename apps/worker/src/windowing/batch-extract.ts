@@ -24,7 +24,7 @@ import {
   type StageContext,
   type StageHandler,
   type WindowTurnClaim,
-} from "@recall/queues";
+} from "@recall/pipeline";
 import { currentTraceId, extractionInputs } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory, type KnownMemory } from "../services/known-memory";

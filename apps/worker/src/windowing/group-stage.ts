@@ -1,5 +1,5 @@
 // validate_artifacts, commit_artifacts and truth_maintenance for a group of turns (a window, or the turns of a batch
-// the rules finished): one job per stage for all of them (packages/queues work-state/turn-groups.ts). Each turn is
+// the rules finished): one job per stage for all of them (packages/pipeline work-state/turn-groups.ts). Each turn is
 // run by its own stage's code as if it had a job of its own: read in the group's claim transaction and processed;
 // the group's job answers each turn's result, and the factory records them with the group's own success, through
 // its one success path (work-state/group-finish.ts): a turn that fails leaves the group and runs alone (its own job
@@ -19,7 +19,7 @@ import {
   type StageHandler,
   type StageResult,
   type WindowTurnClaim,
-} from "@recall/queues";
+} from "@recall/pipeline";
 import { currentTraceId } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 

@@ -14,7 +14,7 @@ import {
   promoteWorkItem,
   redelayWorkItem,
   type Producer,
-} from "@recall/queues";
+} from "@recall/pipeline";
 
 export interface WindowLimits {
   maxTurns: number;

@@ -8,7 +8,7 @@ import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { emptyDiff, type ExtractionDiff } from "@recall/contracts";
 import { asOwner, createDb, type Db } from "@recall/db";
-import { createProducerConnection, createQueues, ensureWorkItem, type Producer, type RedisConnection } from "@recall/queues";
+import { createProducerConnection, createQueues, ensureWorkItem, type Producer, type RedisConnection } from "@recall/pipeline";
 import { createLogger } from "@recall/telemetry";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { finishTurns } from "./window-handoff";

@@ -23,7 +23,7 @@ import {
   returnWaitingTurn,
   type Producer,
   type QueueSet,
-} from "@recall/queues";
+} from "@recall/pipeline";
 
 export interface WindowReading {
   windowId: string;

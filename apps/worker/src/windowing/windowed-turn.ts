@@ -5,7 +5,7 @@
 // which gets the same claim and known entities (read once per job).
 import { isEmptyDiff, type ExtractionInput, kindOf } from "@recall/contracts";
 import type { Tx } from "@recall/db";
-import { extractionMode, type StageHandler } from "@recall/queues";
+import { extractionMode, type StageHandler } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 import type { KnownMemory } from "../services/known-memory";
 import { planRecorded, resolvePlan, writePlan } from "../services/plan";

@@ -9,7 +9,7 @@ export interface SubjectKind {
   type: "turn" | "document" | "fact_write" | "review" | "window" | "batch";
   /** The input whose text its stages read, when it is one (a turn, a document, a direct write). */
   source?: "turn" | "document" | "fact_write";
-  /** Nobody waits on it: its stages always run in the background lane (queues/priority.ts). */
+  /** Nobody waits on it: its stages always run in the background lane (pipeline/src/priority.ts). */
   alwaysBackground: boolean;
   /** Its extraction may be handed to a window of its session, or run by a batch's job (windowed extraction, groups). */
   groupable: boolean;

@@ -1,6 +1,6 @@
 // What memory needs of the pipeline's own records (its work items and their attempts, the announcement a commit
 // leaves for truth maintenance, the events it raised), asked through this port and never by reading the pipeline's
-// tables: packages/queues implements it (work-state/pipeline-records.ts) and the apps hand it in. A change to the
+// tables: packages/pipeline implements it (work-state/pipeline-records.ts) and the apps hand it in. A change to the
 // pipeline's schema stays in the pipeline.
 import type { CommittedRefs } from "@recall/contracts";
 import type { Prisma, Tx } from "@recall/db";

@@ -1,7 +1,7 @@
 // Contested names (see entity-matching.ts) can be settled by a disambiguator: in the
 // worker, the strong model when one is configured. It is asked BEFORE the commit
 // transaction opens, so no model call ever holds row locks, and its answers are
-// checkpointed on the commit's work item (by the caller: packages/queues owns work items), so a
+// checkpointed on the commit's work item (by the caller: packages/pipeline owns work items), so a
 // re-delivered commit neither pays for the same question twice nor gets a different answer the
 // second time.
 import { typedCandidate, type DisambiguationDecision } from "@recall/contracts";

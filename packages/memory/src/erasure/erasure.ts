@@ -7,7 +7,7 @@
 // Races. The transaction first locks the sessions' rows (as writers of a session do: no turn is stored meanwhile,
 // and none after the receipt, the session being gone), then the pipeline's work on the inputs (FOR UPDATE, PipelineRecords.lockWork), then each input's source lock
 // exclusively (core/source-lock.ts), in id order. A stage finishing meanwhile holds its item's row lock in the
-// transaction that writes its output (packages/queues work-state/finish-item.ts), so it either commits before the
+// transaction that writes its output (packages/pipeline work-state/finish-item.ts), so it either commits before the
 // erasure reads (and its output is erased with the rest) or finds its item deleted, fails, and writes nothing; its
 // job's next claim finds no item. Two erasures of one input queue on the same locks; the second finds the input
 // gone and reports it as already erased.

@@ -1,7 +1,7 @@
 // Importing an export: the round trip, which targets take it, the lines it refuses, and ids naming rows the caller's
 // context may not name (another context's, or an input it erased).
 import { randomUUID } from "node:crypto";
-import { pipelineRecords } from "@recall/queues";
+import { pipelineRecords } from "@recall/pipeline";
 import { eachTestInNewContext, exportLines, newContext, sampleMemory, type MemoryFixture } from "../testing/memory-fixture";
 import { EXPORT_FORMAT, KIND_BY_NAME } from "./export-format";
 import { importContext, remapper } from "./import";

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { createDb, toJson, transaction, type Db, type KnowledgeCandidate, type Prisma } from "@recall/db";
 import { DIFF_KINDS, itemResult, type ExtractionDiff, type ReviewRule } from "@recall/contracts";
-import { commitAnnouncer, ensureWorkItem, writeCheckpoint, type QueueName } from "@recall/queues";
+import { commitAnnouncer, ensureWorkItem, writeCheckpoint, type QueueName } from "@recall/pipeline";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { commitCandidates, type CommitOptions, type CommitSummary } from "../write/commit";
 import { applyTruthMaintenance, type TruthMaintenanceReport } from "../truth/truth-maintenance";

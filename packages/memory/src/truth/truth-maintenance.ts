@@ -32,7 +32,7 @@ export interface TruthMaintenanceOptions {
   turnId?: string;
   /**
    * Runs inside the transaction, so a checkpoint written here commits exactly when the
-   * effects do (packages/queues markTruthMaintained: a retry of the work item's later step skips this one).
+   * effects do (packages/pipeline markTruthMaintained: a retry of the work item's later step skips this one).
    */
   onApplied?: (tx: Tx) => Promise<void>;
 }

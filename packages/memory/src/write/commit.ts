@@ -2,7 +2,7 @@
 // (assertions), attributes and relations, instructions, uncertainties and the commit's record
 // (commit_records: what it produced), and has the pipeline announce it to truth maintenance
 // (options.announce). The caller gives the transaction (a worker's is the one that records
-// the stage's success and creates truth maintenance's work item; packages/queues work-state).
+// the stage's success and creates truth maintenance's work item; packages/pipeline work-state).
 //
 // Idempotent, because a queue delivers at least once: the transaction first takes an
 // advisory lock on the commit, then looks for its record (one per commit). A second
@@ -50,7 +50,7 @@ export interface CommitOptions {
   disambiguator?: EntityDisambiguator;
   /** Decisions an earlier attempt checkpointed, and where to checkpoint new ones (see entity-disambiguation.ts). */
   checkpoint?: DisambiguationCheckpoint;
-  /** The pipeline's announcement of the commit, in its transaction (queues' commitAnnouncer): truth maintenance follows it. */
+  /** The pipeline's announcement of the commit, in its transaction (the pipeline's commitAnnouncer): truth maintenance follows it. */
   announce: AnnounceCommit;
   /** Awaited inside the transaction once everything is written, just before it commits (a fault test's pause). */
   faultPoint?: () => Promise<void>;

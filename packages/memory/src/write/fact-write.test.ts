@@ -1,6 +1,6 @@
 // Direct writes (POST /facts) through the same validation, commit and truth
 // maintenance as extracted facts, on real Postgres.
-import { directStages } from "@recall/queues";
+import { directStages } from "@recall/pipeline";
 import { writeFacts } from "./fact-write";
 import { committedRefs } from "./commit-records";
 import { readEntityHistory, readProfile, readProvenance } from "../read";

@@ -1,13 +1,13 @@
 // Direct writes (POST /facts): the caller states facts instead of sending text. They
 // take the same path as extracted candidates (validateCandidate, commitPlanned,
 // applyTruthMaintenanceIn) with subject type `fact_write` and stage `direct`, and leave
-// the same work items and attempt records (kept by the caller's FactWriteStages, packages/queues'
+// the same work items and attempt records (kept by the caller's FactWriteStages, packages/pipeline'
 // directStages), so status and provenance treat them like any turn. Unlike turns they run
 // in-process, synchronously: the caller gets its answer after commit and truth maintenance. A
 // stage that fails in-process leaves the write with a worker (see WriteFactsResult), never
 // half-answered. If this process dies in between, the truth_maintenance work item is left `queued` and the sweeper
 // hands it to a worker; if it dies during a stage, that stage's item is left `running` and the
-// sweeper takes it back once its lease has passed (packages/queues stale-running.ts). Each stage's
+// sweeper takes it back once its lease has passed (packages/pipeline stale-running.ts). Each stage's
 // writes commit with its success, and commit is idempotent per work item.
 import { transaction, type Db, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
 import type { AnnounceCommit } from "../core/pipeline-records";
@@ -18,7 +18,7 @@ import { applyTruthMaintenanceIn, type CommittedRefs, type TruthMaintenanceRepor
 import { validateCandidate } from "./validate";
 import { holdScopeShared } from "../core/scope-lock";
 
-/** The work-item side of a direct write's stages: memory writes no work item itself (packages/queues directStages does). */
+/** The work-item side of a direct write's stages: memory writes no work item itself (packages/pipeline directStages does). */
 export interface FactWriteStages {
   /** In the transaction storing the write: its validation recorded as done, its commit item queued. */
   open(
@@ -66,7 +66,7 @@ type Committed = Omit<CommitSummary, "skipped" | "retracted" | "tokensUsed" | "d
 export type WriteFactsResult =
   | (StoredWrite & {
       outcome: "applied";
-      /** Checkpointed after truth maintenance, so a worker can take it on to embed the write (packages/queues markTruthMaintained). */
+      /** Checkpointed after truth maintenance, so a worker can take it on to embed the write (packages/pipeline markTruthMaintained). */
       truthMaintenanceWorkItemId: string;
       committed: Committed;
       truthMaintenance: TruthMaintenanceReport;

@@ -1,7 +1,7 @@
 // What the operators' dashboard shows, across contexts: recent documents and sessions with each
 // stage's status and timing, failed work with its error, and each queue's depth and age.
 import type { Db, WorkItem } from "@recall/db";
-import { PIPELINE, queueDepths, type QueueSet, type WorkItemService } from "@recall/queues";
+import { PIPELINE, queueDepths, type QueueSet, type WorkItemService } from "@recall/pipeline";
 import { workItemView } from "../../views/work-item-view";
 
 const RECENT_DOCUMENTS = 15;

@@ -4,7 +4,7 @@
 // with its input's stage timeline; and model spend per context. Every list here is capped
 // (docs/limits.md) so one search costs a bounded number of indexed reads.
 import type { Db, Prisma, WorkAttempt, WorkItem } from "@recall/db";
-import { PIPELINE, type WorkItemService } from "@recall/queues";
+import { PIPELINE, type WorkItemService } from "@recall/pipeline";
 import { readUsage } from "../../views/usage";
 import { workItemView } from "../../views/work-item-view";
 import { workItemDetail } from "../../routes/work-items.schemas";

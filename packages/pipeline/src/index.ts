@@ -1,4 +1,4 @@
-// What other packages use of @recall/queues, and only that: everything else in it is internal.
+// What other packages use of @recall/pipeline, and only that: everything else in it is internal.
 export {
   type RedisConnection,
   createProducerConnection,
