@@ -36,7 +36,7 @@ export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "
 export { directStages } from "./work-state/direct-stages";
 export { commitAnnouncer, pipelineRecords } from "./work-state/pipeline-records";
 export { type NextItem, type Success, finishInTransaction } from "./work-state/finish-item";
-export { type GroupTurnRun, type GroupTurns, nextInGroup } from "./work-state/group-finish";
+export { type GroupTurnRun, type GroupTurnSucceeded, type GroupTurns, nextInGroup } from "./work-state/group-finish";
 export { resetToQueued } from "./work-state/requeue-item";
 export { assignWindow, failWaitingTurns, finishWaitingTurns, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";
 export { type GroupRef, type WindowTurnClaim, claimGroupTurns, groupKey, leaveGroup, releaseGroupTurns } from "./work-state/turn-groups";

@@ -14,6 +14,7 @@ import {
   type ClaimedWork,
   type GroupRef,
   type GroupTurnRun,
+  type GroupTurnSucceeded,
   type QueueName,
   type StageContext,
   type StageHandler,
@@ -49,7 +50,7 @@ export function groupStage(
     async process(ctx) {
       const turns: GroupTurnRun[] = [];
       for (const turn of ctx.input) turns.push(await runTurn(turnStage, ctx, turn));
-      const going = turns.filter((t): t is Exclude<GroupTurnRun, { error: unknown }> => !("error" in t));
+      const going = turns.filter((t): t is GroupTurnSucceeded => !("error" in t));
       return {
         status: "succeeded",
         tokensUsed: going.reduce((n, t) => n + (t.tokensUsed ?? 0), 0),
@@ -58,7 +59,7 @@ export function groupStage(
         nextDone: going.every((t) => t.nextDone) ? going[0]?.nextDone : undefined,
         group: {
           queue,
-          group: groupRef(ctx.item),
+          ref: groupRef(ctx.item),
           turns,
           prepare:
             turnStage.prepareWrites &&

@@ -25,16 +25,17 @@ export type GroupTurnRun = { claim: Pick<WindowTurnClaim, "item" | "attemptId">;
 
 export interface GroupTurns {
   queue: QueueName;
-  group: GroupRef;
+  ref: GroupRef;
   turns: GroupTurnRun[];
   /** What the turns' writes share when written together (a commit's locks and checks for all of them at once). */
   prepare?: (tx: Tx) => Promise<unknown>;
 }
 
-type Ran = Exclude<GroupTurnRun, { error: unknown }>;
+/** A turn whose stage succeeded in the group's job. */
+export type GroupTurnSucceeded = Exclude<GroupTurnRun, { error: unknown }>;
 
 /** Records every turn's outcome in the caller's transaction; answers the turns that left the group, to queue after it commits. */
-export async function finishGroupTurns(tx: Tx, { queue, group, turns, prepare }: GroupTurns): Promise<WorkItem[]> {
+export async function finishGroupTurns(tx: Tx, { queue, ref: group, turns, prepare }: GroupTurns): Promise<WorkItem[]> {
   if (await finishAll(tx, queue, group, turns, prepare)) return [];
   const left: WorkItem[] = [];
   for (const turn of turns) {
@@ -53,7 +54,7 @@ async function finishAll(
   prepare: GroupTurns["prepare"],
 ): Promise<boolean> {
   if (turns.some((t) => "error" in t)) return false;
-  const ran = turns as Ran[];
+  const ran = turns as GroupTurnSucceeded[];
   await tx.$executeRawUnsafe("SAVEPOINT group_turns");
   try {
     const shared = await prepare?.(tx);
@@ -87,7 +88,7 @@ async function finishAlone(tx: Tx, queue: QueueName, group: GroupRef, turn: Grou
 }
 
 /** The turn's success as its own job would record it, its next stage's item waiting for the group's. */
-function success(queue: QueueName, group: GroupRef, turn: Ran): Success {
+function success(queue: QueueName, group: GroupRef, turn: GroupTurnSucceeded): Success {
   const { claim } = turn;
   return {
     workItemId: claim.item.id,

@@ -368,7 +368,7 @@ test("a group's turns are finished together; when one fails, each is finished al
     },
     { claim: claims[2]!, wallMs: 5, error: new Error("stage broke") },
   ];
-  const left = await transaction(db, (tx) => finishGroupTurns(tx, { queue: "validate_artifacts", group, turns: runs }));
+  const left = await transaction(db, (tx) => finishGroupTurns(tx, { queue: "validate_artifacts", ref: group, turns: runs }));
 
   expect(left.map((i) => i.id).sort()).toEqual([claims[1]!.item.id, claims[2]!.item.id].sort());
   expect(left.every((i) => i.status === "queued" && groupOf(i) === undefined)).toBe(true);
@@ -403,7 +403,7 @@ test("a group's turns that all succeed are finished in one savepoint, with what 
     },
   }));
   const left = await transaction(db, (tx) =>
-    finishGroupTurns(tx, { queue: "validate_artifacts", group, turns: runs, prepare: async () => "locks taken" }),
+    finishGroupTurns(tx, { queue: "validate_artifacts", ref: group, turns: runs, prepare: async () => "locks taken" }),
   );
   expect(left).toEqual([]);
   expect(shared).toEqual(["locks taken", "locks taken", "locks taken"]);
