@@ -6,6 +6,7 @@ import { createLogger, observeReplicas, setModelPrices, type LoggerOptions } fro
 import type { ApiDeps } from "./deps";
 import { Drain } from "./http/drain";
 import { ErasureService } from "./services/erasure.service";
+import { PortabilityService } from "./services/portability.service";
 import { ReviewService } from "./services/review.service";
 import { createTurnCompletion } from "./services/turn-completion";
 import { TurnService } from "./services/turn.service";
@@ -17,6 +18,12 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
   const queues = createQueues({ connection: redis, prefix: config.QUEUE_PREFIX, logger });
   const db = createDb({ databaseUrl: config.DATABASE_URL, serviceRole: serviceRoleOf(config) });
   const reads = readReplicas(config, db);
+  // Exports read their snapshots here, never on `db`: a client that stops reading holds one of these (docs/limits.md).
+  const snapshots = createDb({
+    databaseUrl: config.DATABASE_URL,
+    poolMax: config.RECALL_EXPORT_CONCURRENCY,
+    serviceRole: serviceRoleOf(config),
+  });
   const vector = vectorRetriever(config);
   // Decided at start-up: pgvector's index when the server has the extension, else the SQL scan (reported by /readyz).
   void vector?.index?.(db).then((index) => logger.info({ index }, "vector search index"));
@@ -27,6 +34,7 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
     { db, queues, logger },
     { turnTimeoutMs: config.TURN_TIMEOUT_MS, completion: turns, sessionWaitMs: config.RECALL_SESSION_WAIT_MS },
   );
+  const reviews = new ReviewService({ db, queues, logger });
   return {
     config,
     db,
@@ -38,7 +46,8 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
     turnService,
     vector,
     workItems: new WorkItemService({ db, queues, logger }),
-    reviews: new ReviewService({ db, queues, logger }),
+    reviews,
+    portability: new PortabilityService({ db, queues, logger, reviews, snapshots }, portabilityLimits(config)),
     erasures: new ErasureService({ db, queues, logger }, { blobDir: config.RECALL_BLOB_DIR }),
     drain: new Drain(),
     async close() {
@@ -46,8 +55,16 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
       await queues.close();
       redis.disconnect();
       await reads?.close();
+      await snapshots.$disconnect();
       await db.$disconnect();
     },
+  };
+}
+
+function portabilityLimits(config: Config) {
+  return {
+    exports: { total: config.RECALL_EXPORT_CONCURRENCY, perContext: config.RECALL_EXPORT_CONTEXT_CONCURRENCY },
+    imports: { total: config.RECALL_IMPORT_CONCURRENCY, perContext: config.RECALL_IMPORT_CONTEXT_CONCURRENCY },
   };
 }
 

@@ -5,6 +5,7 @@ import type { QueueSet, RedisConnection, WorkItemService } from "@recall/pipelin
 import type { Logger } from "@recall/telemetry";
 import type { Drain } from "./http/drain";
 import type { ErasureService } from "./services/erasure.service";
+import type { PortabilityService } from "./services/portability.service";
 import type { ReviewService } from "./services/review.service";
 import type { TurnCompletion } from "./services/turn-completion";
 import type { TurnService } from "./services/turn.service";
@@ -25,6 +26,8 @@ export interface ApiDeps {
   workItems: WorkItemService;
   /** Review before commit, for the API's routes, MCP, the dashboard and imports alike. */
   reviews: ReviewService;
+  /** Export and import, with their caps; one per process, since it counts what runs (and owns the exports' pool). */
+  portability: PortabilityService;
   /** Erasure of inputs, and of whole contexts (admin). */
   erasures: ErasureService;
   /** Semantic search for POST /query; absent unless RECALL_EMBEDDING_MODEL is set (see vector-search.ts). */

@@ -188,6 +188,20 @@ export const EnvSchema = z.object({
     .int()
     .min(1_024)
     .default(100 * 1024 * 1024),
+  /**
+   * Exports one API process streams at once, and the size of the small pool of their own their snapshots read on:
+   * a client that stops reading holds one of these, never one of the pool every other request needs. One more
+   * answers 429 with Retry-After.
+   */
+  RECALL_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Exports of one context one API process streams at once; one more answers 429 with Retry-After. */
+  RECALL_EXPORT_CONTEXT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Imports one API process reads at once (each batch takes a pooled connection); one more answers 429. */
+  RECALL_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Imports into one context one API process reads at once; one more answers 429 with Retry-After. */
+  RECALL_IMPORT_CONTEXT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  /** An export whose client takes nothing for this long is cut (its socket destroyed, its snapshot ended). */
+  RECALL_EXPORT_WRITE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Where uploaded originals (HTML, PDF) are kept, one file per sha256; unset: in Postgres (documents.original). */
   RECALL_BLOB_DIR: optionalString,
   /** Threads of a worker process's CPU pool that only interactive work uses (the rules, parsing). */

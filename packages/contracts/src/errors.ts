@@ -24,6 +24,8 @@ export const DOMAIN_ANSWERS = {
   unsupported: [415, "unsupported_media_type"],
   /** Well-formed, but refused as a whole (an idempotency key reused for another request). */
   unprocessable: [422, "unprocessable"],
+  /** Past a cap on work running at once (exports, imports); try again after `retryAfterSeconds`. */
+  too_many: [429, "too_many_requests"],
   internal: [500, "internal"],
   /** Nothing is wrong with the request, but it cannot be served now; try again after `retryAfterSeconds`. */
   busy: [503, "busy"],

@@ -21,6 +21,7 @@ export function offlineOpenApiDocument(): Record<string, unknown> {
     turnService: refuse("turnService"),
     workItems: refuse("workItems"),
     reviews: refuse("reviews"),
+    portability: refuse("portability"),
     erasures: refuse("erasures"),
     drain: refuse("drain"),
   };

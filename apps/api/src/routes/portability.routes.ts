@@ -1,5 +1,6 @@
 // Export and import of a context (docs/export-format.md): GET …/export streams NDJSON page by page with
-// backpressure; POST …/import reads such a body line by line (never through the JSON parser).
+// backpressure; POST …/import reads such a body line by line (never through the JSON parser). A client that stops
+// reading an export is cut after RECALL_EXPORT_WRITE_TIMEOUT_MS, so its snapshot cannot stay open for it.
 import type { Response } from "express";
 import { z } from "zod";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, EXPORT_KINDS } from "@recall/memory";
@@ -7,7 +8,6 @@ import type { ApiDeps } from "../deps";
 import { Problem } from "../http/errors";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ScopeQuery } from "../http/scope-schema";
-import { PortabilityService } from "../services/portability.service";
 import { importLineCap, importLines, IMPORT_MEDIA_TYPES } from "./import-body";
 
 const When = (what: string) =>
@@ -34,7 +34,8 @@ const NdjsonSchema = {
 };
 
 export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
-  const portability = new PortabilityService(deps);
+  const { portability } = deps;
+  const writeTimeoutMs = deps.config.RECALL_EXPORT_WRITE_TIMEOUT_MS;
   const maxBytes = deps.config.RECALL_IMPORT_MAX_BYTES;
   const maxLineBytes = importLineCap(maxBytes, deps.config.RECALL_DOCUMENT_MAX_BYTES);
   return [
@@ -42,7 +43,7 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
       method: "get",
       path: "/export",
       summary: "Export the context (or what one scope sees, or a time range) as NDJSON",
-      description: `Streams ${EXPORT_FORMAT} version ${EXPORT_FORMAT_VERSION} (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (${kinds}), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept).`,
+      description: `Streams ${EXPORT_FORMAT} version ${EXPORT_FORMAT_VERSION} (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (${kinds}), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept). A client that takes nothing for RECALL_EXPORT_WRITE_TIMEOUT_MS (${writeTimeoutMs} ms here) is cut off. 429 with Retry-After past RECALL_EXPORT_CONTEXT_CONCURRENCY exports of this context or RECALL_EXPORT_CONCURRENCY in all.`,
       tags: ["portability"],
       params: z.object({ contextId: z.string() }),
       query: ExportQuery,
@@ -52,6 +53,11 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
           contentType: "application/x-ndjson",
           schema: z.string().describe(NdjsonSchema.description),
         },
+        429: {
+          description: "Too many exports running, of this context or in all",
+          schema: Problem,
+          contentType: "application/problem+json",
+        },
       },
       handle: async ({ params, query, res }) => {
         const filters = { scope: query.scope.length ? query.scope : undefined, since: date(query.since), until: date(query.until) };
@@ -60,9 +66,12 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
           .type("application/x-ndjson")
           .setHeader("Content-Disposition", `attachment; filename="recall-${params.contextId}.ndjson"`);
         try {
-          await portability.export(params.contextId, filters, writer(res));
+          await portability.export(params.contextId, filters, writer(res, writeTimeoutMs));
         } catch (err) {
-          if (!res.headersSent) throw err;
+          if (!res.headersSent) {
+            res.removeHeader("Content-Disposition");
+            throw err;
+          }
           deps.logger.error({ contextId: params.contextId, err }, "export stopped part-way");
           res.destroy();
           return { status: 200, streamed: true };
@@ -75,7 +84,7 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
       method: "post",
       path: "/import",
       summary: "Import an export into this context (empty, or the exported one): ids remapped, idempotent, streamed",
-      description: `Reads an NDJSON export line by line and writes it in batches; no model is called and no extraction runs (the facts arrive committed, with their provenance). Every id is replaced by one derived from this context and the exported id, so importing the same export again creates nothing twice, and an import that stopped part-way finishes when run again. Into the exported context itself ids are kept (what is missing is restored), but never for a row of another context: a line naming one, as its id or as any reference, is refused and its batch is not written. 400 naming the line and field of a line it refuses (earlier batches are imported): such a line, one that is not UTF-8, nests deeper than 64 levels or is longer than ${maxLineBytes} bytes, or an unknown format version; 409 when the context holds memory from elsewhere; 413 past RECALL_IMPORT_MAX_BYTES (${maxBytes} bytes here).`,
+      description: `Reads an NDJSON export line by line and writes it in batches; no model is called and no extraction runs (the facts arrive committed, with their provenance). Every id is replaced by one derived from this context and the exported id, so importing the same export again creates nothing twice, and an import that stopped part-way finishes when run again. Into the exported context itself ids are kept (what is missing is restored), but never for a row of another context: a line naming one, as its id or as any reference, is refused and its batch is not written. 400 naming the line and field of a line it refuses (earlier batches are imported): such a line, one that is not UTF-8, nests deeper than 64 levels or is longer than ${maxLineBytes} bytes, or an unknown format version; 409 when the context holds memory from elsewhere; 413 past RECALL_IMPORT_MAX_BYTES (${maxBytes} bytes here); 429 with Retry-After past RECALL_IMPORT_CONTEXT_CONCURRENCY imports into this context or RECALL_IMPORT_CONCURRENCY in all.`,
       tags: ["portability"],
       params: z.object({ contextId: z.string() }),
       requestBody: Object.fromEntries(IMPORT_MEDIA_TYPES.map((t) => [t, NdjsonSchema])),
@@ -88,6 +97,11 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
         },
         413: { description: "Larger than RECALL_IMPORT_MAX_BYTES", schema: Problem, contentType: "application/problem+json" },
         415: { description: "Not application/x-ndjson", schema: Problem, contentType: "application/problem+json" },
+        429: {
+          description: "Too many imports running, into this context or in all",
+          schema: Problem,
+          contentType: "application/problem+json",
+        },
       },
       handle: async ({ params, req }) => {
         const report = await portability.import(params.contextId, importLines(req, maxBytes, maxLineBytes));
@@ -99,13 +113,18 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
 
 const date = (iso: string | undefined) => (iso ? new Date(iso) : undefined);
 
-/** res.write with backpressure: resolves at once if the socket took the chunk, else on 'drain'; rejects if the client left. */
-function writer(res: Response): (chunk: string) => Promise<void> {
+/**
+ * res.write with backpressure: resolves at once if the socket took the chunk, else on 'drain'; rejects if the client
+ * left, or took nothing for `timeoutMs`: then the socket is destroyed, so the export's snapshot ends and its slot and
+ * connection are freed rather than held for a reader that may never come back.
+ */
+function writer(res: Response, timeoutMs: number): (chunk: string) => Promise<void> {
   return (chunk) =>
     new Promise((resolve, reject) => {
       if (res.destroyed) return reject(new Error("the client went away"));
       if (res.write(chunk)) return resolve();
       const done = (err?: Error) => {
+        clearTimeout(timer);
         res.off("drain", onDrain);
         res.off("close", onClose);
         if (err) reject(err);
@@ -113,6 +132,10 @@ function writer(res: Response): (chunk: string) => Promise<void> {
       };
       const onDrain = () => done();
       const onClose = () => done(new Error("the client went away"));
+      const timer = setTimeout(() => {
+        done(new Error(`the client took nothing for ${timeoutMs} ms (RECALL_EXPORT_WRITE_TIMEOUT_MS)`));
+        res.destroy();
+      }, timeoutMs);
       res.once("drain", onDrain);
       res.once("close", onClose);
     });
