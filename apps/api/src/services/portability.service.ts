@@ -48,6 +48,11 @@ export class PortabilityService {
     });
   }
 
+  /** Exports and imports running now in this process (what the caps count). */
+  get running(): { exports: number; imports: number } {
+    return { exports: this.exports.inUse, imports: this.imports.inUse };
+  }
+
   /** Hands `write` the export page by page; `write` resolves when the reader has taken the page. */
   export(contextId: string, filters: ExportFilters, write: (chunk: string) => Promise<void>): Promise<ExportCounts> {
     return this.exports.run(contextId, () => exportContext(this.deps.snapshots, contextId, filters, write));

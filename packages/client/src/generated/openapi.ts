@@ -171,7 +171,7 @@ export interface paths {
     };
     /**
      * Export the context (or what one scope sees, or a time range) as NDJSON
-     * @description Streams recall.context-export version 1 (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (session, turn, fact_write, source, document, document_node, candidate, review, entity, entity_mention, assertion, attribute, relation, supersession, instruction, uncertainty, retraction), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept).
+     * @description Streams recall.context-export version 1 (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (session, turn, fact_write, source, document, document_node, candidate, review, entity, entity_mention, assertion, attribute, relation, supersession, instruction, uncertainty, retraction), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept). A client that takes nothing for RECALL_EXPORT_WRITE_TIMEOUT_MS (30000 ms here) is cut off. 429 with Retry-After past RECALL_EXPORT_CONTEXT_CONCURRENCY exports of this context or RECALL_EXPORT_CONCURRENCY in all.
      */
     get: operations["get_export"];
     put?: never;
@@ -253,7 +253,7 @@ export interface paths {
     put?: never;
     /**
      * Import an export into this context (empty, or the exported one): ids remapped, idempotent, streamed
-     * @description Reads an NDJSON export line by line and writes it in batches; no model is called and no extraction runs (the facts arrive committed, with their provenance). Every id is replaced by one derived from this context and the exported id, so importing the same export again creates nothing twice, and an import that stopped part-way finishes when run again. Into the exported context itself ids are kept (what is missing is restored), but never for a row of another context: a line naming one, as its id or as any reference, is refused and its batch is not written. 400 naming the line and field of a line it refuses (earlier batches are imported): such a line, one that is not UTF-8, nests deeper than 64 levels or is longer than 22020096 bytes, or an unknown format version; 409 when the context holds memory from elsewhere; 413 past RECALL_IMPORT_MAX_BYTES (104857600 bytes here).
+     * @description Reads an NDJSON export line by line and writes it in batches; no model is called and no extraction runs (the facts arrive committed, with their provenance). Every id is replaced by one derived from this context and the exported id, so importing the same export again creates nothing twice, and an import that stopped part-way finishes when run again. Into the exported context itself ids are kept (what is missing is restored), but never for a row of another context: a line naming one, as its id or as any reference, is refused and its batch is not written. 400 naming the line and field of a line it refuses (earlier batches are imported): such a line, one that is not UTF-8, nests deeper than 64 levels or is longer than 22020096 bytes, or an unknown format version; 409 when the context holds memory from elsewhere; 413 past RECALL_IMPORT_MAX_BYTES (104857600 bytes here); 429 with Retry-After past RECALL_IMPORT_CONTEXT_CONCURRENCY imports into this context or RECALL_IMPORT_CONCURRENCY in all.
      */
     post: operations["post_import"];
     delete?: never;
@@ -2555,6 +2555,24 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description Too many exports running, of this context or in all */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
       /** @description Internal error; details are in the server log under the trace id. */
       500: {
         headers: {
@@ -3314,6 +3332,24 @@ export interface operations {
       };
       /** @description Not application/x-ndjson */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Too many imports running, into this context or in all */
+      429: {
         headers: {
           [name: string]: unknown;
         };
