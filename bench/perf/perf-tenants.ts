@@ -3,12 +3,15 @@
 //   - four bulk-approves of 500 reviews at once (BENCH_TENANTS_REVIEWS, 2,000 held reviews): review commits run in
 //     the background lane, where contexts take turns (packages/pipeline/src/fair-share.ts);
 //   - a BENCH_TENANTS_IMPORT_MB (50) MB import body of one line, sent back to back by one client (a flood: the API
-//     refuses each as soon as the line passes its cap, and reads the lines in linear time).
+//     refuses each as soon as the line passes its cap, and reads the lines in linear time);
+//   - 20 exports whose clients stopped reading (perf-stalled-exports.ts; goal ≤ 2× and /readyz 200).
+// BENCH_TENANTS_PARTS (default `bulk,exports`) picks the parts: `bulk` is the first two.
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { ADMIN, type Cluster } from "./perf-cluster";
 import { benchTurns, call, concurrently, cycle, fmt, newContext, newSession, percentiles, postTurn, type Api } from "./perf-client";
 import { withCluster } from "./perf-sections";
+import { stalledExportsPart } from "./perf-stalled-exports";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
@@ -60,70 +63,80 @@ async function heldReviews(cluster: Cluster, db: pg.Client, target: number): Pro
   return held;
 }
 
+/** Caps high enough that every stalled export is admitted: the part measures the exports' pool, not the caps. */
+const ADMIT_STALLED = { RECALL_EXPORT_CONCURRENCY: "20", RECALL_EXPORT_CONTEXT_CONCURRENCY: "10" };
+
 export async function tenantsSection(): Promise<void> {
-  const reviews = num("BENCH_TENANTS_REVIEWS", 2_000);
-  const importMb = num("BENCH_TENANTS_IMPORT_MB", 50);
-  const capMs = num("BENCH_TENANTS_CAP_MS", 300_000);
-  await withCluster(0, [""], {}, async (cluster, other) => {
+  const parts = (process.env.BENCH_TENANTS_PARTS ?? "bulk,exports").split(",").map((p) => p.trim());
+  await withCluster(0, [""], ADMIT_STALLED, async (cluster, other) => {
     const db = new pg.Client({ connectionString: cluster.databaseUrl });
     await db.connect();
     try {
-      const session = await newSession(other);
-      await turnsWhile(other, session, async () => false, 20);
-      const held = await heldReviews(cluster, db, reviews);
-      const pending = (await reviewCounts(db, held.contextId)).pending ?? 0;
-      console.log(`\n## tenants: another context's interactive turns beside one tenant's bulk work`);
-      const baseline = percentiles(await turnsWhile(other, session, async () => false, 60));
-
-      const started = performance.now();
-      // Four disjoint sets of 500: four filters of `{}` at once would lock and approve the same oldest 500.
-      const { rows } = await db.query<{ id: string }>(
-        "SELECT id::text FROM reviews WHERE context_id = $1::uuid AND status = 'pending' ORDER BY seq LIMIT 2000",
-        [held.contextId],
-      );
-      const sets = [0, 1, 2, 3].map((i) => rows.slice(i * 500, (i + 1) * 500).map((r) => r.id));
-      const approvals = Promise.all(sets.map((ids) => call(held, "POST", "/reviews/bulk-approve", { review_ids: ids })));
-      const approving = rows.length;
-      // Until every approval sent is committed (pending ones left over are not part of the work).
-      const committing = async () => {
-        const counts = await reviewCounts(db, held.contextId);
-        return (counts.committed ?? 0) < approving && performance.now() - started < capMs;
-      };
-      const during = percentiles(await turnsWhile(other, session, committing));
-      const answers = await approvals;
-      const seconds = (performance.now() - started) / 1_000;
-      const counts = await reviewCounts(db, held.contextId);
-      console.log(
-        `  4 x bulk-approve 500 (${pending} held; answers ${answers.map((a) => a.status).join(",")}): committed ${counts.committed ?? 0} in ${fmt(seconds)} s`,
-      );
-      console.log(
-        `  other context's turn p50: ${fmt(during.p50)} ms during | ${fmt(baseline.p50)} ms before | ${fmt(during.p50 / baseline.p50, 2)}x; p99 ${fmt(during.p99 / baseline.p99, 2)}x`,
-      );
-
-      const body = `{"kind":"header","x":"${"x".repeat(importMb * 1024 * 1024)}"}`;
-      let imports = 0;
-      let lastStatus = 0;
-      let sending = true;
-      const sender = (async () => {
-        while (sending) {
-          const res = await fetch(`${held.baseUrl}/api/v1/${held.contextId}/import`, {
-            method: "POST",
-            headers: { "api-key": held.apiKey, "content-type": "application/x-ndjson" },
-            body,
-          });
-          lastStatus = res.status;
-          await res.arrayBuffer();
-          imports++;
-        }
-      })();
-      const importing = percentiles(await turnsWhile(other, session, async () => imports < 5, 40));
-      sending = false;
-      await sender;
-      console.log(
-        `  ${importMb} MB one-line import x${imports} (answered ${lastStatus}): other context's turn p50 ${fmt(importing.p50)} ms | ${fmt(baseline.p50)} ms before | ${fmt(importing.p50 / baseline.p50, 2)}x`,
-      );
+      if (parts.includes("bulk")) await bulkParts(cluster, db, other);
+      if (parts.includes("exports")) await stalledExportsPart(cluster, db);
     } finally {
       await db.end();
     }
   });
+}
+
+/** Bulk-approves, then one-line imports, beside the other tenant's turns. */
+async function bulkParts(cluster: Cluster, db: pg.Client, other: Api): Promise<void> {
+  const reviews = num("BENCH_TENANTS_REVIEWS", 2_000);
+  const importMb = num("BENCH_TENANTS_IMPORT_MB", 50);
+  const capMs = num("BENCH_TENANTS_CAP_MS", 300_000);
+  const session = await newSession(other);
+  await turnsWhile(other, session, async () => false, 20);
+  const held = await heldReviews(cluster, db, reviews);
+  const pending = (await reviewCounts(db, held.contextId)).pending ?? 0;
+  console.log(`\n## tenants: another context's interactive turns beside one tenant's bulk work`);
+  const baseline = percentiles(await turnsWhile(other, session, async () => false, 60));
+
+  const started = performance.now();
+  // Four disjoint sets of 500: four filters of `{}` at once would lock and approve the same oldest 500.
+  const { rows } = await db.query<{ id: string }>(
+    "SELECT id::text FROM reviews WHERE context_id = $1::uuid AND status = 'pending' ORDER BY seq LIMIT 2000",
+    [held.contextId],
+  );
+  const sets = [0, 1, 2, 3].map((i) => rows.slice(i * 500, (i + 1) * 500).map((r) => r.id));
+  const approvals = Promise.all(sets.map((ids) => call(held, "POST", "/reviews/bulk-approve", { review_ids: ids })));
+  const approving = rows.length;
+  // Until every approval sent is committed (pending ones left over are not part of the work).
+  const committing = async () => {
+    const counts = await reviewCounts(db, held.contextId);
+    return (counts.committed ?? 0) < approving && performance.now() - started < capMs;
+  };
+  const during = percentiles(await turnsWhile(other, session, committing));
+  const answers = await approvals;
+  const seconds = (performance.now() - started) / 1_000;
+  const counts = await reviewCounts(db, held.contextId);
+  console.log(
+    `  4 x bulk-approve 500 (${pending} held; answers ${answers.map((a) => a.status).join(",")}): committed ${counts.committed ?? 0} in ${fmt(seconds)} s`,
+  );
+  console.log(
+    `  other context's turn p50: ${fmt(during.p50)} ms during | ${fmt(baseline.p50)} ms before | ${fmt(during.p50 / baseline.p50, 2)}x; p99 ${fmt(during.p99 / baseline.p99, 2)}x`,
+  );
+
+  const body = `{"kind":"header","x":"${"x".repeat(importMb * 1024 * 1024)}"}`;
+  let imports = 0;
+  let lastStatus = 0;
+  let sending = true;
+  const sender = (async () => {
+    while (sending) {
+      const res = await fetch(`${held.baseUrl}/api/v1/${held.contextId}/import`, {
+        method: "POST",
+        headers: { "api-key": held.apiKey, "content-type": "application/x-ndjson" },
+        body,
+      });
+      lastStatus = res.status;
+      await res.arrayBuffer();
+      imports++;
+    }
+  })();
+  const importing = percentiles(await turnsWhile(other, session, async () => imports < 5, 40));
+  sending = false;
+  await sender;
+  console.log(
+    `  ${importMb} MB one-line import x${imports} (answered ${lastStatus}): other context's turn p50 ${fmt(importing.p50)} ms | ${fmt(baseline.p50)} ms before | ${fmt(importing.p50 / baseline.p50, 2)}x`,
+  );
 }

@@ -7,7 +7,8 @@
 //   rpm         BENCH_RPM (30) requests-per-minute limit across two extract processes (takes over a minute)
 //   memory      RSS of API and worker after BENCH_MEMORY_TURNS (10,000) turns, growth from the half-way mark
 //   hostile     a BENCH_HOSTILE_MB (5) MB Markdown without breaks beside another context's turns (perf-hostile.ts)
-//   tenants     another context's turns during 4 bulk-approves of 500 and a 50 MB one-line import (perf-tenants.ts)
+//   tenants     another context's turns during 4 bulk-approves of 500, a 50 MB one-line import, and its turns, /profile
+//               and /query beside 20 stalled exports (perf-tenants.ts; BENCH_TENANTS_PARTS=bulk,exports)
 //   rls         the turn, /query and /profile with row-level security on and off, two Recalls driven in turn (perf-rls.ts)
 //   bulk        BENCH_BULK_TURNS (2,000) LoCoMo turns imported in batches of 500, instant model: turns/s and transactions per turn
 //   replica     GET /profile through the replica path against the primary: a private primary and standby (perf-replica.ts)

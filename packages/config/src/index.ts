@@ -198,8 +198,12 @@ export const EnvSchema = z.object({
   RECALL_EXPORT_CONTEXT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Imports one API process reads at once (each batch takes a pooled connection); one more answers 429. */
   RECALL_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-  /** Imports into one context one API process reads at once; one more answers 429 with Retry-After. */
-  RECALL_IMPORT_CONTEXT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * Imports into one context one API process reads at once; one more answers 429 with Retry-After. Two, since
+   * importing one export twice at once is safe (every row is created once) and a client may retry before its first
+   * attempt has noticed it was cut off.
+   */
+  RECALL_IMPORT_CONTEXT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** An export whose client takes nothing for this long is cut (its socket destroyed, its snapshot ended). */
   RECALL_EXPORT_WRITE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Where uploaded originals (HTML, PDF) are kept, one file per sha256; unset: in Postgres (documents.original). */
