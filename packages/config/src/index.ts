@@ -204,7 +204,10 @@ export const EnvSchema = z.object({
    * attempt has noticed it was cut off.
    */
   RECALL_IMPORT_CONTEXT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  /** An export whose client takes nothing for this long is cut (its socket destroyed, its snapshot ended). */
+  /**
+   * An export whose client has not taken the page last written to it (500 rows, or 2 documents) within this long is
+   * cut: its socket destroyed, its snapshot ended.
+   */
   RECALL_EXPORT_WRITE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Where uploaded originals (HTML, PDF) are kept, one file per sha256; unset: in Postgres (documents.original). */
   RECALL_BLOB_DIR: optionalString,

@@ -43,7 +43,7 @@ export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
       method: "get",
       path: "/export",
       summary: "Export the context (or what one scope sees, or a time range) as NDJSON",
-      description: `Streams ${EXPORT_FORMAT} version ${EXPORT_FORMAT_VERSION} (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (${kinds}), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept). A client that takes nothing for RECALL_EXPORT_WRITE_TIMEOUT_MS (${writeTimeoutMs} ms here) is cut off. 429 with Retry-After past RECALL_EXPORT_CONTEXT_CONCURRENCY exports of this context or RECALL_EXPORT_CONCURRENCY in all.`,
+      description: `Streams ${EXPORT_FORMAT} version ${EXPORT_FORMAT_VERSION} (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (${kinds}), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept). A client that has not taken a page written to it (500 rows, or 2 documents) within RECALL_EXPORT_WRITE_TIMEOUT_MS (${writeTimeoutMs} ms here) is cut off. 429 with Retry-After past RECALL_EXPORT_CONTEXT_CONCURRENCY exports of this context or RECALL_EXPORT_CONCURRENCY in all.`,
       tags: ["portability"],
       params: z.object({ contextId: z.string() }),
       query: ExportQuery,

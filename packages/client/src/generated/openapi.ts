@@ -171,7 +171,7 @@ export interface paths {
     };
     /**
      * Export the context (or what one scope sees, or a time range) as NDJSON
-     * @description Streams recall.context-export version 1 (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (session, turn, fact_write, source, document, document_node, candidate, review, entity, entity_mention, assertion, attribute, relation, supersession, instruction, uncertainty, retraction), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept). A client that takes nothing for RECALL_EXPORT_WRITE_TIMEOUT_MS (30000 ms here) is cut off. 429 with Retry-After past RECALL_EXPORT_CONTEXT_CONCURRENCY exports of this context or RECALL_EXPORT_CONCURRENCY in all.
+     * @description Streams recall.context-export version 1 (docs/export-format.md), read in one consistent snapshot: a header line, then one line per row (session, turn, fact_write, source, document, document_node, candidate, review, entity, entity_mention, assertion, attribute, relation, supersession, instruction, uncertainty, retraction), then an end line with counts. A stream cut short has no end line. Original bytes of uploaded files are left out (the extracted text every span points into is kept). A client that has not taken a page written to it (500 rows, or 2 documents) within RECALL_EXPORT_WRITE_TIMEOUT_MS (30000 ms here) is cut off. 429 with Retry-After past RECALL_EXPORT_CONTEXT_CONCURRENCY exports of this context or RECALL_EXPORT_CONCURRENCY in all.
      */
     get: operations["get_export"];
     put?: never;
