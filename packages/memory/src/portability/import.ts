@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { DomainError, ServiceError } from "@recall/contracts";
 import { Prisma, bypassWithin, transaction, type Db, type Tx } from "@recall/db";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
+import { NAMELESS_MESSAGE, namesSomething } from "../core/identity";
 import type { PipelineRecords } from "../core/pipeline-records";
 import { erasedReference, foreignReference, type IdSite } from "./import-references";
 
@@ -179,6 +180,10 @@ function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, rem
     const v = out[field];
     if (v !== undefined && v !== null && !allowed.includes(v as string))
       throw new ImportLineError(n, fieldOf(spec, field), `must be one of ${allowed.join(", ")}`);
+  }
+  for (const field of spec.names ?? []) {
+    const v = out[field];
+    if (typeof v === "string" && !namesSomething(v)) throw new ImportLineError(n, fieldOf(spec, field), NAMELESS_MESSAGE);
   }
   for (const field of spec.idLists ?? []) {
     const v = out[field];
