@@ -11,6 +11,7 @@ export {
 } from "./core/pipeline-records";
 export { type Embedder } from "./read/search/embedder";
 export { backfillEmbeddings } from "./embeddings/embedding-backfill";
+export { rekeyEntities, type RekeyReport } from "./entities/entity-rekey";
 export { embedCommitted } from "./embeddings/embedding-writer";
 export { DisambiguationAnswer, decisionFrom, disambiguationPrompt } from "./entities/disambiguation-prompt";
 export { type DisambiguationCheckpoint, type EntityDisambiguator } from "./entities/entity-disambiguation";
