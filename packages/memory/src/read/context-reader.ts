@@ -202,7 +202,12 @@ async function hitsOnShown(db: DbOrTx, facts: Awaited<ReturnType<typeof readFact
   const rows = await db.$queryRaw<{ id: string; slot: string }[]>(Prisma.sql`
     SELECT id, concat_ws('|', entity_id, key, value) AS slot FROM attributes WHERE id = ANY(${hidden}::uuid[])
     UNION ALL SELECT id, concat_ws('|', subject_id, predicate, object_id) FROM relations WHERE id = ANY(${hidden}::uuid[])`);
-  const shownIn = new Map(facts.map((f) => [f.kind === "attribute" ? `${f.entity.id}|${f.key}|${f.value}` : `${f.subject.id}|${f.predicate}|${f.object.id}`, f.id]));
+  const shownIn = new Map(
+    facts.map((f) => [
+      f.kind === "attribute" ? `${f.entity.id}|${f.key}|${f.value}` : `${f.subject.id}|${f.predicate}|${f.object.id}`,
+      f.id,
+    ]),
+  );
   const credited = new Map(factHits);
   for (const row of rows) {
     const target = shownIn.get(row.slot);

@@ -81,9 +81,18 @@ test("validation is deterministic: the same invalid payload gives the same error
 
 test.each(["!!!", "???", "\u200b"])("a candidate naming an entity %j, which has no letter or digit, is refused", (name) => {
   const nameless = /must contain a letter or digit/;
-  expect(issues("entity", { name, type: "person", memory_category: "identity" })).toEqual([{ field: "name", message: expect.stringMatching(nameless) }]);
+  expect(issues("entity", { name, type: "person", memory_category: "identity" })).toEqual([
+    { field: "name", message: expect.stringMatching(nameless) },
+  ]);
   expect(issues("attribute", { ...role, entity: name })).toEqual([{ field: "entity", message: expect.stringMatching(nameless) }]);
-  const relation = { subject: "Alice Chen", verb: "works_at", object: name, memory_category: "identity", evidence: { quote: "CTO at Acme" }, confidence: 0.9 };
+  const relation = {
+    subject: "Alice Chen",
+    verb: "works_at",
+    object: name,
+    memory_category: "identity",
+    evidence: { quote: "CTO at Acme" },
+    confidence: 0.9,
+  };
   expect(issues("relation", relation)).toEqual([{ field: "object", message: expect.stringMatching(nameless) }]);
   expect(issues("uncertainty", { about: "title", reason: "unclear", entity: name })).toEqual([
     { field: "entity", message: expect.stringMatching(nameless) },

@@ -70,7 +70,16 @@ function checkShape(kind: CandidateKind, payload: unknown, allowedTypes?: Readon
     return { parsed: false, issues: parsed.error.issues.map((i) => ({ field: i.path.join(".") || kind, message: i.message })) };
   }
   const value = normalisePredicates(kind, parsed.data as Record<string, unknown>);
-  return { parsed: true, value, issues: [...blankFields(kind, value), ...namelessFields(kind, value), ...typeIssues(kind, value, allowedTypes), ...validityIssues(value)] };
+  return {
+    parsed: true,
+    value,
+    issues: [
+      ...blankFields(kind, value),
+      ...namelessFields(kind, value),
+      ...typeIssues(kind, value, allowedTypes),
+      ...validityIssues(value),
+    ],
+  };
 }
 
 /**
