@@ -100,6 +100,17 @@ interface Hit {
   link: { session_id?: string; document_id?: string; start_byte?: number };
 }
 
+test("a document's text range is moved to whole characters, and an empty or reversed range is empty", async () => {
+  // a, é (2 bytes), 🎉 (4 bytes), b: byte 2 is inside é, byte 4 inside 🎉.
+  const res = await api.post("/documents", { text: "aé🎉b", scope: SCOPE });
+  const id = res.body.document_id;
+  const range = await api.get(`/documents/${id}/text?${Q}&start_byte=2&end_byte=4`);
+  expect(range.body).toMatchObject({ start_byte: 3, end_byte: 7, text: "🎉", text_bytes: 8, next_start_byte: 7 });
+  const reversed = await api.get(`/documents/${id}/text?${Q}&start_byte=5&end_byte=1`);
+  expect(reversed.status).toBe(200);
+  expect(reversed.body.text).toBe("");
+});
+
 describe("POST /query", () => {
   test("a hundred hits of the longest texts answer within 1 MB, each cut to an excerpt with its offsets", async () => {
     const res = await api.post("/query", { query: "lorem", scope: SCOPE, limit: 100 });

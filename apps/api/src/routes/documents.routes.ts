@@ -111,7 +111,8 @@ function documentStatusRoute(deps: ApiDeps): RouteDefinition {
   });
 }
 
-const ByteOffset = z.coerce.number().int().min(0).max(2_147_483_647);
+// Below Postgres' int range with room for the range's length: the offsets are passed to substring().
+const ByteOffset = z.coerce.number().int().min(0).max(2_000_000_000);
 const DocumentTextQuery = z.object({
   scope: ScopeQuery,
   start_byte: ByteOffset.default(0).describe("UTF-8 byte offset in the document's text, as node and evidence spans are"),

@@ -11,7 +11,7 @@ export interface Truncation {
 }
 
 /** Clips each named field; `cut` records whether any was. */
-class Clipper {
+export class Clipper {
   cut = false;
   name(text: string): string {
     return this.take(text, READ_LIMITS.nameChars);
@@ -47,8 +47,6 @@ export function clipUnknown(u: UnknownView): UnknownView & Truncation {
   const c = new Clipper();
   return c.flagged({ ...u, about: c.value(u.about), reason: c.value(u.reason), key: u.key === null ? null : c.name(u.key) });
 }
-
-export { Clipper };
 
 /**
  * The page cut to the items that fit in `budget` bytes; when it was cut, the next page starts

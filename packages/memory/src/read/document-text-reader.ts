@@ -28,7 +28,7 @@ export interface DocumentText {
 /** The range of the document's text, or null when the document is not in the context or not visible to the reader. */
 export async function readDocumentText(db: DbOrTx, input: DocumentTextInput): Promise<DocumentText | null> {
   const start = input.startByte;
-  const end = Math.min(input.endByte ?? Infinity, start + READ_LIMITS.textRangeBytes);
+  const end = Math.max(start, Math.min(input.endByte ?? Infinity, start + READ_LIMITS.textRangeBytes));
   // Cut in SQL so a 10 MiB text is not shipped to answer 150 KB; three bytes more to finish a character.
   const rows = await db.$queryRaw<{ bytes: Uint8Array; size: number }[]>(Prisma.sql`
     SELECT substring(b FROM ${start + 1}::int FOR ${end - start + 3}::int) AS bytes, octet_length(b)::int AS size
