@@ -199,3 +199,19 @@ test("a session's turn list ends its page within 1 MB and its cursor continues t
   }
   expect(seen).toEqual(turnTexts);
 });
+
+test("an entity's history keeps values whole and ends its page within 1 MB; its cursor continues to every value", async () => {
+  const profile = await api.get(`/profile?${Q}`);
+  const zed = profile.body.entities[0].id;
+  const values: string[] = [];
+  let cursor: string | null = "";
+  while (cursor !== null) {
+    const res = await api.get(`/entities/${zed}/history?${Q}&limit=1000${cursor ? `&cursor=${cursor}` : ""}`);
+    expect(res.status).toBe(200);
+    expect(bytes(res)).toBeLessThanOrEqual(LIMIT);
+    values.push(...res.body.values.map((v: { value: string }) => v.value));
+    cursor = res.body.next_cursor;
+  }
+  expect(values).toHaveLength(25);
+  expect(values.every((v) => v.length > 60_000 && v.includes(MARKER))).toBe(true);
+});
