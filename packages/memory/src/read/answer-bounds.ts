@@ -24,6 +24,9 @@ export const READ_LIMITS = {
   textRangeBytes: 150_000,
 } as const;
 
+/** What the items of one answer may take: its budget less the answer's own fields and cursor, with room to spare. */
+export const ITEMS_BYTES = READ_LIMITS.answerBytes - 4_096;
+
 /** A text as a reader receives it: cut or whole, and where the piece sits in the whole (UTF-8 bytes). */
 export interface Excerpt {
   text: string;

@@ -8,7 +8,7 @@
 // too (answer-bounds.ts): each item's entry holds clipped values, and an item that would take
 // the answer past its byte budget is left out as one past the token budget is.
 import { countTokens } from "gpt-tokenizer/cjs/encoding/o200k_base";
-import { READ_LIMITS, jsonBytes } from "./answer-bounds";
+import { ITEMS_BYTES, jsonBytes } from "./answer-bounds";
 import { clipFact, clipInstruction, clipUnknown, type Truncation } from "./clip-views";
 import type { EntitySummary, FactView, InstructionView, UnknownView } from "./read-types";
 
@@ -87,8 +87,6 @@ const ORDER = Object.keys(HEADINGS) as SectionName[];
 
 /** Characters kept of one stored text; about 150 tokens of prose. */
 const MAX_CHARS = { excerpt: 700, instruction: 600, fact: 400, uncertainty: 400 };
-/** Bytes the items' entries and lines may take: the answer's budget less its own fields. */
-const PACK_BYTES = READ_LIMITS.answerBytes - 4_096;
 /** An uncertainty counts this share of its entity's best fact. */
 const UNCERTAINTY_SHARE = 0.5;
 
@@ -125,7 +123,7 @@ function choose(items: Item[], maxTokens: number): Item[] {
   let bytes = 0;
   for (const item of [...items.filter((i) => i.section === "instructions"), ...rest]) {
     const heading = opened.has(item.section) ? 0 : headingCost(item.section);
-    if (used + heading + item.cost > maxTokens || bytes + item.bytes > PACK_BYTES) continue;
+    if (used + heading + item.cost > maxTokens || bytes + item.bytes > ITEMS_BYTES) continue;
     used += heading + item.cost;
     bytes += item.bytes;
     opened.add(item.section);

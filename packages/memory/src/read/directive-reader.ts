@@ -1,7 +1,7 @@
 // Instructions and uncertainties in the reader's scope: the standing directives an
 // agent must honour and the open questions it may want to ask about.
 import { Prisma, type DbOrTx } from "@recall/db";
-import { READ_LIMITS } from "./answer-bounds";
+import { ITEMS_BYTES } from "./answer-bounds";
 import { pageWithin } from "./clip-views";
 import type { InstructionView, ListPosition, Page, ReaderScope, UnknownView } from "./read-types";
 import { afterPosition, pageOf, visibleTo } from "./sql-fragments";
@@ -90,5 +90,5 @@ export async function readInstructionHistory(
       AND ${afterPosition(Prisma.raw("f.created_at"), Prisma.raw("f.id"), options.after)}
     ORDER BY f.created_at, f.id LIMIT ${options.limit + 1}`);
   const byCreation = (r: InstructionHistoryView) => r.created_at.toISOString();
-  return pageWithin(pageOf(rows, options.limit, byCreation), READ_LIMITS.answerBytes - 4_096, byCreation);
+  return pageWithin(pageOf(rows, options.limit, byCreation), ITEMS_BYTES, byCreation);
 }

@@ -4,7 +4,7 @@
 // Values are whole (where /profile and /state clip them, this is where they are read), so a page
 // ends early instead once the next value would take the answer past its byte budget.
 import { Prisma, type DbOrTx } from "@recall/db";
-import { READ_LIMITS, jsonBytes } from "./answer-bounds";
+import { ITEMS_BYTES, jsonBytes } from "./answer-bounds";
 import { pageWithin } from "./clip-views";
 import { readFacts } from "./fact-query";
 import type { EntitySummary, FactView, ListPosition, ReaderScope } from "./read-types";
@@ -41,7 +41,7 @@ export async function readEntityHistory(db: DbOrTx, input: HistoryInput): Promis
   const { visible: _visible, ...view } = entity;
   const values = pageWithin(
     { items: page.items.map((f) => ({ ...f, current: isCurrent(f, now) })), next: page.next },
-    READ_LIMITS.answerBytes - 4_096 - jsonBytes(view),
+    ITEMS_BYTES - jsonBytes(view),
     (f) => f.valid_from.toISOString(),
   );
   return { entity: view, values: values.items, next: values.next };

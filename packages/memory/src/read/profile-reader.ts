@@ -6,7 +6,7 @@
 // are clipped, an entity too large for its share keeps the facts that fit, and the page of
 // entities ends early when the budget is spent.
 import { Prisma, type DbOrTx } from "@recall/db";
-import { READ_LIMITS, jsonBytes } from "./answer-bounds";
+import { ITEMS_BYTES, READ_LIMITS, jsonBytes } from "./answer-bounds";
 import { Clipper, clipInstruction, listWithin, pageWithin, type Truncation } from "./clip-views";
 import { activeInstructions } from "./directive-reader";
 import { shownToReader } from "./fact-query";
@@ -58,15 +58,12 @@ export async function readProfile(db: DbOrTx, input: ProfileInput): Promise<Prof
   const rules = listWithin(instructions.map(clipInstruction), READ_LIMITS.answerBytes / 4);
   const entities = pageWithin(
     { items: page.items.map((r) => ({ ...boundedEntity(toProfileEntity(r)), touched_at: r.touched_at })), next: page.next },
-    READ_LIMITS.answerBytes - ENVELOPE_BYTES - jsonBytes(rules.items),
+    ITEMS_BYTES - jsonBytes(rules.items),
     (r) => r.touched_at.toISOString(),
   );
   const cut: Truncation = rules.cut ? { truncated: true } : {};
   return { entities: entities.items.map(({ touched_at: _t, ...e }) => e), instructions: rules.items, next: entities.next, ...cut };
 }
-
-/** The answer's own fields and a cursor, with room to spare. */
-const ENVELOPE_BYTES = 4_096;
 
 /**
  * Names and values clipped, aliases at most READ_LIMITS.aliases, and the attributes and relations

@@ -5,7 +5,7 @@
 // instructions and unknowns take at most a quarter of the budget each, and the page of
 // facts ends early when the rest is spent.
 import type { DbOrTx } from "@recall/db";
-import { READ_LIMITS, jsonBytes } from "./answer-bounds";
+import { ITEMS_BYTES, READ_LIMITS, jsonBytes } from "./answer-bounds";
 import { clipFact, clipInstruction, clipUnknown, listWithin, pageWithin, type Truncation } from "./clip-views";
 import { activeInstructions, readUnknowns } from "./directive-reader";
 import { readFacts } from "./fact-query";
@@ -58,7 +58,7 @@ export async function readState(db: DbOrTx, input: StateInput): Promise<MemorySt
 function withinBudget(page: Page<FactView>, instructions?: InstructionView[], unknowns?: UnknownView[]) {
   const rules = listWithin((instructions ?? []).map(clipInstruction), READ_LIMITS.answerBytes / 4);
   const open = listWithin((unknowns ?? []).map(clipUnknown), READ_LIMITS.answerBytes / 4);
-  const left = READ_LIMITS.answerBytes - ENVELOPE_BYTES - jsonBytes(rules.items) - jsonBytes(open.items);
+  const left = ITEMS_BYTES - jsonBytes(rules.items) - jsonBytes(open.items);
   const facts = pageWithin({ items: page.items.map(clipFact), next: page.next }, left, (f) => f.recorded_at.toISOString());
   const cut: Truncation = rules.cut || open.cut ? { truncated: true } : {};
   return {
@@ -69,9 +69,6 @@ function withinBudget(page: Page<FactView>, instructions?: InstructionView[], un
     ...cut,
   };
 }
-
-/** The answer's own fields and a cursor, with room to spare. */
-const ENVELOPE_BYTES = 4_096;
 
 function earliest(a: Date | undefined, b: Date | undefined): Date {
   const times = [a, b].filter((d): d is Date => d !== undefined).map((d) => d.getTime());

@@ -1,7 +1,7 @@
 // A session's turns in order, only those the reader's scope may see, paged by sequence number,
 // and one turn whole: where a /query excerpt's full text is read.
 import { Prisma, type DbOrTx } from "@recall/db";
-import { READ_LIMITS } from "./answer-bounds";
+import { ITEMS_BYTES } from "./answer-bounds";
 import { pageWithin } from "./clip-views";
 import type { ListPosition, Page, ReaderScope } from "./read-types";
 import { afterPosition, pageOf, visibleTo } from "./sql-fragments";
@@ -32,7 +32,7 @@ export async function listSessionTurns(db: DbOrTx, input: TurnListInput): Promis
     WHERE f.session_id = ${input.sessionId}::uuid AND f.context_id = ${input.contextId}::uuid AND ${visibleTo("f", input.scope)}
       AND ${afterPosition(Prisma.raw("f.seq"), Prisma.raw("f.id"), input.after)}
     ORDER BY f.seq, f.id LIMIT ${input.limit + 1}`);
-  return pageWithin(pageOf(rows, input.limit, byPosition), READ_LIMITS.answerBytes - 4_096, byPosition);
+  return pageWithin(pageOf(rows, input.limit, byPosition), ITEMS_BYTES, byPosition);
 }
 
 const byPosition = (t: TurnView) => t.seq;
