@@ -161,3 +161,12 @@ export const DocumentStatus = z.object({
     invalid_details: z.array(z.object({ ordinal: z.number().int(), kind: z.string(), errors: z.unknown() })),
   }),
 });
+
+export const DocumentText = z.object({
+  document_id: z.uuid(),
+  start_byte: z.number().int().describe("the range answered, in UTF-8 bytes of the document's text"),
+  end_byte: z.number().int(),
+  text_bytes: z.number().int().describe("the whole text's length in UTF-8 bytes"),
+  text: z.string(),
+  next_start_byte: z.number().int().nullable().describe("pass as start_byte for the next range; null at the text's end"),
+});
