@@ -1,0 +1,38 @@
+// The turns of one of Recall's extraction requests, read back from the user prompt it builds:
+// a single turn (packages/extraction/src/model-prompt.ts, schema `extraction_diff`) or a window
+// of numbered turns (window-prompt.ts, schema `window_extraction`; a batch's turns reach the
+// model as windows too). A repair request repeats the first user prompt, so that one is read.
+import type { TurnQuery } from "./standin-data";
+
+export type Asked = { schema: "extraction_diff"; turn?: TurnQuery } | { schema: "window_extraction"; turns: TurnQuery[] };
+
+export function askedTurns(schema: string, user: string): Asked | undefined {
+  if (schema === "extraction_diff") return { schema, turn: singleTurn(user) };
+  if (schema === "window_extraction") return { schema, turns: windowTurns(user) };
+  return undefined;
+}
+
+/** A document excerpt is no turn: the stand-in knows only turns. */
+function singleTurn(user: string): TurnQuery | undefined {
+  const text = /\nInput \(conversation turn\):\n<<<\n([\s\S]*)\n>>>$/.exec(user)?.[1];
+  if (text === undefined) return undefined;
+  const speaker = /^Speaker: (.+?) \("I", "me" and "my"/m.exec(user)?.[1];
+  return { text, speaker, when: dateOf(/^Reference time: (\S+)$/m.exec(user)?.[1]) };
+}
+
+const WINDOW_TURN = /^\[(\d+)\] \((.*); said ([^\s)]+)\)\n<<<\n([\s\S]*?)\n>>>(?=\n\n\[\d+\] \(|\s*$)/gm;
+
+/** The window's turns in their numbered order (the answer names them by index). */
+function windowTurns(user: string): TurnQuery[] {
+  const section = user.slice(user.indexOf("\nTurns:\n") + "\nTurns:\n".length);
+  return [...section.matchAll(WINDOW_TURN)].map((m) => ({
+    text: m[4]!,
+    speaker: /(?:^|, )([^;,]+); "I", "me" and "my"/.exec(m[2]!)?.[1],
+    when: dateOf(m[3]),
+  }));
+}
+
+function dateOf(iso: string | undefined): Date | undefined {
+  const t = iso === undefined ? NaN : Date.parse(iso);
+  return Number.isNaN(t) ? undefined : new Date(t);
+}
