@@ -8,6 +8,7 @@ export interface FactsCounts {
   facts: number;
   factsByStage: Record<string, number>;
   entities: number;
+  entityNames: string[];
 }
 
 interface CandidateRow {
@@ -35,17 +36,21 @@ export async function readFactsCounts(pool: pg.Pool, contextId: string): Promise
     else if (row.status === "invalid") for (const reason of reasons(row)) standin.refused[reason] = (standin.refused[reason] ?? 0) + 1;
     else standin.other[row.status] = (standin.other[row.status] ?? 0) + 1;
   }
-  const entities = await pool.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM entities WHERE context_id = $1 AND retracted_at IS NULL",
-    [contextId],
-  );
+  const entities = await pool.query<{ name: string }>("SELECT name FROM entities WHERE context_id = $1 AND retracted_at IS NULL", [
+    contextId,
+  ]);
   const facts = Object.values(factsByStage).reduce((a, b) => a + b, 0);
-  return { standin, facts, factsByStage, entities: entities.rows[0]!.n };
+  const entityNames = entities.rows.map((r) => r.name);
+  return { standin, facts, factsByStage, entities: entityNames.length, entityNames };
 }
 
 /** A refusal's reason without the values it quotes ("entity type \"x\" is not known…" for every x), one per issue. */
 function reasons(row: CandidateRow): string[] {
   const issues = row.validation_errors ?? [];
   if (issues.length === 0) return [`${row.kind}: no reason given`];
-  return [...new Set(issues.map((i) => `${row.kind} ${i.field ?? "?"}: ${(i.message ?? "").replace(/"[^"]*"/g, '"…"').replace(/\(.*\)/, "")}`.trim()))];
+  return [
+    ...new Set(
+      issues.map((i) => `${row.kind} ${i.field ?? "?"}: ${(i.message ?? "").replace(/"[^"]*"/g, '"…"').replace(/\(.*\)/, "")}`.trim()),
+    ),
+  ];
 }

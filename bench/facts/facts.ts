@@ -119,10 +119,18 @@ function print(counts: FactsCounts, standin: StandinServer, turns: GateTurn[]): 
     entitiesPerName: answered.size > 0 ? round(counts.entities / answered.size) : null,
     tokens: { prompt: standin.counts.promptTokens, completion: standin.counts.completionTokens },
   };
-  console.log(`  requests: ${summary.chatCalls} (${JSON.stringify(standin.counts.chatByModel)}); turns asked ${summary.turnsToStandin}, found ${standin.counts.turnsFound}, annotated ${summary.annotatedTurnsAnswered}`);
-  console.log(`  stand-in candidates: ${candidates}, committed ${committed} (${summary.committedRatio ?? "-"}); refused: ${JSON.stringify(refused)}`);
+  console.log(
+    `  requests: ${summary.chatCalls} (${JSON.stringify(standin.counts.chatByModel)}); turns asked ${summary.turnsToStandin}, found ${standin.counts.turnsFound}, annotated ${summary.annotatedTurnsAnswered}`,
+  );
+  console.log(
+    `  stand-in candidates: ${candidates}, committed ${committed} (${summary.committedRatio ?? "-"}); refused: ${JSON.stringify(refused)}`,
+  );
   console.log(`  facts committed: ${counts.facts} (${summary.factsPerTurn} per turn) by stage ${JSON.stringify(counts.factsByStage)}`);
-  console.log(`  entities: ${counts.entities} for ${answered.size} distinct names the stand-in answered (${summary.entitiesPerName ?? "-"} per name)`);
+  const beyond = counts.entityNames.filter((n) => !answered.has(n.toLowerCase()));
+  console.log(
+    `  entities: ${counts.entities} for ${answered.size} distinct names the stand-in answered (${summary.entitiesPerName ?? "-"} per name); ` +
+      `not among its names: ${JSON.stringify(beyond)}`,
+  );
   console.log(JSON.stringify(summary));
 }
 

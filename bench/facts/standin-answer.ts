@@ -19,25 +19,40 @@ type Relation = ModelDiff["relations"][number];
 
 const CONFIDENCE = 0.95;
 
-export const emptyModelDiff = (): ModelDiff => ({ entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] });
+export const emptyModelDiff = (): ModelDiff => ({
+  entities: [],
+  attributes: [],
+  relations: [],
+  instructions: [],
+  revocations: [],
+  uncertainties: [],
+});
 
-export function standinDiff(turn: AnnotatedTurn): ModelDiff {
+/**
+ * `known`: the types of the entities the request says are known (by lower-cased name); a name found
+ * there keeps its type, as a model told "Max (pet)" would, so memory holds one Max.
+ */
+export function standinDiff(turn: AnnotatedTurn, known: ReadonlyMap<string, string> = new Map()): ModelDiff {
   const diff = emptyModelDiff();
   const entities = new Map<string, Entity>();
+  const facts = new Set<string>();
   const addEntity = (thing: NamedThing) => {
     const key = thing.name.toLowerCase();
-    if (!entities.has(key)) entities.set(key, { name: thing.name, type: thing.type, memory_category: categoryOfEntity(thing), aliases: [] });
+    const type = known.get(key) ?? thing.type;
+    if (!entities.has(key)) entities.set(key, { name: thing.name, type, memory_category: categoryOfEntity(type), aliases: [] });
   };
   for (const note of turn.annotations) {
     addEntity({ name: note.speaker, type: "person" });
     const names = namedThings(note.sentence).filter((n) => !sameName(n.name, note.speaker));
     names.forEach(addEntity);
     const scored = { evidence: bestSentence(turn.text, note.sentence), confidence: CONFIDENCE, significance: "medium" as const };
-    const primary = factOf(note, names);
-    const kin = kinFacts(note, names).filter((f) => f.kind === "relation" && !(primary.kind === "relation" && f.object === primary.object));
-    for (const fact of [primary, ...kin]) {
+    for (const fact of [factOf(note, names), ...kinFacts(note, names)]) {
+      const said = JSON.stringify([fact.predicate, fact.kind === "relation" ? fact.object : fact.value]);
+      if (facts.has(said)) continue;
+      facts.add(said);
       const item = { ...scored, memory_category: fact.category, ...validity(note, turn.sessionDate, fact.aspect) };
-      if (fact.kind === "relation") diff.relations.push({ ...item, subject: note.speaker, verb: fact.predicate, object: fact.object } satisfies Relation);
+      if (fact.kind === "relation")
+        diff.relations.push({ ...item, subject: note.speaker, verb: fact.predicate, object: fact.object } satisfies Relation);
       else diff.attributes.push({ ...item, entity: note.speaker, key: fact.predicate, value: fact.value } satisfies Attribute);
     }
   }
@@ -51,8 +66,8 @@ function sameName(name: string, speaker: string): boolean {
   return first(name) === first(speaker);
 }
 
-function categoryOfEntity(thing: NamedThing): Entity["memory_category"] {
-  return thing.type === "person" || thing.type === "pet" ? "identity" : "knowledge";
+function categoryOfEntity(type: string): Entity["memory_category"] {
+  return type === "person" || type === "pet" ? "identity" : "knowledge";
 }
 
 const STOPWORDS = new Set(

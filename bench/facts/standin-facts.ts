@@ -12,8 +12,7 @@ import type { NamedThing } from "./standin-names";
 type Category = "identity" | "knowledge" | "context";
 
 export type Fact = { predicate: string; category: Category; aspect: FactAspect } & (
-  | { kind: "relation"; object: string }
-  | { kind: "attribute"; value: string }
+  { kind: "relation"; object: string } | { kind: "attribute"; value: string }
 );
 
 interface Rule {
@@ -41,7 +40,7 @@ const RULES: Rule[] = [
     predicate: "goal",
   },
   { shape: /^(?:attended|attends|is attending) (.+)/, predicate: "attended", names: true },
-  { shape: /^visited (.+)/, predicate: "visited", names: true },
+  { shape: /^(?:visited|has been to|has visited) (.+)/, predicate: "visited", names: true },
   { shape: /^(?:went|goes|traveled|travelled|took a trip) to (.+)/, predicate: "went", names: true },
   { shape: /^won (.+)/, predicate: "won", names: true },
   { shape: /^(?:hosts|hosted|is hosting) (.+)/, predicate: "hosts", names: true },
@@ -83,13 +82,20 @@ const ASPECT: Record<string, FactAspect> = {
   won: "change",
   started: "change",
   lives_in: "change",
+  owns: "change",
 };
 
 const ADVERBS = /^(?:(?:also|currently|now|recently|still|just|really|finally|already|often|usually|sometimes)\s+)+/;
 
+/** Shapes whose subject is something of the speaker's: "Gina's favorite style is contemporary", "Jon's goal is to …". */
+const POSSESSED: { shape: RegExp; predicate: string; value: (m: RegExpExecArray) => string }[] = [
+  { shape: /^favou?rite (.+?) (?:is|are|was|were) (.+)/, predicate: "likes", value: (m) => `${clause(m[2]!)} (favorite ${m[1]!})` },
+  { shape: /^(?:goal|dream|plan|aim|hope) (?:is|was) (?:to )?(.+)/, predicate: "goal", value: (m) => clause(m[1]!) },
+];
+
 export function factOf(note: Annotation, names: NamedThing[]): Fact {
   const rest = predicatePart(note);
-  if (rest === undefined) return fact("noted", { kind: "attribute", value: trimmed(note.sentence) });
+  if (rest === undefined) return possessed(note) ?? fact("noted", { kind: "attribute", value: trimmed(note.sentence) });
   for (const rule of RULES) {
     const phrase = rule.shape.exec(rest)?.[1];
     if (phrase === undefined) continue;
@@ -103,13 +109,23 @@ export function factOf(note: Annotation, names: NamedThing[]): Fact {
 function headedBy(phrase: string, name: string): boolean {
   const rest = phrase.replace(/^(?:the|a|an|her|his|their)\s+/i, "");
   if (!rest.toLowerCase().startsWith(name.toLowerCase())) return false;
-  return /^(?:$|[,.;!?]|\s+(?:in|on|at|with|for|and|to|last|this|next|recently|yesterday|since|from|during|because|which|who|where|when|after|before)\b)/.test(
+  return /^(?:$|[,.;!?]|\s+(?:in|on|at|with|for|and|to|last|this|next|recently|yesterday|since|from|during|because|which|who|where|when|after|before|once|twice|again|as|by|every|several|many|\d+)\b)/.test(
     rest.slice(name.length),
   );
 }
 
 function fact(predicate: string, body: { kind: "relation"; object: string } | { kind: "attribute"; value: string }): Fact {
   return { predicate, category: CATEGORY[predicate] ?? "context", aspect: ASPECT[predicate] ?? "state", ...body };
+}
+
+function possessed(note: Annotation): Fact | undefined {
+  const first = note.speaker.split(/\s+/)[0]!;
+  const rest = new RegExp(String.raw`^${escape(first)}['’]s\s+(.+)`, "u").exec(note.sentence)?.[1];
+  for (const { shape, predicate, value } of rest === undefined ? [] : POSSESSED) {
+    const match = shape.exec(rest!);
+    if (match) return fact(predicate, { kind: "attribute", value: value(match) });
+  }
+  return undefined;
 }
 
 /** The sentence after its subject when the subject is the speaker ("Melanie painted …" → "painted …"); undefined otherwise. */
@@ -133,11 +149,14 @@ function trimmed(text: string): string {
 
 /** The phrase up to where the sentence goes on to something else ("… recently and found the stories inspiring"). */
 function clause(phrase: string): string {
-  const cut = phrase.search(/[,;]\s| (?:which|because|since|where|while|but) | and (?=(?:\w+ed|found|felt|made|took|got|gave|saw|is|has|had|wants|plans|loves|enjoys|finds)\b)/);
+  const cut = phrase.search(
+    /[,;]\s| (?:which|because|since|where|while|but) | and (?=(?:it|she|he|they|her|his|their|\w+ed|found|felt|made|took|got|gave|saw|is|has|had|wants|plans|loves|enjoys|finds)\b)/,
+  );
   return trimmed(cut > 0 ? phrase.slice(0, cut) : phrase);
 }
 
-const FAMILY = "mother|mom|mum|father|dad|sister|brother|son|daughter|husband|wife|partner|spouse|kids?|child|children|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|fianc[ée]e?|boyfriend|girlfriend";
+const FAMILY =
+  "mother|mom|mum|father|dad|sister|brother|son|daughter|husband|wife|partner|spouse|kids?|child|children|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|fianc[ée]e?|boyfriend|girlfriend";
 const ACQUAINTED = "friends?|colleagues?|co-?workers?|neighbou?rs?|mentors?|boss|teachers?|coach|roommates?|classmates?|buddy|pal";
 
 /** The people and pets a sentence names with a kin, friend or pet word before them: "her friend Tom", "a dog named Oliver". */
@@ -145,8 +164,10 @@ export function kinFacts(note: Annotation, names: NamedThing[]): Fact[] {
   const facts: Fact[] = [];
   for (const thing of names) {
     if (thing.type !== "person" && thing.type !== "pet") continue;
-    const before = (words: string) => new RegExp(String.raw`\b(?:${words}),?\s+(?:named |called )?${escape(thing.name)}\b`, "i").test(note.sentence);
-    const predicate = thing.type === "pet" ? (before(PET) ? "owns" : undefined) : before(FAMILY) ? "related_to" : before(ACQUAINTED) ? "knows" : undefined;
+    const before = (words: string) =>
+      new RegExp(String.raw`\b(?:${words}),?\s+(?:named |called )?${escape(thing.name)}\b`, "i").test(note.sentence);
+    const predicate =
+      thing.type === "pet" ? (before(PET) ? "owns" : undefined) : before(FAMILY) ? "related_to" : before(ACQUAINTED) ? "knows" : undefined;
     if (predicate) facts.push(fact(predicate, { kind: "relation", object: thing.name }));
   }
   return facts;

@@ -21,14 +21,18 @@ const EVENT_WORDS = new Set(
     " ",
   ),
 );
-const PET_WORDS = new Set("pet pets dog dogs puppy pup cat cats kitten kitty horse bird parrot hamster rabbit bunny turtle fish snake guinea pig".split(" "));
+const PET_WORDS = new Set(
+  "pet pets dog dogs puppy pup cat cats kitten kitty horse bird parrot hamster rabbit bunny turtle fish snake guinea pig".split(" "),
+);
 /** Capitalised but not a name: dates, pronouns, and the words a sentence starts with. */
 const NOT_NAMES = ["Date", "Month", "WeekDay", "Pronoun", "Holiday"];
 const NAME_TAGS = ["ProperNoun", "Person", "Place", "Organization", "Acronym"];
 
 export function namedThings(sentence: string): NamedThing[] {
   const found = new Map<string, NamedThing>();
-  for (const terms of nlp(sentence).json().map((s: { terms: Term[] }) => s.terms)) {
+  for (const terms of nlp(sentence)
+    .json()
+    .map((s: { terms: Term[] }) => s.terms)) {
     for (const run of capitalisedRuns(terms)) {
       const thing = { name: run.terms.map((t) => t.text).join(" "), type: typeOf(run.terms, terms.slice(Math.max(0, run.at - 3), run.at)) };
       if (!found.has(thing.name.toLowerCase())) found.set(thing.name.toLowerCase(), thing);
@@ -43,7 +47,8 @@ function capitalisedRuns(terms: Term[]): { at: number; terms: Term[] }[] {
   let current: { at: number; terms: Term[] } | undefined;
   for (const [i, term] of terms.entries()) {
     const text = term.text.replace(/['’]s$/, "");
-    const named = /^\p{Lu}/u.test(text) && !term.tags.some((t) => NOT_NAMES.includes(t)) && (i > 0 || term.tags.some((t) => NAME_TAGS.includes(t)));
+    const named =
+      /^\p{Lu}/u.test(text) && !term.tags.some((t) => NOT_NAMES.includes(t)) && (i > 0 || term.tags.some((t) => NAME_TAGS.includes(t)));
     if (!named) {
       current = undefined;
       continue;

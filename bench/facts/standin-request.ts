@@ -4,12 +4,28 @@
 // model as windows too). A repair request repeats the first user prompt, so that one is read.
 import type { TurnQuery } from "./standin-data";
 
-export type Asked = { schema: "extraction_diff"; turn?: TurnQuery } | { schema: "window_extraction"; turns: TurnQuery[] };
+/** Types of the entities the prompt says are known, by lower-cased name and alias. */
+export type KnownTypes = ReadonlyMap<string, string>;
+
+export type Asked = { known: KnownTypes } & (
+  { schema: "extraction_diff"; turn?: TurnQuery } | { schema: "window_extraction"; turns: TurnQuery[] }
+);
 
 export function askedTurns(schema: string, user: string): Asked | undefined {
-  if (schema === "extraction_diff") return { schema, turn: singleTurn(user) };
-  if (schema === "window_extraction") return { schema, turns: windowTurns(user) };
+  const known = knownTypes(user);
+  if (schema === "extraction_diff") return { schema, known, turn: singleTurn(user) };
+  if (schema === "window_extraction") return { schema, known, turns: windowTurns(user) };
   return undefined;
+}
+
+/** The known-entities block (knownEntitiesBlock in model-prompt.ts): "- Max (pet; also called Maxie)". */
+function knownTypes(user: string): KnownTypes {
+  const block = /^Known entities \(use these names when the text refers to them\):\n((?:- .*\n?)+)/m.exec(user)?.[1] ?? "";
+  const types = new Map<string, string>();
+  for (const line of block.matchAll(/^- (.+) \(([^;)]+)(?:; also called (.+))?\)$/gm)) {
+    for (const name of [line[1]!, ...(line[3]?.split(", ") ?? [])]) types.set(name.toLowerCase(), line[2]!);
+  }
+  return types;
 }
 
 /** A document excerpt is no turn: the stand-in knows only turns. */

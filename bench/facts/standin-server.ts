@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { estimateTokens, parseObject, readBody } from "../economy/economy-server";
 import { emptyModelDiff, standinDiff, type ModelDiff } from "./standin-answer";
 import { loadStandinIndex, type StandinIndex, type TurnQuery } from "./standin-data";
-import { askedTurns } from "./standin-request";
+import { askedTurns, type KnownTypes } from "./standin-request";
 
 export interface StandinCounts {
   chatCalls: number;
@@ -85,20 +85,27 @@ function answer(url: string, raw: string, index: StandinIndex, counts: StandinCo
   const asked = url.split("?")[0] === "/v1/chat/completions" && typeof user === "string" ? askedTurns(schema, user) : undefined;
   if (!body || !asked) {
     counts.unanswered += 1;
-    return { status: 400, body: { error: { message: `stand-in: cannot read a ${schema || "non-extraction"} request`, type: "invalid_request_error" } } };
+    return {
+      status: 400,
+      body: { error: { message: `stand-in: cannot read a ${schema || "non-extraction"} request`, type: "invalid_request_error" } },
+    };
   }
   const content =
-    asked.schema === "extraction_diff" ? diffFor(asked.turn, index, counts) : numbered(asked.turns.map((t) => diffFor(t, index, counts)));
+    asked.schema === "extraction_diff"
+      ? diffFor(asked.turn, asked.known, index, counts)
+      : numbered(asked.turns.map((t) => diffFor(t, asked.known, index, counts)));
   return completion(body, raw.length, content, counts);
 }
 
-function diffFor(query: TurnQuery | undefined, index: StandinIndex, counts: StandinCounts): ModelDiff {
-  const turn = query ? index.find(query) : undefined;
-  if (query) counts.turnsAsked += 1;
+function diffFor(query: TurnQuery | undefined, known: KnownTypes, index: StandinIndex, counts: StandinCounts): ModelDiff {
+  if (!query) return emptyModelDiff();
+  counts.turnsAsked += 1;
+  const turn = index.find(query);
   if (turn) counts.turnsFound += 1;
   if (!turn || turn.annotations.length === 0) return emptyModelDiff();
   counts.turnsAnnotated += 1;
-  const diff = standinDiff(turn);
+  // Evidence is quoted from the text Recall sent, which is the source it checks quotes against.
+  const diff = standinDiff({ ...turn, text: query.text }, known);
   for (const list of LISTS) counts.items[list] = (counts.items[list] ?? 0) + diff[list].length;
   return diff;
 }
@@ -122,7 +129,10 @@ function completion(body: Record<string, unknown>, bodyChars: number, content: u
   counts.completionTokens += completionTokens;
   const choice = { index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null };
   const usage = { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
-  return { status: 200, body: { id: `chatcmpl-standin${counts.chatCalls}`, object: "chat.completion", created: 0, model, choices: [choice], usage } };
+  return {
+    status: 200,
+    body: { id: `chatcmpl-standin${counts.chatCalls}`, object: "chat.completion", created: 0, model, choices: [choice], usage },
+  };
 }
 
 async function main(): Promise<void> {
