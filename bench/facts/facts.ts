@@ -96,15 +96,14 @@ function poster(base: string, apiKey: string) {
 }
 
 function print(counts: FactsCounts, standin: StandinServer, turns: GateTurn[]): void {
-  const answered = new Set(
-    turns.flatMap((t) => {
-      const found = standin.index.find({ text: t.text, speaker: t.speaker, when: t.referenceTime });
-      return found && found.annotations.length > 0 ? standinDiff(found).entities.map((e) => e.name.toLowerCase()) : [];
-    }),
-  );
+  const annotated = turns
+    .map((t) => standin.index.find({ text: t.text, speaker: t.speaker, when: t.referenceTime }))
+    .filter((found) => found !== undefined && found.annotations.length > 0);
+  const answered = new Set(annotated.flatMap((found) => standinDiff(found!).entities.map((e) => e.name.toLowerCase())));
   const { candidates, committed, refused } = counts.standin;
   const summary = {
     turns: turns.length,
+    annotatedTurns: annotated.length,
     turnsToStandin: standin.counts.turnsAsked,
     annotatedTurnsAnswered: standin.counts.turnsAnnotated,
     chatCalls: standin.counts.chatCalls,
@@ -120,7 +119,7 @@ function print(counts: FactsCounts, standin: StandinServer, turns: GateTurn[]): 
     tokens: { prompt: standin.counts.promptTokens, completion: standin.counts.completionTokens },
   };
   console.log(
-    `  requests: ${summary.chatCalls} (${JSON.stringify(standin.counts.chatByModel)}); turns asked ${summary.turnsToStandin}, found ${standin.counts.turnsFound}, annotated ${summary.annotatedTurnsAnswered}`,
+    `  requests: ${summary.chatCalls} (${JSON.stringify(standin.counts.chatByModel)}); turns asked ${summary.turnsToStandin}, found ${standin.counts.turnsFound}, annotated ${summary.annotatedTurnsAnswered} of the ${annotated.length} annotated turns loaded`,
   );
   console.log(
     `  stand-in candidates: ${candidates}, committed ${committed} (${summary.committedRatio ?? "-"}); refused: ${JSON.stringify(refused)}`,

@@ -11,6 +11,7 @@ export interface NamedThing {
 
 interface Term {
   text: string;
+  pre: string;
   post: string;
   tags: string[];
   normal: string;
@@ -34,30 +35,74 @@ export function namedThings(sentence: string): NamedThing[] {
     .json()
     .map((s: { terms: Term[] }) => s.terms)) {
     for (const run of capitalisedRuns(terms)) {
-      const thing = { name: run.terms.map((t) => t.text).join(" "), type: typeOf(run.terms, terms.slice(Math.max(0, run.at - 3), run.at)) };
+      if (run.terms.every((t) => t.tags.includes("Demonym"))) continue;
+      const thing = {
+        name: nameOf(run),
+        type: run.quoted ? ("topic" as const) : typeOf(run.terms, terms.slice(Math.max(0, run.at - 3), run.at)),
+      };
       if (!found.has(thing.name.toLowerCase())) found.set(thing.name.toLowerCase(), thing);
     }
   }
   return [...found.values()];
 }
 
-/** Runs of capitalised terms, broken by punctuation and possessives ("Caroline's dog" ends at Caroline). */
-function capitalisedRuns(terms: Term[]): { at: number; terms: Term[] }[] {
-  const runs: { at: number; terms: Term[] }[] = [];
-  let current: { at: number; terms: Term[] } | undefined;
-  for (const [i, term] of terms.entries()) {
+interface Run {
+  at: number;
+  terms: Term[];
+  /** A quoted title ("Becoming Nicole"): a topic whatever its words are tagged. */
+  quoted: boolean;
+}
+
+/**
+ * Runs of capitalised terms, broken by punctuation and possessives ("Caroline's dog" ends at Caroline), kept whole
+ * across "of" ("Game of Thrones"), hyphens ("Spider-Man") and initials ("George R. R. Martin"); a quoted span is one run.
+ */
+function capitalisedRuns(terms: Term[]): Run[] {
+  const runs: Run[] = [];
+  let current: Run | undefined;
+  for (let i = 0; i < terms.length; i++) {
+    const term = terms[i]!;
+    if (/["“]/.test(term.pre)) {
+      const end = terms.findIndex((t, j) => j >= i && /["”]/.test(t.post));
+      if (end >= i && end - i < 8) {
+        runs.push({
+          at: i,
+          terms: terms.slice(i, end + 1).map((t, j, all) => ({ ...t, post: j < all.length - 1 ? t.post : "" })),
+          quoted: true,
+        });
+        [current, i] = [undefined, end];
+        continue;
+      }
+    }
     const text = term.text.replace(/['’]s$/, "");
-    const named =
-      /^\p{Lu}/u.test(text) && !term.tags.some((t) => NOT_NAMES.includes(t)) && (i > 0 || term.tags.some((t) => NAME_TAGS.includes(t)));
-    if (!named) {
+    if (current && /^(?:of|the)$/.test(term.normal) && isName(terms, i + (terms[i + 1]?.normal === "the" ? 2 : 1))) {
+      current.terms.push(term);
+      continue;
+    }
+    if (!isName(terms, i)) {
       current = undefined;
       continue;
     }
-    if (!current) runs.push((current = { at: i, terms: [] }));
+    if (!current) runs.push((current = { at: i, terms: [], quoted: false }));
     current.terms.push({ ...term, text });
-    if (text !== term.text || /[^\s]/.test(term.post)) current = undefined;
+    const joined = term.post === "-" || (term.post.trim() === "." && /^\p{Lu}$/u.test(text));
+    if (text !== term.text || (/[^\s]/.test(term.post) && !joined)) current = undefined;
   }
   return runs;
+}
+
+function isName(terms: Term[], i: number): boolean {
+  const term = terms[i];
+  if (!term || !/^\p{Lu}/u.test(term.text) || term.tags.some((t) => NOT_NAMES.includes(t))) return false;
+  return i > 0 || term.tags.some((t) => NAME_TAGS.includes(t));
+}
+
+/** The run's words as the sentence spells them: "Spider-Man", "George R. R. Martin", "Game of Thrones". */
+function nameOf(run: Run): string {
+  return run.terms
+    .map((t, j) => t.text + (j === run.terms.length - 1 ? "" : t.post === "-" ? "-" : t.post.trim() === "." ? ". " : " "))
+    .join("")
+    .trim();
 }
 
 function typeOf(run: Term[], before: Term[]): NamedThing["type"] {
