@@ -106,7 +106,7 @@ export async function runRecallService(conversation: GateConversation, turns: Ga
   }
 }
 
-function poster(base: string, apiKey: string) {
+export function poster(base: string, apiKey: string) {
   return async (path: string, body: object): Promise<Record<string, unknown>> => {
     const res = await fetch(`${base}${path}`, {
       method: "POST",

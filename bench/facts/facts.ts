@@ -13,7 +13,7 @@ import pg from "pg";
 import { createBenchContext, scopeOf } from "../shared/bench-load";
 import { BENCH_ADMIN_KEY, startService } from "../shared/bench-service";
 import { loadConversations, type GateConversation, type GateTurn } from "../shared/gate-locomo";
-import { drained } from "../economy/economy-recall";
+import { drained, poster } from "../economy/economy-recall";
 import { standinDiff } from "./standin-answer";
 import { startStandinServer, type StandinServer } from "./standin-server";
 import { readFactsCounts, type FactsCounts } from "./facts-counts";
@@ -83,18 +83,6 @@ async function run(options: Options, standin: StandinServer): Promise<FactsCount
   }
 }
 
-function poster(base: string, apiKey: string) {
-  return async (path: string, body: object): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { "api-key": apiKey, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`POST ${path} answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as Record<string, unknown>;
-  };
-}
-
 function print(counts: FactsCounts, standin: StandinServer, turns: GateTurn[]): void {
   const annotated = turns
     .map((t) => standin.index.find({ text: t.text, speaker: t.speaker, when: t.referenceTime }))
@@ -119,7 +107,7 @@ function print(counts: FactsCounts, standin: StandinServer, turns: GateTurn[]): 
     tokens: { prompt: standin.counts.promptTokens, completion: standin.counts.completionTokens },
   };
   console.log(
-    `  requests: ${summary.chatCalls} (${JSON.stringify(standin.counts.chatByModel)}); turns asked ${summary.turnsToStandin}, found ${standin.counts.turnsFound}, annotated ${summary.annotatedTurnsAnswered} of the ${annotated.length} annotated turns loaded`,
+    `  requests: ${summary.chatCalls} (${JSON.stringify(standin.counts.chatByModel)}); turns asked ${summary.turnsToStandin}, found ${standin.counts.turnsFound} (${standin.counts.turnsReasked} asked again), annotated ${summary.annotatedTurnsAnswered} of the ${annotated.length} annotated turns loaded`,
   );
   console.log(
     `  stand-in candidates: ${candidates}, committed ${committed} (${summary.committedRatio ?? "-"}); refused: ${JSON.stringify(refused)}`,

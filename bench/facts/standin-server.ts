@@ -20,14 +20,19 @@ export interface StandinCounts {
   chatByModel: Record<string, number>;
   promptTokens: number;
   completionTokens: number;
-  /** Turns the requests held, those found in the dataset, and those of them with annotations. */
+  /** Turns the requests held (a turn read again by the strong tier counts again). */
   turnsAsked: number;
+  /** Turns asked for again (a fast answer escalated to the strong tier, a window split and retried). */
+  turnsReasked: number;
+  /** Distinct turns of the dataset asked for, and those of them with annotations. */
   turnsFound: number;
   turnsAnnotated: number;
   /** Items answered, by list (entities, attributes, relations). */
   items: Record<string, number>;
   /** Requests the stand-in could not read (wrong route, unknown schema). */
   unanswered: number;
+  /** The dataset's turns asked for so far ("file dia_id"). */
+  seen: Set<string>;
 }
 
 export interface StandinServer {
@@ -48,10 +53,12 @@ export async function startStandinServer(dataDir: string, port = 0): Promise<Sta
     promptTokens: 0,
     completionTokens: 0,
     turnsAsked: 0,
+    turnsReasked: 0,
     turnsFound: 0,
     turnsAnnotated: 0,
     items: {},
     unanswered: 0,
+    seen: new Set(),
   };
   const server = http.createServer((req, res) => {
     void readBody(req).then((raw) => {
@@ -101,9 +108,13 @@ function diffFor(query: TurnQuery | undefined, known: KnownTypes, index: Standin
   if (!query) return emptyModelDiff();
   counts.turnsAsked += 1;
   const turn = index.find(query);
-  if (turn) counts.turnsFound += 1;
-  if (!turn || turn.annotations.length === 0) return emptyModelDiff();
-  counts.turnsAnnotated += 1;
+  if (!turn) return emptyModelDiff();
+  const first = !counts.seen.has(`${turn.file} ${turn.diaId}`);
+  counts.seen.add(`${turn.file} ${turn.diaId}`);
+  if (first) counts.turnsFound += 1;
+  else counts.turnsReasked += 1;
+  if (turn.annotations.length === 0) return emptyModelDiff();
+  if (first) counts.turnsAnnotated += 1;
   // Evidence is quoted from the text Recall sent, which is the source it checks quotes against.
   const diff = standinDiff({ ...turn, text: query.text }, known);
   for (const list of LISTS) counts.items[list] = (counts.items[list] ?? 0) + diff[list].length;
