@@ -118,11 +118,13 @@ function fact(predicate: string, body: { kind: "relation"; object: string } | { 
   return { predicate, category: CATEGORY[predicate] ?? "context", aspect: ASPECT[predicate] ?? "state", ...body };
 }
 
+/** A fact about something of the speaker's (POSSESSED), read as one about the speaker. */
 function possessed(note: Annotation): Fact | undefined {
   const first = note.speaker.split(/\s+/)[0]!;
   const rest = new RegExp(String.raw`^${escape(first)}['’]s\s+(.+)`, "u").exec(note.sentence)?.[1];
-  for (const { shape, predicate, value } of rest === undefined ? [] : POSSESSED) {
-    const match = shape.exec(rest!);
+  if (rest === undefined) return undefined;
+  for (const { shape, predicate, value } of POSSESSED) {
+    const match = shape.exec(rest);
     if (match) return fact(predicate, { kind: "attribute", value: value(match) });
   }
   return undefined;

@@ -31,9 +31,7 @@ const NAME_TAGS = ["ProperNoun", "Person", "Place", "Organization", "Acronym"];
 
 export function namedThings(sentence: string): NamedThing[] {
   const found = new Map<string, NamedThing>();
-  for (const terms of nlp(sentence)
-    .json()
-    .map((s: { terms: Term[] }) => s.terms)) {
+  for (const { terms } of nlp(sentence).json() as { terms: Term[] }[]) {
     for (const run of capitalisedRuns(terms)) {
       if (run.terms.every((t) => t.tags.includes("Demonym"))) continue;
       const thing = {
