@@ -104,6 +104,8 @@ function print(counts: FactsCounts, standin: StandinServer, turns: GateTurn[]): 
     entities: counts.entities,
     distinctAnsweredNames: answered.size,
     entitiesPerName: answered.size > 0 ? round(counts.entities / answered.size) : null,
+    entityChoices: standin.counts.entityChoices,
+    unanswered: standin.counts.unanswered,
     tokens: { prompt: standin.counts.promptTokens, completion: standin.counts.completionTokens },
   };
   console.log(

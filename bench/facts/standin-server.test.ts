@@ -7,7 +7,7 @@ import path from "node:path";
 import type { ExtractionDiff } from "@recall/contracts";
 import { createStagedExtractorFactory, splitWindowDiff, systemPrompt, WindowDiff, windowPrompt } from "@recall/extraction";
 import { Budget, createModelClient, structuredCall } from "@recall/llm";
-import { validateCandidate } from "@recall/memory";
+import { DisambiguationAnswer, decisionFrom, disambiguationPrompt, validateCandidate } from "@recall/memory";
 import { startStandinServer, type StandinServer } from "./standin-server";
 
 const SESSION = new Date("2024-03-15T10:00:00Z");
@@ -109,4 +109,30 @@ test("a window's turns are each answered under their own number; a turn without 
   expect(refusals(ana!, TURNS[0]!.text)).toEqual([]);
   expect(refusals(ben!, TURNS[1]!.text)).toEqual([]);
   expect(result.usage.inputTokens).toBeGreaterThan(0);
+});
+
+test("a contested name means the known entity of that very name, else a new one", async () => {
+  const client = createModelClient(providers(), "fast")!;
+  const ask = async (name: string) => {
+    const request = {
+      name,
+      type: "topic",
+      reason: "type_incompatible" as const,
+      options: [
+        { id: "e1", name: "Biscuit", type: "pet", aliases: [], facts: [] },
+        { id: "e2", name: "Biscuits", type: "product", aliases: [], facts: [] },
+      ],
+    };
+    const prompt = disambiguationPrompt(request);
+    const result = await structuredCall(
+      client,
+      { ...prompt, schema: DisambiguationAnswer, schemaName: "entity_choice", maxTokens: 512 },
+      { budget: new Budget({ maxTokens: 10_000, maxWallMs: 10_000 }) },
+    );
+    return decisionFrom(result.value, request).entityId;
+  };
+
+  expect(await ask("biscuit")).toBe("e1");
+  expect(await ask("Cookie")).toBeNull();
+  expect(server.counts.entityChoices).toEqual({ known: 1, new: 1 });
 });

@@ -29,6 +29,8 @@ export interface StandinCounts {
   turnsAnnotated: number;
   /** Items answered, by list (entities, attributes, relations). */
   items: Record<string, number>;
+  /** Contested names the commit asked about: answered with the known entity of that very name, or as new. */
+  entityChoices: { known: number; new: number };
   /** Requests the stand-in could not read (wrong route, unknown schema). */
   unanswered: number;
   /** The dataset's turns asked for so far ("file dia_id"). */
@@ -57,6 +59,7 @@ export async function startStandinServer(dataDir: string, port = 0): Promise<Sta
     turnsFound: 0,
     turnsAnnotated: 0,
     items: {},
+    entityChoices: { known: 0, new: 0 },
     unanswered: 0,
     seen: new Set(),
   };
@@ -96,6 +99,10 @@ function answer(url: string, raw: string, index: StandinIndex, counts: StandinCo
       status: 400,
       body: { error: { message: `stand-in: cannot read a ${schema || "non-extraction"} request`, type: "invalid_request_error" } },
     };
+  }
+  if (asked.schema === "entity_choice") {
+    counts.entityChoices[asked.choice === "new" ? "new" : "known"] += 1;
+    return completion(body, raw.length, { choice: asked.choice, reason: "the dataset names one thing one way" }, counts);
   }
   const content =
     asked.schema === "extraction_diff"
