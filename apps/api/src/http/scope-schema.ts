@@ -2,21 +2,11 @@
 // (["org=acme", "user=alice"]), or an object ({"org": "acme"}), or in a query string
 // scope[org]=acme&scope[user]=alice. All become the normalised list of ../scope.ts.
 import { z } from "zod";
+import { ScopeEntry, ScopeList, ScopeObject } from "@recall/contracts";
 import { scopeFromQuery } from "@recall/memory";
 
-const KEY = /^[A-Za-z0-9_.-]+$/;
-const VALUE = /^[^=\s][^\s]*$/;
-
-export const ScopeEntry = z.string().regex(/^[A-Za-z0-9_.-]+=[^=\s][^\s]*$/, "each scope entry must look like key=value");
-
-export const ScopeList = z.array(ScopeEntry).max(32);
-
-const ScopeObject = z
-  .record(
-    z.string().regex(KEY, "scope keys are letters, digits, _ . -"),
-    z.string().regex(VALUE, "must be a non-empty value without spaces"),
-  )
-  .refine((scope) => Object.keys(scope).length <= 32, "at most 32 scope entries");
+// The entry and list schemas (and their caps) are the contracts' own, so the import checks a line's scope the same way.
+export { ScopeEntry, ScopeList };
 
 /** A scope in a body, either form, as the normalised list; for a field that may be absent. */
 export const ScopeInput = z

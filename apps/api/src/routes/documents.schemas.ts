@@ -1,5 +1,6 @@
 // Request and response shapes of the document routes.
 import { z } from "zod";
+import { Metadata as CappedMetadata, withinMetadataCap } from "@recall/contracts";
 import { ScopeInput, ScopeList } from "../http/scope-schema";
 import { Timestamp } from "../views/work-item-view";
 
@@ -7,10 +8,10 @@ const Source = z.strictObject({
   type: z.string().trim().min(1).max(100),
   name: z.string().max(500).optional(),
   external_id: z.string().max(500).optional().describe("the source's own id; a document posted under it again is its next version"),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: CappedMetadata.optional(),
 });
 
-const Metadata = z.looseObject({ scope: ScopeList.optional() });
+const Metadata = withinMetadataCap(z.looseObject({ scope: ScopeList.optional() }));
 
 export const CreateDocumentBody = z.object({
   text: z.string().min(1, "must not be empty").describe("at most RECALL_DOCUMENT_MAX_BYTES bytes (413 past it)"),

@@ -9,6 +9,7 @@ import { Prisma, bypassWithin, transaction, type Db, type Tx } from "@recall/db"
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
 import type { PipelineRecords } from "../core/pipeline-records";
 import { erasedReference, foreignReference, type IdSite } from "./import-references";
+import { lineCapIssue } from "./line-caps";
 
 /** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole): a 400 naming `line N.field`. */
 export class ImportLineError extends DomainError {
@@ -169,6 +170,9 @@ function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, rem
     out[column] = value;
   }
   if (typeof row.id !== "string") throw new ImportLineError(n, "id", "required");
+  // The API's write caps hold for an import too (line-caps.ts): checked before any id is rewritten or row written.
+  const capped = lineCapIssue(spec.kind, out);
+  if (capped) throw new ImportLineError(n, [fieldOf(spec, capped.column), ...capped.within].join("."), capped.message);
   for (const field of spec.ids) {
     const v = out[field];
     if (v === undefined || v === null) continue;
