@@ -2,7 +2,7 @@
 // what is staged as knowledge candidates, and what callers see on a turn.
 // Wire names are snake_case, as in the public API.
 import { z } from "zod";
-import { WRITE_CAPS, cappedText } from "./limits";
+import { AliasList, cappedText } from "./limits";
 
 export const MemoryCategory = z.enum(["identity", "knowledge", "context"]);
 export type MemoryCategory = z.infer<typeof MemoryCategory>;
@@ -40,7 +40,7 @@ export const EntityCandidate = z.object({
   name: name.min(1),
   type: predicate.min(1),
   memory_category: MemoryCategory,
-  aliases: z.array(name).max(WRITE_CAPS.aliases, `at most ${WRITE_CAPS.aliases} aliases (aliases cap)`).default([]),
+  aliases: AliasList.default([]),
   evidence: Evidence.optional(),
   confidence: z.number().min(0).max(1).default(0.9),
 });

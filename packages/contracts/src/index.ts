@@ -39,7 +39,13 @@ export {
 } from "./errors";
 export { type Escalation, type ExtractionGuidance, type ExtractionStage, type StageAttempt, type StageCall } from "./extraction-stage";
 export { type GroupKind, SUBJECT_KINDS, type SubjectKind, kindOf } from "./kinds";
-export { Metadata, ScopeEntry, ScopeList, ScopeObject, WRITE_CAPS, type WriteCap, cappedText, withinMetadataCap } from "./limits";
+export {
+  AliasList,
+  Metadata,
+  ScopeEntry,
+  ScopeForms,
+  ScopeList,
+  ScopeObject, WRITE_CAPS, type WriteCap, cappedText, withinMetadataCap } from "./limits";
 export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, itemResult } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";
 export { CommittedRefs, DisambiguationDecision, ExtractResult, UnitOutcome } from "./stage-results";

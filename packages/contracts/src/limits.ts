@@ -79,3 +79,17 @@ export const Metadata = z
 /** The same bound on metadata of a known shape (a document's, which may carry its scope). */
 export const withinMetadataCap = <T extends z.ZodType>(schema: T) =>
   schema.refine((m) => jsonLength(m) <= WRITE_CAPS.metadata, `${over("metadata")} as JSON`);
+
+/**
+ * A scope in either form a body may use. The count is checked on the union, not in each form: a union whose forms
+ * both fail answers only "Invalid input", and a list of 33 entries must be told why.
+ */
+export const ScopeForms = z
+  .union([z.array(ScopeEntry), ScopeObject])
+  .refine((scope) => (Array.isArray(scope) ? scope : Object.keys(scope)).length <= WRITE_CAPS.scope_entries, {
+    message: over("scope_entries", "entries"),
+    abort: true,
+  });
+
+/** An entity's aliases: each a name, and a few of them. */
+export const AliasList = z.array(cappedText("name")).max(WRITE_CAPS.aliases, over("aliases", "aliases"));

@@ -3,11 +3,11 @@
 // in and nothing longer: a hand-made export cannot store a million-character turn or a 200,000-character name.
 import { z } from "zod";
 import {
+  AliasList,
   CANDIDATE_SCHEMAS,
   CandidateKind,
   Metadata,
   ScopeList,
-  WRITE_CAPS,
   cappedText,
   withinMetadataCap,
 } from "@recall/contracts";
@@ -28,7 +28,7 @@ export const LINE_CAPS: Readonly<Record<string, ColumnCaps>> = {
   fact_write: scope,
   source: { metadata: Metadata },
   document: { metadata: withinMetadataCap(z.looseObject({ scope: ScopeList.optional() })) },
-  entity: { name, aliases: z.array(name).max(WRITE_CAPS.aliases, `at most ${WRITE_CAPS.aliases} aliases`), type: predicate, ...scope },
+  entity: { name, aliases: AliasList, type: predicate, ...scope },
   entity_mention: scope,
   assertion: { predicate, object_literal: value, quote, ...scope },
   attribute: { key: predicate, value, ...scope },

@@ -1,4 +1,5 @@
 // validateCandidate: shape, evidence in the source, memory_category, skill entity types.
+import { WRITE_CAPS } from "@recall/contracts";
 import { validateCandidate } from "./validate";
 
 const TEXT = "Ich heiße Zoë. I'm Alice Chen, CTO at Acme.";
@@ -77,4 +78,18 @@ test("entity types must be known to the skill; topic always is, synonyms count",
 test("validation is deterministic: the same invalid payload gives the same errors", () => {
   const bad = { ...role, memory_category: "episodic", evidence: { quote: "not there" } };
   expect(issues("attribute", bad)).toEqual(issues("attribute", bad));
+});
+
+test("a model or rule's name over the name cap is an invalid candidate naming the field and the cap, never stored", () => {
+  const long = "A".repeat(WRITE_CAPS.name + 1);
+  expect(issues("entity", { name: long, type: "person", memory_category: "identity" })).toEqual([
+    { field: "name", message: expect.stringMatching(/at most 200 characters \(name cap\)/) },
+  ]);
+  expect(issues("relation", { ...role, subject: "Alice Chen", verb: "works_at", object: long, key: undefined })).toContainEqual({
+    field: "object",
+    message: expect.stringMatching(/name cap/),
+  });
+  expect(issues("attribute", { ...role, value: "x".repeat(WRITE_CAPS.value + 1) })).toEqual([
+    { field: "value", message: expect.stringMatching(/value cap/) },
+  ]);
 });
