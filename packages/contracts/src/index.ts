@@ -45,7 +45,12 @@ export {
   ScopeEntry,
   ScopeForms,
   ScopeList,
-  ScopeObject, WRITE_CAPS, type WriteCap, cappedText, withinMetadataCap } from "./limits";
+  ScopeObject,
+  WRITE_CAPS,
+  type WriteCap,
+  cappedText,
+  withinMetadataCap,
+} from "./limits";
 export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, itemResult } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";
 export { CommittedRefs, DisambiguationDecision, ExtractResult, UnitOutcome } from "./stage-results";

@@ -81,9 +81,10 @@ interface WritePath {
 }
 
 const scopeCases = (field: string, wrap: (scope: string[]) => Record<string, unknown>) =>
-  Object.fromEntries(
-    Object.entries(OVER_SCOPE).map(([cap, s]) => [cap, { input: wrap(s!.scope), field: `${field}${s!.at}` }]),
-  ) as Pick<Cases, "scope_entries" | "scope_entry" | "scope_key">;
+  Object.fromEntries(Object.entries(OVER_SCOPE).map(([cap, s]) => [cap, { input: wrap(s!.scope), field: `${field}${s!.at}` }])) as Pick<
+    Cases,
+    "scope_entries" | "scope_entry" | "scope_key"
+  >;
 
 const NO_TEXT = "takes no text of this kind: what it teaches comes from extraction, held to the cap by validation (validate.test.ts)";
 
@@ -147,7 +148,10 @@ function factCases(at: string): Cases {
     speaker: { na: "a direct write has no speaker" },
     ...scopeCases(`${at}scope`, (scope) => ({ scope, ...attribute({}) })),
     name: { input: entity({ name: over("name") }), field: `${at}entities.0.name` },
-    aliases: { input: entity({ aliases: Array.from({ length: WRITE_CAPS.aliases + 1 }, (_, i) => `A${i}`) }), field: `${at}entities.0.aliases` },
+    aliases: {
+      input: entity({ aliases: Array.from({ length: WRITE_CAPS.aliases + 1 }, (_, i) => `A${i}`) }),
+      field: `${at}entities.0.aliases`,
+    },
     predicate: { input: attribute({ key: over("predicate") }), field: `${at}attributes.0.key` },
     value: { input: attribute({ value: over("value") }), field: `${at}attributes.0.value` },
     quote: { input: attribute({ evidence: { quote: over("quote") } }), field: `${at}attributes.0.evidence.quote` },
@@ -197,7 +201,14 @@ function sessionCases(): Cases {
 }
 
 function importCases(): Cases {
-  const turnLine = (fields: Record<string, unknown>) => ({ kind: "turn", session_id: randomUUID(), seq: 1, role: "user", content: "Hi.", ...fields });
+  const turnLine = (fields: Record<string, unknown>) => ({
+    kind: "turn",
+    session_id: randomUUID(),
+    seq: 1,
+    role: "user",
+    content: "Hi.",
+    ...fields,
+  });
   return {
     content: { input: turnLine({ content: over("content") }), field: "line 2.content" },
     speaker: { input: turnLine({ speaker: over("speaker") }), field: "line 2.speaker" },
@@ -289,7 +300,13 @@ test("every write route and MCP tool is a path of the table or named outside it 
 test("every path has a cell for every cap, and every cap is met on some path", () => {
   const caps = Object.keys(WRITE_CAPS).sort();
   for (const path of PATHS) expect([path.name, Object.keys(path.cases).sort()]).toEqual([path.name, caps]);
-  const met = new Set(PATHS.flatMap((p) => Object.entries(p.cases).filter(([, c]) => "input" in c).map(([cap]) => cap)));
+  const met = new Set(
+    PATHS.flatMap((p) =>
+      Object.entries(p.cases)
+        .filter(([, c]) => "input" in c)
+        .map(([cap]) => cap),
+    ),
+  );
   expect(caps.filter((cap) => !met.has(cap))).toEqual([]);
 });
 

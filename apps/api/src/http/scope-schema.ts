@@ -9,8 +9,9 @@ import { scopeFromQuery } from "@recall/memory";
 export { ScopeEntry, ScopeList };
 
 /** A scope in a body, either form, as the normalised list; for a field that may be absent. */
-export const ScopeInput = ScopeForms.transform((v) => scopeFromQuery(v))
-  .describe('key=value pairs such as ["org=acme", "user=alice"], or {"org": "acme", "user": "alice"}');
+export const ScopeInput = ScopeForms.transform((v) => scopeFromQuery(v)).describe(
+  'key=value pairs such as ["org=acme", "user=alice"], or {"org": "acme", "user": "alice"}',
+);
 
 /** A body's scope: a list or an object; empty when absent (unscoped). */
 export const ScopeBody = ScopeForms.default([])

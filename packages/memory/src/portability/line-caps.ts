@@ -2,15 +2,7 @@
 // must pass. An import is a way in like POST …/turns or POST …/facts, so a line holds what the API would have let
 // in and nothing longer: a hand-made export cannot store a million-character turn or a 200,000-character name.
 import { z } from "zod";
-import {
-  AliasList,
-  CANDIDATE_SCHEMAS,
-  CandidateKind,
-  Metadata,
-  ScopeList,
-  cappedText,
-  withinMetadataCap,
-} from "@recall/contracts";
+import { AliasList, CANDIDATE_SCHEMAS, CandidateKind, Metadata, ScopeList, cappedText, withinMetadataCap } from "@recall/contracts";
 
 /** The schemas of the columns whose values the caps bound; null is not checked (a column Postgres allows empty). */
 type ColumnCaps = Readonly<Record<string, z.ZodType>>;
