@@ -50,6 +50,7 @@ export {
   type WriteCap,
   cappedText,
   withinMetadataCap,
+  withinScopeEntries,
 } from "./limits";
 export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, itemResult } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";

@@ -49,22 +49,20 @@ export const ScopeEntry = z
 
 export const ScopeList = z.array(ScopeEntry).max(WRITE_CAPS.scope_entries, over("scope_entries", "entries"));
 
-/** A scope as a map ({"org": "acme"}): the same caps as the list it becomes. */
+/** A scope as a map ({"org": "acme"}): the same caps as the list it becomes (its count: withinScopeEntries). */
 export const ScopeObject = z
+  // The key's length is checked below, not on the key's schema: a record names a bad key only "Invalid key in record".
   .record(
-    z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]+$/, "scope keys are letters, digits, _ . -")
-      .max(WRITE_CAPS.scope_key, over("scope_key")),
+    z.string().regex(/^[A-Za-z0-9_.-]+$/, "scope keys are letters, digits, _ . -"),
     z
       .string()
       .regex(/^[^=\s][^\s]*$/, "must be a non-empty value without spaces")
       .max(WRITE_CAPS.scope_entry, over("scope_entry")),
   )
-  .refine((scope) => Object.keys(scope).length <= WRITE_CAPS.scope_entries, over("scope_entries", "entries"))
   .superRefine((scope, ctx) => {
     for (const [key, value] of Object.entries(scope)) {
-      if (key.length + 1 + value.length > WRITE_CAPS.scope_entry)
+      if (key.length > WRITE_CAPS.scope_key) ctx.addIssue({ code: "custom", path: [key], message: `the key is ${over("scope_key")}` });
+      else if (key.length + 1 + value.length > WRITE_CAPS.scope_entry)
         ctx.addIssue({ code: "custom", path: [key], message: `key=value is ${over("scope_entry")}` });
     }
   });
@@ -81,15 +79,18 @@ export const withinMetadataCap = <T extends z.ZodType>(schema: T) =>
   schema.refine((m) => jsonLength(m) <= WRITE_CAPS.metadata, `${over("metadata")} as JSON`);
 
 /**
- * A scope in either form a body may use. The count is checked on the union, not in each form: a union whose forms
- * both fail answers only "Invalid input", and a list of 33 entries must be told why.
+ * The entry count of a scope in any form (a list, a map, or one entry), checked on the union of the forms rather than
+ * in each: a union whose forms all fail answers only "Invalid input", and 33 entries must be told why.
  */
-export const ScopeForms = z
-  .union([z.array(ScopeEntry), ScopeObject])
-  .refine((scope) => (Array.isArray(scope) ? scope : Object.keys(scope)).length <= WRITE_CAPS.scope_entries, {
-    message: over("scope_entries", "entries"),
-    abort: true,
-  });
+export const withinScopeEntries = <T extends z.ZodType>(forms: T) =>
+  forms.refine(
+    (scope) =>
+      typeof scope === "string" || (Array.isArray(scope) ? scope : Object.keys(scope as object)).length <= WRITE_CAPS.scope_entries,
+    { message: over("scope_entries", "entries"), abort: true },
+  );
+
+/** A scope in either form a body may use. */
+export const ScopeForms = withinScopeEntries(z.union([z.array(ScopeEntry), ScopeObject]));
 
 /** An entity's aliases: each a name, and a few of them. */
 export const AliasList = z.array(cappedText("name")).max(WRITE_CAPS.aliases, over("aliases", "aliases"));

@@ -2,7 +2,7 @@
 // (["org=acme", "user=alice"]), or an object ({"org": "acme"}), or in a query string
 // scope[org]=acme&scope[user]=alice. All become the normalised list of ../scope.ts.
 import { z } from "zod";
-import { ScopeEntry, ScopeForms, ScopeList, ScopeObject } from "@recall/contracts";
+import { ScopeEntry, ScopeForms, ScopeList, ScopeObject, withinScopeEntries } from "@recall/contracts";
 import { scopeFromQuery } from "@recall/memory";
 
 // The entry and list schemas (and their caps) are the contracts' own, so the import checks a line's scope the same way.
@@ -19,8 +19,7 @@ export const ScopeBody = ScopeForms.default([])
   .describe(ScopeInput.description!);
 
 /** A query string's scope: scope[org]=acme&scope[user]=alice (or scope=org=acme repeated). */
-export const ScopeQuery = z
-  .union([ScopeObject, ScopeList, ScopeEntry])
+export const ScopeQuery = withinScopeEntries(z.union([ScopeObject, z.array(ScopeEntry), ScopeEntry]))
   .optional()
   .transform((v) => scopeFromQuery(v))
   .meta({
