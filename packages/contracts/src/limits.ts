@@ -28,6 +28,8 @@ export const WRITE_CAPS = {
   value: 2_000,
   /** An evidence quote: a sentence or a passage of the source, never the whole of it. */
   quote: 10_000,
+  /** A document's source: its name and its own id (`external_id`), and a document's file name. */
+  source: 500,
   /** A session's, document's or source's metadata, as JSON text. */
   metadata: 16_384,
 } as const;

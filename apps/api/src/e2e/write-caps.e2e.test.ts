@@ -139,6 +139,7 @@ function turnCases(at: string, wrap: (t: Record<string, unknown>) => Record<stri
     value: { na: NO_TEXT },
     quote: { na: NO_TEXT },
     metadata: { na: "a turn has no metadata (its session has: POST …/sessions)" },
+    source: { na: "a turn has no source" },
   };
 }
 
@@ -156,6 +157,7 @@ function factCases(at: string): Cases {
     value: { input: attribute({ value: over("value") }), field: `${at}attributes.0.value` },
     quote: { input: attribute({ evidence: { quote: over("quote") } }), field: `${at}attributes.0.evidence.quote` },
     metadata: { na: "a direct write has no metadata" },
+    source: { na: "a direct write is its own source" },
   };
 }
 
@@ -171,6 +173,7 @@ function documentCases(at: string): Cases {
     value: { na: NO_TEXT },
     quote: { na: NO_TEXT },
     metadata: { input: doc({ metadata: { note: over("metadata") } }), field: `${at}metadata` },
+    source: { input: doc({ source: { type: "wiki", external_id: over("source") } }), field: `${at}source.external_id` },
   };
 }
 
@@ -191,6 +194,7 @@ function editCases(at: string): Cases {
     value: { input: edit("attribute", { value: over("value") }), field: `${at}edit.value` },
     quote: { na: "an edit never changes the quote: it stays what the source said" },
     metadata: { na },
+    source: { na },
   };
 }
 
@@ -219,6 +223,7 @@ function importCases(): Cases {
     value: { input: { kind: "attribute", key: "role", value: over("value") }, field: "line 2.value" },
     quote: { input: { kind: "assertion", predicate: "role", quote: over("quote") }, field: "line 2.quote" },
     metadata: { input: { kind: "session", metadata: { note: over("metadata") } }, field: "line 2.metadata" },
+    source: { input: { kind: "source", type: "wiki", name: over("source") }, field: "line 2.name" },
   };
 }
 
