@@ -14,6 +14,7 @@ import { contextClient, createContext, type ContextClient, type ContextHandle } 
 import { startHarness, type Harness } from "../testing/harness";
 import { listenWithMcp, type McpApp } from "../testing/mcp-app";
 
+const DOCUMENT_MAX_BYTES = 4_096;
 let h: Harness;
 let mcp: McpApp;
 let ctx: ContextHandle;
@@ -24,7 +25,8 @@ let session: string;
 const held: Record<"entity" | "attribute", string> = { entity: "", attribute: "" };
 
 beforeAll(async () => {
-  h = await startHarness();
+  // Small, so an imported document just over it stays a small line.
+  h = await startHarness({ RECALL_DOCUMENT_MAX_BYTES: String(DOCUMENT_MAX_BYTES) });
   mcp = await listenWithMcp(h);
   ctx = await createContext(mcp.app, "caps", { review: "required" });
   api = contextClient(mcp.app, ctx);
@@ -328,6 +330,14 @@ test.each(CELLS)("%s: just over the %s cap is refused naming the field and the c
     status: 400,
     field: cell.field,
     said: expect.stringContaining(`(${cap} cap)`),
+  });
+});
+
+test("an imported document is held to RECALL_DOCUMENT_MAX_BYTES as POST …/documents is", async () => {
+  const refusal = await importLine({ kind: "document", text: "x".repeat(DOCUMENT_MAX_BYTES + 1) });
+  expect({ status: refusal.status, said: refusal.said("line 2.text") }).toEqual({
+    status: 400,
+    said: expect.stringContaining("RECALL_DOCUMENT_MAX_BYTES"),
   });
 });
 

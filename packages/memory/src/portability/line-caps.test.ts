@@ -36,3 +36,14 @@ test("a line at every cap, and null columns, pass", () => {
   expect(lineCapIssue("turn", { content: at("content"), speaker: null, scope })).toBeUndefined();
   expect(lineCapIssue("entity", { name: at("name"), aliases: [at("name")], type: "person", scope: [] })).toBeUndefined();
 });
+
+test("a document line's text is held to RECALL_DOCUMENT_MAX_BYTES, in bytes, when the caller says it", () => {
+  const text = "é".repeat(3);
+  expect(lineCapIssue("document", { text }, { documentMaxBytes: 6 })).toBeUndefined();
+  expect(lineCapIssue("document", { text }, { documentMaxBytes: 5 })).toEqual({
+    column: "text",
+    within: [],
+    message: "at most 5 bytes (RECALL_DOCUMENT_MAX_BYTES)",
+  });
+  expect(lineCapIssue("document", { text })).toBeUndefined();
+});

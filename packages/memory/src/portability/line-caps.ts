@@ -36,13 +36,25 @@ export interface CapIssue {
   message: string;
 }
 
+/** The caps that are settings of the server rather than WRITE_CAPS: the import is told them by its caller. */
+export interface LineCapSettings {
+  /** RECALL_DOCUMENT_MAX_BYTES: a document line's text is held to what POST …/documents takes. */
+  documentMaxBytes?: number;
+}
+
 /** The first capped column of a row (columns as the table names them) that breaks its cap, if any. */
-export function lineCapIssue(kind: string, row: Readonly<Record<string, unknown>>): CapIssue | undefined {
+export function lineCapIssue(kind: string, row: Readonly<Record<string, unknown>>, settings: LineCapSettings = {}): CapIssue | undefined {
   for (const [column, schema] of Object.entries(LINE_CAPS[kind] ?? {})) {
     const issue = firstIssue(schema, row[column]);
     if (issue) return { column, within: issue.path.map(String), message: issue.message };
   }
+  if (kind === "document") return documentIssue(row, settings.documentMaxBytes);
   return kind === "candidate" ? candidateIssue(row) : undefined;
+}
+
+function documentIssue(row: Readonly<Record<string, unknown>>, maxBytes: number | undefined): CapIssue | undefined {
+  if (maxBytes === undefined || typeof row.text !== "string" || Buffer.byteLength(row.text) <= maxBytes) return undefined;
+  return { column: "text", within: [], message: `at most ${maxBytes} bytes (RECALL_DOCUMENT_MAX_BYTES)` };
 }
 
 /** A candidate's payload passes the schema of its kind: the one validation checks an extracted candidate with. */
