@@ -34,7 +34,7 @@ const NdjsonSchema = {
 };
 
 export function portabilityRoutes(deps: ApiDeps): RouteDefinition[] {
-  const portability = new PortabilityService(deps);
+  const portability = new PortabilityService(deps, { documentMaxBytes: deps.config.RECALL_DOCUMENT_MAX_BYTES });
   const maxBytes = deps.config.RECALL_IMPORT_MAX_BYTES;
   const maxLineBytes = importLineCap(maxBytes, deps.config.RECALL_DOCUMENT_MAX_BYTES);
   return [

@@ -6,7 +6,11 @@ import type { ReviewService } from "./review.service";
 import type { ServiceDeps } from "./service-deps";
 
 export class PortabilityService {
-  constructor(private readonly deps: ServiceDeps & { reviews: ReviewService }) {}
+  constructor(
+    private readonly deps: ServiceDeps & { reviews: ReviewService },
+    /** RECALL_DOCUMENT_MAX_BYTES: an imported document is held to what POST …/documents takes. */
+    private readonly options: { documentMaxBytes: number },
+  ) {}
 
   /** Hands `write` the export page by page; `write` resolves when the reader has taken the page. */
   export(contextId: string, filters: ExportFilters, write: (chunk: string) => Promise<void>): Promise<ExportCounts> {
@@ -16,7 +20,7 @@ export class PortabilityService {
   /** Approved reviews it brings are committed here, as they would have been where they came from. */
   async import(contextId: string, lines: AsyncIterable<string>): Promise<ImportReport> {
     try {
-      const report = await importContext(this.deps.db, contextId, lines, pipelineRecords);
+      const report = await importContext(this.deps.db, contextId, lines, pipelineRecords, this.options);
       await this.deps.reviews.commitApproved(contextId);
       return report;
     } catch (err) {

@@ -1,4 +1,5 @@
 // validateCandidate: shape, evidence in the source, memory_category, skill entity types.
+import { WRITE_CAPS } from "@recall/contracts";
 import { validateCandidate } from "./validate";
 
 const TEXT = "Ich heiße Zoë. I'm Alice Chen, CTO at Acme.";
@@ -101,4 +102,18 @@ test.each(["!!!", "???", "\u200b"])("a candidate naming an entity %j, which has 
 
 test("a name with a letter among invisible characters or symbols is accepted", () => {
   expect(issues("entity", { name: "\u200bZoë!", type: "person", memory_category: "identity" })).toEqual([]);
+});
+
+test("a model or rule's name over the name cap is an invalid candidate naming the field and the cap, never stored", () => {
+  const long = "A".repeat(WRITE_CAPS.name + 1);
+  expect(issues("entity", { name: long, type: "person", memory_category: "identity" })).toEqual([
+    { field: "name", message: expect.stringMatching(/at most 200 characters \(name cap\)/) },
+  ]);
+  expect(issues("relation", { ...role, subject: "Alice Chen", verb: "works_at", object: long, key: undefined })).toContainEqual({
+    field: "object",
+    message: expect.stringMatching(/name cap/),
+  });
+  expect(issues("attribute", { ...role, value: "x".repeat(WRITE_CAPS.value + 1) })).toEqual([
+    { field: "value", message: expect.stringMatching(/value cap/) },
+  ]);
 });
