@@ -1,7 +1,7 @@
 /** Tests sit next to the code they test (`*.test.ts`); they use the real Postgres and Redis. */
 module.exports = {
   testEnvironment: "node",
-  roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/infra"],
+  roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/infra", "<rootDir>/bench"],
   testMatch: ["**/*.test.ts"],
   // The fault-injection tests (`*.faults.test.ts`) run on their own: `pnpm test:faults`; the replica's, `pnpm test:replica`.
   testPathIgnorePatterns: ["/node_modules/", "\\.faults\\.test\\.ts$", "\\.replica\\.test\\.ts$"],

@@ -7,12 +7,13 @@
 //   pnpm cli retry --dead [--context ID]              the same as --all --status dead
 //   pnpm cli cancel <id>…                             cancel queued or failed items
 //   pnpm cli embed-backfill [--context ID]
+//   pnpm cli entities-rekey [--context ID]                identity keys stored before look-alike names were resolved
 // filter: --context ID --status failed,dead --queue Q --error-class C --document ID --session ID --since ISO --until ISO
 import { parseArgs } from "node:util";
 import { loadConfig, providerOptions } from "@recall/config";
 import { createDb, type ErrorClass, type WorkItem, type WorkStatus } from "@recall/db";
 import { createEmbeddingClient } from "@recall/llm";
-import { backfillEmbeddings } from "@recall/memory";
+import { backfillEmbeddings, rekeyEntities } from "@recall/memory";
 import { WorkItemService, createProducerConnection, createQueues, type RetryFrom, type WorkItemFilter } from "@recall/pipeline";
 import { createLogger } from "@recall/telemetry";
 
@@ -21,6 +22,7 @@ const USAGE = `usage: pnpm cli work-items [filter] [--limit N]
        pnpm cli retry <work-item-id>… [--from extract] | --all [filter] [--dry-run] | --dead [--context ID]
        pnpm cli cancel <work-item-id>…
        pnpm cli embed-backfill [--context ID]
+       pnpm cli entities-rekey [--context ID]
 filter: --context ID --status failed,dead --queue NAME --error-class CLASS --document ID --session ID --since ISO --until ISO`;
 
 const OPTIONS = {
@@ -104,6 +106,11 @@ async function main(): Promise<void> {
   const service = new WorkItemService({ db, queues, logger: createLogger("warn", "recall-cli") });
   try {
     if (await run(service, command, ids, values)) return;
+    if (command === "entities-rekey") {
+      const report = await rekeyEntities(db, { contextId: values.context });
+      console.log(`done: ${report.rekeyed} entities rekeyed, ${report.flagged} look-alike twins flagged as uncertainties`);
+      return;
+    }
     if (command !== "embed-backfill") throw new Error(USAGE);
     // Rows with no vector of the configured model and size: failed extractions, data from before vector search, a model switch.
     const embedder = createEmbeddingClient(providerOptions(config));

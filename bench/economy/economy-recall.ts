@@ -106,7 +106,7 @@ export async function runRecallService(conversation: GateConversation, turns: Ga
   }
 }
 
-function poster(base: string, apiKey: string) {
+export function poster(base: string, apiKey: string) {
   return async (path: string, body: object): Promise<Record<string, unknown>> => {
     const res = await fetch(`${base}${path}`, {
       method: "POST",
@@ -121,7 +121,7 @@ function poster(base: string, apiKey: string) {
 const DRAIN_TIMEOUT_MS = 120_000;
 
 /** Until no work item of the context is queued, running or waiting for a retry, and the outbox has nothing left to relay. */
-async function drained(pool: pg.Pool, contextId: string): Promise<void> {
+export async function drained(pool: pg.Pool, contextId: string): Promise<void> {
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
   const sql = `SELECT (SELECT count(*) FROM work_items WHERE context_id = $1 AND status IN ('queued', 'running', 'failed'))
                     + (SELECT count(*) FROM outbox_events WHERE context_id = $1 AND processed_at IS NULL) AS n`;

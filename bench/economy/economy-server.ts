@@ -172,7 +172,7 @@ function embeddings(body: Record<string, unknown>, bodyChars: number, { counts, 
   return { status: 200, body: embeddingReply(vectors, body, inputs, tokens) };
 }
 
-function parseObject(raw: string): Record<string, unknown> | undefined {
+export function parseObject(raw: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(raw);
     return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
@@ -181,7 +181,7 @@ function parseObject(raw: string): Record<string, unknown> | undefined {
   }
 }
 
-async function readBody(req: http.IncomingMessage): Promise<string> {
+export async function readBody(req: http.IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");

@@ -94,6 +94,6 @@ function notesById(
 }
 
 /** Tolerates the data's loose id spellings ("D8:6; D9:17", "D:11:26"). */
-function idsIn(text: string): string[] {
+export function idsIn(text: string): string[] {
   return [...text.matchAll(/D:?(\d+):(\d+)/g)].map((m) => `D${m[1]}:${m[2]}`);
 }

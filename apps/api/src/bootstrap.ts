@@ -47,7 +47,7 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
     vector,
     workItems: new WorkItemService({ db, queues, logger }),
     reviews,
-    portability: new PortabilityService({ db, queues, logger, reviews, snapshots }, portabilityLimits(config)),
+    portability: new PortabilityService({ db, queues, logger, reviews, snapshots }, portabilityOptions(config)),
     erasures: new ErasureService({ db, queues, logger }, { blobDir: config.RECALL_BLOB_DIR }),
     drain: new Drain(),
     async close() {
@@ -61,8 +61,9 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
   };
 }
 
-function portabilityLimits(config: Config) {
+function portabilityOptions(config: Config) {
   return {
+    documentMaxBytes: config.RECALL_DOCUMENT_MAX_BYTES,
     exports: { total: config.RECALL_EXPORT_CONCURRENCY, perContext: config.RECALL_EXPORT_CONTEXT_CONCURRENCY },
     imports: { total: config.RECALL_IMPORT_CONCURRENCY, perContext: config.RECALL_IMPORT_CONTEXT_CONCURRENCY },
   };

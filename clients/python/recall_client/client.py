@@ -108,6 +108,10 @@ class RecallClient:
         """The session's turns the reader's scope may see, in order, a page at a time (``next_cursor``)."""
         return self._ctx("GET", f"/sessions/{_id(session_id)}/turns", query={"scope": scope, "limit": limit, "cursor": cursor})
 
+    def get_turn(self, session_id: str, turn_id: str, scope: Optional[Scope] = None) -> Json:
+        """One turn with its whole ``content``: where a :meth:`query` hit with ``truncated: True`` is read in full."""
+        return self._ctx("GET", f"/sessions/{_id(session_id)}/turns/{_id(turn_id)}", query={"scope": scope})
+
     def add_turns(self, session_id: str, turns: Iterable[Mapping[str, Any]], *, idempotency_key: Optional[str] = None) -> Json:
         """Imports up to 500 turns of one session in order (``{"role", "content", "scope"?, "name"?, "occurred_at"?}``);
         answers at once with ``batch_id`` and ``turn_ids``: see :meth:`batch_status`."""
@@ -251,6 +255,13 @@ class RecallClient:
     def document_status(self, document_id: str) -> Json:
         """A document's progress by stage, its extraction plan and rejected candidates."""
         return self._ctx("GET", f"/documents/{_id(document_id)}/status")
+
+    def document_text(
+        self, document_id: str, scope: Optional[Scope] = None, *, start_byte: Optional[int] = None, end_byte: Optional[int] = None
+    ) -> Json:
+        """A range of the document's text by UTF-8 byte offsets, at most 150,000 bytes; ``next_start_byte`` continues."""
+        query = {"scope": scope, "start_byte": start_byte, "end_byte": end_byte}
+        return self._ctx("GET", f"/documents/{_id(document_id)}/text", query=query)
 
     def wait_for_document(self, document_id: str, *, timeout: float = 120.0, interval: float = 0.2) -> Json:
         """Polls :meth:`document_status` until committed; raises RecallPipelineError if it failed."""

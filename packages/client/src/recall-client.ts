@@ -73,6 +73,14 @@ export class RecallClient {
       this.call(o, (init) =>
         this.raw.GET("/api/v1/{contextId}/sessions/{sessionId}/turns", { ...init, params: { path: { ...this.ctx(), sessionId }, query } }),
       ),
+    /** One turn's whole content: where a `query` hit with `truncated: true` is read in full. */
+    get: (sessionId: string, turnId: string, query: { scope?: T.Scope } = {}, o?: CallOptions): Promise<T.Turn> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/sessions/{sessionId}/turns/{turnId}", {
+          ...init,
+          params: { path: { ...this.ctx(), sessionId, turnId }, query },
+        }),
+      ),
   };
 
   /** Entities in the reader's scope with their current facts, and the active instructions: fetch it before each system prompt. */
@@ -121,6 +129,18 @@ export class RecallClient {
     status: (documentId: string, o?: CallOptions): Promise<T.DocumentStatus> =>
       this.call(o, (init) =>
         this.raw.GET("/api/v1/{contextId}/documents/{documentId}/status", { ...init, params: { path: { ...this.ctx(), documentId } } }),
+      ),
+    /** A range of the document's text by UTF-8 byte offsets (at most 150,000 bytes an answer; `next_start_byte` continues). */
+    text: (
+      documentId: string,
+      query: { scope?: T.Scope; start_byte?: number; end_byte?: number } = {},
+      o?: CallOptions,
+    ): Promise<T.DocumentText> =>
+      this.call(o, (init) =>
+        this.raw.GET("/api/v1/{contextId}/documents/{documentId}/text", {
+          ...init,
+          params: { path: { ...this.ctx(), documentId }, query },
+        }),
       ),
     /** Polls the status until `committed`; throws RecallPipelineError when it failed, RecallTimeoutError after `timeoutMs`. */
     waitUntilCommitted: (documentId: string, options: WaitOptions = {}): Promise<T.DocumentStatus> =>

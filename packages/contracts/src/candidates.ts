@@ -27,9 +27,14 @@ export type CandidatePayload<K extends CandidateKind> = z.infer<(typeof CANDIDAT
 /**
  * A staged payload of a known kind. Payloads are written by this code after validation, so
  * a parse failure means a corrupted row: it throws rather than letting a malformed fact through.
+ * A row stored before the write caps (limits.ts) may be longer than they allow now: it is still
+ * read as it is, since refusing it would break every read that meets it, not undo the write.
  */
 export function candidatePayload<K extends CandidateKind>(kind: K, payload: unknown): CandidatePayload<K> {
-  return CANDIDATE_SCHEMAS[kind].parse(payload) as CandidatePayload<K>;
+  const parsed = CANDIDATE_SCHEMAS[kind].safeParse(payload);
+  if (parsed.success) return parsed.data as CandidatePayload<K>;
+  if (parsed.error.issues.every((i) => i.code === "too_big")) return payload as CandidatePayload<K>;
+  throw parsed.error;
 }
 
 /** One problem with one field of a candidate; `field` is a dotted path inside it ("evidence.quote"). */

@@ -2,6 +2,7 @@
 // what is staged as knowledge candidates, and what callers see on a turn.
 // Wire names are snake_case, as in the public API.
 import { z } from "zod";
+import { AliasList, cappedText } from "./limits";
 
 export const MemoryCategory = z.enum(["identity", "knowledge", "context"]);
 export type MemoryCategory = z.infer<typeof MemoryCategory>;
@@ -14,7 +15,7 @@ export type Stage = z.infer<typeof Stage>;
 
 /** A verbatim quote from the source text. Offsets are UTF-8 byte offsets, filled in by the service, never trusted from a model. */
 export const Evidence = z.object({
-  quote: z.string().min(1),
+  quote: cappedText("quote").min(1),
   start_byte: z.number().int().min(0).optional(),
   end_byte: z.number().int().min(0).optional(),
 });
@@ -29,37 +30,43 @@ const Scored = {
   valid_to: z.string().datetime({ offset: true }).optional(),
 };
 
+// Every text field is capped (limits.ts): a model or rule that produces a longer one makes an invalid candidate
+// whose validation error names the field and the cap, never a stored name of any length.
+const name = cappedText("name");
+const predicate = cappedText("predicate");
+const value = cappedText("value");
+
 export const EntityCandidate = z.object({
-  name: z.string().min(1),
-  type: z.string().min(1),
+  name: name.min(1),
+  type: predicate.min(1),
   memory_category: MemoryCategory,
-  aliases: z.array(z.string()).default([]),
+  aliases: AliasList.default([]),
   evidence: Evidence.optional(),
   confidence: z.number().min(0).max(1).default(0.9),
 });
 
 export const AttributeCandidate = z.object({
-  entity: z.string().min(1),
-  entity_type: z.string().optional(),
-  key: z.string().min(1),
-  value: z.string().min(1),
+  entity: name.min(1),
+  entity_type: predicate.optional(),
+  key: predicate.min(1),
+  value: value.min(1),
   memory_category: MemoryCategory,
   ...Scored,
 });
 
 export const RelationCandidate = z.object({
-  subject: z.string().min(1),
-  subject_type: z.string().optional(),
-  verb: z.string().min(1),
-  object: z.string().min(1),
-  object_type: z.string().optional(),
+  subject: name.min(1),
+  subject_type: predicate.optional(),
+  verb: predicate.min(1),
+  object: name.min(1),
+  object_type: predicate.optional(),
   memory_category: MemoryCategory,
   ...Scored,
 });
 
 export const InstructionCandidate = z.object({
-  label: z.string().min(1),
-  description: z.string().min(1),
+  label: value.min(1),
+  description: value.min(1),
   evidence: Evidence.optional(),
   confidence: z.number().min(0).max(1).default(0.9),
 });
@@ -67,16 +74,16 @@ export const InstructionCandidate = z.object({
 /** "Stop using bullet points": names the active instruction it deactivates. */
 export const RevocationCandidate = z.object({
   instruction_id: z.string().optional(),
-  matches: z.string().min(1),
+  matches: value.min(1),
   evidence: Evidence.optional(),
   confidence: z.number().min(0).max(1).default(0.9),
 });
 
 export const UncertaintyCandidate = z.object({
-  about: z.string().min(1),
-  reason: z.string().min(1),
-  entity: z.string().optional(),
-  key: z.string().optional(),
+  about: value.min(1),
+  reason: value.min(1),
+  entity: name.optional(),
+  key: predicate.optional(),
 });
 
 export const ExtractionDiff = z.object({

@@ -39,6 +39,19 @@ export {
 } from "./errors";
 export { type Escalation, type ExtractionGuidance, type ExtractionStage, type StageAttempt, type StageCall } from "./extraction-stage";
 export { type GroupKind, SUBJECT_KINDS, type SubjectKind, kindOf } from "./kinds";
+export {
+  AliasList,
+  Metadata,
+  ScopeEntry,
+  ScopeForms,
+  ScopeList,
+  ScopeObject,
+  WRITE_CAPS,
+  type WriteCap,
+  cappedText,
+  withinMetadataCap,
+  withinScopeEntries,
+} from "./limits";
 export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, itemResult } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";
 export { CommittedRefs, DisambiguationDecision, ExtractResult, UnitOutcome } from "./stage-results";

@@ -11,6 +11,7 @@ export {
 } from "./core/pipeline-records";
 export { type Embedder } from "./read/search/embedder";
 export { backfillEmbeddings } from "./embeddings/embedding-backfill";
+export { rekeyEntities, type RekeyReport } from "./entities/entity-rekey";
 export { embedCommitted } from "./embeddings/embedding-writer";
 export { DisambiguationAnswer, decisionFrom, disambiguationPrompt } from "./entities/disambiguation-prompt";
 export { type DisambiguationCheckpoint, type EntityDisambiguator } from "./entities/entity-disambiguation";
@@ -27,7 +28,9 @@ export { searchMemory } from "./read/search/search-reader";
 export { SEARCH_KINDS } from "./read/search/search-types";
 export { RANKING_DEFAULTS, type RankingWeights } from "./read/search/search-weights";
 export { readState } from "./read/state-reader";
-export { listSessionTurns } from "./read/turn-reader";
+export { listSessionTurns, readSessionTurn } from "./read/turn-reader";
+export { READ_LIMITS } from "./read/answer-bounds";
+export { readDocumentText } from "./read/document-text-reader";
 export { describeIndex } from "./read/search/vector-index";
 export { type RetrieverStatus, type VectorRetriever, embeddingRetriever, unavailableRetriever } from "./read/search/vector-retriever";
 export { readDocumentVersions, retirePreviousVersion } from "./retraction/document-versions";

@@ -7,7 +7,8 @@ import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextHandle } from "../testing/api-client";
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from "../idempotency/idempotency-guard";
 import { keyDigest } from "../idempotency/idempotency-seal";
-import { claimKey, pruneExpiredKeys } from "../idempotency/idempotency-store";
+import { claimKey, inputIdsOf, pruneExpiredKeys } from "../idempotency/idempotency-store";
+import { sampleAnswer } from "../testing/answer-ids";
 
 let h: Harness;
 let llm: FakeLlmServer;
@@ -290,3 +291,51 @@ test("every write route honours the header, and the OpenAPI document says so", a
   expect(turns.parameters).toContainEqual(expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false }));
   expect(Object.keys(turns.responses)).toEqual(expect.arrayContaining(["409", "422", "413"]));
 });
+
+test("every id an idempotent route's answer can name is recorded beside it, for erasure to find", async () => {
+  const doc = (await request(h.app).get("/openapi.json")).body;
+  const components = doc.components.schemas;
+  const missed: string[] = [];
+  let checked = 0;
+  for (const [path, methods] of Object.entries<Record<string, OpenApiOperation>>(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      if (!op.parameters?.some((p) => p.name === IDEMPOTENCY_HEADER)) continue;
+      for (const [status, response] of Object.entries(op.responses)) {
+        const schema = response.content?.["application/json"]?.schema;
+        if (!status.startsWith("2") || !schema) continue;
+        const answer = sampleAnswer(schema, components);
+        const recorded = new Set(inputIdsOf(answer.body));
+        for (const [id, where] of answer.ids) if (!recorded.has(id)) missed.push(`${method.toUpperCase()} ${path} ${status}: ${where}`);
+        checked += answer.ids.size;
+      }
+    }
+  }
+  // The batch's turn_ids and the turn answer's nested work item are among them (a batch answer's ids were missed).
+  expect(checked).toBeGreaterThanOrEqual(20);
+  expect(missed).toEqual([]);
+});
+
+test("a batch's kept answer goes with its session's erasure: the same key is not replayed", async () => {
+  const session = (await post(ctx, "/sessions", {})).body.session_id as string;
+  const key = newKey();
+  const batch = {
+    turns: [
+      { role: "user", content: "Hello there." },
+      { role: "assistant", content: "Hi!" },
+    ],
+  };
+  const first = await post(ctx, `/sessions/${session}/turns/batch`, batch, key);
+  expect(first.status).toBe(202);
+  const erased = await post(ctx, "/erasures", { session_ids: [session] });
+  expect(erased.status).toBe(200);
+  expect(erased.body.counts.idempotency_keys).toBeGreaterThanOrEqual(1);
+  const again = await post(ctx, `/sessions/${session}/turns/batch`, batch, key);
+  expect(again.headers[REPLAYED_HEADER.toLowerCase()]).toBeUndefined();
+  expect(JSON.stringify(again.body)).not.toContain(first.body.batch_id);
+  expect(again.status).toBe(409);
+});
+
+interface OpenApiOperation {
+  parameters?: { name: string }[];
+  responses: Record<string, { content?: Record<string, { schema?: object }> }>;
+}

@@ -247,6 +247,10 @@ test("edits are checked like candidates: a field the kind has not, or a blank va
   const required = await api.post(`/reviews/${attribute.review_id}/approve`, { edit: { value: null } });
   expect(required.status).toBe(400);
   expect(required.body.errors[0].field).toBe("body.edit.value");
+  for (const nameless of ["!!!", "???", "\u200b"]) {
+    const renamed = await api.post(`/reviews/${attribute.review_id}/approve`, { edit: { entity: nameless } });
+    expect([renamed.status, renamed.body.errors[0].field]).toEqual([400, "body.edit.entity"]);
+  }
   expect((await api.get(`/reviews/${attribute.review_id}`)).body.status).toBe("pending");
   expect((await api.post("/reviews/bulk-approve", {})).status).toBe(400);
   // The largest list: 500 ids is taken (none of them this context's: 404, nothing decided), 501 is refused.

@@ -15,9 +15,10 @@ import { offlineOpenApiDocument } from "./openapi-offline";
  * admin paths would break every client that calls them. Lower this when one goes; never raise it
  * (it went from 11 to 13 once: issue 23 named /webhooks/{id}/rotate-secret and /webhooks/{id}/deliveries,
  * which pair with /contexts/{contextId}/keys/{keyId} the same way; then to 15: issue 24's /reviews/{id}/approve
- * and /reviews/{id}/reject pair with it too; 16 with /webhooks/{id}/enable).
+ * and /reviews/{id}/reject pair with it too; 16 with /webhooks/{id}/enable; 17 with issue 42's
+ * /documents/{id}/text, where a /query excerpt of a document is read in full).
  */
-const MAX_WARNINGS = 16;
+const MAX_WARNINGS = 17;
 
 interface LintProblem {
   ruleId: string;

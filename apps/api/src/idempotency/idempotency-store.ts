@@ -60,19 +60,29 @@ export async function completeKey(db: Db, token: string, status: number, body: S
   });
 }
 
-const INPUT_KEYS = new Set(["turn_id", "session_id", "document_id", "fact_write_id"]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ID_KEY = /_ids?$/;
+/** Deeper than any answer nests its ids (a batch's list of turns is depth 1). */
+const MAX_DEPTH = 6;
 
 /**
- * The input ids an answer names (`turn_id`, `session_id`, `document_id`, `fact_write_id`, at any depth up to 3, as
- * in a batch's list of turns): kept beside the sealed answer so an erasure of one of them finds it (docs/erasure.md).
+ * Every id an answer names, under any key ending `_id` or `_ids` (a list), at any depth up to 6: kept beside the
+ * sealed answer so an erasure of any input it names finds it (docs/erasure.md). Not only the keys of inputs: an answer
+ * naming an erased batch's turns as `turn_ids` must go too, and an id recorded in excess deletes a kept answer early,
+ * which only costs a retry its replay. Bounded by the answers themselves (a batch names at most 500 turns);
+ * idempotency.e2e.test.ts checks every idempotent route's answer schema against it.
  */
-export function inputIdsOf(body: unknown, depth = 0, found = new Set<string>()): string[] {
-  if (depth > 3 || body === null || typeof body !== "object" || found.size >= 1_000) return [...found];
-  for (const [key, value] of Object.entries(body)) {
-    if (INPUT_KEYS.has(key) && typeof value === "string" && UUID.test(value)) found.add(value);
-    else if (typeof value === "object") inputIdsOf(value, depth + 1, found);
-  }
+export function inputIdsOf(body: unknown): string[] {
+  const found = new Set<string>();
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > MAX_DEPTH || value === null || typeof value !== "object") return;
+    for (const [key, child] of Object.entries(value)) {
+      const named = ID_KEY.test(key) ? (Array.isArray(child) ? child : [child]) : [];
+      for (const id of named) if (typeof id === "string" && UUID.test(id)) found.add(id.toLowerCase());
+      visit(child, depth + 1);
+    }
+  };
+  visit(body, 0);
   return [...found];
 }
 

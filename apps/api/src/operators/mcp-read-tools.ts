@@ -69,7 +69,9 @@ function registerMemoryReads(server: McpServer, deps: ApiDeps, contextId: string
     "query_memory",
     {
       title: "Search memory",
-      description: "Search facts, instructions, turns and document text in scope, best first. Use it when unsure rather than guess.",
+      description:
+        "Search facts, instructions, turns and document text in scope, best first. Use it when unsure rather than guess. " +
+        "A text over 1,000 characters comes as an excerpt around the matched words (`truncated: true`).",
       inputSchema: z.strictObject({
         query: z.string().trim().min(1).max(2_000),
         scope,

@@ -1,6 +1,7 @@
 // The inputs of the operator-side review tools (MCP and the admin dashboard), as the review routes take them
 // (reviews.routes.ts): which reviews to list, and a decision's edit and note. ReviewService judges the rest.
 import { z } from "zod";
+import { cappedText } from "@recall/contracts";
 import { ReviewView } from "../routes/reviews.routes";
 
 export const REVIEW_PAGE_DEFAULT = 50;
@@ -21,7 +22,7 @@ export const ReviewListFields = {
 export const ReviewNote = z.string().trim().max(1_000, "at most 1000 characters").optional().describe("why, kept with the decision");
 
 export const ReviewEdit = z
-  .record(z.string(), z.string().trim().min(1, "must not be blank").max(2_000, "at most 2000 characters").nullable())
+  .record(z.string(), cappedText("value").trim().min(1, "must not be blank").nullable())
   .optional()
   .describe("fields to change before committing ({field: new value}, null removes an optional one); the quote and span stay the source's");
 

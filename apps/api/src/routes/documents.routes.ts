@@ -1,7 +1,7 @@
 import { notFound } from "@recall/contracts";
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { readDocumentVersions } from "@recall/memory";
+import { READ_LIMITS, readDocumentText, readDocumentVersions } from "@recall/memory";
 import { currentTraceId, newTraceId } from "@recall/telemetry";
 import type { ApiDeps } from "../deps";
 import { readWhereConsistent } from "../http/consistency";
@@ -10,13 +10,22 @@ import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { DocumentService, type DocumentInput, type IngestResult } from "../services/document.service";
 import { documentStatus } from "../views/pipeline-status";
 import { readDocumentInput } from "./document-upload";
-import { CreateDocumentBody, DocumentAccepted, DocumentQuery, DocumentStatus, DocumentVersions, UPLOAD_BODIES } from "./documents.schemas";
+import { ScopeQuery } from "../http/scope-schema";
+import {
+  CreateDocumentBody,
+  DocumentAccepted,
+  DocumentQuery,
+  DocumentStatus,
+  DocumentText,
+  DocumentVersions,
+  UPLOAD_BODIES,
+} from "./documents.schemas";
 import { EXAMPLES } from "./openapi-examples";
 
 const DocumentParams = z.object({ contextId: z.string(), documentId: z.uuid("must be a document id") });
 
 export function documentRoutes(deps: ApiDeps): RouteDefinition[] {
-  return [postDocument(deps), documentStatusRoute(deps), documentVersionsRoute(deps)];
+  return [postDocument(deps), documentStatusRoute(deps), documentVersionsRoute(deps), documentTextRoute(deps)];
 }
 
 /** Where the body read for the idempotency check is kept for the handler (a stream is read once). */
@@ -98,6 +107,35 @@ function documentStatusRoute(deps: ApiDeps): RouteDefinition {
       const status = await documentStatus(deps.db, params.contextId, params.documentId);
       if (!status) throw notFound("document");
       return { status: 200, body: status };
+    },
+  });
+}
+
+// Below Postgres' int range with room for the range's length: the offsets are passed to substring().
+const ByteOffset = z.coerce.number().int().min(0).max(2_000_000_000);
+const DocumentTextQuery = z.object({
+  scope: ScopeQuery,
+  start_byte: ByteOffset.default(0).describe("UTF-8 byte offset in the document's text, as node and evidence spans are"),
+  end_byte: ByteOffset.optional().describe(
+    `where the range ends (at most ${READ_LIMITS.textRangeBytes.toLocaleString("en")} bytes after start_byte)`,
+  ),
+});
+
+function documentTextRoute(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/documents/:documentId/text",
+    summary: "A range of a document's text, by byte offsets",
+    description: `Where a \`/query\` excerpt of a document node (\`truncated: true\`) or an evidence span is read in full: at most ${READ_LIMITS.textRangeBytes.toLocaleString("en")} bytes an answer, moved to whole characters; \`next_start_byte\` says where the next range starts. 404 when the document is not in this context or its scope is not the reader's.`,
+    tags: ["documents"],
+    params: DocumentParams,
+    query: DocumentTextQuery,
+    responses: { 200: { description: "The range of the text", schema: DocumentText } },
+    handle: async ({ params, query, req, res }) => {
+      const input = { ...params, scope: query.scope, startByte: query.start_byte, endByte: query.end_byte };
+      const text = await readWhereConsistent(deps, req, res, (db) => readDocumentText(db, input));
+      if (!text) throw notFound("document");
+      return { status: 200, body: text };
     },
   });
 }

@@ -1,16 +1,17 @@
 // Request and response shapes of the document routes.
 import { z } from "zod";
+import { Metadata as CappedMetadata, cappedText, withinMetadataCap } from "@recall/contracts";
 import { ScopeInput, ScopeList } from "../http/scope-schema";
 import { Timestamp } from "../views/work-item-view";
 
 const Source = z.strictObject({
-  type: z.string().trim().min(1).max(100),
-  name: z.string().max(500).optional(),
-  external_id: z.string().max(500).optional().describe("the source's own id; a document posted under it again is its next version"),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  type: cappedText("predicate").trim().min(1),
+  name: cappedText("source").optional(),
+  external_id: cappedText("source").optional().describe("the source's own id; a document posted under it again is its next version"),
+  metadata: CappedMetadata.optional(),
 });
 
-const Metadata = z.looseObject({ scope: ScopeList.optional() });
+const Metadata = withinMetadataCap(z.looseObject({ scope: ScopeList.optional() }));
 
 export const CreateDocumentBody = z.object({
   text: z.string().min(1, "must not be empty").describe("at most RECALL_DOCUMENT_MAX_BYTES bytes (413 past it)"),
@@ -39,7 +40,7 @@ function jsonField<T extends z.ZodType>(schema: T) {
 }
 
 /** `source` as a JSON object like the JSON body's, or just the source's id. */
-export const SourceField = z.union([Source, z.string().trim().min(1).max(500)]);
+export const SourceField = z.union([Source, cappedText("source").trim().min(1)]);
 
 export const UploadFields = z.object({
   metadata: jsonField(Metadata).optional(),
@@ -62,10 +63,10 @@ export const UploadFields = z.object({
 
 /** For a raw body (text/markdown, text/html, application/pdf, text/plain), what a form's fields would say. */
 export const DocumentQuery = z.object({
-  source_id: z.string().trim().min(1).max(500).optional().describe("raw body: the source's id (re-ingest by source)"),
-  source_type: z.string().trim().min(1).max(100).optional().describe("raw body: the source's type (default document)"),
-  source_name: z.string().max(500).optional(),
-  file_name: z.string().max(500).optional().describe("raw body: the file's name, kept with the document"),
+  source_id: cappedText("source").trim().min(1).optional().describe("raw body: the source's id (re-ingest by source)"),
+  source_type: cappedText("predicate").trim().min(1).optional().describe("raw body: the source's type (default document)"),
+  source_name: cappedText("source").optional(),
+  file_name: cappedText("source").optional().describe("raw body: the file's name, kept with the document"),
   scope: z
     .union([ScopeList, z.string()])
     .optional()
@@ -160,4 +161,13 @@ export const DocumentStatus = z.object({
     pending_review: z.number().int().describe("held for review (GET …/reviews?document_id=…)"),
     invalid_details: z.array(z.object({ ordinal: z.number().int(), kind: z.string(), errors: z.unknown() })),
   }),
+});
+
+export const DocumentText = z.object({
+  document_id: z.uuid(),
+  start_byte: z.number().int().describe("the range answered, in UTF-8 bytes of the document's text"),
+  end_byte: z.number().int(),
+  text_bytes: z.number().int().describe("the whole text's length in UTF-8 bytes"),
+  text: z.string(),
+  next_start_byte: z.number().int().nullable().describe("pass as start_byte for the next range; null at the text's end"),
 });

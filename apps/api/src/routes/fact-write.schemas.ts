@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   AttributeCandidate,
   EntityCandidate,
+  cappedText,
   InstructionCandidate,
   MemoryCategory,
   RelationCandidate,
@@ -15,7 +16,7 @@ import { ScopeBody } from "../http/scope-schema";
 
 const DirectEvidence = z
   .strictObject({
-    quote: z.string().min(1),
+    quote: cappedText("quote").min(1),
     // Accepted as extraction's evidence has them; a direct write's statement is its own text, so they are not used.
     start_byte: z.number().int().min(0).optional().describe("ignored"),
     end_byte: z.number().int().min(0).optional().describe("ignored"),

@@ -7,6 +7,11 @@ import { Timestamp, WorkItemView } from "../views/work-item-view";
 export const Category = z.enum(["identity", "knowledge", "context"]);
 const Entity = z.object({ id: z.uuid(), name: z.string(), type: z.string() });
 
+/** Set on a view whose names or values were clipped to the read caps (docs/limits.md); absent otherwise. */
+const Truncated = {
+  truncated: z.literal(true).optional().describe("a name or value here was cut to the read caps (docs/limits.md)"),
+};
+
 const FactCommon = {
   id: z.uuid(),
   memory_category: Category,
@@ -18,6 +23,7 @@ const FactCommon = {
   recorded_at: Timestamp,
   retracted_at: Timestamp.nullable(),
   assertion_id: z.uuid().describe("the evidence; follow it with GET /facts/{id}/provenance"),
+  ...Truncated,
 };
 
 const AttributeFact = z.object({ kind: z.literal("attribute"), entity: Entity, key: z.string(), value: z.string(), ...FactCommon });
@@ -31,6 +37,7 @@ export const Instruction = z.object({
   description: z.string(),
   scope: z.array(z.string()),
   created_at: Timestamp,
+  ...Truncated,
 });
 
 export const Unknown = z.object({
@@ -44,7 +51,15 @@ export const Unknown = z.object({
   turn_id: z.uuid().nullable(),
   document_id: z.uuid().nullable(),
   created_at: Timestamp,
+  ...Truncated,
 });
+
+const ListsCut = z
+  .literal(true)
+  .optional()
+  .describe(
+    "the instructions or unknowns were cut to a quarter of the answer's byte budget each (GET /instructions lists every instruction)",
+  );
 
 const Timing = { memory_category: Category, confidence: z.number(), valid_from: Timestamp, valid_to: Timestamp.nullable() };
 
@@ -55,10 +70,19 @@ export const Profile = z.object({
       aliases: z.array(z.string()),
       attributes: z.array(z.object({ id: z.uuid(), key: z.string(), value: z.string(), ...Timing })),
       relations: z.array(z.object({ id: z.uuid(), predicate: z.string(), object: Entity, ...Timing })),
+      truncated: z
+        .literal(true)
+        .optional()
+        .describe(
+          "names or values were clipped, or not every attribute, relation or alias fitted: GET /entities/{id}/history has them all",
+        ),
     }),
   ),
   instructions: z.array(Instruction).describe("active in the reader's scope: honour them in the system prompt"),
-  next_cursor: NextCursor,
+  next_cursor: NextCursor.describe(
+    "pass as `cursor` for the next page; null on the last page. A page ends early when the next entity would take the answer past 1 MB",
+  ),
+  truncated: ListsCut,
 });
 
 export const State = z.object({
@@ -67,7 +91,10 @@ export const State = z.object({
   facts: z.array(Fact),
   instructions: z.array(Instruction).optional().describe("first page only"),
   unknowns: z.array(Unknown).optional().describe("first page only"),
-  next_cursor: NextCursor,
+  next_cursor: NextCursor.describe(
+    "pass as `cursor` for the next page; null on the last page. A page ends early when the next fact would take the answer past 1 MB",
+  ),
+  truncated: ListsCut,
 });
 
 const Link = z.object({
@@ -82,6 +109,17 @@ const Link = z.object({
   node_id: z.uuid().optional(),
   start_byte: z.number().int().optional(),
   end_byte: z.number().int().optional(),
+});
+
+const Excerpt = z.object({
+  start_byte: z.number().int().describe("UTF-8 byte offset of the excerpt in the hit's whole text"),
+  end_byte: z.number().int(),
+  text_bytes: z
+    .number()
+    .int()
+    .describe(
+      "the whole text's length in UTF-8 bytes; for a turn or a document node add `link.start_byte` for offsets in the turn's content or the document's text",
+    ),
 });
 
 const Retriever = z.object({
@@ -102,7 +140,9 @@ export const QueryResult = z.object({
     z.object({
       kind: z.enum(SEARCH_KINDS),
       id: z.uuid(),
-      text: z.string(),
+      text: z.string().describe("the hit's text, or when `truncated` an excerpt of it around the query's words"),
+      truncated: z.boolean().describe("`text` is an excerpt of a longer text (at most 1,000 characters, docs/limits.md)"),
+      excerpt: Excerpt.optional().describe("when truncated: where the excerpt sits in the hit's whole text"),
       score: z.number().describe("reciprocal rank fusion score; comparable across kinds"),
       raw_score: z.number().describe("the first retriever's own score: ts_rank, or cosine similarity for a vector-only hit"),
       ranks: z.record(z.string(), z.number().int()).describe("position in each retriever's list"),
@@ -215,7 +255,7 @@ export const ContextResult = z.object({
   tokens: z.number().int().describe("the o200k token count of `text`, at most max_tokens"),
   sections: z.object({
     instructions: z
-      .array(Instruction.pick({ id: true, label: true, description: true }))
+      .array(Instruction.pick({ id: true, label: true, description: true, truncated: true }))
       .describe("active instructions, always packed first"),
     facts: z.array(
       z.object({
@@ -230,10 +270,11 @@ export const ContextResult = z.object({
         valid_to: Timestamp.nullable(),
         assertion_id: z.uuid().describe("the evidence; follow it with GET /facts/{id}/provenance"),
         source: FactSource,
+        ...Truncated,
       }),
     ),
     uncertainties: z
-      .array(Unknown.pick({ id: true, about: true, reason: true, entity_id: true, key: true }))
+      .array(Unknown.pick({ id: true, about: true, reason: true, entity_id: true, key: true, truncated: true }))
       .describe("open, about the packed facts' entities"),
     excerpts: z.array(
       z.object({

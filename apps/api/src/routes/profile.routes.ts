@@ -27,10 +27,8 @@ export function profileRoutes(deps: ApiDeps): RouteDefinition[] {
         const profile = await readWhereConsistent(deps, req, res, (db) =>
           readProfile(db, { contextId: params.contextId, scope: query.scope, limit: query.limit, after: query.cursor }),
         );
-        return {
-          status: 200,
-          body: { entities: profile.entities, instructions: profile.instructions, next_cursor: encodeCursor(profile.next) },
-        };
+        const { entities, instructions, next, truncated } = profile;
+        return { status: 200, body: { entities, instructions, next_cursor: encodeCursor(next), ...(truncated ? { truncated } : {}) } };
       },
     }),
   ];

@@ -1,5 +1,6 @@
+import { notFound } from "@recall/contracts";
 import { z } from "zod";
-import { listSessionTurns } from "@recall/memory";
+import { listSessionTurns, readSessionTurn } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { readWhereConsistent } from "../http/consistency";
 import { cursorParam, encodeCursor, limitParam } from "../http/pagination";
@@ -8,14 +9,24 @@ import { ScopeQuery } from "../http/scope-schema";
 import type { TurnService } from "../services/turn.service";
 import { contextIdOf } from "../http/validate";
 import { turnAccepted, turnStatusUrl } from "../views/turn-result";
-import { CreateSessionBody, CreateTurnBody, SessionParams, TurnAccepted, TurnPage, TurnResult } from "./sessions.schemas";
+import {
+  CreateSessionBody,
+  CreateTurnBody,
+  SessionParams,
+  TurnAccepted,
+  TurnPage,
+  TurnParams,
+  TurnResult,
+  TurnView,
+} from "./sessions.schemas";
 import { EXAMPLES } from "./openapi-examples";
 
 const TurnListQuery = z.object({ scope: ScopeQuery, limit: limitParam(100, 500), cursor: cursorParam("seq") });
+const TurnQuery = z.object({ scope: ScopeQuery });
 
 export function sessionRoutes(deps: ApiDeps): RouteDefinition[] {
   const turns = deps.turnService;
-  return [createSession(turns), postTurn(turns), listTurns(deps, turns)];
+  return [createSession(turns), postTurn(turns), listTurns(deps, turns), getTurn(deps)];
 }
 
 function createSession(turns: TurnService): RouteDefinition {
@@ -76,7 +87,7 @@ function listTurns(deps: ApiDeps, service: TurnService): RouteDefinition {
     path: "/sessions/:sessionId/turns",
     summary: "List a session's turns in order, those visible to the reader's scope",
     description:
-      "Turns in sequence order with their role, content, scope and extraction status. Turns written in a scope the reader does not hold are left out. 404 when the session is not in this context.",
+      "Turns in sequence order with their role, content, scope and extraction status. Turns written in a scope the reader does not hold are left out. A page ends early when the next turn would take the answer past 1 MB (docs/limits.md); `next_cursor` continues after it. 404 when the session is not in this context.",
     tags: ["sessions"],
     params: SessionParams,
     query: TurnListQuery,
@@ -86,8 +97,30 @@ function listTurns(deps: ApiDeps, service: TurnService): RouteDefinition {
       const page = await readWhereConsistent(deps, req, res, (db) =>
         listSessionTurns(db, { ...params, scope: query.scope, limit: query.limit, after: query.cursor }),
       );
-      const turns = page.items.map(({ id, trace_id, ...t }) => ({ turn_id: id, ...t, trace_id }));
-      return { status: 200, body: { turns, next_cursor: encodeCursor(page.next) } };
+      return { status: 200, body: { turns: page.items.map(turnView), next_cursor: encodeCursor(page.next) } };
     },
   });
+}
+
+function getTurn(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "get",
+    path: "/sessions/:sessionId/turns/:turnId",
+    summary: "One turn with its whole content",
+    description:
+      "Where a `/query` hit's excerpt (`truncated: true`) is read in full. 404 when the turn is not in this session and context, or was written in a scope the reader does not hold.",
+    tags: ["sessions"],
+    params: TurnParams,
+    query: TurnQuery,
+    responses: { 200: { description: "The turn", schema: TurnView } },
+    handle: async ({ params, query, req, res }) => {
+      const turn = await readWhereConsistent(deps, req, res, (db) => readSessionTurn(db, { ...params, scope: query.scope }));
+      if (!turn) throw notFound("turn");
+      return { status: 200, body: turnView(turn) };
+    },
+  });
+}
+
+function turnView({ id, trace_id, ...t }: NonNullable<Awaited<ReturnType<typeof readSessionTurn>>>) {
+  return { turn_id: id, ...t, trace_id };
 }

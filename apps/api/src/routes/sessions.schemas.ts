@@ -1,19 +1,18 @@
 // Request and response shapes of the session and turn routes.
 import { z } from "zod";
+import { Metadata, cappedText } from "@recall/contracts";
 import { NextCursor } from "../http/pagination";
 import { ScopeBody } from "../http/scope-schema";
 import { Timestamp } from "../views/work-item-view";
 
-export const CreateSessionBody = z.object({ metadata: z.record(z.string(), z.unknown()).optional() });
+export const CreateSessionBody = z.object({ metadata: Metadata.optional() });
 
 const TurnFields = z.object({
   role: z.enum(["user", "assistant", "system", "tool"]),
-  content: z.string().min(1, "must not be empty").max(100_000),
-  name: z
-    .string()
+  content: cappedText("content").min(1, "must not be empty"),
+  name: cappedText("speaker")
     .trim()
     .min(1)
-    .max(200)
     .optional()
     .describe('the speaker\'s name, as on a chat message; "I" and "my" in the content then refer to them'),
   occurred_at: z.iso

@@ -16,7 +16,9 @@ export interface PortabilityDeps extends ServiceDeps {
   snapshots: Db;
 }
 
-export interface PortabilityLimits {
+export interface PortabilityOptions {
+  /** RECALL_DOCUMENT_MAX_BYTES: an imported document is held to what POST …/documents takes. */
+  documentMaxBytes: number;
   /** RECALL_EXPORT_CONCURRENCY, RECALL_EXPORT_CONTEXT_CONCURRENCY */
   exports: { total: number; perContext: number };
   /** RECALL_IMPORT_CONCURRENCY, RECALL_IMPORT_CONTEXT_CONCURRENCY */
@@ -32,17 +34,17 @@ export class PortabilityService {
 
   constructor(
     private readonly deps: PortabilityDeps,
-    limits: PortabilityLimits,
+    private readonly options: PortabilityOptions,
   ) {
     this.exports = new ConcurrencyCap({
       what: "exports",
-      ...limits.exports,
+      ...options.exports,
       settings: { total: "RECALL_EXPORT_CONCURRENCY", perContext: "RECALL_EXPORT_CONTEXT_CONCURRENCY" },
       retryAfterSeconds: RETRY_AFTER_SECONDS,
     });
     this.imports = new ConcurrencyCap({
       what: "imports",
-      ...limits.imports,
+      ...options.imports,
       settings: { total: "RECALL_IMPORT_CONCURRENCY", perContext: "RECALL_IMPORT_CONTEXT_CONCURRENCY" },
       retryAfterSeconds: RETRY_AFTER_SECONDS,
     });
@@ -65,7 +67,9 @@ export class PortabilityService {
 
   private async importLines(contextId: string, lines: AsyncIterable<string>): Promise<ImportReport> {
     try {
-      const report = await importContext(this.deps.db, contextId, lines, pipelineRecords);
+      const report = await importContext(this.deps.db, contextId, lines, pipelineRecords, {
+        documentMaxBytes: this.options.documentMaxBytes,
+      });
       await this.deps.reviews.commitApproved(contextId);
       return report;
     } catch (err) {

@@ -82,6 +82,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{contextId}/documents/{documentId}/text": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A range of a document's text, by byte offsets
+     * @description Where a `/query` excerpt of a document node (`truncated: true`) or an evidence span is read in full: at most 150,000 bytes an answer, moved to whole characters; `next_start_byte` says where the next range starts. 404 when the document is not in this context or its scope is not the reader's.
+     */
+    get: operations["get_documents_text"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{contextId}/documents/{documentId}/versions": {
     parameters: {
       query?: never;
@@ -491,7 +511,7 @@ export interface paths {
     };
     /**
      * List a session's turns in order, those visible to the reader's scope
-     * @description Turns in sequence order with their role, content, scope and extraction status. Turns written in a scope the reader does not hold are left out. 404 when the session is not in this context.
+     * @description Turns in sequence order with their role, content, scope and extraction status. Turns written in a scope the reader does not hold are left out. A page ends early when the next turn would take the answer past 1 MB (docs/limits.md); `next_cursor` continues after it. 404 when the session is not in this context.
      */
     get: operations["get_sessions_turns"];
     put?: never;
@@ -500,6 +520,26 @@ export interface paths {
      * @description The next /profile, /state or /query already reflects the turn. 202 with status pending if it takes longer than TURN_TIMEOUT_MS. 409 session_erased when an erasure deleted the session (docs/erasure.md).
      */
     post: operations["post_sessions_turns"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{contextId}/sessions/{sessionId}/turns/{turnId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One turn with its whole content
+     * @description Where a `/query` hit's excerpt (`truncated: true`) is read in full. 404 when the turn is not in this session and context, or was written in a scope the reader does not hold.
+     */
+    get: operations["get_sessions_turns_by_id"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1337,6 +1377,11 @@ export interface operations {
                   name: string;
                   type: string;
                 };
+                /**
+                 * @description a name or value here was cut to the read caps (docs/limits.md)
+                 * @constant
+                 */
+                truncated?: true;
                 /** Format: date-time */
                 valid_from: string;
                 valid_to: string | null;
@@ -1349,6 +1394,11 @@ export interface operations {
                 /** Format: uuid */
                 id: string;
                 label: string;
+                /**
+                 * @description a name or value here was cut to the read caps (docs/limits.md)
+                 * @constant
+                 */
+                truncated?: true;
               }[];
               /** @description open, about the packed facts' entities */
               uncertainties: {
@@ -1358,6 +1408,11 @@ export interface operations {
                 id: string;
                 key: string | null;
                 reason: string;
+                /**
+                 * @description a name or value here was cut to the read caps (docs/limits.md)
+                 * @constant
+                 */
+                truncated?: true;
               }[];
             };
             /** @description ready to paste into a system prompt; empty when nothing fits */
@@ -1917,6 +1972,97 @@ export interface operations {
       };
     };
   };
+  get_documents_text: {
+    parameters: {
+      query?: {
+        /** @description where the range ends (at most 150,000 bytes after start_byte) */
+        end_byte?: number;
+        /** @description the reader's scope: scope[org]=acme&scope[user]=alice; only memory written in a subset of it is visible */
+        scope?:
+          | {
+              [key: string]: string;
+            }
+          | string[]
+          | string;
+        /** @description UTF-8 byte offset in the document's text, as node and evidence spans are */
+        start_byte?: number;
+      };
+      header?: never;
+      path: {
+        contextId: string;
+        documentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The range of the text */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** Format: uuid */
+            document_id: string;
+            end_byte: number;
+            /** @description pass as start_byte for the next range; null at the text's end */
+            next_start_byte: number | null;
+            /** @description the range answered, in UTF-8 bytes of the document's text */
+            start_byte: number;
+            text: string;
+            /** @description the whole text's length in UTF-8 bytes */
+            text_bytes: number;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   get_documents_versions: {
     parameters: {
       query?: never;
@@ -2086,6 +2232,11 @@ export interface operations {
                   scope: string[];
                   /** @description the value that replaced this one */
                   superseded_by: string | null;
+                  /**
+                   * @description a name or value here was cut to the read caps (docs/limits.md)
+                   * @constant
+                   */
+                  truncated?: true;
                   /** Format: date-time */
                   valid_from: string;
                   valid_to: string | null;
@@ -2125,6 +2276,11 @@ export interface operations {
                   };
                   /** @description the value that replaced this one */
                   superseded_by: string | null;
+                  /**
+                   * @description a name or value here was cut to the read caps (docs/limits.md)
+                   * @constant
+                   */
+                  truncated?: true;
                   /** Format: date-time */
                   valid_from: string;
                   valid_to: string | null;
@@ -3436,6 +3592,11 @@ export interface operations {
               revoked_at: string | null;
               revoked_by_turn_id: string | null;
               scope: string[];
+              /**
+               * @description a name or value here was cut to the read caps (docs/limits.md)
+               * @constant
+               */
+              truncated?: true;
             }[];
             /** @description pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
@@ -3609,6 +3770,11 @@ export interface operations {
                 valid_from: string;
                 valid_to: string | null;
               }[];
+              /**
+               * @description names or values were clipped, or not every attribute, relation or alias fitted: GET /entities/{id}/history has them all
+               * @constant
+               */
+              truncated?: true;
               type: string;
             }[];
             /** @description active in the reader's scope: honour them in the system prompt */
@@ -3620,9 +3786,19 @@ export interface operations {
               id: string;
               label: string;
               scope: string[];
+              /**
+               * @description a name or value here was cut to the read caps (docs/limits.md)
+               * @constant
+               */
+              truncated?: true;
             }[];
-            /** @description pass as `cursor` for the next page; null on the last page */
+            /** @description pass as `cursor` for the next page; null on the last page. A page ends early when the next entity would take the answer past 1 MB */
             next_cursor: string | null;
+            /**
+             * @description the instructions or unknowns were cut to a quarter of the answer's byte budget each (GET /instructions lists every instruction)
+             * @constant
+             */
+            truncated?: true;
           };
         };
       };
@@ -3742,6 +3918,7 @@ export interface operations {
            *           "kind": "attribute",
            *           "id": "6d5e4f3a-2b1c-4d0e-8f9a-8b7c6d5e4f3a",
            *           "text": "Alice Chen role CTO",
+           *           "truncated": false,
            *           "score": 0.0328,
            *           "raw_score": 0.0759,
            *           "ranks": {
@@ -3758,6 +3935,7 @@ export interface operations {
            *           "kind": "turn",
            *           "id": "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
            *           "text": "I'm Alice Chen, CTO at Acme. Always answer in bullet points.",
+           *           "truncated": false,
            *           "score": 0.0323,
            *           "raw_score": 0.0607,
            *           "ranks": {
@@ -3790,6 +3968,14 @@ export interface operations {
           "application/json": {
             query: string;
             results: {
+              /** @description when truncated: where the excerpt sits in the hit's whole text */
+              excerpt?: {
+                end_byte: number;
+                /** @description UTF-8 byte offset of the excerpt in the hit's whole text */
+                start_byte: number;
+                /** @description the whole text's length in UTF-8 bytes; for a turn or a document node add `link.start_byte` for offsets in the turn's content or the document's text */
+                text_bytes: number;
+              };
               /** Format: uuid */
               id: string;
               /** @enum {string} */
@@ -3823,7 +4009,10 @@ export interface operations {
               raw_score: number;
               /** @description reciprocal rank fusion score; comparable across kinds */
               score: number;
+              /** @description the hit's text, or when `truncated` an excerpt of it around the query's words */
               text: string;
+              /** @description `text` is an excerpt of a longer text (at most 1,000 characters, docs/limits.md) */
+              truncated: boolean;
             }[];
             retrievers: {
               /** @description configured for this service */
@@ -5349,6 +5538,93 @@ export interface operations {
       };
     };
   };
+  get_sessions_turns_by_id: {
+    parameters: {
+      query?: {
+        /** @description the reader's scope: scope[org]=acme&scope[user]=alice; only memory written in a subset of it is visible */
+        scope?:
+          | {
+              [key: string]: string;
+            }
+          | string[]
+          | string;
+      };
+      header?: never;
+      path: {
+        contextId: string;
+        sessionId: string;
+        turnId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The turn */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            role: string;
+            scope: string[];
+            seq: number;
+            trace_id: string;
+            /** Format: uuid */
+            turn_id: string;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found, or not in this context (ids never leak across contexts). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   get_sessions_turns_status: {
     parameters: {
       query?: never;
@@ -5721,6 +5997,11 @@ export interface operations {
                   scope: string[];
                   /** @description the value that replaced this one */
                   superseded_by: string | null;
+                  /**
+                   * @description a name or value here was cut to the read caps (docs/limits.md)
+                   * @constant
+                   */
+                  truncated?: true;
                   /** Format: date-time */
                   valid_from: string;
                   valid_to: string | null;
@@ -5758,6 +6039,11 @@ export interface operations {
                   };
                   /** @description the value that replaced this one */
                   superseded_by: string | null;
+                  /**
+                   * @description a name or value here was cut to the read caps (docs/limits.md)
+                   * @constant
+                   */
+                  truncated?: true;
                   /** Format: date-time */
                   valid_from: string;
                   valid_to: string | null;
@@ -5772,10 +6058,20 @@ export interface operations {
               id: string;
               label: string;
               scope: string[];
+              /**
+               * @description a name or value here was cut to the read caps (docs/limits.md)
+               * @constant
+               */
+              truncated?: true;
             }[];
-            /** @description pass as `cursor` for the next page; null on the last page */
+            /** @description pass as `cursor` for the next page; null on the last page. A page ends early when the next fact would take the answer past 1 MB */
             next_cursor: string | null;
             recorded_as_of: string | null;
+            /**
+             * @description the instructions or unknowns were cut to a quarter of the answer's byte budget each (GET /instructions lists every instruction)
+             * @constant
+             */
+            truncated?: true;
             /** @description first page only */
             unknowns?: {
               about: string;
@@ -5789,6 +6085,11 @@ export interface operations {
               reason: string;
               resolved: boolean;
               resolved_at: string | null;
+              /**
+               * @description a name or value here was cut to the read caps (docs/limits.md)
+               * @constant
+               */
+              truncated?: true;
               turn_id: string | null;
             }[];
           };

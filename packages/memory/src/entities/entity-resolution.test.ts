@@ -152,3 +152,38 @@ test("an entity is shown in the broader scope when a broader source names it, ne
   await ingest(f, org, { attributes: [fact("Jordan", "person", "leads", "the chess club", "Jordan leads the chess club")] });
   expect((await entitiesNamed("jordan")).map((e) => e.scope)).toEqual([["org=acme"]]);
 });
+
+test("look-alike spellings (a zero-width joiner, a Greek Alpha, a Cyrillic es, a right-to-left override) resolve to one entity", async () => {
+  const spellings = ["Alice", "Al\u200dice", "\u0391lice", "Ali\u0441e", "\u202eecilA"];
+  for (const [i, name] of spellings.entries()) {
+    const turn = await addTurn(f, { content: `${name} is the CTO (${i}).`, at: AT });
+    await ingest(f, turn, { attributes: [fact(name, "person", "role", "CTO", `${name} is the CTO`)] });
+  }
+
+  const entities = await f.db.entity.findMany({ where: { contextId: f.contextId } });
+  expect(entities.map((e) => [e.name, e.identityKey])).toEqual([["Alice", "alice"]]);
+  expect(await f.db.attribute.count({ where: { contextId: f.contextId, entityId: entities[0]!.id } })).toBe(5);
+  expect(await f.db.uncertainty.count({ where: { contextId: f.contextId } })).toBe(0);
+});
+
+test("a name wholly in another script that looks like a known one is its own entity, flagged as an uncertainty", async () => {
+  const latin = await addTurn(f, { content: "Coco likes tea.", at: AT });
+  await ingest(f, latin, { attributes: [fact("Coco", "person", "likes", "tea", "Coco likes tea")] });
+  const cyrillic = "\u0421\u043e\u0441\u043e"; // Сосо: every letter Cyrillic
+  const turn = await addTurn(f, { content: `${cyrillic} likes coffee.`, at: AT });
+  await ingest(f, turn, { attributes: [fact(cyrillic, "person", "likes", "coffee", `${cyrillic} likes coffee`)] });
+
+  const [coco] = await entitiesNamed("coco");
+  const [lookalike] = await entitiesNamed("сосо");
+  expect(lookalike!.id).not.toBe(coco!.id);
+  const flagged = await f.db.uncertainty.findMany({ where: { contextId: f.contextId } });
+  expect(flagged).toEqual([expect.objectContaining({ entityId: lookalike!.id, about: `whether "${cyrillic}" is "Coco"` })]);
+  expect(flagged[0]!.reason).toMatch(/written in another script but looks like Coco/);
+});
+
+test("a real name in another script, like no known one, is its own entity with no flag", async () => {
+  const turn = await addTurn(f, { content: "Αλίκη likes tea.", at: AT });
+  await ingest(f, turn, { attributes: [fact("Αλίκη", "person", "likes", "tea", "Αλίκη likes tea")] });
+  expect((await entitiesNamed("αλίκη")).map((e) => e.name)).toEqual(["Αλίκη"]);
+  expect(await f.db.uncertainty.count({ where: { contextId: f.contextId } })).toBe(0);
+});

@@ -5,7 +5,7 @@
 import { holdLock, lockKey, type DbOrTx, type Entity, type MemoryCategory, type Tx } from "@recall/db";
 import type { DisambiguationDecision } from "./entity-disambiguation";
 import { classifyMatches, widerScope } from "./entity-matching";
-import { WILDCARD_TYPE, identityKey, normaliseType, typesCompatible } from "../core/identity";
+import { WILDCARD_TYPE, identityKey, lookalikeKey, normaliseType, typesCompatible, visibleName } from "../core/identity";
 
 export interface EntityNameRef {
   name: string;
@@ -27,6 +27,8 @@ export interface ResolvedEntity {
   created: boolean;
   /** Set when the name fitted several entities and nothing decided which: a new one was made instead. */
   ambiguousWith?: Entity[];
+  /** Set when a name written wholly in another script looks like these known entities' name: a new one was made. */
+  lookalikeOf?: Entity[];
 }
 
 /** Entities a normalised name matches by identity key or alias (retracted ones are gone). */
@@ -68,7 +70,7 @@ export class EntityResolver {
   private async lookUp(ref: EntityNameRef, key: string, type: string): Promise<ResolvedEntity> {
     await lockIdentityKeys(this.tx, this.source.contextId, [key]);
     const outcome = classifyMatches(await findNameMatches(this.tx, this.source.contextId, key), key, type);
-    if (outcome.kind === "none") return { entity: await this.create(ref, key, type), created: true };
+    if (outcome.kind === "none") return this.createBeside(ref, key, type, await this.lookalikes(ref.name, type));
     if (outcome.kind === "unique") return { entity: await this.reuse(outcome.entity, type), created: false };
     const decision = this.decisions.get(`${key}|${type}`);
     const chosen = decision?.entityId ? outcome.matches.find((e) => e.id === decision.entityId) : undefined;
@@ -78,6 +80,23 @@ export class EntityResolver {
     // or an entity of another type (apple the fruit vs Apple the company), is simply new.
     const undecided = !decision && outcome.reason === "ambiguous";
     return { entity, created: true, ...(undecided ? { ambiguousWith: outcome.matches } : {}) };
+  }
+
+  /**
+   * Known entities a name written wholly in another script looks like ("Сосо" in Cyrillic and a
+   * known "Coco"). It may be a real name in its own script, so it is not merged: the new entity
+   * comes with an uncertainty naming the look-alike, and the two are never shown as silent twins.
+   */
+  private async lookalikes(name: string, type: string): Promise<Entity[]> {
+    const key = lookalikeKey(name);
+    if (!key) return [];
+    const matches = await findNameMatches(this.tx, this.source.contextId, key);
+    return matches.filter((e) => typesCompatible(e.type, type));
+  }
+
+  private async createBeside(ref: EntityNameRef, key: string, type: string, lookalikes: Entity[]): Promise<ResolvedEntity> {
+    const entity = await this.create(ref, key, type);
+    return { entity, created: true, ...(lookalikes.length > 0 ? { lookalikeOf: lookalikes } : {}) };
   }
 
   private fromCache(key: string, type: string): Entity | undefined {
@@ -102,7 +121,8 @@ export class EntityResolver {
     return this.tx.entity.create({
       data: {
         contextId: this.source.contextId,
-        name: ref.name.trim(),
+        // Stored as shown: a name never carries a control that reorders the text printed after it.
+        name: visibleName(ref.name),
         identityKey: key,
         type,
         memoryCategory: ref.memoryCategory,

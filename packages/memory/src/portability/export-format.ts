@@ -30,6 +30,8 @@ export interface KindSpec {
   keyset?: "seq";
   /** Text columns that take only these values (checked on import: Postgres would take any). */
   values?: Readonly<Record<string, readonly string[]>>;
+  /** Text columns holding an entity's name, which must have a letter or digit (checked on import: core/identity.ts). */
+  names?: readonly string[];
 }
 
 const FACT_COLUMNS = [
@@ -167,6 +169,7 @@ export const KINDS: readonly KindSpec[] = [
     table: "entities",
     columns: ["id", "name", "identity_key", "type", "memory_category", "aliases", "scope", "created_at", "retracted_at"],
     ids: ["id"],
+    names: ["name"],
     owner: "context",
     time: "created_at",
     scope: "scope",

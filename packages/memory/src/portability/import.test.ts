@@ -144,6 +144,11 @@ describe("a bad line is refused, naming its line and field", () => {
       [header(SOURCE), { kind: "review", id: randomUUID(), status: "maybe" }, END],
       refusal(2, "status", /must be one of pending, approved/),
     ],
+    ...["!!!", "???", "\u200b"].map((name): [string, Line[], ReturnType<typeof refusal>] => [
+      `an entity named ${JSON.stringify(name)}, with no letter or digit`,
+      [header(SOURCE), { kind: "entity", id: randomUUID(), name, identity_key: "", type: "person" }, END],
+      refusal(2, "name", /must contain a letter or digit/),
+    ]),
     [
       "an id list that is not one",
       [header(SOURCE), { kind: "uncertainty", id: randomUUID(), fact_ids: "x" }, END],

@@ -7,8 +7,10 @@ import { createHash } from "node:crypto";
 import { DomainError, ServiceError } from "@recall/contracts";
 import { Prisma, bypassWithin, transaction, type Db, type Tx } from "@recall/db";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
+import { NAMELESS_MESSAGE, namesSomething } from "../core/identity";
 import type { PipelineRecords } from "../core/pipeline-records";
 import { erasedReference, foreignReference, type IdSite } from "./import-references";
+import { lineCapIssue, type LineCapSettings } from "./line-caps";
 
 /** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole): a 400 naming `line N.field`. */
 export class ImportLineError extends DomainError {
@@ -57,6 +59,7 @@ export async function importContext(
   contextId: string,
   lines: AsyncIterable<string>,
   records: Pick<PipelineRecords, "foreignWork">,
+  caps: LineCapSettings = {},
 ): Promise<ImportReport> {
   const it = lines[Symbol.asyncIterator]();
   const first = await it.next();
@@ -93,7 +96,7 @@ export async function importContext(
       batch = { spec, lines: [], rows: [], chars: 0 };
     }
     batch.lines.push(n);
-    batch.rows.push(checkedRow(spec, row, n, remap));
+    batch.rows.push(checkedRow(spec, row, n, remap, caps));
     batch.chars += r.value.length;
   }
   if (batch?.rows.length) await flush(db, contextId, batch, report, records);
@@ -159,7 +162,13 @@ function parseHeader(text: string): string {
 }
 
 /** Only the columns of its kind, every id an id; then ids rewritten. Types past that are Postgres's to check. */
-function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, remap: (id: string) => string): Record<string, unknown> {
+function checkedRow(
+  spec: KindSpec,
+  row: Record<string, unknown>,
+  n: number,
+  remap: (id: string) => string,
+  caps: LineCapSettings,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const columnOf = new Map(spec.columns.map((c) => [fieldOf(spec, c), c]));
   for (const [field, value] of Object.entries(row)) {
@@ -169,6 +178,9 @@ function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, rem
     out[column] = value;
   }
   if (typeof row.id !== "string") throw new ImportLineError(n, "id", "required");
+  // The API's write caps hold for an import too (line-caps.ts): checked before any id is rewritten or row written.
+  const capped = lineCapIssue(spec.kind, out, caps);
+  if (capped) throw new ImportLineError(n, [fieldOf(spec, capped.column), ...capped.within].join("."), capped.message);
   for (const field of spec.ids) {
     const v = out[field];
     if (v === undefined || v === null) continue;
@@ -179,6 +191,10 @@ function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, rem
     const v = out[field];
     if (v !== undefined && v !== null && !allowed.includes(v as string))
       throw new ImportLineError(n, fieldOf(spec, field), `must be one of ${allowed.join(", ")}`);
+  }
+  for (const field of spec.names ?? []) {
+    const v = out[field];
+    if (typeof v === "string" && !namesSomething(v)) throw new ImportLineError(n, fieldOf(spec, field), NAMELESS_MESSAGE);
   }
   for (const field of spec.idLists ?? []) {
     const v = out[field];

@@ -1,4 +1,5 @@
 import { countTokens } from "gpt-tokenizer/cjs/encoding/o200k_base";
+import { READ_LIMITS } from "./answer-bounds";
 import { clip, packContext, type ContextCandidates, type ExcerptCandidate } from "./context-pack";
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
@@ -47,4 +48,31 @@ test("clip folds whitespace and cuts at a word", () => {
   expect(clip("y".repeat(50), 10)).toBe(`${"y".repeat(9)}…`);
   // Whitespace beyond the slice still marks the cut.
   expect(clip(`short${" ".repeat(100)}tail`, 10)).toBe("short…");
+});
+
+test("at the largest token budget the answer stays within the byte budget: long stored values are clipped, flagged, and items past it left out", () => {
+  const entity = { id: id(200), name: "Zed", type: "person" };
+  const fact = (n: number) => ({
+    fact: {
+      kind: "attribute" as const,
+      ...{ id: id(1_000 + n), entity, key: `note_${n}`, value: "\u0001".repeat(60_000), memory_category: "knowledge", confidence: 1 },
+      ...{
+        scope: [],
+        valid_from: at,
+        valid_to: null,
+        superseded_by: null,
+        recorded_at: at,
+        retracted_at: null,
+        assertion_id: id(5_000 + n),
+      },
+    },
+    entityId: entity.id,
+    score: 1,
+  });
+  const long = { id: id(101), label: "style", description: "lorem ".repeat(20_000), scope: [], created_at: at };
+  const pack = packContext({ ...candidates([]), instructions: [long], facts: Array.from({ length: 600 }, (_, n) => fact(n)) }, 16_000);
+  expect(Buffer.byteLength(JSON.stringify(pack))).toBeLessThanOrEqual(READ_LIMITS.answerBytes);
+  expect(pack.sections.instructions[0]).toMatchObject({ truncated: true });
+  expect(pack.sections.facts.length).toBeGreaterThan(0);
+  expect(pack.sections.facts.every((f) => f.truncated && f.value.length <= READ_LIMITS.valueChars)).toBe(true);
 });

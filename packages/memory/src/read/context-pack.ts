@@ -4,8 +4,12 @@
 // (gpt-tokenizer); the text returned is counted whole after rendering, and items are dropped
 // until that count is within the budget, so the budget holds exactly, not by estimate.
 // Every piece of stored text is clipped to a bounded length before it is counted: BPE on a
-// long run without whitespace costs the square of its length.
+// long run without whitespace costs the square of its length. The answer is bounded in bytes
+// too (answer-bounds.ts): each item's entry holds clipped values, and an item that would take
+// the answer past its byte budget is left out as one past the token budget is.
 import { countTokens } from "gpt-tokenizer/cjs/encoding/o200k_base";
+import { ITEMS_BYTES, jsonBytes } from "./answer-bounds";
+import { clipFact, clipInstruction, clipUnknown, type Truncation } from "./clip-views";
 import type { EntitySummary, FactView, InstructionView, UnknownView } from "./read-types";
 
 export interface ExcerptCandidate {
@@ -42,7 +46,7 @@ export interface FactSource {
   fact_write_id: string | null;
 }
 
-export interface PackedFact {
+export interface PackedFact extends Truncation {
   id: string;
   kind: "attribute" | "relation";
   subject: EntitySummary;
@@ -58,9 +62,9 @@ export interface PackedFact {
 }
 
 export interface ContextSections {
-  instructions: Pick<InstructionView, "id" | "label" | "description">[];
+  instructions: (Pick<InstructionView, "id" | "label" | "description"> & Truncation)[];
   facts: PackedFact[];
-  uncertainties: Pick<UnknownView, "id" | "about" | "reason" | "entity_id" | "key">[];
+  uncertainties: (Pick<UnknownView, "id" | "about" | "reason" | "entity_id" | "key"> & Truncation)[];
   excerpts: (Omit<ExcerptCandidate, "score"> & { score: number })[];
 }
 
@@ -91,6 +95,8 @@ interface Item {
   line: string;
   /** The line's tokens and its line break. */
   cost: number;
+  /** The JSON bytes of the line (in `text`) and of the entry (in `sections`). */
+  bytes: number;
   score: number;
   /** Position within its section once rendered. */
   rank: number;
@@ -114,10 +120,12 @@ function choose(items: Item[], maxTokens: number): Item[] {
   const chosen: Item[] = [];
   const opened = new Set<SectionName>();
   let used = 0;
+  let bytes = 0;
   for (const item of [...items.filter((i) => i.section === "instructions"), ...rest]) {
     const heading = opened.has(item.section) ? 0 : headingCost(item.section);
-    if (used + heading + item.cost > maxTokens) continue;
+    if (used + heading + item.cost > maxTokens || bytes + item.bytes > ITEMS_BYTES) continue;
     used += heading + item.cost;
+    bytes += item.bytes;
     opened.add(item.section);
     chosen.push(item);
   }
@@ -154,20 +162,18 @@ function headingCost(section: SectionName): number {
 }
 
 function item(section: SectionName, line: string, score: number, rank: number, entry: Item["entry"]): Item {
-  return { section, line, cost: countTokens(line) + 1, score, rank, entry };
+  return { section, line, cost: countTokens(line) + 1, bytes: jsonBytes(line) + jsonBytes(entry), score, rank, entry };
 }
 
 function itemsOf(c: ContextCandidates): Item[] {
-  const instructions = c.instructions.map((i, rank) =>
-    item("instructions", `- ${clip(`${i.label}: ${i.description}`, MAX_CHARS.instruction)}`, Infinity, rank, {
-      id: i.id,
-      label: i.label,
-      description: i.description,
-    }),
-  );
+  const instructions = c.instructions.map((i, rank) => {
+    const { id, label, description, truncated } = clipInstruction(i);
+    const entry = { id, label, description, ...(truncated ? { truncated } : {}) };
+    return item("instructions", `- ${clip(`${i.label}: ${i.description}`, MAX_CHARS.instruction)}`, Infinity, rank, entry);
+  });
   const facts = [...c.facts]
     .sort((a, b) => byText(factLine(a.fact), factLine(b.fact)))
-    .map((f, rank) => item("facts", `- ${clip(factLine(f.fact), MAX_CHARS.fact)}`, f.score, rank, packedFact(f.fact)));
+    .map((f, rank) => item("facts", `- ${clip(factLine(f.fact), MAX_CHARS.fact)}`, f.score, rank, packedFact(clipFact(f.fact))));
   const entityScore = new Map<string, number>();
   for (const f of c.facts) entityScore.set(f.entityId, Math.max(entityScore.get(f.entityId) ?? 0, f.score));
   const uncertainties = c.uncertainties.map((u, rank) =>
@@ -176,13 +182,7 @@ function itemsOf(c: ContextCandidates): Item[] {
       `- ${clip(`${u.about}: ${u.reason}`, MAX_CHARS.uncertainty)}`,
       UNCERTAINTY_SHARE * (entityScore.get(u.entity_id ?? "") ?? 0),
       rank,
-      {
-        id: u.id,
-        about: u.about,
-        reason: u.reason,
-        entity_id: u.entity_id,
-        key: u.key,
-      },
+      uncertaintyEntry(u),
     ),
   );
   return [...instructions, ...facts, ...uncertainties, ...excerptItems(c.excerpts)];
@@ -207,7 +207,12 @@ function factLine(f: FactView): string {
   return `${f.subject.name} ${words(f.predicate)} ${f.object.name} (${since})`;
 }
 
-function packedFact(f: FactView): PackedFact {
+function uncertaintyEntry(u: UnknownView): ContextSections["uncertainties"][number] {
+  const { id, about, reason, entity_id, key, truncated } = clipUnknown(u);
+  return { id, about, reason, entity_id, key, ...(truncated ? { truncated } : {}) };
+}
+
+function packedFact(f: FactView & Truncation): PackedFact {
   const common = {
     id: f.id,
     kind: f.kind,
@@ -216,6 +221,7 @@ function packedFact(f: FactView): PackedFact {
     valid_to: f.valid_to,
     assertion_id: f.assertion_id,
     source: { turn_id: null, document_id: null, node_id: null, fact_write_id: null },
+    ...(f.truncated ? { truncated: f.truncated } : {}),
   };
   if (f.kind === "attribute") return { ...common, subject: f.entity, predicate: f.key, value: f.value, object: null };
   return { ...common, subject: f.subject, predicate: f.predicate, value: f.object.name, object: f.object };

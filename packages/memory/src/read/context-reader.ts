@@ -85,7 +85,8 @@ export async function readContext(db: DbOrTx, input: ContextInput, vector?: Vect
     entityIds.length === 0 ? [] : readFacts(db, { ...reader, validAt: at, subjectIds: entityIds, limit: MAX_FACTS }),
     sourcesOf(db, input.contextId, entityIds),
   ]);
-  const scored = factScores(facts, { factHits, named: new Set(named), mentions, excerpts });
+  const hits = await hitsOnShown(db, facts, factHits);
+  const scored = factScores(facts, { factHits: hits, named: new Set(named), mentions, excerpts });
   const touched = new Set(scored.map((f) => f.entityId));
   const candidates: ContextCandidates = {
     instructions,
@@ -187,6 +188,33 @@ function factScores(facts: Awaited<ReturnType<typeof readFacts>>, r: Relevance):
       FACT_WEIGHTS.readFromExcerpt * (readFrom.get(fact.assertion_id) ?? 0);
     return { fact, entityId, score };
   });
+}
+
+/**
+ * A search hit on a restatement the reader is not shown (the same value of the same entity and key
+ * written again: fact-query.ts shows the newest) counts for the one shown. Otherwise which of the
+ * equal restatements the search happened to return would decide whether the fact is packed at all.
+ */
+async function hitsOnShown(db: DbOrTx, facts: Awaited<ReturnType<typeof readFacts>>, factHits: Map<string, SearchResult>) {
+  const shown = new Set(facts.map((f) => f.id));
+  const hidden = [...factHits.keys()].filter((id) => !shown.has(id));
+  if (hidden.length === 0) return factHits;
+  const rows = await db.$queryRaw<{ id: string; slot: string }[]>(Prisma.sql`
+    SELECT id, concat_ws('|', entity_id, key, value) AS slot FROM attributes WHERE id = ANY(${hidden}::uuid[])
+    UNION ALL SELECT id, concat_ws('|', subject_id, predicate, object_id) FROM relations WHERE id = ANY(${hidden}::uuid[])`);
+  const shownIn = new Map(
+    facts.map((f) => [
+      f.kind === "attribute" ? `${f.entity.id}|${f.key}|${f.value}` : `${f.subject.id}|${f.predicate}|${f.object.id}`,
+      f.id,
+    ]),
+  );
+  const credited = new Map(factHits);
+  for (const row of rows) {
+    const target = shownIn.get(row.slot);
+    const hit = factHits.get(row.id)!;
+    if (target && (credited.get(target)?.score ?? 0) < hit.score) credited.set(target, hit);
+  }
+  return credited;
 }
 
 /** Where the entities' facts were read from, by assertion: the turn, or the document and its node, or the direct write. */

@@ -1,6 +1,8 @@
 // Instructions and uncertainties in the reader's scope: the standing directives an
 // agent must honour and the open questions it may want to ask about.
 import { Prisma, type DbOrTx } from "@recall/db";
+import { ITEMS_BYTES } from "./answer-bounds";
+import { pageWithin } from "./clip-views";
 import type { InstructionView, ListPosition, Page, ReaderScope, UnknownView } from "./read-types";
 import { afterPosition, pageOf, visibleTo } from "./sql-fragments";
 
@@ -69,7 +71,9 @@ export interface InstructionHistoryOptions {
 /**
  * Instructions in the reader's scope as they stand now, oldest first, a page at a time: the
  * active ones (the same set /profile and /state show) and, with `includeRevoked`, the revoked
- * ones too. Retracted instructions (their source was deleted) are never listed.
+ * ones too. Retracted instructions (their source was deleted) are never listed. Descriptions are
+ * whole (where /profile and /state clip them, this is where they are read): a page ends early
+ * once the next would take the answer past its byte budget.
  */
 export async function readInstructionHistory(
   db: DbOrTx,
@@ -85,5 +89,6 @@ export async function readInstructionHistory(
     WHERE f.context_id = ${reader.contextId}::uuid AND ${visibleTo("f", reader.scope)} AND f.retracted_at IS NULL AND ${which}
       AND ${afterPosition(Prisma.raw("f.created_at"), Prisma.raw("f.id"), options.after)}
     ORDER BY f.created_at, f.id LIMIT ${options.limit + 1}`);
-  return pageOf(rows, options.limit, (r) => r.created_at.toISOString());
+  const byCreation = (r: InstructionHistoryView) => r.created_at.toISOString();
+  return pageWithin(pageOf(rows, options.limit, byCreation), ITEMS_BYTES, byCreation);
 }

@@ -1,7 +1,11 @@
 // GET /entities/{id}/history: every value an entity's attributes and relations ever
 // had in the reader's scope, in valid-time order, each with its validity, what
 // superseded it and whether it was retracted. Nothing is filtered by time here.
+// Values are whole (where /profile and /state clip them, this is where they are read), so a page
+// ends early instead once the next value would take the answer past its byte budget.
 import { Prisma, type DbOrTx } from "@recall/db";
+import { ITEMS_BYTES, jsonBytes } from "./answer-bounds";
+import { pageWithin } from "./clip-views";
 import { readFacts } from "./fact-query";
 import type { EntitySummary, FactView, ListPosition, ReaderScope } from "./read-types";
 import { pageOf, visibleTo } from "./sql-fragments";
@@ -34,9 +38,13 @@ export async function readEntityHistory(db: DbOrTx, input: HistoryInput): Promis
   const page = pageOf(rows, input.limit, (f) => f.valid_from.toISOString());
   if (!entity.visible && page.items.length === 0 && !input.after) return undefined;
   const now = Date.now();
-  const values = page.items.map((f) => ({ ...f, current: isCurrent(f, now) }));
   const { visible: _visible, ...view } = entity;
-  return { entity: view, values, next: page.next };
+  const values = pageWithin(
+    { items: page.items.map((f) => ({ ...f, current: isCurrent(f, now) })), next: page.next },
+    ITEMS_BYTES - jsonBytes(view),
+    (f) => f.valid_from.toISOString(),
+  );
+  return { entity: view, values: values.items, next: values.next };
 }
 
 function isCurrent(f: FactView, now: number): boolean {

@@ -6,6 +6,8 @@ export * from "./state-reader";
 export * from "./history-reader";
 export * from "./provenance-reader";
 export * from "./turn-reader";
+export * from "./answer-bounds";
+export * from "./document-text-reader";
 export * from "./search/search-types";
 export * from "./search/search-reader";
 export * from "./search/rank-fusion";

@@ -2,8 +2,12 @@
 // reader's scope with their current attributes and relations, and the active
 // instructions. Two statements run side by side: one for the page of entities with
 // their facts aggregated per entity, one for the instructions. Entities most recently
-// touched come first.
+// touched come first. The answer is bounded in bytes (answer-bounds.ts): names and values
+// are clipped, an entity too large for its share keeps the facts that fit, and the page of
+// entities ends early when the budget is spent.
 import { Prisma, type DbOrTx } from "@recall/db";
+import { ITEMS_BYTES, READ_LIMITS, jsonBytes } from "./answer-bounds";
+import { Clipper, clipInstruction, listWithin, pageWithin, type Truncation } from "./clip-views";
 import { activeInstructions } from "./directive-reader";
 import { shownToReader } from "./fact-query";
 import type { EntitySummary, InstructionView, ListPosition, ReaderScope } from "./read-types";
@@ -23,7 +27,7 @@ interface Timing {
   valid_to: Date | null;
 }
 
-export interface ProfileEntity extends EntitySummary {
+export interface ProfileEntity extends EntitySummary, Truncation {
   memory_category: string;
   aliases: string[];
   attributes: ({ id: string; key: string; value: string } & Timing)[];
@@ -34,6 +38,8 @@ export interface Profile {
   entities: ProfileEntity[];
   instructions: InstructionView[];
   next: ListPosition | null;
+  /** Set when the instructions were cut to the byte budget (GET /instructions lists them all). */
+  truncated?: true;
 }
 
 type EntityRow = Omit<ProfileEntity, "attributes" | "relations"> & {
@@ -49,7 +55,30 @@ export async function readProfile(db: DbOrTx, input: ProfileInput): Promise<Prof
   const now = input.now ?? new Date();
   const [rows, instructions] = await Promise.all([db.$queryRaw<EntityRow[]>(profileStatement(input, now)), activeInstructions(db, input)]);
   const page = pageOf(rows, input.limit, (r) => r.touched_at.toISOString());
-  return { entities: page.items.map(toProfileEntity), instructions, next: page.next };
+  const rules = listWithin(instructions.map(clipInstruction), READ_LIMITS.answerBytes / 4);
+  const entities = pageWithin(
+    { items: page.items.map((r) => ({ ...boundedEntity(toProfileEntity(r)), touched_at: r.touched_at })), next: page.next },
+    ITEMS_BYTES - jsonBytes(rules.items),
+    (r) => r.touched_at.toISOString(),
+  );
+  const cut: Truncation = rules.cut ? { truncated: true } : {};
+  return { entities: entities.items.map(({ touched_at: _t, ...e }) => e), instructions: rules.items, next: entities.next, ...cut };
+}
+
+/**
+ * Names and values clipped, aliases at most READ_LIMITS.aliases, and the attributes and relations
+ * that fit in a quarter of the answer each: an entity with thousands of facts leaves room for others.
+ * Its history (GET /entities/{id}/history) pages every value.
+ */
+function boundedEntity(e: ProfileEntity): ProfileEntity {
+  const c = new Clipper();
+  const aliases = e.aliases.slice(0, READ_LIMITS.aliases).map((a) => c.name(a));
+  const attributes = e.attributes.map((a) => ({ ...a, key: c.name(a.key), value: c.value(a.value) }));
+  const relations = e.relations.map((r) => ({ ...r, predicate: c.name(r.predicate), object: c.entity(r.object) }));
+  const share = READ_LIMITS.answerBytes / 4;
+  const kept = { attributes: listWithin(attributes, share), relations: listWithin(relations, share) };
+  c.cut ||= aliases.length < e.aliases.length || kept.attributes.cut || kept.relations.cut;
+  return c.flagged({ ...c.entity(e), aliases, attributes: kept.attributes.items, relations: kept.relations.items });
 }
 
 /** Current, visible, not retracted, not shadowed by a narrower scope's value nor restated: the facts a profile shows. */

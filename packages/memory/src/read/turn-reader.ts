@@ -1,5 +1,8 @@
-// A session's turns in order, only those the reader's scope may see, paged by sequence number.
+// A session's turns in order, only those the reader's scope may see, paged by sequence number,
+// and one turn whole: where a /query excerpt's full text is read.
 import { Prisma, type DbOrTx } from "@recall/db";
+import { ITEMS_BYTES } from "./answer-bounds";
+import { pageWithin } from "./clip-views";
 import type { ListPosition, Page, ReaderScope } from "./read-types";
 import { afterPosition, pageOf, visibleTo } from "./sql-fragments";
 
@@ -19,11 +22,31 @@ export interface TurnListInput extends ReaderScope {
   after?: ListPosition;
 }
 
+/**
+ * A page ends early when the next turn would take the answer past its byte budget (a turn is at
+ * most 100,000 characters, 500 of them would be 50 MB); the cursor continues after the last one given.
+ */
 export async function listSessionTurns(db: DbOrTx, input: TurnListInput): Promise<Page<TurnView>> {
   const rows = await db.$queryRaw<TurnView[]>(Prisma.sql`
     SELECT f.id, f.seq, f.role, f.content, f.scope, f.trace_id, f.created_at FROM turns f
     WHERE f.session_id = ${input.sessionId}::uuid AND f.context_id = ${input.contextId}::uuid AND ${visibleTo("f", input.scope)}
       AND ${afterPosition(Prisma.raw("f.seq"), Prisma.raw("f.id"), input.after)}
     ORDER BY f.seq, f.id LIMIT ${input.limit + 1}`);
-  return pageOf(rows, input.limit, (t) => t.seq);
+  return pageWithin(pageOf(rows, input.limit, byPosition), ITEMS_BYTES, byPosition);
+}
+
+const byPosition = (t: TurnView) => t.seq;
+
+export interface TurnInput extends ReaderScope {
+  sessionId: string;
+  turnId: string;
+}
+
+/** One turn with its whole content, if the reader's scope may see it. */
+export async function readSessionTurn(db: DbOrTx, input: TurnInput): Promise<TurnView | null> {
+  const rows = await db.$queryRaw<TurnView[]>(Prisma.sql`
+    SELECT f.id, f.seq, f.role, f.content, f.scope, f.trace_id, f.created_at FROM turns f
+    WHERE f.id = ${input.turnId}::uuid AND f.session_id = ${input.sessionId}::uuid AND f.context_id = ${input.contextId}::uuid
+      AND ${visibleTo("f", input.scope)}`);
+  return rows[0] ?? null;
 }

@@ -126,6 +126,9 @@ describe("an edit", () => {
     ["a field the kind does not edit", { colour: "red" }, /edit\.colour: a attribute review edits only entity, key, value/],
     ["the evidence", { evidence: "elsewhere" }, /edit\.evidence: a attribute review edits only/],
     ["a blank value", { value: "  " }, /edit\.value: must not be blank/],
+    ["an entity named only by symbols", { entity: "!!!" }, /edit\.entity: must contain a letter or digit/],
+    ["an entity named only by question marks", { entity: "???" }, /edit\.entity: must contain a letter or digit/],
+    ["an entity named by a zero-width space", { entity: "\u200b" }, /edit\.entity: must contain a letter or digit/],
     ["a required field removed", { value: null }, /edit\.value/],
     [
       "validity that ends before it starts",

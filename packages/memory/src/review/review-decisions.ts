@@ -3,7 +3,7 @@
 // decision again is answered as it stands; the opposite one is refused). Approved reviews of one input are grouped
 // into one review commit, which the caller's `openCommit` turns into a commit_artifacts work item in the same
 // transaction (memory knows no queues): nothing is approved without the work that commits it.
-import { CANDIDATE_SCHEMAS, type CandidateKind, DomainError } from "@recall/contracts";
+import { candidatePayload, type CandidateKind, DomainError } from "@recall/contracts";
 import { Prisma, toJson, type Tx } from "@recall/db";
 import { validateEdited, type ValidationIssue } from "../write/validate";
 import { versionsToRetireAfterRejection } from "./review-versions";
@@ -193,7 +193,7 @@ async function applyEdit(tx: Tx, rows: readonly Locked[], edit: Readonly<Record<
       allowed.length > 0 ? `a ${row.kind} review edits only ${allowed.join(", ")}` : `a ${row.kind} review has nothing to edit`;
     throw new ReviewEditRefusedError(unknown.map((f) => ({ field: `edit.${f}`, message })));
   }
-  const before = CANDIDATE_SCHEMAS[row.kind].parse(row.payload) as Record<string, unknown>;
+  const before = candidatePayload(row.kind, row.payload) as Record<string, unknown>;
   const merged: Record<string, unknown> = { ...before };
   for (const [field, value] of Object.entries(edit)) {
     if (value === null) delete merged[field];

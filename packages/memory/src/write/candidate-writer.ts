@@ -58,6 +58,7 @@ export class CandidateWriter {
     const resolved = await this.resolver.resolve({ ...ref, type: ref.type ?? this.types.get(identityKey(ref.name)) }, candidate.id);
     if (!this.summary.entityIds.includes(resolved.entity.id)) this.summary.entityIds.push(resolved.entity.id);
     if (resolved.ambiguousWith) await this.ambiguity(resolved.entity, resolved.ambiguousWith);
+    if (resolved.lookalikeOf) await this.lookalike(resolved.entity, resolved.lookalikeOf);
     return resolved.entity.id;
   }
 
@@ -165,16 +166,23 @@ export class CandidateWriter {
 
   /** A name that fitted several known entities was stored as a new one; say so, so a reader can ask. */
   private async ambiguity(entity: Entity, matches: readonly Entity[]): Promise<void> {
-    const known = matches.map((e) => `${e.name} (${e.type}, ${e.id})`).join("; ");
+    const reason = `"${entity.name}" fits ${matches.length} known entities (${known(matches)}) and nothing decided between them; it was recorded as a new entity`;
+    await this.flag(entity, `which "${entity.name}" is meant`, reason);
+  }
+
+  private async lookalike(entity: Entity, matches: readonly Entity[]): Promise<void> {
+    const reason = `"${entity.name}" is written in another script but looks like ${known(matches)}; it was recorded as a new entity, not merged`;
+    await this.flag(entity, `whether "${entity.name}" is ${matches.map((e) => `"${e.name}"`).join(" or ")}`, reason);
+  }
+
+  private async flag(entity: Entity, about: string, reason: string): Promise<void> {
     const uncertainty = await this.tx.uncertainty.create({
-      data: {
-        ...this.origin(),
-        about: `which "${entity.name}" is meant`,
-        reason: `"${entity.name}" fits ${matches.length} known entities (${known}) and nothing decided between them; it was recorded as a new entity`,
-        entityId: entity.id,
-        scope: this.source.scope,
-      },
+      data: { ...this.origin(), about, reason, entityId: entity.id, scope: this.source.scope },
     });
     this.summary.uncertaintyIds.push(uncertainty.id);
   }
+}
+
+function known(entities: readonly Entity[]): string {
+  return entities.map((e) => `${e.name} (${e.type}, ${e.id})`).join("; ");
 }

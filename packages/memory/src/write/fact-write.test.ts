@@ -80,6 +80,25 @@ test("an invalid memory_category answers ok:false naming the field, and stores n
   expect(await f.db.workItem.count({ where: { contextId: f.contextId } })).toBe(0);
 });
 
+test.each(["!!!", "???", "\u200b"])(
+  "a name with no letter or digit (%j) is refused naming each field, and stores nothing",
+  async (name) => {
+    const result = await write({
+      entities: [{ name, type: "person", memory_category: "identity" }],
+      attributes: [{ entity: name, key: "role", value: "CTO", memory_category: "identity" }],
+      relations: [{ subject: "Alice", verb: "knows", object: name, memory_category: "identity" }],
+      uncertainties: [{ about: "job title", reason: "unclear", entity: name }],
+    });
+
+    if (result.ok) throw new Error("expected errors");
+    expect(result.errors.map((e) => e.field).sort()).toEqual(
+      ["attributes.0.entity", "entities.0.name", "relations.0.object", "uncertainties.0.entity"].sort(),
+    );
+    expect(result.errors[0]!.message).toMatch(/must contain a letter or digit/);
+    expect(await f.db.factWrite.count({ where: { contextId: f.contextId } })).toBe(0);
+  },
+);
+
 test("every problem is reported with its field", async () => {
   const result = await write(
     {

@@ -1,4 +1,5 @@
 // validateCandidate: shape, evidence in the source, memory_category, skill entity types.
+import { WRITE_CAPS } from "@recall/contracts";
 import { validateCandidate } from "./validate";
 
 const TEXT = "Ich heiße Zoë. I'm Alice Chen, CTO at Acme.";
@@ -77,4 +78,42 @@ test("entity types must be known to the skill; topic always is, synonyms count",
 test("validation is deterministic: the same invalid payload gives the same errors", () => {
   const bad = { ...role, memory_category: "episodic", evidence: { quote: "not there" } };
   expect(issues("attribute", bad)).toEqual(issues("attribute", bad));
+});
+
+test.each(["!!!", "???", "\u200b"])("a candidate naming an entity %j, which has no letter or digit, is refused", (name) => {
+  const nameless = /must contain a letter or digit/;
+  expect(issues("entity", { name, type: "person", memory_category: "identity" })).toEqual([
+    { field: "name", message: expect.stringMatching(nameless) },
+  ]);
+  expect(issues("attribute", { ...role, entity: name })).toEqual([{ field: "entity", message: expect.stringMatching(nameless) }]);
+  const relation = {
+    subject: "Alice Chen",
+    verb: "works_at",
+    object: name,
+    memory_category: "identity",
+    evidence: { quote: "CTO at Acme" },
+    confidence: 0.9,
+  };
+  expect(issues("relation", relation)).toEqual([{ field: "object", message: expect.stringMatching(nameless) }]);
+  expect(issues("uncertainty", { about: "title", reason: "unclear", entity: name })).toEqual([
+    { field: "entity", message: expect.stringMatching(nameless) },
+  ]);
+});
+
+test("a name with a letter among invisible characters or symbols is accepted", () => {
+  expect(issues("entity", { name: "\u200bZoë!", type: "person", memory_category: "identity" })).toEqual([]);
+});
+
+test("a model or rule's name over the name cap is an invalid candidate naming the field and the cap, never stored", () => {
+  const long = "A".repeat(WRITE_CAPS.name + 1);
+  expect(issues("entity", { name: long, type: "person", memory_category: "identity" })).toEqual([
+    { field: "name", message: expect.stringMatching(/at most 200 characters \(name cap\)/) },
+  ]);
+  expect(issues("relation", { ...role, subject: "Alice Chen", verb: "works_at", object: long, key: undefined })).toContainEqual({
+    field: "object",
+    message: expect.stringMatching(/name cap/),
+  });
+  expect(issues("attribute", { ...role, value: "x".repeat(WRITE_CAPS.value + 1) })).toEqual([
+    { field: "value", message: expect.stringMatching(/value cap/) },
+  ]);
 });

@@ -3,7 +3,7 @@
 // and its entity types belong to the skill. The same function checks extracted
 // candidates and direct writes (POST /facts), so both paths share one rule set.
 import { CANDIDATE_SCHEMAS, locateQuote, sliceBytes, type CandidateKind, type Evidence, type ValidationIssue } from "@recall/contracts";
-import { WILDCARD_TYPE, normaliseType } from "../core/identity";
+import { NAMELESS_MESSAGE, WILDCARD_TYPE, namesSomething, normaliseType } from "../core/identity";
 
 export type { ValidationIssue };
 
@@ -34,6 +34,14 @@ const NAMED_FIELDS: Partial<Record<CandidateKind, string[]>> = {
   uncertainty: ["about", "reason"],
 };
 
+/** Fields that name an entity: each is resolved by its identity key, which a letterless name lacks. */
+const ENTITY_NAME_FIELDS: Partial<Record<CandidateKind, string[]>> = {
+  entity: ["name"],
+  attribute: ["entity"],
+  relation: ["subject", "object"],
+  uncertainty: ["entity"],
+};
+
 export function validateCandidate(kind: CandidateKind, payload: unknown, scope: ValidationScope): Validation {
   const checked = checkShape(kind, payload, scope.allowedTypes);
   if (!checked.parsed) return { ok: false, issues: checked.issues };
@@ -62,7 +70,16 @@ function checkShape(kind: CandidateKind, payload: unknown, allowedTypes?: Readon
     return { parsed: false, issues: parsed.error.issues.map((i) => ({ field: i.path.join(".") || kind, message: i.message })) };
   }
   const value = normalisePredicates(kind, parsed.data as Record<string, unknown>);
-  return { parsed: true, value, issues: [...blankFields(kind, value), ...typeIssues(kind, value, allowedTypes), ...validityIssues(value)] };
+  return {
+    parsed: true,
+    value,
+    issues: [
+      ...blankFields(kind, value),
+      ...namelessFields(kind, value),
+      ...typeIssues(kind, value, allowedTypes),
+      ...validityIssues(value),
+    ],
+  };
 }
 
 /**
@@ -92,6 +109,14 @@ function normalisePredicates(kind: CandidateKind, value: Record<string, unknown>
 function* blankFields(kind: CandidateKind, value: Record<string, unknown>): Iterable<ValidationIssue> {
   for (const field of NAMED_FIELDS[kind] ?? []) {
     if (typeof value[field] === "string" && (value[field] as string).trim() === "") yield { field, message: "must not be blank" };
+  }
+}
+
+/** "!!!", "???" or a zero-width space would all resolve to one invisible entity: refused, not merged. */
+function* namelessFields(kind: CandidateKind, value: Record<string, unknown>): Iterable<ValidationIssue> {
+  for (const field of ENTITY_NAME_FIELDS[kind] ?? []) {
+    const name = value[field];
+    if (typeof name === "string" && name.trim() !== "" && !namesSomething(name)) yield { field, message: NAMELESS_MESSAGE };
   }
 }
 

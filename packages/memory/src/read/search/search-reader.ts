@@ -3,8 +3,11 @@
 // Every kind is its own full-text list (BM25, search-ranked.ts); a matching fact lifts
 // the turn it was read from; weighted reciprocal rank fusion merges the lists, and the
 // vector retriever's list when one is configured and its provider answered (see
-// vector-retriever.ts). The answer says which retrievers took part.
+// vector-retriever.ts). The answer says which retrievers took part. Each hit's text is cut to
+// an excerpt around the query's words only once the ranking is final, so the order (and the
+// repeated-turn check, which reads whole texts) is what it would be without the cut.
 import type { DbOrTx } from "@recall/db";
+import { excerptOf } from "../answer-bounds";
 import { fuseRankings, type RankedList } from "./rank-fusion";
 import { searchStatements } from "./search-ranked";
 import type { SearchHit, SearchInput, SearchLink, SearchResult } from "./search-types";
@@ -41,7 +44,7 @@ export async function searchMemory(db: DbOrTx, input: SearchInput, vector?: Vect
   if (semantic?.ok) lists.push(listOf(VECTOR_RETRIEVER, semantic.hits, fusion.vector));
   const results = withoutRepeatedTurns(fuseRankings(lists, (a, b) => b.raw_score - a.raw_score))
     .slice(0, input.limit)
-    .map((f) => ({ ...f.item, score: f.score, ranks: f.ranks }));
+    .map((f) => ({ ...f.item, ...excerptOf(f.item.text, input.query), score: f.score, ranks: f.ranks }));
   return { results, retrievers: [FULL_TEXT, vectorStatus(vector, semantic)] };
 }
 

@@ -37,7 +37,7 @@ const factLink = (entity: string) =>
     'document_id', a.document_id, 'start_byte', a.start_byte, 'end_byte', a.end_byte)`;
 
 /** Documents carry their scope in metadata.scope (a list of key=value), set at ingest. */
-const documentScope = Prisma.sql`ARRAY(SELECT jsonb_array_elements_text(
+export const documentScope = Prisma.sql`ARRAY(SELECT jsonb_array_elements_text(
   CASE WHEN jsonb_typeof(d.metadata->'scope') = 'array' THEN d.metadata->'scope' ELSE '[]'::jsonb END))`;
 
 const ownScope = Prisma.sql`f.scope`;

@@ -1,3 +1,4 @@
+import type { Excerpt } from "../answer-bounds";
 import type { ReaderScope } from "../read-types";
 import type { RankingWeights } from "./search-weights";
 
@@ -41,6 +42,9 @@ export interface SearchHit {
 }
 
 export interface SearchResult extends SearchHit {
+  /** Whether `text` is an excerpt of a longer text (answer-bounds.ts); `excerpt` then says where it sits in it. */
+  truncated: boolean;
+  excerpt?: Excerpt["excerpt"];
   /** Fused reciprocal-rank score; comparable across kinds. */
   score: number;
   ranks: Record<string, number>;
