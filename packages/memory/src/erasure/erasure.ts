@@ -4,7 +4,8 @@
 // erased input (`erased_inputs`). Unlike a retraction (../retraction), which marks rows and keeps the text for the
 // audit, nothing erased can be read back. See docs/erasure.md.
 //
-// Races. The transaction first locks the sessions' rows (as writers of a session do: no turn is stored meanwhile,
+// Races. The transaction first takes the context's erasure lock, shared (an import's batch takes it exclusively:
+// core/erasure-lock.ts), then locks the sessions' rows (as writers of a session do: no turn is stored meanwhile,
 // and none after the receipt, the session being gone), then the pipeline's work on the inputs (FOR UPDATE, PipelineRecords.lockWork), then each input's source lock
 // exclusively (core/source-lock.ts), in id order. A stage finishing meanwhile holds its item's row lock in the
 // transaction that writes its output (packages/pipeline work-state/finish-item.ts), so it either commits before the
@@ -22,6 +23,7 @@ import { deleteErased, type ErasureCounts } from "./erasure-delete";
 import { emptyIds, presentIds, resolveInputs, type EraseRequest, type InputIds, type InputKind } from "./erasure-inputs";
 import { deleteContext } from "./context-erasure";
 import { holdScopeExclusive } from "../core/scope-lock";
+import { holdErasureShared } from "../core/erasure-lock";
 
 export type { EraseRequest, InputIds, InputKind } from "./erasure-inputs";
 
@@ -73,7 +75,9 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
   const { receipt, blobPaths, workItems } = await transaction(
     db,
     async (tx) => {
-      // Writers first: the scope's writers hold its pairs' locks (scope-lock.ts) and a session's writers its row
+      // Imports first (core/erasure-lock.ts): a batch of one either committed before this or waits for the receipt.
+      await holdErasureShared(tx, request.contextId);
+      // Writers next: the scope's writers hold its pairs' locks (scope-lock.ts) and a session's writers its row
       // while they store (turn.service.ts), so once the erasure holds them every input they stored is read below,
       // and the ones after the receipt are new inputs (or find their session gone).
       if (request.scope?.length) await holdScopeExclusive(tx, request.contextId, request.scope);

@@ -9,6 +9,7 @@ import { Prisma, bypassWithin, transaction, type Db, type Tx } from "@recall/db"
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
 import { NAMELESS_MESSAGE, namesSomething } from "../core/identity";
 import type { PipelineRecords } from "../core/pipeline-records";
+import { holdErasureExclusive } from "../core/erasure-lock";
 import { erasedReference, foreignReference, type IdSite } from "./import-references";
 import { lineCapIssue, type LineCapSettings } from "./line-caps";
 
@@ -221,6 +222,8 @@ async function flush(
   let outcome: { created: number } | { foreign: IdSite };
   try {
     outcome = await transaction(db, async (tx) => {
+      // After any erasure of the context running now has committed its tombstones, and none starts until this ends.
+      await holdErasureExclusive(tx, contextId);
       const erased = await erasedReference(tx, contextId, spec, rows);
       if (erased) throw new ErasedReferenceError(erased);
       const created = await insertRows(tx, contextId, spec, rows);
