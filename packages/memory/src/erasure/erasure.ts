@@ -19,7 +19,7 @@ import { removeOriginal } from "../core/document-originals";
 import { undoSourceInTransaction, type RetractableSource } from "../retraction/retraction";
 import { holdSourceExclusive } from "../core/source-lock";
 import type { ErasedWorkItem, PipelineRecords } from "../core/pipeline-records";
-import { deleteErased, type ErasureCounts } from "./erasure-delete";
+import { deleteErased, type DerivedRow, type ErasureCounts } from "./erasure-delete";
 import { emptyIds, presentIds, resolveInputs, type EraseRequest, type InputIds, type InputKind } from "./erasure-inputs";
 import { deleteContext } from "./context-erasure";
 import { holdScopeExclusive } from "../core/scope-lock";
@@ -106,7 +106,7 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
         hash: hashLines([...lines, ...outcome.sessionLines]),
         complete: resolved.complete,
       });
-      await tombstone(tx, receipt, { window: outcome.windowIds, batch: outcome.batchIds });
+      await tombstone(tx, receipt, { window: outcome.windowIds, batch: outcome.batchIds }, outcome.readFrom);
       return { receipt, blobPaths: outcome.blobPaths, workItems: outcome.workItems };
     },
     // A deadlock with a stage finishing on the same items is retried here, never answered (each try starts over).
@@ -248,8 +248,16 @@ async function record(tx: Tx, r: NewReceipt): Promise<ErasureReceipt> {
   return { ...rest, erased: { ...emptyIds(), ...r.erased }, erasureId: row.id, erasedAt: row.createdAt };
 }
 
-/** A tombstone per erased input, and per window or batch deleted with them (a job still queued for one ends quietly). */
-async function tombstone(tx: Tx, receipt: ErasureReceipt, pipeline: Record<"window" | "batch", readonly string[]>): Promise<void> {
+/**
+ * A tombstone per erased input, per window or batch deleted with them (a job still queued for one ends quietly), and
+ * per row deleted as read from them (an export's line of it is refused on import, though it names no input).
+ */
+async function tombstone(
+  tx: Tx,
+  receipt: ErasureReceipt,
+  pipeline: Record<"window" | "batch", readonly string[]>,
+  readFrom: readonly DerivedRow[],
+): Promise<void> {
   const { contextId, erasureId } = receipt;
   const rows = [
     ...(["turn", "document", "fact_write", "session"] as const).flatMap((kind) =>
@@ -257,6 +265,7 @@ async function tombstone(tx: Tx, receipt: ErasureReceipt, pipeline: Record<"wind
     ),
     ...pipeline.window.map((inputId) => ({ inputId, kind: "window" })),
     ...pipeline.batch.map((inputId) => ({ inputId, kind: "batch" })),
+    ...readFrom.map((r) => ({ inputId: r.id, kind: r.kind })),
   ];
   await tx.erasedInput.createMany({ data: rows.map((r) => ({ ...r, contextId, erasureId })), skipDuplicates: true });
 }

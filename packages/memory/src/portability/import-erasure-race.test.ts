@@ -16,6 +16,7 @@ import {
   ingest,
   newContext,
   startMemoryDatabase,
+  tombstonedRows,
   type MemoryDatabase,
   type MemoryFixture,
 } from "../testing/memory-fixture";
@@ -37,22 +38,6 @@ afterAll(async () => {
 const at = new Date(Date.UTC(2025, 0, 1, 9));
 const TRIES = 48;
 
-/** Tables whose rows an import writes, each checked for an id the context's tombstones name. */
-const TABLES = [
-  "sessions",
-  "turns",
-  "knowledge_candidates",
-  "entity_mentions",
-  "entities",
-  "assertions",
-  "attributes",
-  "relations",
-  "supersessions",
-  "instructions",
-  "uncertainties",
-  "reviews",
-];
-
 /** A session of two turns (the kept one keeps the session, so the erased turn alone could come back). */
 async function seeded(db: Db) {
   const g = await newContext(db);
@@ -61,19 +46,6 @@ async function seeded(db: Db) {
   const kept = await addTurn(g, { content: "Ilse likes tea.", at, sessionId: erased.sessionId });
   await ingest(g, kept, { attributes: [attribute("Ilse", "likes", "tea", "Ilse likes tea")] });
   return { g, erased, lines: (await exportLines(g)).map((l) => JSON.stringify(l)) };
-}
-
-/** The context's rows whose id one of its tombstones names: what must never exist. */
-async function resurrected(db: Db, contextId: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const table of TABLES) {
-    const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-      `SELECT x.id::text FROM ${table} x JOIN erased_inputs e ON e.input_id = x.id WHERE e.context_id = $1::uuid`,
-      contextId,
-    );
-    found.push(...rows.map((r) => `${table} ${r.id}`));
-  }
-  return found;
 }
 
 /** Backends of this database waiting on a lock (row, transaction or advisory); pg_locks, whose rows every role sees. */
@@ -160,7 +132,7 @@ test(`${TRIES} imports racing an erasure of a turn they carry: none brings it ba
       [result] = await Promise.all([importing(all(lines)), erase()]);
     }
     tally[result]++;
-    expect([i, await resurrected(db, g.contextId)]).toEqual([i, []]);
+    expect([i, await tombstonedRows(db, g.contextId)]).toEqual([i, []]);
     expect(await db.turn.count({ where: { id: erased.id } })).toBe(0);
   }
   // The held tries can only end in a refusal: the import reads the tombstones after the erasure committed.

@@ -137,16 +137,23 @@ export async function foreignReference(
   return sites.find(({ ids, targets }) => targets.some((t) => ids.some((id) => foreign.has(`${t}|${id}`))))?.site;
 }
 
+/** Where an erased id sits, the erasure, and whether the id is an input's or a row's read from one (docs/erasure.md). */
+export type ErasedSite = IdSite & { erasureId: string; input: boolean };
+
+/** Tombstone kinds of erased inputs (the others are rows read from them, or the pipeline's windows and batches). */
+const INPUT_KINDS = new Set(["turn", "document", "fact_write", "session"]);
+
 /**
- * The first (row, column) of the batch naming an input this context erased (its tombstone, docs/erasure.md), with the
- * erasure: an export taken before or during an erasure never brings the erased inputs back, nor rows read from them.
+ * The first (row, column) of the batch naming an input this context erased or a row the erasure deleted as read from
+ * one (their tombstones, docs/erasure.md), with the erasure: an export taken before or during an erasure never brings
+ * the erased inputs back, nor rows read from them, even with every line naming an input cut out of it.
  */
 export async function erasedReference(
   tx: Tx,
   contextId: string,
   spec: KindSpec,
   rows: readonly Record<string, unknown>[],
-): Promise<(IdSite & { erasureId: string }) | undefined> {
+): Promise<ErasedSite | undefined> {
   const sites = rows.flatMap((row, index) =>
     [...spec.ids, ...(spec.idLists ?? [])].flatMap((column) => {
       const value = row[column];
@@ -155,13 +162,14 @@ export async function erasedReference(
     }),
   );
   if (sites.length === 0) return undefined;
-  const erased = await tx.$queryRaw<{ id: string; erasure_id: string }[]>`
-    SELECT input_id::text AS id, erasure_id::text FROM erased_inputs
+  const erased = await tx.$queryRaw<{ id: string; erasure_id: string; kind: string }[]>`
+    SELECT input_id::text AS id, erasure_id::text, kind FROM erased_inputs
     WHERE context_id = ${contextId}::uuid AND input_id = ANY(${[...new Set(sites.map((s) => s.id))]}::uuid[])`;
   if (erased.length === 0) return undefined;
-  const erasureOf = new Map(erased.map((e) => [e.id, e.erasure_id]));
-  const hit = sites.find((s) => erasureOf.has(s.id))!;
-  return { ...hit.site, erasureId: erasureOf.get(hit.id)! };
+  const tombstoneOf = new Map(erased.map((e) => [e.id, e]));
+  const hit = sites.find((s) => tombstoneOf.has(s.id))!;
+  const tombstone = tombstoneOf.get(hit.id)!;
+  return { ...hit.site, erasureId: tombstone.erasure_id, input: INPUT_KINDS.has(tombstone.kind) };
 }
 
 /** Rows of `target` holding one of `ids` that belong to another context (a document node through its document). */

@@ -10,7 +10,7 @@ import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, POR
 import { NAMELESS_MESSAGE, namesSomething } from "../core/identity";
 import type { PipelineRecords } from "../core/pipeline-records";
 import { holdErasureExclusive } from "../core/erasure-lock";
-import { erasedReference, foreignReference, type IdSite } from "./import-references";
+import { erasedReference, foreignReference, type ErasedSite, type IdSite } from "./import-references";
 import { lineCapIssue, type LineCapSettings } from "./line-caps";
 
 /** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole): a 400 naming `line N.field`. */
@@ -234,11 +234,12 @@ async function flush(
     });
   } catch (err) {
     if (err instanceof ErasedReferenceError) {
-      const { row, column, erasureId } = err.site;
+      const { row, column, erasureId, input } = err.site;
+      const what = input ? "an input erased from this context" : "a row read from an input erased from this context";
       throw new ImportLineError(
         lines[row]!,
         fieldOf(spec, column),
-        `names an input erased from this context (erasure ${erasureId}): an import never brings erased memory back`,
+        `names ${what} (erasure ${erasureId}): an import never brings erased memory back`,
       );
     }
     const refusedByPolicy = /row-level security policy/.test(databaseMessage(err));
@@ -283,7 +284,7 @@ class ForeignReferenceError extends ServiceError {
 }
 
 class ErasedReferenceError extends ServiceError {
-  constructor(readonly site: IdSite & { erasureId: string }) {
+  constructor(readonly site: ErasedSite) {
     super("a reference to an erased input");
   }
 }
