@@ -3,7 +3,7 @@
 // Each is answered exactly as the same line naming a random id (an id of no row) is: nothing tells the caller B's row
 // exists. Afterwards B exports exactly what it did before and A holds none of B's ids: nothing of B is read, changed
 // or planted. Also the import edge cases: nesting, a line over the cap, bytes that are not UTF-8.
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import fc from "fast-check";
 import request from "supertest";
 import { EXPORT_KINDS, IMPORT_REFERENCE_TARGETS, PIPELINE_WORK } from "@recall/memory";
@@ -201,6 +201,33 @@ test("every kind of line naming B's rows, as its own id or as any reference, ans
   expect([...idsIn(await exportOf(ctx.a.api))].filter((id) => theirs.has(id))).toEqual([]);
   expect(JSON.stringify((await ctx.a.api.get("/reviews?limit=100")).body)).not.toContain("Berta");
   expect(JSON.stringify((await ctx.a.api.post("/state", {})).body)).not.toContain("Berta");
+});
+
+test("X cannot take first the ids V's import of B's export will get: V's import creates every row", async () => {
+  const [x, v] = [await createContext(h.app, "x"), await createContext(h.app, "v", { review: "required" })];
+  // The ids X could compute for V before (sha256 of the target and the exported id), planted through X's own export.
+  const predicted = (id: string) => {
+    const hex = createHash("sha256").update(`${v.contextId}:${id}`).digest("hex");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${(8 | (parseInt(hex[16]!, 16) & 3)).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  };
+  const planted = ctx.b.lines.map((line) => {
+    if (line.kind === "header") return { ...line, context_id: x.contextId };
+    const spec = EXPORT_KINDS.find((k) => k.kind === line.kind);
+    if (!spec) return line;
+    const out: Line = { ...line };
+    for (const column of spec.ids) if (typeof out[column] === "string") out[column] = predicted(out[column] as string);
+    for (const column of spec.idLists ?? []) if (Array.isArray(out[column])) out[column] = (out[column] as string[]).map(predicted);
+    return out;
+  });
+  expect((await importInto(x, planted.map((l) => JSON.stringify(l)).join("\n"))).status).toBeLessThan(500);
+
+  const res = await importInto(v, ctx.b.lines.map((l) => JSON.stringify(l)).join("\n"));
+
+  expect(res.status).toBe(200);
+  for (const [kind, c] of Object.entries(res.body.counts as Record<string, { read: number; created: number }>))
+    expect([kind, c.created]).toEqual([kind, c.read]);
+  const predictedIds = new Set(rowsOf(ctx.b.lines).map((l) => predicted(l.id as string)));
+  expect([...idsIn(await exportOf(contextClient(h.app, x)))].filter((id) => predictedIds.has(id))).toEqual([]);
 });
 
 test("A's own export restored into A still works: what is A's is kept, nothing is created twice", async () => {
