@@ -30,9 +30,9 @@ export async function readDocumentText(db: DbOrTx, input: DocumentTextInput): Pr
   const start = input.startByte;
   const end = Math.max(start, Math.min(input.endByte ?? Infinity, start + READ_LIMITS.textRangeBytes));
   // Cut in SQL so a 10 MiB text is not shipped to answer 150 KB; three bytes more to finish a character.
-  const rows = await db.$queryRaw<{ bytes: Uint8Array; size: number }[]>(Prisma.sql`
-    SELECT substring(b FROM ${start + 1}::int FOR ${end - start + 3}::int) AS bytes, octet_length(b)::int AS size
-    FROM (SELECT convert_to(d.text, 'UTF8') AS b FROM documents d
+  const rows = await db.$queryRaw<{ id: string; bytes: Uint8Array; size: number }[]>(Prisma.sql`
+    SELECT id::text, substring(b FROM ${start + 1}::int FOR ${end - start + 3}::int) AS bytes, octet_length(b)::int AS size
+    FROM (SELECT d.id, convert_to(d.text, 'UTF8') AS b FROM documents d
       WHERE d.id = ${input.documentId}::uuid AND d.context_id = ${input.contextId}::uuid
         AND ${documentScope} <@ ${normaliseScope(input.scope)}::text[]) s`);
   const row = rows[0];
@@ -43,7 +43,8 @@ export async function readDocumentText(db: DbOrTx, input: DocumentTextInput): Pr
   const range = { start_byte: start + from, end_byte: start + to };
   const next = range.end_byte < row.size ? range.end_byte : null;
   const text = bytes.subarray(from, to).toString("utf8");
-  return { document_id: input.documentId, ...range, text_bytes: row.size, text, next_start_byte: next };
+  // The stored id, not the path's spelling of it (a client may send it in capitals).
+  return { document_id: row.id, ...range, text_bytes: row.size, text, next_start_byte: next };
 }
 
 const isContinuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80;
