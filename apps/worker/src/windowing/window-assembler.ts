@@ -5,6 +5,7 @@
 // per-session advisory lock, in the same transaction that marks the turn `waiting`, so a turn
 // is in exactly one window and a window's job never sees a turn that has not been handed over.
 import type { Config } from "@recall/config";
+import { turnSourceText } from "@recall/contracts";
 import { holdLock, lockKey, transaction, type Tx, type WorkItem } from "@recall/db";
 import {
   assignWindow,
@@ -146,8 +147,8 @@ export async function releaseWindows(producer: Producer, limits: WindowLimits, r
 
 async function charsOf(tx: Tx, turnIds: string[]): Promise<number> {
   if (turnIds.length === 0) return 0;
-  const turns = await tx.turn.findMany({ where: { id: { in: turnIds } }, select: { content: true } });
-  return turns.reduce((n, t) => n + t.content.length, 0);
+  const turns = await tx.turn.findMany({ where: { id: { in: turnIds } }, select: { content: true, attachmentText: true } });
+  return turns.reduce((n, t) => n + turnSourceText(t).length, 0);
 }
 
 function windowItem(tx: Tx, windowId: string, turn: ParkedTurn): Promise<WorkItem> {
