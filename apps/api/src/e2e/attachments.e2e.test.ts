@@ -1,7 +1,7 @@
 // Attachments on turns (issue #43) through the real service: a shared photo's caption is read back with the turn,
 // found by /query, quoted as evidence (the model behind the local wire-protocol server quotes it, and the span points
-// past the content into the attachment text), exported and imported, erased without a trace, refused over its caps
-// naming the field; and its URL is never fetched.
+// past the content into the attachment text), exported and imported, refused over its caps
+// naming the field; and its URL is never fetched. Erasure of a caption: erasure.e2e.test.ts.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WRITE_CAPS, sliceBytes, turnSourceText } from "@recall/contracts";
@@ -9,7 +9,6 @@ import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import request from "supertest";
 import { contextClient, createContext, type ContextClient, type ContextHandle } from "../testing/api-client";
 import { startHarness, type Harness } from "../testing/harness";
-import { tablesHolding } from "../testing/text-scan";
 
 let h: Harness;
 let llm: FakeLlmServer;
@@ -169,18 +168,6 @@ test("over a cap an attachment is refused naming its field; a URL must be http(s
     message: "must be an http or https URL",
   });
   expect(fieldOf(await send([{ kind: "video" }]))?.field).toBe("body.attachments.0.kind");
-});
-
-test("an erased turn's caption is in no table afterwards", async () => {
-  const ctx = await createContext(h.app, "attachments-erasure");
-  const api = contextClient(h.app, ctx);
-  const marker = "Zephyrquallix";
-  const { turnId } = await shareAPhoto(api, `${marker} the parrot on a perch`);
-  const before = (await tablesHolding(h.api.db, marker)).map((t) => `${t.table}.${t.column}`);
-  expect(before).toEqual(expect.arrayContaining(["turns.attachments", "turns.attachment_text", "turns.content_tsv"]));
-  const res = await api.post("/erasures", { turn_ids: [turnId] });
-  expect(res.status).toBe(200);
-  expect(await tablesHolding(h.api.db, marker)).toEqual([]);
 });
 
 test("an attachment's URL is never fetched", async () => {
