@@ -5165,6 +5165,17 @@ export interface operations {
             /** @description pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
             turns: {
+              attachments: {
+                /** @description the alt text of an image */
+                alt_text?: string;
+                /** @description what the attachment shows or says, e.g. a photo's caption */
+                caption?: string;
+                /** @enum {string} */
+                kind: "image" | "file" | "link";
+                mime_type?: string;
+                /** @description where it lives (http or https); stored as given, never fetched */
+                url?: string;
+              }[];
               content: string;
               /** Format: date-time */
               created_at: string;
@@ -5252,6 +5263,18 @@ export interface operations {
          *     }
          */
         "application/json": {
+          /** @description images, files or links shared with the turn; their caption and alt text are indexed, quotable as evidence and shown with the content; a URL is stored, never fetched */
+          attachments?: {
+            /** @description the alt text of an image */
+            alt_text?: string;
+            /** @description what the attachment shows or says, e.g. a photo's caption */
+            caption?: string;
+            /** @enum {string} */
+            kind: "image" | "file" | "link";
+            mime_type?: string;
+            /** @description where it lives (http or https); stored as given, never fetched */
+            url?: string;
+          }[];
           content: string;
           /** @description the speaker's name, as on a chat message; "I" and "my" in the content then refer to them */
           name?: string;
@@ -5566,6 +5589,17 @@ export interface operations {
         };
         content: {
           "application/json": {
+            attachments: {
+              /** @description the alt text of an image */
+              alt_text?: string;
+              /** @description what the attachment shows or says, e.g. a photo's caption */
+              caption?: string;
+              /** @enum {string} */
+              kind: "image" | "file" | "link";
+              mime_type?: string;
+              /** @description where it lives (http or https); stored as given, never fetched */
+              url?: string;
+            }[];
             content: string;
             /** Format: date-time */
             created_at: string;
@@ -5790,6 +5824,18 @@ export interface operations {
         "application/json": {
           /** @description in the order they were said */
           turns: {
+            /** @description images, files or links shared with the turn; their caption and alt text are indexed, quotable as evidence and shown with the content; a URL is stored, never fetched */
+            attachments?: {
+              /** @description the alt text of an image */
+              alt_text?: string;
+              /** @description what the attachment shows or says, e.g. a photo's caption */
+              caption?: string;
+              /** @enum {string} */
+              kind: "image" | "file" | "link";
+              mime_type?: string;
+              /** @description where it lives (http or https); stored as given, never fetched */
+              url?: string;
+            }[];
             content: string;
             /** @description the speaker's name, as on a chat message; "I" and "my" in the content then refer to them */
             name?: string;
