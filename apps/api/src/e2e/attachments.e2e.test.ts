@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WRITE_CAPS, sliceBytes, turnSourceText } from "@recall/contracts";
-import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
+import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import request from "supertest";
 import { contextClient, createContext, type ContextClient, type ContextHandle } from "../testing/api-client";
 import { startHarness, type Harness } from "../testing/harness";
@@ -19,6 +19,7 @@ let photoHits = 0;
 const NOTHING = { entities: [], attributes: [], relations: [], instructions: [], revocations: [], uncertainties: [] };
 const CAPTION = "a photo of a golden retriever named Quillibrant asleep on a beach towel";
 const QUOTE = "a golden retriever named Quillibrant";
+type ByteSpan = { start_byte: number; end_byte: number };
 
 beforeAll(async () => {
   photoHost = createServer((_req, res) => {
@@ -151,6 +152,19 @@ describe("a turn sharing a photo", () => {
     expect(res.status).toBe(400);
     expect(res.body.errors[0].field).toMatch(/^line \d+\.attachment_text$/);
   });
+});
+
+test("a held candidate quoting a caption shows its quote and span in the review, and commits once approved", async () => {
+  const api = contextClient(h.app, await createContext(h.app, "attachments-review", { review: "required" }));
+  const { turnId } = await shareAPhoto(api);
+  const reviews = (await api.get("/reviews?kind=attribute")).body.reviews as { review_id: string; quote: string; span: ByteSpan }[];
+  expect(reviews).toHaveLength(1);
+  const turn = await h.api.db.turn.findUniqueOrThrow({ where: { id: turnId } });
+  expect(reviews[0]!.quote).toBe(QUOTE);
+  expect(sliceBytes(turnSourceText(turn), reviews[0]!.span)).toBe(QUOTE);
+  expect((await api.post(`/reviews/${reviews[0]!.review_id}/approve`)).status).toBe(202);
+  const committed = async () => h.api.db.attribute.count({ where: { contextId: turn.contextId, key: "breed" } });
+  await waitFor(async () => ((await committed()) === 1 ? true : undefined), { what: "the approved fact to commit" });
 });
 
 test("over a cap an attachment is refused naming its field; a URL must be http(s)", async () => {
