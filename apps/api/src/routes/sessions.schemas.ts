@@ -129,6 +129,11 @@ export const TurnView = z.object({
   role: z.string(),
   content: z.string(),
   attachments: z.array(Attachment),
+  attachment_text: z
+    .string()
+    .describe(
+      "the attachments' captions and alt text, one line each (`[image] caption — alt text`); a /query hit's text, an evidence span and a review's span read the content, a newline, then this (when not empty)",
+    ),
   scope: z.array(z.string()),
   created_at: Timestamp,
   trace_id: z.string(),

@@ -4154,7 +4154,7 @@ export interface operations {
                 /** @enum {string} */
                 type: "turn" | "document";
               };
-              /** @description UTF-8 byte offsets of the quote in the turn or document text */
+              /** @description UTF-8 byte offsets of the quote in the document text, or in the turn's text: its content, then (after a newline) its attachments' text */
               span: {
                 end_byte: number;
                 start_byte: number;
@@ -4265,7 +4265,7 @@ export interface operations {
               /** @enum {string} */
               type: "turn" | "document";
             };
-            /** @description UTF-8 byte offsets of the quote in the turn or document text */
+            /** @description UTF-8 byte offsets of the quote in the document text, or in the turn's text: its content, then (after a newline) its attachments' text */
             span: {
               end_byte: number;
               start_byte: number;
@@ -4397,7 +4397,7 @@ export interface operations {
               /** @enum {string} */
               type: "turn" | "document";
             };
-            /** @description UTF-8 byte offsets of the quote in the turn or document text */
+            /** @description UTF-8 byte offsets of the quote in the document text, or in the turn's text: its content, then (after a newline) its attachments' text */
             span: {
               end_byte: number;
               start_byte: number;
@@ -4549,7 +4549,7 @@ export interface operations {
               /** @enum {string} */
               type: "turn" | "document";
             };
-            /** @description UTF-8 byte offsets of the quote in the turn or document text */
+            /** @description UTF-8 byte offsets of the quote in the document text, or in the turn's text: its content, then (after a newline) its attachments' text */
             span: {
               end_byte: number;
               start_byte: number;
@@ -5165,6 +5165,8 @@ export interface operations {
             /** @description pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
             turns: {
+              /** @description the attachments' captions and alt text, one line each (`[image] caption — alt text`); a /query hit's text, an evidence span and a review's span read the content, a newline, then this (when not empty) */
+              attachment_text: string;
               attachments: {
                 /** @description the alt text of an image */
                 alt_text?: string;
@@ -5589,6 +5591,8 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description the attachments' captions and alt text, one line each (`[image] caption — alt text`); a /query hit's text, an evidence span and a review's span read the content, a newline, then this (when not empty) */
+            attachment_text: string;
             attachments: {
               /** @description the alt text of an image */
               alt_text?: string;
