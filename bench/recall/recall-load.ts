@@ -57,7 +57,8 @@ function fingerprintOf(conversations: GateConversation[], embeddingModel: string
   const hash = createHash("sha256")
     .update(LOADER_VERSION)
     .update(embeddingModel ?? "no-embeddings");
-  for (const c of conversations) for (const t of c.turns) hash.update(`${c.file}\0${t.diaId}\0${t.speaker}\0${t.text}\0${t.image?.caption ?? ""}\0`);
+  for (const c of conversations)
+    for (const t of c.turns) hash.update(`${c.file}\0${t.diaId}\0${t.speaker}\0${t.text}\0${t.image?.caption ?? ""}\0`);
   return hash.digest("hex");
 }
 

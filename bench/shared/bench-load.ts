@@ -57,7 +57,12 @@ async function loadOne(baseUrl: string, ctx: LoadedContext, conversation: GateCo
   const statuses: string[] = [];
   for (const turn of conversation.turns) {
     const attachments = attachmentsOf(turn);
-    const answer = await call(`/sessions/${session}/turns`, { role: "user", content: turn.text, scope, ...(attachments.length > 0 ? { attachments } : {}) });
+    const answer = await call(`/sessions/${session}/turns`, {
+      role: "user",
+      content: turn.text,
+      scope,
+      ...(attachments.length > 0 ? { attachments } : {}),
+    });
     statuses.push(((answer.extraction as { status?: string } | undefined)?.status ?? "error") as string);
   }
   return statuses;

@@ -69,7 +69,14 @@ function readConversation(file: string, raw: Record<string, unknown>): GateConve
       .parse(raw[`session_${n}`])
       .map((t) => {
         const noted = notes.get(t.dia_id) ?? [];
-        const turn: GateTurn = { diaId: t.dia_id, speaker: t.speaker, text: t.text, referenceTime: at, cited: noted.length > 0, notes: noted };
+        const turn: GateTurn = {
+          diaId: t.dia_id,
+          speaker: t.speaker,
+          text: t.text,
+          referenceTime: at,
+          cited: noted.length > 0,
+          notes: noted,
+        };
         return t.blip_caption ? { ...turn, image: { caption: t.blip_caption, url: [t.img_url ?? []].flat()[0] } } : turn;
       });
   });

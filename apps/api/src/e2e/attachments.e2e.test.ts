@@ -84,7 +84,11 @@ describe("a turn sharing a photo", () => {
     expect(shared.status).toBe("committed");
     const one = await api.get(`/sessions/${shared.session}/turns/${shared.turnId}?scope[org]=acme`);
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ content: "Take a look!", attachments: shared.attachments, attachment_text: `[image] ${CAPTION} — dog on towel` });
+    expect(one.body).toMatchObject({
+      content: "Take a look!",
+      attachments: shared.attachments,
+      attachment_text: `[image] ${CAPTION} — dog on towel`,
+    });
     const list = await api.get(`/sessions/${shared.session}/turns?scope[org]=acme`);
     expect(list.body.turns[0].attachments).toEqual(shared.attachments);
   });

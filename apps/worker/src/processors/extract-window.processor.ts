@@ -86,7 +86,12 @@ async function readWindow(deps: WorkerDeps, ctx: StageContext, { windowId, turns
   const { guidance } = resolvePlan(deps, turnSubject(turns[0]!, ctx.claim.contextConfig));
   const known = await loadKnownMemory(deps.db, turns[0]!.contextId);
   const prompt = windowPrompt(
-    turns.map((t) => ({ text: turnSourceText(t), role: t.role, speaker: t.speaker ?? undefined, referenceTime: t.occurredAt ?? t.createdAt })),
+    turns.map((t) => ({
+      text: turnSourceText(t),
+      role: t.role,
+      speaker: t.speaker ?? undefined,
+      referenceTime: t.occurredAt ?? t.createdAt,
+    })),
     known,
   );
   const result = await structuredCall(
