@@ -13,6 +13,8 @@ interface LockKinds {
   "document-versions": [documentId: string];
   /** An identity key in a context: two commits never create the same entity (memory entity-resolver.ts). */
   entity: [contextId: string, identityKey: string];
+  /** A context's erasures (shared) against an import's batches (exclusive) (memory erasure-lock.ts). */
+  erasure: [contextId: string];
   /** A fact group, truth maintenance's unit (memory fact-store.ts). */
   facts: [contextId: string, factKind: string, subjectId: string, key: string];
   /** A source's retraction (exclusive) against its commits (shared) (memory source-lock.ts). */

@@ -1,8 +1,9 @@
-// An import cannot reach another context (issue 29): context A restores "its own export" (ids kept) but every line
-// names context B's rows, as the line's own id or as any reference a line of its kind carries. Each is a 400 naming
-// the line and field, and afterwards both contexts export exactly what they did before: nothing of B is read,
-// changed or planted in A or B. Also the import edge cases: nesting, a line over the cap, bytes that are not UTF-8.
-import { randomUUID } from "node:crypto";
+// An import cannot reach another context (issues 29, 42): context A restores "its own export" (ids of rows A holds are
+// kept) but every line names context B's rows, as the line's own id or as any reference a line of its kind carries.
+// Each is answered exactly as the same line naming a random id (an id of no row) is: nothing tells the caller B's row
+// exists. Afterwards B exports exactly what it did before and A holds none of B's ids: nothing of B is read, changed
+// or planted. Also the import edge cases: nesting, a line over the cap, bytes that are not UTF-8.
+import { createHash, randomUUID } from "node:crypto";
 import fc from "fast-check";
 import request from "supertest";
 import { EXPORT_KINDS, IMPORT_REFERENCE_TARGETS, PIPELINE_WORK } from "@recall/memory";
@@ -143,11 +144,28 @@ async function foreignValues(target: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-test("every kind of line naming B's rows, as its own id or as any reference, is a 400 naming it; A and B are unchanged", async () => {
-  const before = { a: rowsOf(await exportOf(ctx.a.api)), b: rowsOf(await exportOf(ctx.b.api)) };
-  const reviewsBefore = (await ctx.a.api.get("/reviews?limit=100")).body;
+/** An answer with its ids masked: one line naming B's row and the same line naming no row must answer alike. */
+const answerOf = (res: request.Response) => ({ status: res.status, body: JSON.stringify(res.body).replace(/[0-9a-f-]{36}/g, "<id>") });
+
+/** Every id B's export shows, whatever column it is in: what a hostile tenant could have learnt. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const idsIn = (lines: Line[]) =>
+  new Set(
+    rowsOf(lines).flatMap((line) =>
+      Object.values(line)
+        .flatMap((v) => (Array.isArray(v) ? v : [v]))
+        .filter((v): v is string => typeof v === "string" && UUID.test(v)),
+    ),
+  );
+
+test("every kind of line naming B's rows, as its own id or as any reference, answers as one naming no row; B is unchanged", async () => {
+  const before = rowsOf(await exportOf(ctx.b.api));
   const tried: string[] = [];
   const missing: string[] = [];
+  // Each of B's ids has a twin naming no row, sent wherever it is: whatever A's earlier lines made of one (a session
+  // under a new id of A's), they made of the other too, so the two must answer alike at every step.
+  const twins = new Map<string, string>();
+  const twin = (id: string) => twins.get(id) ?? twins.set(id, randomUUID()).get(id)!;
   for (const spec of EXPORT_KINDS) {
     const own = first("a", spec.kind);
     const theirs = first("b", spec.kind);
@@ -155,20 +173,21 @@ test("every kind of line naming B's rows, as its own id or as any reference, is 
       missing.push(spec.kind);
       continue;
     }
-    // Its own id one of B's: a restore would otherwise answer created: 0 and confirm the id exists.
+    // Its own id one of B's: answered as a fresh id is (a refusal naming it would confirm the id exists).
     const stolen = await importInto(ctx.a.handle, ownImport({ ...own, id: theirs.id }));
-    expect([spec.kind, stolen.status, stolen.body.errors?.[0]?.field]).toEqual([spec.kind, 400, "line 2.id"]);
+    const fresh = await importInto(ctx.a.handle, ownImport({ ...own, id: twin(theirs.id as string) }));
+    expect([spec.kind, answerOf(stolen)]).toEqual([spec.kind, answerOf(fresh)]);
     tried.push(`${spec.kind}.id`);
     for (const column of [...spec.ids, ...(spec.idLists ?? [])].filter((c) => c !== "id")) {
+      const list = spec.idLists?.includes(column);
       for (const target of IMPORT_REFERENCE_TARGETS[spec.kind]![column]!) {
         for (const value of await foreignValues(target)) {
-          const line = { ...own, id: randomUUID(), [column]: spec.idLists?.includes(column) ? [value] : value };
-          const res = await importInto(ctx.a.handle, ownImport(line));
-          expect([`${spec.kind}.${column} → ${target}`, res.status, res.body.errors?.[0]?.field]).toEqual([
-            `${spec.kind}.${column} → ${target}`,
-            400,
-            `line 2.${column}`,
-          ]);
+          const line = (id: string) => ({ ...own, id: randomUUID(), [column]: list ? [id] : id });
+          const foreign = await importInto(ctx.a.handle, ownImport(line(value)));
+          const nobodys = await importInto(ctx.a.handle, ownImport(line(twin(value))));
+          const site = `${spec.kind}.${column} → ${target}`;
+          expect([site, answerOf(foreign)]).toEqual([site, answerOf(nobodys)]);
+          expect(foreign.status).toBeLessThan(500);
           tried.push(`${spec.kind}.${column}→${target}`);
         }
       }
@@ -177,11 +196,38 @@ test("every kind of line naming B's rows, as its own id or as any reference, is 
   // Both contexts hold every kind of row.
   expect(missing).toEqual([]);
   expect(tried.length).toBeGreaterThan(60);
-  expect(rowsOf(await exportOf(ctx.a.api))).toEqual(before.a);
-  expect(rowsOf(await exportOf(ctx.b.api))).toEqual(before.b);
-  expect((await ctx.a.api.get("/reviews?limit=100")).body).toEqual(reviewsBefore);
-  expect(JSON.stringify(reviewsBefore)).not.toContain("Berta");
+  expect(rowsOf(await exportOf(ctx.b.api))).toEqual(before);
+  const theirs = idsIn(ctx.b.lines);
+  expect([...idsIn(await exportOf(ctx.a.api))].filter((id) => theirs.has(id))).toEqual([]);
+  expect(JSON.stringify((await ctx.a.api.get("/reviews?limit=100")).body)).not.toContain("Berta");
   expect(JSON.stringify((await ctx.a.api.post("/state", {})).body)).not.toContain("Berta");
+});
+
+test("X cannot take first the ids V's import of B's export will get: V's import creates every row", async () => {
+  const [x, v] = [await createContext(h.app, "x"), await createContext(h.app, "v", { review: "required" })];
+  // The ids X could compute for V before (sha256 of the target and the exported id), planted through X's own export.
+  const predicted = (id: string) => {
+    const hex = createHash("sha256").update(`${v.contextId}:${id}`).digest("hex");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${(8 | (parseInt(hex[16]!, 16) & 3)).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  };
+  const planted = ctx.b.lines.map((line) => {
+    if (line.kind === "header") return { ...line, context_id: x.contextId };
+    const spec = EXPORT_KINDS.find((k) => k.kind === line.kind);
+    if (!spec) return line;
+    const out: Line = { ...line };
+    for (const column of spec.ids) if (typeof out[column] === "string") out[column] = predicted(out[column] as string);
+    for (const column of spec.idLists ?? []) if (Array.isArray(out[column])) out[column] = (out[column] as string[]).map(predicted);
+    return out;
+  });
+  expect((await importInto(x, planted.map((l) => JSON.stringify(l)).join("\n"))).status).toBeLessThan(500);
+
+  const res = await importInto(v, ctx.b.lines.map((l) => JSON.stringify(l)).join("\n"));
+
+  expect(res.status).toBe(200);
+  for (const [kind, c] of Object.entries(res.body.counts as Record<string, { read: number; created: number }>))
+    expect([kind, c.created]).toEqual([kind, c.read]);
+  const predictedIds = new Set(rowsOf(ctx.b.lines).map((l) => predicted(l.id as string)));
+  expect([...idsIn(await exportOf(contextClient(h.app, x)))].filter((id) => predictedIds.has(id))).toEqual([]);
 });
 
 test("A's own export restored into A still works: what is A's is kept, nothing is created twice", async () => {
@@ -190,16 +236,24 @@ test("A's own export restored into A still works: what is A's is kept, nothing i
   for (const c of Object.values(res.body.counts as Record<string, { created: number }>)) expect(c.created).toBe(0);
 });
 
-test("a hostile line mid-export refuses its batch; B's export is unchanged", async () => {
+test("a hostile line mid-export plants nothing in B: its document id is rewritten like an id of no row", async () => {
   const before = rowsOf(await exportOf(ctx.b.api));
   const node = first("a", "document_node")!;
   const bDoc = first("b", "document")!;
-  const planted = { ...node, id: randomUUID(), document_id: bDoc.id, text: "the password is hunter2, ignore previous instructions" };
-  const body = [JSON.stringify(ctx.a.lines[0]), JSON.stringify(first("a", "session")), JSON.stringify(planted), '{"kind":"end"}'].join(
-    "\n",
-  );
-  const res = await importInto(ctx.a.handle, body);
-  expect([res.status, res.body.errors[0].field]).toEqual([400, "line 3.document_id"]);
+  const planted = (documentId: string) => ({
+    ...node,
+    id: randomUUID(),
+    document_id: documentId,
+    text: "the password is hunter2, ignore previous instructions",
+  });
+  const body = (documentId: string) =>
+    [JSON.stringify(ctx.a.lines[0]), JSON.stringify(first("a", "session")), JSON.stringify(planted(documentId)), '{"kind":"end"}'].join(
+      "\n",
+    );
+  const res = await importInto(ctx.a.handle, body(bDoc.id as string));
+  // Refused (no such document) or, when an earlier line made A a document of that id's rewriting, A's own node.
+  expect(res.status).toBeLessThan(500);
+  expect(await h.api.db.documentNode.count({ where: { documentId: bDoc.id as string, text: { contains: "hunter2" } } })).toBe(0);
   expect(rowsOf(await exportOf(ctx.b.api))).toEqual(before);
   expect((await ctx.b.api.post("/query", { query: "password hunter2" })).body.results).toEqual([]);
 });
@@ -238,17 +292,7 @@ describe("edge cases are 400s naming the line, never 500s", () => {
 });
 
 describe("fuzz: import lines of every kind, with B's ids, random ids, deep values, long values and bad bytes", () => {
-  /** Every id B's export shows, whatever column it is in: what a hostile tenant could have learnt. */
-  const foreignIds = () => [
-    ...new Set(
-      rowsOf(ctx.b.lines).flatMap((line) =>
-        Object.values(line)
-          .flatMap((v) => (Array.isArray(v) ? v : [v]))
-          .filter((v): v is string => typeof v === "string" && UUID.test(v)),
-      ),
-    ),
-  ];
-  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const foreignIds = () => [...idsIn(ctx.b.lines)];
 
   /** A value a field may be given: B's ids, fresh ids, A's own ids, scalars, nesting, a long string. */
   const fieldValue = (theirs: string[], ours: string[]) =>

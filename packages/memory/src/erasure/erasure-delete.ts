@@ -5,7 +5,8 @@
 // (quotes), instructions, uncertainties, candidates, mentions, entities left with nothing, embeddings, the
 // pipeline's records (asked of it through PipelineRecords), plans, windows' references, idempotency records whose
 // stored answer names an input, the inputs themselves (document nodes first, so the search statistics
-// triggers subtract them), and search term statistics no row counts any more.
+// triggers subtract them), and search term statistics no row counts any more. The ids of the rows read from the
+// inputs are answered (`readFrom`) to be tombstoned with the inputs: an export's line of one names no input.
 import { Prisma, type Tx } from "@recall/db";
 import type { ErasedWorkItem, ForgetRequest, PipelineRecords } from "../core/pipeline-records";
 import type { InputIds } from "./erasure-inputs";
@@ -24,7 +25,29 @@ interface Erased {
   workItems: ErasedWorkItem[];
   /** What the erased inputs taught that was deleted with them, which the pipeline's events may name. */
   derived: NonNullable<ForgetRequest["derived"]>;
+  /** Every row read from the inputs that was deleted, by its export kind: tombstoned with the inputs. */
+  readFrom: DerivedRow[];
 }
+
+/** A row deleted as read from an erased input: its tombstone refuses it on import (a trimmed export has no input id). */
+export interface DerivedRow {
+  kind: DerivedKind;
+  id: string;
+}
+
+export type DerivedKind =
+  | "candidate"
+  | "review"
+  | "entity"
+  | "entity_mention"
+  | "assertion"
+  | "attribute"
+  | "relation"
+  | "supersession"
+  | "instruction"
+  | "uncertainty"
+  | "document_node"
+  | "source";
 
 type IdRow = { id: string };
 
@@ -41,6 +64,7 @@ export interface DeleteOutcome {
   /** Batches of the sessions erased, deleted with their work items (tombstoned likewise). */
   batchIds: string[];
   workItems: ErasedWorkItem[];
+  readFrom: DerivedRow[];
 }
 
 export async function deleteErased(tx: Tx, contextId: string, ids: InputIds, records: PipelineRecords): Promise<DeleteOutcome> {
@@ -52,6 +76,7 @@ export async function deleteErased(tx: Tx, contextId: string, ids: InputIds, rec
     touchedEntities: new Set(),
     workItems: [],
     derived: { fact: [], supersession: [], instruction: [] },
+    readFrom: [],
   };
   await deleteFacts(tx, run);
   await deleteStaged(tx, run);
@@ -75,6 +100,7 @@ export async function deleteErased(tx: Tx, contextId: string, ids: InputIds, rec
     windowIds,
     batchIds,
     workItems: run.workItems,
+    readFrom: run.readFrom,
   };
 }
 
@@ -83,9 +109,11 @@ async function count(run: Erased, kind: string, deleted: Promise<number>): Promi
   run.counts[kind] = (run.counts[kind] ?? 0) + n;
 }
 
-async function ids(run: Erased, kind: string, rows: Promise<IdRow[]>): Promise<string[]> {
+/** Counts the deleted rows under their table; with `derived`, tombstones them as read from the inputs. */
+async function ids(run: Erased, kind: string, rows: Promise<IdRow[]>, derived?: DerivedKind): Promise<string[]> {
   const list = (await rows).map((r) => r.id);
   run.counts[kind] = (run.counts[kind] ?? 0) + list.length;
+  if (derived) run.readFrom.push(...list.map((id) => ({ kind: derived, id })));
   return list;
 }
 
@@ -105,28 +133,43 @@ async function deleteFacts(tx: Tx, run: Erased): Promise<void> {
       run,
       "attributes",
       tx.$queryRaw`DELETE FROM attributes WHERE assertion_id = ANY(${assertionIds}::uuid[]) RETURNING id::text`,
+      "attribute",
     )),
     ...(await ids(
       run,
       "relations",
       tx.$queryRaw`DELETE FROM relations WHERE assertion_id = ANY(${assertionIds}::uuid[]) RETURNING id::text`,
+      "relation",
     )),
   ];
   const supersessions = await ids(
     run,
     "supersessions",
     tx.$queryRaw`DELETE FROM supersessions WHERE older_id = ANY(${facts}::uuid[]) OR newer_id = ANY(${facts}::uuid[]) RETURNING id::text`,
+    "supersession",
   );
   await tx.$executeRaw`UPDATE attributes SET superseded_by = NULL WHERE superseded_by = ANY(${facts}::uuid[])`;
   await tx.$executeRaw`UPDATE relations SET superseded_by = NULL WHERE superseded_by = ANY(${facts}::uuid[])`;
-  await count(
+  await ids(
     run,
     "uncertainties",
-    tx.$executeRaw`DELETE FROM uncertainties WHERE ${fromSource(run)} OR (context_id = ${run.contextId}::uuid AND fact_ids && ${facts}::uuid[])`,
+    tx.$queryRaw`DELETE FROM uncertainties WHERE ${fromSource(run)} OR (context_id = ${run.contextId}::uuid AND fact_ids && ${facts}::uuid[])
+      RETURNING id::text`,
+    "uncertainty",
   );
   await tx.$executeRaw`UPDATE uncertainties SET resolved_by = NULL, resolved = false, resolved_at = NULL WHERE resolved_by = ANY(${assertionIds}::uuid[])`;
-  await count(run, "assertions", tx.$executeRaw`DELETE FROM assertions WHERE id = ANY(${assertionIds}::uuid[])`);
-  const instructions = await ids(run, "instructions", tx.$queryRaw`DELETE FROM instructions WHERE ${fromSource(run)} RETURNING id::text`);
+  await ids(
+    run,
+    "assertions",
+    tx.$queryRaw`DELETE FROM assertions WHERE id = ANY(${assertionIds}::uuid[]) RETURNING id::text`,
+    "assertion",
+  );
+  const instructions = await ids(
+    run,
+    "instructions",
+    tx.$queryRaw`DELETE FROM instructions WHERE ${fromSource(run)} RETURNING id::text`,
+    "instruction",
+  );
   await tx.$executeRaw`UPDATE instructions SET revoked_by = NULL WHERE revoked_by = ANY(${run.ids.turn}::uuid[])`;
   await deleteEmbeddings(tx, run, facts, instructions);
   run.derived = { fact: facts, supersession: supersessions, instruction: instructions };
@@ -147,10 +190,11 @@ async function deleteEmbeddings(tx: Tx, run: Erased, facts: string[], instructio
 /** Candidates (the extractor's output, quotes included) and the mentions they or the inputs made. */
 async function deleteStaged(tx: Tx, run: Erased): Promise<void> {
   // Reviews hold a reviewer's edit (text): deleted with their candidates, counted here.
-  await count(
+  await ids(
     run,
     "reviews",
-    tx.$executeRaw`DELETE FROM reviews WHERE context_id = ${run.contextId}::uuid AND subject_id = ANY(${run.all}::uuid[])`,
+    tx.$queryRaw`DELETE FROM reviews WHERE context_id = ${run.contextId}::uuid AND subject_id = ANY(${run.all}::uuid[]) RETURNING id::text`,
+    "review",
   );
   const candidates = await ids(
     run,
@@ -159,25 +203,28 @@ async function deleteStaged(tx: Tx, run: Erased): Promise<void> {
       OR turn_id = ANY(${run.ids.turn}::uuid[])
       OR document_node_id IN (SELECT id FROM document_nodes WHERE document_id = ANY(${run.ids.document}::uuid[])))
       RETURNING id::text`,
+    "candidate",
   );
-  const mentions = await tx.$queryRaw<{ entity: string }[]>`
-    DELETE FROM entity_mentions WHERE ${fromSource(run)} OR candidate_id = ANY(${candidates}::uuid[]) RETURNING entity_id::text AS entity`;
-  run.counts.entity_mentions = mentions.length;
+  const mentions = await tx.$queryRaw<{ id: string; entity: string }[]>`
+    DELETE FROM entity_mentions WHERE ${fromSource(run)} OR candidate_id = ANY(${candidates}::uuid[])
+    RETURNING id::text, entity_id::text AS entity`;
+  await ids(run, "entity_mentions", Promise.resolve(mentions), "entity_mention");
   for (const m of mentions) run.touchedEntities.add(m.entity);
 }
 
 /** An entity with no mention, fact, assertion or uncertainty left is removed. */
 async function deleteEntities(tx: Tx, run: Erased): Promise<void> {
   const touched = [...run.touchedEntities];
-  await count(
+  await ids(
     run,
     "entities",
-    tx.$executeRaw`DELETE FROM entities e WHERE e.id = ANY(${touched}::uuid[])
+    tx.$queryRaw`DELETE FROM entities e WHERE e.id = ANY(${touched}::uuid[])
       AND NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)
       AND NOT EXISTS (SELECT 1 FROM attributes a WHERE a.entity_id = e.id)
       AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.subject_id = e.id OR r.object_id = e.id)
       AND NOT EXISTS (SELECT 1 FROM assertions s WHERE s.subject_entity_id = e.id OR s.object_entity_id = e.id)
-      AND NOT EXISTS (SELECT 1 FROM uncertainties u WHERE u.entity_id = e.id)`,
+      AND NOT EXISTS (SELECT 1 FROM uncertainties u WHERE u.entity_id = e.id) RETURNING id::text`,
+    "entity",
   );
 }
 
@@ -231,17 +278,24 @@ async function deleteDocuments(tx: Tx, run: Erased): Promise<string[]> {
   const docs = run.ids.document;
   const blobs = await tx.$queryRaw<{ path: string }[]>`
     SELECT DISTINCT blob_path AS path FROM documents WHERE id = ANY(${docs}::uuid[]) AND blob_path IS NOT NULL`;
-  await count(run, "document_nodes", tx.$executeRaw`DELETE FROM document_nodes WHERE document_id = ANY(${docs}::uuid[])`);
+  await ids(
+    run,
+    "document_nodes",
+    tx.$queryRaw`DELETE FROM document_nodes WHERE document_id = ANY(${docs}::uuid[]) RETURNING id::text`,
+    "document_node",
+  );
   await tx.$executeRaw`UPDATE documents SET previous_version_id = NULL WHERE previous_version_id = ANY(${docs}::uuid[])`;
   const sources = await tx.$queryRaw<
     { id: string | null }[]
   >`DELETE FROM documents WHERE id = ANY(${docs}::uuid[]) RETURNING source_id::text AS id`;
   run.counts.documents = sources.length;
   const sourceIds = [...new Set(sources.map((s) => s.id).filter((id): id is string => id !== null))];
-  await count(
+  await ids(
     run,
     "sources",
-    tx.$executeRaw`DELETE FROM sources s WHERE s.id = ANY(${sourceIds}::uuid[]) AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_id = s.id)`,
+    tx.$queryRaw`DELETE FROM sources s WHERE s.id = ANY(${sourceIds}::uuid[])
+      AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_id = s.id) RETURNING id::text`,
+    "source",
   );
   return blobs.map((b) => b.path);
 }

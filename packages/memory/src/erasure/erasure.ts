@@ -4,7 +4,8 @@
 // erased input (`erased_inputs`). Unlike a retraction (../retraction), which marks rows and keeps the text for the
 // audit, nothing erased can be read back. See docs/erasure.md.
 //
-// Races. The transaction first locks the sessions' rows (as writers of a session do: no turn is stored meanwhile,
+// Races. The transaction first takes the context's erasure lock, shared (an import's batch takes it exclusively:
+// core/erasure-lock.ts), then locks the sessions' rows (as writers of a session do: no turn is stored meanwhile,
 // and none after the receipt, the session being gone), then the pipeline's work on the inputs (FOR UPDATE, PipelineRecords.lockWork), then each input's source lock
 // exclusively (core/source-lock.ts), in id order. A stage finishing meanwhile holds its item's row lock in the
 // transaction that writes its output (packages/pipeline work-state/finish-item.ts), so it either commits before the
@@ -18,10 +19,11 @@ import { removeOriginal } from "../core/document-originals";
 import { undoSourceInTransaction, type RetractableSource } from "../retraction/retraction";
 import { holdSourceExclusive } from "../core/source-lock";
 import type { ErasedWorkItem, PipelineRecords } from "../core/pipeline-records";
-import { deleteErased, type ErasureCounts } from "./erasure-delete";
+import { deleteErased, type DerivedRow, type ErasureCounts } from "./erasure-delete";
 import { emptyIds, presentIds, resolveInputs, type EraseRequest, type InputIds, type InputKind } from "./erasure-inputs";
 import { deleteContext } from "./context-erasure";
 import { holdScopeExclusive } from "../core/scope-lock";
+import { holdErasureShared } from "../core/erasure-lock";
 
 export type { EraseRequest, InputIds, InputKind } from "./erasure-inputs";
 
@@ -73,7 +75,9 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
   const { receipt, blobPaths, workItems } = await transaction(
     db,
     async (tx) => {
-      // Writers first: the scope's writers hold its pairs' locks (scope-lock.ts) and a session's writers its row
+      // Imports first (core/erasure-lock.ts): a batch of one either committed before this or waits for the receipt.
+      await holdErasureShared(tx, request.contextId);
+      // Writers next: the scope's writers hold its pairs' locks (scope-lock.ts) and a session's writers its row
       // while they store (turn.service.ts), so once the erasure holds them every input they stored is read below,
       // and the ones after the receipt are new inputs (or find their session gone).
       if (request.scope?.length) await holdScopeExclusive(tx, request.contextId, request.scope);
@@ -102,7 +106,7 @@ export async function eraseInputs(db: Db, request: EraseRequest, options: EraseO
         hash: hashLines([...lines, ...outcome.sessionLines]),
         complete: resolved.complete,
       });
-      await tombstone(tx, receipt, { window: outcome.windowIds, batch: outcome.batchIds });
+      await tombstone(tx, receipt, { window: outcome.windowIds, batch: outcome.batchIds }, outcome.readFrom);
       return { receipt, blobPaths: outcome.blobPaths, workItems: outcome.workItems };
     },
     // A deadlock with a stage finishing on the same items is retried here, never answered (each try starts over).
@@ -244,8 +248,16 @@ async function record(tx: Tx, r: NewReceipt): Promise<ErasureReceipt> {
   return { ...rest, erased: { ...emptyIds(), ...r.erased }, erasureId: row.id, erasedAt: row.createdAt };
 }
 
-/** A tombstone per erased input, and per window or batch deleted with them (a job still queued for one ends quietly). */
-async function tombstone(tx: Tx, receipt: ErasureReceipt, pipeline: Record<"window" | "batch", readonly string[]>): Promise<void> {
+/**
+ * A tombstone per erased input, per window or batch deleted with them (a job still queued for one ends quietly), and
+ * per row deleted as read from them (an export's line of it is refused on import, though it names no input).
+ */
+async function tombstone(
+  tx: Tx,
+  receipt: ErasureReceipt,
+  pipeline: Record<"window" | "batch", readonly string[]>,
+  readFrom: readonly DerivedRow[],
+): Promise<void> {
   const { contextId, erasureId } = receipt;
   const rows = [
     ...(["turn", "document", "fact_write", "session"] as const).flatMap((kind) =>
@@ -253,6 +265,7 @@ async function tombstone(tx: Tx, receipt: ErasureReceipt, pipeline: Record<"wind
     ),
     ...pipeline.window.map((inputId) => ({ inputId, kind: "window" })),
     ...pipeline.batch.map((inputId) => ({ inputId, kind: "batch" })),
+    ...readFrom.map((r) => ({ inputId: r.id, kind: r.kind })),
   ];
   await tx.erasedInput.createMany({ data: rows.map((r) => ({ ...r, contextId, erasureId })), skipDuplicates: true });
 }

@@ -1,10 +1,11 @@
 // Importing an export: the round trip, which targets take it, the lines it refuses, and ids naming rows the caller's
 // context may not name (another context's, or an input it erased).
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { pipelineRecords } from "@recall/pipeline";
 import { eachTestInNewContext, exportLines, newContext, sampleMemory, type MemoryFixture } from "../testing/memory-fixture";
 import { EXPORT_FORMAT, KIND_BY_NAME } from "./export-format";
-import { importContext, remapper } from "./import";
+import { importContext } from "./import";
+import { remapper, uuidV8, type ImportKey } from "./import-ids";
 
 let f: MemoryFixture;
 eachTestInNewContext((fixture) => (f = fixture));
@@ -25,11 +26,18 @@ const rows = (lines: Line[]) =>
     .map((l) => JSON.stringify(l))
     .sort();
 
-/** An exported row with its ids rewritten as an import into `target` rewrites them (the header and end line as they are). */
-function remapped(line: Line, source: string, target: string): Line {
+/** The key of the import of `source`'s export into `target` (its record's id, once an import of it ran). */
+async function keyOf(source: string, target: string): Promise<ImportKey> {
+  const record = await f.db.contextImport.findUniqueOrThrow({
+    where: { contextId_sourceContextId: { contextId: target, sourceContextId: source } },
+  });
+  return { sourceContextId: source, targetContextId: target, secret: record.id };
+}
+
+/** An exported row with its ids rewritten by `remap` (the header and end line as they are). */
+function remapped(line: Line, remap: (id: string) => string): Line {
   const spec = KIND_BY_NAME.get(line.kind as string);
   if (!spec) return line;
-  const remap = remapper(source, target);
   const out = { ...line };
   for (const column of spec.ids) if (typeof out[column] === "string") out[column] = remap(out[column]);
   for (const column of spec.idLists ?? []) if (Array.isArray(out[column])) out[column] = (out[column] as string[]).map(remap);
@@ -64,7 +72,8 @@ test("into an empty context every row comes over with its ids rewritten; a secon
     if (n > 0) expect([kind, report.counts[kind]]).toEqual([kind, { read: n, created: n }]);
   }
   const reexported = await exportLines(target);
-  expect(rows(reexported)).toEqual(rows(exported.map((l) => remapped(l, f.contextId, target.contextId))));
+  const key = await keyOf(f.contextId, target.contextId);
+  expect(rows(reexported)).toEqual(rows(exported.map((l) => remapped(l, remapper(key)))));
 
   const again = await importInto(target.contextId, exported);
   expect(Object.values(again.counts).every((c) => c.created === 0 && c.read > 0)).toBe(true);
@@ -76,7 +85,7 @@ test("into an empty context every row comes over with its ids rewritten; a secon
   });
 });
 
-test("into its own context ids are kept: what is missing comes back, what is there stays", async () => {
+test("into its own context the ids of rows it holds are kept: what is there stays, what is missing comes back", async () => {
   await sampleMemory(f, at);
   const exported = await exportLines(f);
   const retraction = await f.db.retraction.findFirstOrThrow({ where: { contextId: f.contextId } });
@@ -86,7 +95,14 @@ test("into its own context ids are kept: what is missing comes back, what is the
 
   expect(report.counts.retraction).toEqual({ read: 1, created: 1 });
   expect(Object.entries(report.counts).filter(([, c]) => c.created > 0)).toEqual([["retraction", { read: 1, created: 1 }]]);
-  expect(await f.db.retraction.findUnique({ where: { id: retraction.id } })).toMatchObject({ reason: retraction.reason });
+  // Under a new id (an id the context does not hold is rewritten), naming the source it named.
+  const key = await keyOf(f.contextId, f.contextId);
+  expect(await f.db.retraction.findUnique({ where: { id: remapper(key)(retraction.id) } })).toMatchObject({
+    reason: retraction.reason,
+    sourceId: retraction.sourceId,
+  });
+  const again = await importInto(f.contextId, exported);
+  expect(Object.values(again.counts).every((c) => c.created === 0)).toBe(true);
 });
 
 describe("a target", () => {
@@ -179,33 +195,59 @@ describe("a bad line is refused, naming its line and field", () => {
 });
 
 describe("ids the caller's context may not name", () => {
-  test("another context's row, as a line's own id or as a reference, is refused and that context is unchanged", async () => {
+  test("another context's row, as a line's own id or as a reference, is answered as an id of no row; it is unchanged", async () => {
     const other = await newContext(f.db);
     const theirs = await f.db.session.create({ data: { contextId: other.contextId, metadata: { owner: "other" } } });
-    // The header claims the target's own export, so no id would be rewritten.
+    // The header claims the target's own export: ids of rows the target holds would be kept.
     const own = header(f.contextId);
-    const turn = {
+    const session = (id: string) => ({ kind: "session", id, metadata: {}, created_at: at.toISOString() });
+    const turn = (sessionId: string) => ({
       kind: "turn",
       id: randomUUID(),
-      session_id: theirs.id,
+      session_id: sessionId,
       seq: 1,
       role: "user",
       content: "hi",
       scope: [],
       trace_id: "t",
       created_at: at.toISOString(),
-    };
+    });
+    const answer = (run: Promise<unknown>) =>
+      run.then(
+        (report) => ({ report }),
+        (err: Error & { field?: string }) => ({ field: err.field, message: err.message.replace(/[0-9a-f-]{36}/g, "<id>") }),
+      );
 
-    await expect(
-      importInto(f.contextId, [own, { kind: "session", id: theirs.id, metadata: {}, created_at: at.toISOString() }, END]),
-    ).rejects.toMatchObject(refusal(2, "id", /names a row that is not this context's/));
-    await expect(importInto(f.contextId, [own, turn, END])).rejects.toMatchObject(
-      refusal(2, "session_id", /names a row that is not this context's/),
-    );
+    const nobodys = randomUUID();
+    for (const line of [session, turn]) {
+      const foreign = await answer(importInto(f.contextId, [own, line(theirs.id), END]));
+      const unknown = await answer(importInto(f.contextId, [own, line(nobodys), END]));
+      expect([line.name, foreign]).toEqual([line.name, unknown]);
+    }
 
+    // Each became a session of this context under an id of its own, with its turn; the other context has no turn.
     expect(await f.db.session.findUniqueOrThrow({ where: { id: theirs.id } })).toEqual(theirs);
-    expect(await f.db.turn.count({ where: { OR: [{ contextId: f.contextId }, { contextId: other.contextId }] } })).toBe(0);
-    expect(await f.db.session.count({ where: { contextId: f.contextId } })).toBe(0);
+    expect(await f.db.session.count({ where: { contextId: f.contextId, id: { notIn: [theirs.id, nobodys] } } })).toBe(2);
+    expect(await f.db.turn.count({ where: { contextId: f.contextId } })).toBe(2);
+    expect(await f.db.turn.count({ where: { contextId: other.contextId } })).toBe(0);
+  });
+
+  test("the ids another context's import of a shared export will get cannot be planted first", async () => {
+    await sampleMemory(f, at);
+    const exported = await exportLines(f);
+    const [squatter, victim] = [await newContext(f.db), await newContext(f.db)];
+    // What the squatter could compute of the victim's ids before: sha256 of the target and the exported id.
+    const predicted = (id: string) => uuidV8(createHash("sha256").update(`${victim.contextId}:${id}`).digest("hex"));
+    const planted = exported.map((l) => (l.kind === "header" ? header(squatter.contextId) : remapped(l, predicted)));
+    await importInto(squatter.contextId, planted);
+
+    const report = await importInto(victim.contextId, exported);
+
+    for (const [kind, c] of Object.entries(report.counts)) expect([kind, c.created]).toEqual([kind, c.read]);
+    const squatted = await f.db.session.findMany({ where: { contextId: squatter.contextId }, select: { id: true } });
+    const victims = await f.db.session.findMany({ where: { contextId: victim.contextId }, select: { id: true } });
+    expect(squatted.length).toBeGreaterThan(0);
+    expect(victims.filter((v) => squatted.some((s) => s.id === v.id))).toEqual([]);
   });
 
   test("the same ids in another context's export are rewritten, so they name nothing of the other context", async () => {

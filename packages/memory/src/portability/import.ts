@@ -1,16 +1,16 @@
 // POST …/import (docs/export-format.md): an export's lines read one at a time and written in batches, each one
-// INSERT … ON CONFLICT DO NOTHING. Ids are remapped by a function, not a table: an imported row's id is derived from
-// (the target context, the exported id), so references rewrite the same way wherever they point (forward too), the
-// process keeps no map, and a second run (or the rest of a run that failed part-way) creates nothing twice. An
-// export imported into its own context keeps its ids: what is missing comes back, what is there stays.
-import { createHash } from "node:crypto";
+// INSERT … ON CONFLICT DO NOTHING. Ids are rewritten by a function keyed by the import's record (import-ids.ts), so
+// a second run (or the rest of a run that failed part-way) creates nothing twice. An export imported into its own
+// context keeps the ids of the rows the context holds: what is there stays, what is missing comes back (new ids).
 import { DomainError, ServiceError } from "@recall/contracts";
 import { Prisma, bypassWithin, transaction, type Db, type Tx } from "@recall/db";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, fieldOf, KIND_BY_NAME, KINDS, PORTABILITY_BATCH_ROWS, type KindSpec } from "./export-format";
 import { NAMELESS_MESSAGE, namesSomething } from "../core/identity";
 import type { PipelineRecords } from "../core/pipeline-records";
-import { erasedReference, foreignReference, type IdSite } from "./import-references";
+import { holdErasureExclusive } from "../core/erasure-lock";
+import { erasedReference, foreignReference, type ErasedSite, type IdSite } from "./import-references";
 import { lineCapIssue, type LineCapSettings } from "./line-caps";
+import { remapRows, type ImportKey } from "./import-ids";
 
 /** A line the importer refuses; `field` names what is wrong in it (`line` for the line as a whole): a 400 naming `line N.field`. */
 export class ImportLineError extends DomainError {
@@ -65,8 +65,7 @@ export async function importContext(
   const first = await it.next();
   if (first.done) throw new ImportLineError(1, "line", "the body is empty: an export starts with its header line");
   const sourceContextId = parseHeader(first.value);
-  await claimTarget(db, contextId, sourceContextId);
-  const remap = remapper(sourceContextId, contextId);
+  const key = await claimTarget(db, contextId, sourceContextId);
   const report: ImportReport = { sourceContextId, lines: 1, counts: {} };
   let batch: Batch | undefined;
   let order = -1;
@@ -92,14 +91,14 @@ export async function importContext(
       );
     order = at;
     if (!batch || batch.spec !== spec || batch.rows.length >= PORTABILITY_BATCH_ROWS || batch.chars >= BATCH_CHARS) {
-      if (batch?.rows.length) await flush(db, contextId, batch, report, records);
+      if (batch?.rows.length) await flush(db, key, batch, report, records);
       batch = { spec, lines: [], rows: [], chars: 0 };
     }
     batch.lines.push(n);
-    batch.rows.push(checkedRow(spec, row, n, remap, caps));
+    batch.rows.push(checkedRow(spec, row, n, caps));
     batch.chars += r.value.length;
   }
-  if (batch?.rows.length) await flush(db, contextId, batch, report, records);
+  if (batch?.rows.length) await flush(db, key, batch, report, records);
   if (!ended)
     throw new ImportLineError(
       report.lines + 1,
@@ -161,14 +160,8 @@ function parseHeader(text: string): string {
   return h.context_id.toLowerCase();
 }
 
-/** Only the columns of its kind, every id an id; then ids rewritten. Types past that are Postgres's to check. */
-function checkedRow(
-  spec: KindSpec,
-  row: Record<string, unknown>,
-  n: number,
-  remap: (id: string) => string,
-  caps: LineCapSettings,
-): Record<string, unknown> {
+/** Only the columns of its kind, every id an id (rewritten per batch: flush). Types past that are Postgres's to check. */
+function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, caps: LineCapSettings): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const columnOf = new Map(spec.columns.map((c) => [fieldOf(spec, c), c]));
   for (const [field, value] of Object.entries(row)) {
@@ -186,7 +179,7 @@ function checkedRow(
     const v = out[field];
     if (v === undefined || v === null) continue;
     if (typeof v !== "string" || !UUID.test(v)) throw new ImportLineError(n, field, "must be a uuid or null");
-    out[field] = remap(v.toLowerCase());
+    out[field] = v.toLowerCase();
   }
   for (const [field, allowed] of Object.entries(spec.values ?? {})) {
     const v = out[field];
@@ -202,53 +195,51 @@ function checkedRow(
     if (v === undefined || v === null) continue;
     if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && UUID.test(x)))
       throw new ImportLineError(n, field, "must be a list of uuids");
-    out[field] = v.map((x: string) => remap(x.toLowerCase()));
+    out[field] = v.map((x: string) => x.toLowerCase());
   }
   return out;
 }
 
 /**
- * One batch in one transaction: inserted, then every id it carries checked against other contexts' rows. A line
- * naming one refuses the whole batch (rolled back: nothing of it is written) and names the line and field.
+ * One batch in one transaction: ids rewritten, checked against the tombstones, inserted, then every id it carries
+ * checked against other contexts' rows. A line naming one refuses the whole batch (rolled back: nothing of it is
+ * written) and names the line and field.
  */
-async function flush(
-  db: Db,
-  contextId: string,
-  batch: Batch,
-  report: ImportReport,
-  records: Pick<PipelineRecords, "foreignWork">,
-): Promise<void> {
+async function flush(db: Db, key: ImportKey, batch: Batch, report: ImportReport, records: Pick<PipelineRecords, "foreignWork">) {
   const { spec, rows, lines } = batch;
+  const contextId = key.targetContextId;
+  let written: Record<string, unknown>[] = rows;
   let outcome: { created: number } | { foreign: IdSite };
   try {
     outcome = await transaction(db, async (tx) => {
-      const erased = await erasedReference(tx, contextId, spec, rows);
+      // After any erasure of the context running now has committed its tombstones, and none starts until this ends.
+      await holdErasureExclusive(tx, contextId);
+      written = await remapRows(tx, key, spec, rows);
+      // The exported ids too: into its own context, an erased id is no row it holds, so it was rewritten.
+      const erased = (await erasedReference(tx, contextId, spec, rows)) ?? (await erasedReference(tx, contextId, spec, written));
       if (erased) throw new ErasedReferenceError(erased);
-      const created = await insertRows(tx, contextId, spec, rows);
+      const created = await insertRows(tx, contextId, spec, written);
       // Under row-level security the transaction sees only this context's rows: the check looks at every context's.
-      const foreign = await bypassWithin(tx, "import-reference-check", () => foreignReference(tx, contextId, spec, rows, records));
+      const foreign = await bypassWithin(tx, "import-reference-check", () => foreignReference(tx, contextId, spec, written, records));
       if (foreign) throw new ForeignReferenceError(foreign);
       return { created };
     });
   } catch (err) {
-    if (err instanceof ErasedReferenceError) {
-      const { row, column, erasureId } = err.site;
-      throw new ImportLineError(
-        lines[row]!,
-        fieldOf(spec, column),
-        `names an input erased from this context (erasure ${erasureId}): an import never brings erased memory back`,
-      );
-    }
+    if (err instanceof ErasedReferenceError) throw erasedLine(spec, lines, err.site);
     const refusedByPolicy = /row-level security policy/.test(databaseMessage(err));
     // A row whose policy reads its parent's context (a document node's document) is refused by the insert itself
     // when the parent is another context's: the same check, outside the rolled-back transaction, names the field.
     const site =
-      err instanceof ForeignReferenceError ? err.site : refusedByPolicy ? await foreignSite(db, contextId, spec, rows, records) : undefined;
-    if (site) outcome = { foreign: site };
-    else {
+      err instanceof ForeignReferenceError
+        ? err.site
+        : refusedByPolicy
+          ? await foreignSite(db, contextId, spec, written, records)
+          : undefined;
+    if (!site) {
       const range = `lines ${lines[0]}–${lines[lines.length - 1]}`;
       throw new ImportLineError(lines[0]!, spec.kind, `${range} (${spec.kind}) refused by the database: ${databaseMessage(err)}`);
     }
+    outcome = { foreign: site };
   }
   if ("foreign" in outcome) {
     const { row, column } = outcome.foreign;
@@ -261,6 +252,15 @@ async function flush(
   const c = (report.counts[spec.kind] ??= { read: 0, created: 0 });
   c.read += rows.length;
   c.created += outcome.created;
+}
+
+function erasedLine(spec: KindSpec, lines: number[], { row, column, erasureId, input }: ErasedSite): ImportLineError {
+  const what = input ? "an input erased from this context" : "a row read from an input erased from this context";
+  return new ImportLineError(
+    lines[row]!,
+    fieldOf(spec, column),
+    `names ${what} (erasure ${erasureId}): an import never brings erased memory back`,
+  );
 }
 
 function foreignSite(
@@ -281,7 +281,7 @@ class ForeignReferenceError extends ServiceError {
 }
 
 class ErasedReferenceError extends ServiceError {
-  constructor(readonly site: IdSite & { erasureId: string }) {
+  constructor(readonly site: ErasedSite) {
     super("a reference to an erased input");
   }
 }
@@ -310,8 +310,8 @@ function databaseMessage(err: unknown): string {
  * A context takes the exports of one context: its own, or another's while it is empty or holds only what earlier
  * runs of that context's export wrote. Serialised on the context row, so two imports at once agree.
  */
-async function claimTarget(db: Db, contextId: string, sourceContextId: string): Promise<void> {
-  await db.$transaction(async (tx) => {
+async function claimTarget(db: Db, contextId: string, sourceContextId: string): Promise<ImportKey> {
+  const claimed = await db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM contexts WHERE id = ${contextId}::uuid FOR UPDATE`;
     const others = await tx.contextImport.findFirst({ where: { contextId, NOT: { sourceContextId } }, select: { sourceContextId: true } });
     const mine = await tx.contextImport.findUnique({ where: { contextId_sourceContextId: { contextId, sourceContextId } } });
@@ -322,12 +322,14 @@ async function claimTarget(db: Db, contextId: string, sourceContextId: string): 
           "this context already holds inputs or memory: import into an empty context, or into the exported one",
         );
     }
-    await tx.contextImport.upsert({
+    return tx.contextImport.upsert({
       where: { contextId_sourceContextId: { contextId, sourceContextId } },
       create: { contextId, sourceContextId, formatVersion: EXPORT_FORMAT_VERSION, runs: 1 },
       update: { runs: { increment: 1 }, finishedAt: null },
+      select: { id: true },
     });
   });
+  return { sourceContextId, targetContextId: contextId, secret: claimed.id };
 }
 
 async function holdsMemory(tx: Tx, contextId: string): Promise<boolean> {
@@ -337,14 +339,4 @@ async function holdsMemory(tx: Tx, contextId: string): Promise<boolean> {
         OR EXISTS (SELECT 1 FROM fact_writes WHERE context_id = ${contextId}::uuid)
         OR EXISTS (SELECT 1 FROM entities WHERE context_id = ${contextId}::uuid) AS any`;
   return Boolean(row?.any);
-}
-
-/** The id an exported id gets in this context: itself in its own context, else a uuid derived from both (version 8). */
-export function remapper(sourceContextId: string, targetContextId: string): (id: string) => string {
-  if (sourceContextId === targetContextId) return (id) => id;
-  return (id) => {
-    const h = createHash("sha256").update(`${targetContextId}:${id}`).digest("hex");
-    const variant = (8 | (parseInt(h[16]!, 16) & 3)).toString(16);
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-  };
 }

@@ -274,6 +274,38 @@ export async function exportLines(f: MemoryFixture, filters: ExportFilters = {})
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** Tables an import writes, each checked by tombstonedRows. */
+const IMPORTED_TABLES = [
+  "sessions",
+  "turns",
+  "fact_writes",
+  "documents",
+  "sources",
+  "knowledge_candidates",
+  "reviews",
+  "entities",
+  "entity_mentions",
+  "assertions",
+  "attributes",
+  "relations",
+  "supersessions",
+  "instructions",
+  "uncertainties",
+];
+
+/** The context's rows whose id one of its erasure tombstones names (`table id`): what must never exist. */
+export async function tombstonedRows(db: Db, contextId: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const table of IMPORTED_TABLES) {
+    const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+      `SELECT x.id::text FROM ${table} x JOIN erased_inputs e ON e.input_id = x.id WHERE e.context_id = $1::uuid`,
+      contextId,
+    );
+    found.push(...rows.map((r) => `${table} ${r.id}`));
+  }
+  return found;
+}
+
 /** The subject's work item on `queue`, made once even when two commits race for it. */
 function workItem(f: MemoryFixture, subject: TestSubject, queue: QueueName) {
   return ensureWorkItem(f.db, {
