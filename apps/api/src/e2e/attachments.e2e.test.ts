@@ -171,6 +171,29 @@ test("a held candidate quoting a caption shows its quote and span in the review,
   await waitFor(async () => ((await committed()) === 1 ? true : undefined), { what: "the approved fact to commit" });
 });
 
+test("a batch's turns keep their attachments, and a window's prompt reads the captions", async () => {
+  const api = contextClient(h.app, await createContext(h.app, "attachments-batch"));
+  const session = await api.session();
+  const turns = [
+    { role: "user", content: "We went hiking.", attachments: [{ kind: "image", caption: "a waterfall called Brennovar Falls" }] },
+    { role: "user", content: "Look at this view!", attachments: [{ kind: "image", alt_text: "snowy Tarnhelm ridge at sunrise" }] },
+  ];
+  const res = await api.post(`/sessions/${session}/turns/batch`, { turns });
+  expect(res.status).toBe(202);
+  const status = res.body.status_url.replace(/^\/api\/v1\/[^/]+/, "");
+  await waitFor(async () => ((await api.get(status)).body.state === "done" ? true : undefined), { what: "the batch to finish" });
+  const listed = (await api.get(`/sessions/${session}/turns`)).body.turns as { attachments: unknown[] }[];
+  expect(listed.map((t) => t.attachments)).toEqual(turns.map((t) => t.attachments));
+  const found = await api.post("/query", { query: "Tarnhelm", scope: [], kinds: ["turn"] });
+  // Best first: the turn whose alt text names it (its neighbour in the session may follow, lifted by it).
+  expect(found.body.results[0]).toMatchObject({
+    id: res.body.turn_ids[1],
+    text: "Look at this view!\n[image] snowy Tarnhelm ridge at sunrise",
+  });
+  const asked = llm.requests.map((r) => JSON.stringify(r.body)).filter((b) => b.includes("Brennovar"));
+  expect(asked.some((b) => b.includes("Tarnhelm"))).toBe(true);
+});
+
 test("over a cap an attachment is refused naming its field; a URL must be http(s)", async () => {
   const api = contextClient(h.app, await createContext(h.app, "attachments-caps"));
   const session = await api.session();
