@@ -5821,6 +5821,22 @@ export interface operations {
          *             "org=acme",
          *             "user=alice"
          *           ]
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Here is the new dashboard.",
+         *           "attachments": [
+         *             {
+         *               "kind": "image",
+         *               "caption": "Grafana dashboard of the payments cluster",
+         *               "mime_type": "image/png"
+         *             }
+         *           ],
+         *           "occurred_at": "2026-02-03T10:01:00Z",
+         *           "scope": [
+         *             "org=acme",
+         *             "user=alice"
+         *           ]
          *         }
          *       ]
          *     }
@@ -5875,7 +5891,8 @@ export interface operations {
            *       "batch_id": "9e1f2a3b-4c5d-4e6f-8a7b-0c1d2e3f4a5b",
            *       "turn_ids": [
            *         "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
-           *         "1d8b6f72-4e3c-4c9e-b6f5-7e2d3c4b5a61"
+           *         "1d8b6f72-4e3c-4c9e-b6f5-7e2d3c4b5a61",
+           *         "2e9c7a83-5f4d-4dae-87a6-8f3e4d5c6b72"
            *       ],
            *       "status_url": "/api/v1/f5a6b7c8-d9e0-4f1a-8b2c-4d5e6f7a8b9c/sessions/5b0f3c2e-8a41-4d7e-9c1a-2f6e7d8b9a10/turn-batches/9e1f2a3b-4c5d-4e6f-8a7b-0c1d2e3f4a5b",
            *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"
