@@ -32,6 +32,8 @@ export interface ParkedTurn {
   contextId: string;
   sessionId: string;
   content: string;
+  /** Counted with the content: a window's prompt reads both (`turnSourceText`). */
+  attachmentText?: string;
   traceId: string;
 }
 
@@ -90,13 +92,13 @@ export async function placeInWindows(
     ? { id: open.id, members: [...open.turnIds], chars: await charsOf(tx, open.turnIds), joining: [] }
     : undefined;
   for (const { turn, workItemId } of turns) {
-    if (filling && filling.members.length > 0 && !fits(filling, turn.content, limits)) {
+    if (filling && filling.members.length > 0 && !fits(filling, turnSourceText(turn), limits)) {
       await settle(tx, filling, turn, true, release);
       filling = undefined;
     }
     filling ??= { members: [], chars: 0, joining: [] };
     filling.members.push(turn.id);
-    filling.chars += turn.content.length;
+    filling.chars += turnSourceText(turn).length;
     filling.joining.push(workItemId);
     if (filling.members.length >= limits.maxTurns) {
       await settle(tx, filling, turn, true, release);
@@ -115,8 +117,8 @@ interface Filling {
   joining: string[];
 }
 
-function fits(window: Filling, content: string, limits: WindowLimits): boolean {
-  return window.members.length + 1 <= limits.maxTurns && window.chars + content.length <= limits.maxChars;
+function fits(window: Filling, text: string, limits: WindowLimits): boolean {
+  return window.members.length + 1 <= limits.maxTurns && window.chars + text.length <= limits.maxChars;
 }
 
 /** Writes the window's turns (and whether it closed), hands the joining turns' items to it, and notes what to release. */
