@@ -1,4 +1,4 @@
-import { Attachment, AttachmentList, attachmentText, turnSourceText } from "./attachments";
+import { Attachment, AttachmentList, attachmentText, hasAttachmentLines, turnSourceText } from "./attachments";
 import { WRITE_CAPS } from "./limits";
 
 test("each attachment with text is one line; one without text adds none", () => {
@@ -25,4 +25,9 @@ test("a URL is http or https and within its cap; a list holds at most the attach
   ]);
   expect(url(`https://example.com/${"x".repeat(WRITE_CAPS.url)}`)).toBe(false);
   expect(AttachmentList.safeParse(Array(WRITE_CAPS.attachments + 1).fill({ kind: "image" })).success).toBe(false);
+});
+
+test("a prompt is told of attachment lines only when a turn's text has them", () => {
+  expect(hasAttachmentLines(turnSourceText({ content: "Look!", attachmentText: "[image] a dog" }))).toBe(true);
+  expect(hasAttachmentLines("Look!\nA dog.")).toBe(false);
 });

@@ -37,6 +37,14 @@ export function attachmentText(attachments: readonly Attachment[] | undefined): 
   return lines.join("\n");
 }
 
+/** Whether a turn's text carries attachment lines (a prompt then says what they are). */
+export const hasAttachmentLines = (text: string): boolean => /\n\[(?:image|file|link)\] /.test(text);
+
+/** What a model is told of attachment lines, only when a turn has them (prompts without them stay as they were). */
+export const ATTACHMENT_NOTE =
+  "Lines after the message that start with [image], [file] or [link] describe what the speaker shared with it (a caption, " +
+  'then its alt text after " — "); they are part of the turn: extract what they state and quote them as evidence like the message.';
+
 /**
  * The text a turn's evidence spans point into, its extraction prompt reads and its excerpts show: the content, then
  * (after a newline) its attachments' text. A span past the content's end points into the attachment text.

@@ -105,6 +105,7 @@ describe("a turn sharing a photo", () => {
   test("is quoted as evidence: the span points past the content into the attachment text", async () => {
     const prompt = llm.requests.find((r) => JSON.stringify(r.body).includes("Quillibrant"));
     expect(JSON.stringify(prompt?.body)).toContain("Take a look!\\n[image] a photo of a golden retriever");
+    expect(JSON.stringify(prompt?.body)).toContain("start with [image], [file] or [link] describe what the speaker shared");
     const [assertion] = await h.api.db.assertion.findMany({ where: { contextId: ctx.contextId, predicate: "breed" } });
     expect(assertion?.quote).toBe(QUOTE);
     const turn = await h.api.db.turn.findUniqueOrThrow({ where: { id: shared.turnId } });
