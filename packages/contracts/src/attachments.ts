@@ -13,7 +13,7 @@ const HttpUrl = z
   .max(WRITE_CAPS.url, over("url", "characters"))
   .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), "must be an http or https URL");
 
-export const Attachment = z.object({
+export const Attachment = z.strictObject({
   kind: z.enum(["image", "file", "link"]),
   caption: cappedText("attachment_text").optional().describe("what the attachment shows or says, e.g. a photo's caption"),
   alt_text: cappedText("attachment_text").optional().describe("the alt text of an image"),
