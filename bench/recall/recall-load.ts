@@ -7,11 +7,11 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import type { GateConversation } from "../shared/gate-locomo";
+import { attachmentsOf, type GateConversation } from "../shared/gate-locomo";
 import { createBenchContext } from "../shared/bench-load";
 
 /** Bump when the way conversations are posted changes, so stored contexts are reloaded. */
-const LOADER_VERSION = "recall-load-1";
+const LOADER_VERSION = "recall-load-2";
 
 export interface LoadedConversation {
   file: string;
@@ -57,7 +57,8 @@ function fingerprintOf(conversations: GateConversation[], embeddingModel: string
   const hash = createHash("sha256")
     .update(LOADER_VERSION)
     .update(embeddingModel ?? "no-embeddings");
-  for (const c of conversations) for (const t of c.turns) hash.update(`${c.file}\0${t.diaId}\0${t.speaker}\0${t.text}\0`);
+  for (const c of conversations)
+    for (const t of c.turns) hash.update(`${c.file}\0${t.diaId}\0${t.speaker}\0${t.text}\0${t.image?.caption ?? ""}\0`);
   return hash.digest("hex");
 }
 
@@ -104,7 +105,15 @@ async function loadOne(target: LoadTarget, conversation: GateConversation): Prom
       session = (await call("/sessions", { metadata: { locomo: conversation.file, session: sessionNo } })).session_id as string;
       sessionOf = sessionNo;
     }
-    const body = { role: "user", content: turn.text, scope, name: turn.speaker, occurred_at: turn.referenceTime.toISOString() };
+    const attachments = attachmentsOf(turn);
+    const body = {
+      role: "user",
+      content: turn.text,
+      scope,
+      name: turn.speaker,
+      occurred_at: turn.referenceTime.toISOString(),
+      ...(attachments.length > 0 ? { attachments } : {}),
+    };
     diaIds[(await call(`/sessions/${session}/turns`, body)).turn_id as string] = turn.diaId;
   }
   return { file: conversation.file, contextId, apiKey, scope, diaIds };

@@ -2,7 +2,7 @@
 // which answers only after the turn's extraction is committed (heuristics only: no model
 // is configured, so turns that need one end `failed` and stay searchable as raw text).
 // Conversations load concurrently; turns within one keep their order.
-import type { GateConversation } from "./gate-locomo";
+import { attachmentsOf, type GateConversation } from "./gate-locomo";
 
 export interface LoadedContext {
   contextId: string;
@@ -56,7 +56,13 @@ async function loadOne(baseUrl: string, ctx: LoadedContext, conversation: GateCo
   ctx.scopes.set(conversation.file, scope);
   const statuses: string[] = [];
   for (const turn of conversation.turns) {
-    const answer = await call(`/sessions/${session}/turns`, { role: "user", content: turn.text, scope });
+    const attachments = attachmentsOf(turn);
+    const answer = await call(`/sessions/${session}/turns`, {
+      role: "user",
+      content: turn.text,
+      scope,
+      ...(attachments.length > 0 ? { attachments } : {}),
+    });
     statuses.push(((answer.extraction as { status?: string } | undefined)?.status ?? "error") as string);
   }
   return statuses;

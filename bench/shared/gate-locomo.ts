@@ -13,6 +13,8 @@ export interface GateTurn {
   cited: boolean;
   /** What the dataset's annotators noted from this turn: observations, and QA pairs citing it. */
   notes: string[];
+  /** The photo the turn shares: LoCoMo's `blip_caption` (what text-only systems are given of it) and `img_url`. */
+  image?: { caption: string; url?: string };
 }
 
 export interface GateConversation {
@@ -21,7 +23,13 @@ export interface GateConversation {
   turns: GateTurn[];
 }
 
-const Turn = z.object({ speaker: z.string(), dia_id: z.string(), text: z.string() });
+const Turn = z.object({
+  speaker: z.string(),
+  dia_id: z.string(),
+  text: z.string(),
+  blip_caption: z.string().optional(),
+  img_url: z.union([z.string(), z.array(z.string())]).optional(),
+});
 const Conversation = z.looseObject({
   speaker_a: z.string(),
   speaker_b: z.string(),
@@ -61,10 +69,29 @@ function readConversation(file: string, raw: Record<string, unknown>): GateConve
       .parse(raw[`session_${n}`])
       .map((t) => {
         const noted = notes.get(t.dia_id) ?? [];
-        return { diaId: t.dia_id, speaker: t.speaker, text: t.text, referenceTime: at, cited: noted.length > 0, notes: noted };
+        const turn: GateTurn = {
+          diaId: t.dia_id,
+          speaker: t.speaker,
+          text: t.text,
+          referenceTime: at,
+          cited: noted.length > 0,
+          notes: noted,
+        };
+        return t.blip_caption ? { ...turn, image: { caption: t.blip_caption, url: [t.img_url ?? []].flat()[0] } } : turn;
       });
   });
   return { file, speakers: [head.speaker_a, head.speaker_b], turns };
+}
+
+/**
+ * The turn's photo as a Recall attachment (`attachments` of POST …/turns): its caption, and its URL when it is one
+ * the service takes (http or https, within the url cap); never fetched.
+ */
+export function attachmentsOf(turn: GateTurn): { kind: "image"; caption: string; url?: string }[] {
+  if (!turn.image) return [];
+  const { caption, url } = turn.image;
+  const usable = url !== undefined && url.length <= 2_048 && /^https?:\/\//.test(url);
+  return [{ kind: "image", caption: caption.slice(0, 2_000), ...(usable ? { url } : {}) }];
 }
 
 function sessionTime(value: unknown): Date | undefined {

@@ -75,17 +75,29 @@ class RecallClient:
         scope: Optional[Scope] = None,
         name: Optional[str] = None,
         occurred_at: Optional[str] = None,
+        attachments: Optional[Sequence[Mapping[str, Any]]] = None,
         wait: bool = True,
         idempotency_key: Optional[str] = None,
     ) -> Json:
         """Adds a turn (``role``: user, assistant, system or tool).
+
+        ``attachments``: images, files or links shared with it, up to 8, each
+        ``{"kind": "image" | "file" | "link", "caption"?, "alt_text"?, "url"?, "mime_type"?}``; the caption and
+        alt text are remembered like the content, a URL is stored and never fetched.
 
         With ``wait=True`` the answer comes once its extraction is committed, with the ``diff``;
         ``extraction.status`` is ``pending`` if it took longer than the server waits. With
         ``wait=False`` it is ``pending`` at once, with a ``status_url``: see :meth:`turn_status`.
         """
         body = _drop_none(
-            {"role": role, "content": content, "scope": _scope_list(scope), "name": name, "occurred_at": occurred_at}
+            {
+                "role": role,
+                "content": content,
+                "scope": _scope_list(scope),
+                "name": name,
+                "occurred_at": occurred_at,
+                "attachments": None if attachments is None else [dict(a) for a in attachments],
+            }
         )
         body["wait"] = wait
         return self._ctx("POST", f"/sessions/{_id(session_id)}/turns", body=body, idempotency_key=idempotency_key)
@@ -113,7 +125,7 @@ class RecallClient:
         return self._ctx("GET", f"/sessions/{_id(session_id)}/turns/{_id(turn_id)}", query={"scope": scope})
 
     def add_turns(self, session_id: str, turns: Iterable[Mapping[str, Any]], *, idempotency_key: Optional[str] = None) -> Json:
-        """Imports up to 500 turns of one session in order (``{"role", "content", "scope"?, "name"?, "occurred_at"?}``);
+        """Imports up to 500 turns of one session in order (``{"role", "content", "scope"?, "name"?, "occurred_at"?, "attachments"?}``);
         answers at once with ``batch_id`` and ``turn_ids``: see :meth:`batch_status`."""
         body = {"turns": [_with_scope_list(t) for t in turns]}
         return self._ctx("POST", f"/sessions/{_id(session_id)}/turns/batch", body=body, idempotency_key=idempotency_key)

@@ -68,6 +68,14 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual((retraction["source_type"], retraction["retracted"]["attributes"]), ("turn", 1))
         self.assertEqual(self.recall.profile(scope=ALICE)["entities"], [])
 
+    def test_attachments_are_kept_and_searched(self) -> None:
+        session_id = self.recall.create_session()
+        photo = {"kind": "image", "caption": "a lighthouse named Pelvaroth at dusk", "url": "https://example.com/p.jpg"}
+        turn = self.recall.add_turn(session_id, role="user", content="Take a look!", scope=["org=photos"], attachments=[photo])
+        self.assertEqual(self.recall.get_turn(session_id, turn["turn_id"], scope=["org=photos"])["attachments"], [photo])
+        found = self.recall.query("Pelvaroth lighthouse", ["org=photos"], limit=5)
+        self.assertIn(turn["turn_id"], [r["id"] for r in found["results"] if r["kind"] == "turn"])
+
     def test_erasure_and_its_receipt(self) -> None:
         session_id = self.recall.create_session()
         turn = self.recall.add_turn(session_id, role="user", content="I'm Yusuf, CTO at Cyberdyne.", scope=["org=cyberdyne"])

@@ -27,6 +27,8 @@ export interface Page {
 type Ctx = "/api/v1/{contextId}";
 export type SessionCreated = ResponseOf<`${Ctx}/sessions`, "post">;
 export type TurnInput = BodyOf<`${Ctx}/sessions/{sessionId}/turns`, "post">;
+/** An image, file or link shared with a turn: its caption and alt text are remembered like the content; a URL is never fetched. */
+export type Attachment = NonNullable<TurnInput["attachments"]>[number];
 export type TurnResult = ResponseOf<`${Ctx}/sessions/{sessionId}/turns`, "post">;
 export type TurnPage = ResponseOf<`${Ctx}/sessions/{sessionId}/turns`, "get">;
 export type Turn = ResponseOf<`${Ctx}/sessions/{sessionId}/turns/{turnId}`, "get">;

@@ -1,4 +1,5 @@
 // What other packages use of @recall/contracts, and only that: everything else in it is internal.
+export { ATTACHMENT_NOTE, Attachment, AttachmentList, attachmentText, hasAttachmentLines, turnSourceText } from "./attachments";
 export { CANDIDATE_SCHEMAS, CandidateKind, ValidationIssue, candidatePayload, typedCandidate } from "./candidates";
 export { ContextConfig, ReviewRule, contextConfigOf } from "./context-config";
 export {

@@ -32,6 +32,14 @@ export const WRITE_CAPS = {
   source: 500,
   /** A session's, document's or source's metadata, as JSON text. */
   metadata: 16_384,
+  /** Attachments of one turn (images, files, links): each is described, never fetched. */
+  attachments: 8,
+  /** An attachment's caption or alt text: indexed and quotable, so bounded like a value. */
+  attachment_text: 2_000,
+  /** An attachment's URL, stored as given. */
+  url: 2_048,
+  /** An attachment's media type (`image/jpeg`). */
+  mime_type: 100,
 } as const;
 
 export type WriteCap = keyof typeof WRITE_CAPS;

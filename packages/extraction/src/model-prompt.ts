@@ -1,5 +1,5 @@
 // Prompts for the model stages: the skill's guidance, the purpose, and what is known.
-import type { ExtractionInput } from "@recall/contracts";
+import { ATTACHMENT_NOTE, hasAttachmentLines, type ExtractionInput } from "@recall/contracts";
 import type { ExtractionGuidance } from "./extractor";
 
 export function systemPrompt(guidance: ExtractionGuidance): string {
@@ -34,6 +34,7 @@ export function userPrompt(input: ExtractionInput, escalation?: string): string 
     knownEntitiesBlock(input.knownEntities),
     instructions.length ? `Active instructions:\n${instructions.join("\n")}` : "",
     escalation ? `Take care: ${escalation}.` : "",
+    input.kind === "turn" && hasAttachmentLines(input.text) ? ATTACHMENT_NOTE : "",
     `Input (${input.kind === "turn" ? "conversation turn" : "document excerpt"}):\n<<<\n${input.text}\n>>>`,
   ]
     .filter(Boolean)

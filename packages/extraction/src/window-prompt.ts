@@ -1,7 +1,7 @@
 // The user prompt for a window: what is known about the session, then its turns numbered in
 // order. Earlier turns give later ones their context ("she", "it"), but every item must be
 // attributed to, and quoted from, the one turn that states it.
-import type { ActiveInstruction, KnownEntity } from "@recall/contracts";
+import { ATTACHMENT_NOTE, hasAttachmentLines, type ActiveInstruction, type KnownEntity } from "@recall/contracts";
 import { knownEntitiesBlock } from "./model-prompt";
 
 export interface WindowTurn {
@@ -34,6 +34,7 @@ export function windowPrompt(turns: WindowTurn[], known: WindowContext): string 
     knownEntitiesBlock(known.knownEntities),
     instructions.length ? `Active instructions:\n${instructions.join("\n")}` : "",
     WINDOW_RULES,
+    turns.some((t) => hasAttachmentLines(t.text)) ? ATTACHMENT_NOTE : "",
     `Turns:\n${numbered.join("\n\n")}`,
   ]
     .filter(Boolean)

@@ -43,6 +43,7 @@ export { normaliseScope, scopeFromQuery } from "./core/scope";
 export { holdScopeExclusive, holdScopeShared } from "./core/scope-lock";
 export { applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
 export { DEFAULT_SINGLE_VALUED } from "./core/fact-keys";
+export { attachmentColumns, turnTextExpr, turnTextSql } from "./core/turn-text";
 export { type CommitCheck, type CommitSource, commitPlanned, planCommit, prepareCommits } from "./write/commit";
 export { committedRefs, sourceCommitted } from "./write/commit-records";
 export { type WriteFactsResult, writeFacts } from "./write/fact-write";

@@ -168,6 +168,19 @@ test("an erased turn's text is in no table afterwards, and its receipt is answer
   expect((await search(marker)).results).toEqual([]);
 });
 
+test("an erased turn's attachment text (a photo's caption) is in no table afterwards", async () => {
+  const marker = "Zephyrquallix";
+  const session = await newSession();
+  const attachments = [{ kind: "image", caption: `${marker} the parrot on a perch`, alt_text: `${marker} asleep` }];
+  const erased = await say(session, "Take a look!", { scope: ["org=acme"], attachments });
+  const before = (await tablesHolding(h.api.db, marker)).map((t) => `${t.table}.${t.column}`);
+  expect(before).toEqual(expect.arrayContaining(["turns.attachments", "turns.attachment_text", "turns.content_tsv"]));
+  expect((await search(marker)).results.length).toBeGreaterThan(0);
+  expect((await erase({ turn_ids: [erased] })).status).toBe(200);
+  expect(await tablesHolding(h.api.db, marker)).toEqual([]);
+  expect((await search(marker)).results).toEqual([]);
+});
+
 test("a name first stated in an erased turn lives on nowhere: not in the entity, kept candidates, reads, Redis", async () => {
   const marker = "Quorvane";
   const scope = ["org=copied"];

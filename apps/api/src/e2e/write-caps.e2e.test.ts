@@ -88,6 +88,23 @@ const scopeCases = (field: string, wrap: (scope: string[]) => Record<string, unk
     "scope_entries" | "scope_entry" | "scope_key"
   >;
 
+/** Attachments just over each attachment cap, as a turn (or a turn line) carries them, and the field each names. */
+const OVER_ATTACHMENT: Record<"attachments" | "attachment_text" | "url" | "mime_type", { attachments: unknown[]; at: string }> = {
+  attachments: { attachments: Array.from({ length: WRITE_CAPS.attachments + 1 }, () => ({ kind: "image" })), at: "" },
+  attachment_text: { attachments: [{ kind: "image", caption: over("attachment_text") }], at: ".0.caption" },
+  url: { attachments: [{ kind: "link", url: `https://example.com/${over("url").slice(20)}` }], at: ".0.url" },
+  mime_type: { attachments: [{ kind: "file", mime_type: `image/${over("mime_type").slice(6)}` }], at: ".0.mime_type" },
+};
+
+const attachmentCases = (field: string, wrap: (attachments: unknown[]) => Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(OVER_ATTACHMENT).map(([cap, a]) => [cap, { input: wrap(a.attachments), field: `${field}${a.at}` }]),
+  ) as Pick<Cases, keyof typeof OVER_ATTACHMENT>;
+
+/** The attachment cells of a path that takes no turn. */
+const noAttachments = (why: string) =>
+  Object.fromEntries(Object.keys(OVER_ATTACHMENT).map((cap) => [cap, { na: why }])) as Pick<Cases, keyof typeof OVER_ATTACHMENT>;
+
 const NO_TEXT = "takes no text of this kind: what it teaches comes from extraction, held to the cap by validation (validate.test.ts)";
 
 /** An HTTP refusal: problem details naming each field. */
@@ -135,6 +152,7 @@ function turnCases(at: string, wrap: (t: Record<string, unknown>) => Record<stri
     content: { input: wrap(turn({ content: over("content") })), field: `${at}content` },
     speaker: { input: wrap(turn({ name: over("speaker") })), field: `${at}name` },
     ...scopeCases(`${at}scope`, (scope) => wrap(turn({ scope }))),
+    ...attachmentCases(`${at}attachments`, (attachments) => wrap(turn({ attachments }))),
     name: { na: NO_TEXT },
     aliases: { na: NO_TEXT },
     predicate: { na: NO_TEXT },
@@ -160,6 +178,7 @@ function factCases(at: string): Cases {
     quote: { input: attribute({ evidence: { quote: over("quote") } }), field: `${at}attributes.0.evidence.quote` },
     metadata: { na: "a direct write has no metadata" },
     source: { na: "a direct write is its own source" },
+    ...noAttachments("a direct write has no attachments"),
   };
 }
 
@@ -176,6 +195,7 @@ function documentCases(at: string): Cases {
     quote: { na: NO_TEXT },
     metadata: { input: doc({ metadata: { note: over("metadata") } }), field: `${at}metadata` },
     source: { input: doc({ source: { type: "wiki", external_id: over("source") } }), field: `${at}source.external_id` },
+    ...noAttachments("a document has no attachments: its text is its source"),
   };
 }
 
@@ -197,6 +217,7 @@ function editCases(at: string): Cases {
     quote: { na: "an edit never changes the quote: it stays what the source said" },
     metadata: { na },
     source: { na },
+    ...noAttachments(na),
   };
 }
 
@@ -219,6 +240,7 @@ function importCases(): Cases {
     content: { input: turnLine({ content: over("content") }), field: "line 2.content" },
     speaker: { input: turnLine({ speaker: over("speaker") }), field: "line 2.speaker" },
     ...scopeCases("line 2.scope", (scope) => turnLine({ scope })),
+    ...attachmentCases("line 2.attachments", (attachments) => turnLine({ attachments })),
     name: { input: { kind: "entity", name: over("name"), type: "person" }, field: "line 2.name" },
     aliases: { input: { kind: "entity", name: "A", aliases: Array(WRITE_CAPS.aliases + 1).fill("B") }, field: "line 2.aliases" },
     predicate: { input: { kind: "attribute", key: over("predicate"), value: "v" }, field: "line 2.key" },

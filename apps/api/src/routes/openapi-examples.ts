@@ -7,6 +7,7 @@ const ids = {
   session: "5b0f3c2e-8a41-4d7e-9c1a-2f6e7d8b9a10",
   turn: "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
   turn2: "1d8b6f72-4e3c-4c9e-b6f5-7e2d3c4b5a61",
+  turn3: "2e9c7a83-5f4d-4dae-87a6-8f3e4d5c6b72",
   batch: "9e1f2a3b-4c5d-4e6f-8a7b-0c1d2e3f4a5b",
   entityAlice: "3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
   entityAcme: "4b3c2d1e-0f9a-4b8c-9d7e-6f5a4b3c2d1e",
@@ -59,11 +60,18 @@ export const EXAMPLES = {
       turns: [
         { role: "user", content: "We moved the payments service to Kubernetes in January.", occurred_at: "2026-02-03T10:00:00Z", scope },
         { role: "assistant", content: "Noted: payments runs on Kubernetes since January.", occurred_at: "2026-02-03T10:00:05Z", scope },
+        {
+          role: "user",
+          content: "Here is the new dashboard.",
+          attachments: [{ kind: "image", caption: "Grafana dashboard of the payments cluster", mime_type: "image/png" }],
+          occurred_at: "2026-02-03T10:01:00Z",
+          scope,
+        },
       ],
     },
     response: {
       batch_id: ids.batch,
-      turn_ids: [ids.turn, ids.turn2],
+      turn_ids: [ids.turn, ids.turn2, ids.turn3],
       status_url: `/api/v1/${ids.context}/sessions/${ids.session}/turn-batches/${ids.batch}`,
       trace_id: trace,
     },

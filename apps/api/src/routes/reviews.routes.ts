@@ -91,7 +91,9 @@ export const ReviewView = z.object({
   span: z
     .object({ start_byte: z.number().int(), end_byte: z.number().int() })
     .nullable()
-    .describe("UTF-8 byte offsets of the quote in the turn or document text"),
+    .describe(
+      "UTF-8 byte offsets of the quote in the document text, or in the turn's text: its content, then (after a newline) its attachments' text",
+    ),
   source: z.object({
     type: z.enum(["turn", "document"]),
     turn_id: z.string().nullable(),

@@ -1,6 +1,6 @@
 // Request and response shapes of the session and turn routes.
 import { z } from "zod";
-import { Metadata, cappedText } from "@recall/contracts";
+import { Attachment, AttachmentList, Metadata, cappedText } from "@recall/contracts";
 import { NextCursor } from "../http/pagination";
 import { ScopeBody } from "../http/scope-schema";
 import { Timestamp } from "../views/work-item-view";
@@ -19,6 +19,9 @@ const TurnFields = z.object({
     .datetime({ offset: true })
     .optional()
     .describe("when it was said, for imports; temporal phrases resolve against it (default: now)"),
+  attachments: AttachmentList.optional().describe(
+    "images, files or links shared with the turn; their caption and alt text are indexed, quotable as evidence and shown with the content; a URL is stored, never fetched",
+  ),
   scope: ScopeBody.describe(
     'the turn\'s scope, e.g. ["org=acme", "user=alice"] or {"org": "acme", "user": "alice"}; what it teaches is visible to readers whose scope includes it',
   ),
@@ -125,6 +128,12 @@ export const TurnView = z.object({
   seq: z.number().int(),
   role: z.string(),
   content: z.string(),
+  attachments: z.array(Attachment),
+  attachment_text: z
+    .string()
+    .describe(
+      "the attachments' captions and alt text, one line each (`[image] caption — alt text`); a /query hit's text, an evidence span and a review's span read the content, a newline, then this (when not empty)",
+    ),
   scope: z.array(z.string()),
   created_at: Timestamp,
   trace_id: z.string(),

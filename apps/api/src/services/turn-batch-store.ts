@@ -7,7 +7,7 @@
 import { kindOf } from "@recall/contracts";
 import { randomUUID } from "node:crypto";
 import type { Prisma, Tx, WorkItem } from "@recall/db";
-import { normaliseScope } from "@recall/memory";
+import { attachmentColumns, normaliseScope } from "@recall/memory";
 import { batchExtraction, createWorkItems, turnExtraction } from "@recall/pipeline";
 import type { BatchTurn } from "./turn-input";
 
@@ -50,6 +50,7 @@ function turnRows(place: BatchPlace, turns: BatchTurn[]) {
     speaker: t.name,
     occurredAt: t.occurred_at ? new Date(t.occurred_at) : undefined,
     content: t.content,
+    ...attachmentColumns(t.attachments),
     scope: normaliseScope(t.scope),
     traceId: place.traceId,
     createdAt: new Date(base + i),

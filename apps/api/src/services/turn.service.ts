@@ -4,7 +4,7 @@
 // session in order of arrival, for single turns and batches alike.
 import { notFound } from "@recall/contracts";
 import { toJson, transaction, type Tx } from "@recall/db";
-import { normaliseScope } from "@recall/memory";
+import { attachmentColumns, normaliseScope } from "@recall/memory";
 import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction, type EnqueueTarget } from "@recall/pipeline";
 import { annotateActiveSpan, currentTraceId, newTraceId } from "@recall/telemetry";
 import { diffView, extractionView } from "../views/turn-result";
@@ -121,6 +121,7 @@ export class TurnService {
           speaker: input.name,
           occurredAt: input.occurred_at ? new Date(input.occurred_at) : undefined,
           content: input.content,
+          ...attachmentColumns(input.attachments),
           scope,
           traceId,
         },

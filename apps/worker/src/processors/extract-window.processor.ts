@@ -16,7 +16,7 @@ import {
 } from "@recall/llm";
 import { classifyError, isFinalFailure, type StageContext, type StageProcessor } from "@recall/pipeline";
 import { providerOptions } from "@recall/config";
-import { ServiceError, StageFailure } from "@recall/contracts";
+import { ServiceError, StageFailure, turnSourceText } from "@recall/contracts";
 import type { Turn } from "@recall/db";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory } from "../services/known-memory";
@@ -86,7 +86,12 @@ async function readWindow(deps: WorkerDeps, ctx: StageContext, { windowId, turns
   const { guidance } = resolvePlan(deps, turnSubject(turns[0]!, ctx.claim.contextConfig));
   const known = await loadKnownMemory(deps.db, turns[0]!.contextId);
   const prompt = windowPrompt(
-    turns.map((t) => ({ text: t.content, role: t.role, speaker: t.speaker ?? undefined, referenceTime: t.occurredAt ?? t.createdAt })),
+    turns.map((t) => ({
+      text: turnSourceText(t),
+      role: t.role,
+      speaker: t.speaker ?? undefined,
+      referenceTime: t.occurredAt ?? t.createdAt,
+    })),
     known,
   );
   const result = await structuredCall(

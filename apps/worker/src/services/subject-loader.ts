@@ -2,7 +2,7 @@
 // only its validate/commit/truth-maintenance stages ever run in a worker, when an operator
 // retries one or the sweeper recovers one). A review commit's stages see the input it commits for. Built from the row the claim returned
 // (packages/pipeline work-state); a document's nodes are read by the stage that needs them.
-import { kindOf } from "@recall/contracts";
+import { kindOf, turnSourceText } from "@recall/contracts";
 import type { ContextConfig } from "@recall/contracts";
 import type { CandidateStatus, DbOrTx, KnowledgeCandidate, Turn } from "@recall/db";
 import { WorkError, type ClaimedWork } from "@recall/pipeline";
@@ -103,12 +103,15 @@ export function extractedSubject(claim: ClaimedWork, units: TextUnit[] = []): Su
   return read(claim, input.id, units);
 }
 
-type TurnRow = Pick<Turn, "id" | "contextId" | "content" | "role" | "speaker" | "occurredAt" | "createdAt" | "scope" | "traceId">;
+type TurnRow = Pick<
+  Turn,
+  "id" | "contextId" | "content" | "attachmentText" | "role" | "speaker" | "occurredAt" | "createdAt" | "scope" | "traceId"
+>;
 
 /** A turn as the extractor sees it (a window reads its turns' rows itself). */
 export function turnSubject(turn: TurnRow, contextConfig: ContextConfig): Subject {
   return {
-    ...oneText(contextConfig, "conversation", turn, turn.content, turn.occurredAt ?? turn.createdAt),
+    ...oneText(contextConfig, "conversation", turn, turnSourceText(turn), turn.occurredAt ?? turn.createdAt),
     type: "turn",
     role: turn.role,
     speaker: turn.speaker ?? undefined,

@@ -7,7 +7,7 @@
 // alone (a name two known entities fit goes to the strong model; a turn the rules failed on retries alone). A batch
 // job that fails is retried whole, claiming again the turns its interrupted attempt held; one that gives up for good
 // lets every turn still in it run alone.
-import { isEmptyDiff, type ExtractResult, type UnitOutcome } from "@recall/contracts";
+import { isEmptyDiff, turnSourceText, type ExtractResult, type UnitOutcome } from "@recall/contracts";
 import type { Tx, WorkItem } from "@recall/db";
 import type { BatchReading, RuleBatch } from "@recall/extraction";
 import {
@@ -122,7 +122,7 @@ async function readBatch(deps: WorkerDeps, ctx: StageContext<BatchInput>): Promi
   const readings: BatchReading[] = [];
   for (const slice of slices(turns)) {
     const inputs: RuleBatch["inputs"] = slice.map(({ turn }) => ({
-      text: turn.content,
+      text: turnSourceText(turn),
       kind: "turn",
       role: turn.role,
       speaker: turn.speaker ?? undefined,
@@ -150,12 +150,12 @@ function* slices(turns: WindowTurnClaim[]): Generator<WindowTurnClaim[]> {
   let slice: WindowTurnClaim[] = [];
   let chars = 0;
   for (const turn of turns) {
-    if (slice.length > 0 && chars + turn.turn.content.length > MAX_TASK_CHARS) {
+    if (slice.length > 0 && chars + turnSourceText(turn.turn).length > MAX_TASK_CHARS) {
       yield slice;
       [slice, chars] = [[], 0];
     }
     slice.push(turn);
-    chars += turn.turn.content.length;
+    chars += turnSourceText(turn.turn).length;
   }
   if (slice.length > 0) yield slice;
 }

@@ -5,6 +5,7 @@
 // per-session advisory lock, in the same transaction that marks the turn `waiting`, so a turn
 // is in exactly one window and a window's job never sees a turn that has not been handed over.
 import type { Config } from "@recall/config";
+import { turnSourceText } from "@recall/contracts";
 import { holdLock, lockKey, transaction, type Tx, type WorkItem } from "@recall/db";
 import {
   assignWindow,
@@ -31,6 +32,8 @@ export interface ParkedTurn {
   contextId: string;
   sessionId: string;
   content: string;
+  /** Counted with the content: a window's prompt reads both (`turnSourceText`). */
+  attachmentText?: string;
   traceId: string;
 }
 
@@ -89,13 +92,13 @@ export async function placeInWindows(
     ? { id: open.id, members: [...open.turnIds], chars: await charsOf(tx, open.turnIds), joining: [] }
     : undefined;
   for (const { turn, workItemId } of turns) {
-    if (filling && filling.members.length > 0 && !fits(filling, turn.content, limits)) {
+    if (filling && filling.members.length > 0 && !fits(filling, turnSourceText(turn), limits)) {
       await settle(tx, filling, turn, true, release);
       filling = undefined;
     }
     filling ??= { members: [], chars: 0, joining: [] };
     filling.members.push(turn.id);
-    filling.chars += turn.content.length;
+    filling.chars += turnSourceText(turn).length;
     filling.joining.push(workItemId);
     if (filling.members.length >= limits.maxTurns) {
       await settle(tx, filling, turn, true, release);
@@ -114,8 +117,8 @@ interface Filling {
   joining: string[];
 }
 
-function fits(window: Filling, content: string, limits: WindowLimits): boolean {
-  return window.members.length + 1 <= limits.maxTurns && window.chars + content.length <= limits.maxChars;
+function fits(window: Filling, text: string, limits: WindowLimits): boolean {
+  return window.members.length + 1 <= limits.maxTurns && window.chars + text.length <= limits.maxChars;
 }
 
 /** Writes the window's turns (and whether it closed), hands the joining turns' items to it, and notes what to release. */
@@ -146,8 +149,8 @@ export async function releaseWindows(producer: Producer, limits: WindowLimits, r
 
 async function charsOf(tx: Tx, turnIds: string[]): Promise<number> {
   if (turnIds.length === 0) return 0;
-  const turns = await tx.turn.findMany({ where: { id: { in: turnIds } }, select: { content: true } });
-  return turns.reduce((n, t) => n + t.content.length, 0);
+  const turns = await tx.turn.findMany({ where: { id: { in: turnIds } }, select: { content: true, attachmentText: true } });
+  return turns.reduce((n, t) => n + turnSourceText(t).length, 0);
 }
 
 function windowItem(tx: Tx, windowId: string, turn: ParkedTurn): Promise<WorkItem> {

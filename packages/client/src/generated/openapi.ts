@@ -4154,7 +4154,7 @@ export interface operations {
                 /** @enum {string} */
                 type: "turn" | "document";
               };
-              /** @description UTF-8 byte offsets of the quote in the turn or document text */
+              /** @description UTF-8 byte offsets of the quote in the document text, or in the turn's text: its content, then (after a newline) its attachments' text */
               span: {
                 end_byte: number;
                 start_byte: number;
@@ -4265,7 +4265,7 @@ export interface operations {
               /** @enum {string} */
               type: "turn" | "document";
             };
-            /** @description UTF-8 byte offsets of the quote in the turn or document text */
+            /** @description UTF-8 byte offsets of the quote in the document text, or in the turn's text: its content, then (after a newline) its attachments' text */
             span: {
               end_byte: number;
               start_byte: number;
@@ -4397,7 +4397,7 @@ export interface operations {
               /** @enum {string} */
               type: "turn" | "document";
             };
-            /** @description UTF-8 byte offsets of the quote in the turn or document text */
+            /** @description UTF-8 byte offsets of the quote in the document text, or in the turn's text: its content, then (after a newline) its attachments' text */
             span: {
               end_byte: number;
               start_byte: number;
@@ -4549,7 +4549,7 @@ export interface operations {
               /** @enum {string} */
               type: "turn" | "document";
             };
-            /** @description UTF-8 byte offsets of the quote in the turn or document text */
+            /** @description UTF-8 byte offsets of the quote in the document text, or in the turn's text: its content, then (after a newline) its attachments' text */
             span: {
               end_byte: number;
               start_byte: number;
@@ -5165,6 +5165,19 @@ export interface operations {
             /** @description pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
             turns: {
+              /** @description the attachments' captions and alt text, one line each (`[image] caption — alt text`); a /query hit's text, an evidence span and a review's span read the content, a newline, then this (when not empty) */
+              attachment_text: string;
+              attachments: {
+                /** @description the alt text of an image */
+                alt_text?: string;
+                /** @description what the attachment shows or says, e.g. a photo's caption */
+                caption?: string;
+                /** @enum {string} */
+                kind: "image" | "file" | "link";
+                mime_type?: string;
+                /** @description where it lives (http or https); stored as given, never fetched */
+                url?: string;
+              }[];
               content: string;
               /** Format: date-time */
               created_at: string;
@@ -5252,6 +5265,18 @@ export interface operations {
          *     }
          */
         "application/json": {
+          /** @description images, files or links shared with the turn; their caption and alt text are indexed, quotable as evidence and shown with the content; a URL is stored, never fetched */
+          attachments?: {
+            /** @description the alt text of an image */
+            alt_text?: string;
+            /** @description what the attachment shows or says, e.g. a photo's caption */
+            caption?: string;
+            /** @enum {string} */
+            kind: "image" | "file" | "link";
+            mime_type?: string;
+            /** @description where it lives (http or https); stored as given, never fetched */
+            url?: string;
+          }[];
           content: string;
           /** @description the speaker's name, as on a chat message; "I" and "my" in the content then refer to them */
           name?: string;
@@ -5566,6 +5591,19 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description the attachments' captions and alt text, one line each (`[image] caption — alt text`); a /query hit's text, an evidence span and a review's span read the content, a newline, then this (when not empty) */
+            attachment_text: string;
+            attachments: {
+              /** @description the alt text of an image */
+              alt_text?: string;
+              /** @description what the attachment shows or says, e.g. a photo's caption */
+              caption?: string;
+              /** @enum {string} */
+              kind: "image" | "file" | "link";
+              mime_type?: string;
+              /** @description where it lives (http or https); stored as given, never fetched */
+              url?: string;
+            }[];
             content: string;
             /** Format: date-time */
             created_at: string;
@@ -5783,6 +5821,22 @@ export interface operations {
          *             "org=acme",
          *             "user=alice"
          *           ]
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Here is the new dashboard.",
+         *           "attachments": [
+         *             {
+         *               "kind": "image",
+         *               "caption": "Grafana dashboard of the payments cluster",
+         *               "mime_type": "image/png"
+         *             }
+         *           ],
+         *           "occurred_at": "2026-02-03T10:01:00Z",
+         *           "scope": [
+         *             "org=acme",
+         *             "user=alice"
+         *           ]
          *         }
          *       ]
          *     }
@@ -5790,6 +5844,18 @@ export interface operations {
         "application/json": {
           /** @description in the order they were said */
           turns: {
+            /** @description images, files or links shared with the turn; their caption and alt text are indexed, quotable as evidence and shown with the content; a URL is stored, never fetched */
+            attachments?: {
+              /** @description the alt text of an image */
+              alt_text?: string;
+              /** @description what the attachment shows or says, e.g. a photo's caption */
+              caption?: string;
+              /** @enum {string} */
+              kind: "image" | "file" | "link";
+              mime_type?: string;
+              /** @description where it lives (http or https); stored as given, never fetched */
+              url?: string;
+            }[];
             content: string;
             /** @description the speaker's name, as on a chat message; "I" and "my" in the content then refer to them */
             name?: string;
@@ -5825,7 +5891,8 @@ export interface operations {
            *       "batch_id": "9e1f2a3b-4c5d-4e6f-8a7b-0c1d2e3f4a5b",
            *       "turn_ids": [
            *         "0c9a7e61-3f2b-4b8d-a5e4-6d1c2b3a4f50",
-           *         "1d8b6f72-4e3c-4c9e-b6f5-7e2d3c4b5a61"
+           *         "1d8b6f72-4e3c-4c9e-b6f5-7e2d3c4b5a61",
+           *         "2e9c7a83-5f4d-4dae-87a6-8f3e4d5c6b72"
            *       ],
            *       "status_url": "/api/v1/f5a6b7c8-d9e0-4f1a-8b2c-4d5e6f7a8b9c/sessions/5b0f3c2e-8a41-4d7e-9c1a-2f6e7d8b9a10/turn-batches/9e1f2a3b-4c5d-4e6f-8a7b-0c1d2e3f4a5b",
            *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"

@@ -88,7 +88,7 @@ async function statedByErased(tx: Tx, ids: InputIds, names: string[]): Promise<S
   const patterns = names.map((n) => wordPattern(n, false));
   return lowerSet(
     await tx.$queryRaw<{ n: string }[]>`SELECT n FROM unnest(${names}::text[], ${patterns}::text[]) AS x(n, p) WHERE
-      EXISTS (SELECT 1 FROM turns t WHERE t.id = ANY(${ids.turn}::uuid[]) AND concat_ws(' ', t.content, t.speaker) ~* p)
+      EXISTS (SELECT 1 FROM turns t WHERE t.id = ANY(${ids.turn}::uuid[]) AND concat_ws(' ', t.content, t.attachment_text, t.speaker) ~* p)
       OR EXISTS (SELECT 1 FROM documents d WHERE d.id = ANY(${ids.document}::uuid[]) AND d.text ~* p)
       OR EXISTS (SELECT 1 FROM fact_writes f WHERE f.id = ANY(${ids.fact_write}::uuid[]) AND f.text ~* p)`,
   );
@@ -101,7 +101,7 @@ async function statedByMentions(tx: Tx, entityId: string, names: string[]): Prom
     await tx.$queryRaw<{ n: string }[]>`SELECT n FROM unnest(${names}::text[], ${patterns}::text[]) AS x(n, p) WHERE EXISTS (
       SELECT 1 FROM entity_mentions m LEFT JOIN turns t ON t.id = m.turn_id LEFT JOIN documents d ON d.id = m.document_id
         LEFT JOIN fact_writes f ON f.id = m.fact_write_id
-      WHERE m.entity_id = ${entityId}::uuid AND concat_ws(' ', t.content, t.speaker, d.text, f.text) ~* p)`,
+      WHERE m.entity_id = ${entityId}::uuid AND concat_ws(' ', t.content, t.attachment_text, t.speaker, d.text, f.text) ~* p)`,
   );
 }
 

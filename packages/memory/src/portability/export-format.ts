@@ -30,6 +30,8 @@ export interface KindSpec {
   keyset?: "seq";
   /** Text columns that take only these values (checked on import: Postgres would take any). */
   values?: Readonly<Record<string, readonly string[]>>;
+  /** Values of columns a line may leave out (fields added to the line after lines were written without them). */
+  defaults?: Readonly<Record<string, unknown>>;
   /** Text columns holding an entity's name, which must have a letter or digit (checked on import: core/identity.ts). */
   names?: readonly string[];
 }
@@ -52,8 +54,23 @@ export const KINDS: readonly KindSpec[] = [
   {
     kind: "turn",
     table: "turns",
-    columns: ["id", "session_id", "seq", "role", "speaker", "content", "scope", "occurred_at", "trace_id", "created_at"],
+    columns: [
+      "id",
+      "session_id",
+      "seq",
+      "role",
+      "speaker",
+      "content",
+      "attachments",
+      "attachment_text",
+      "scope",
+      "occurred_at",
+      "trace_id",
+      "created_at",
+    ],
     ids: ["id", "session_id"],
+    // A line written before turns had attachments has neither field.
+    defaults: { attachments: [], attachment_text: "" },
     owner: "context",
     time: "created_at",
     scope: "scope",

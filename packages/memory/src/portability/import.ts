@@ -170,6 +170,7 @@ function checkedRow(spec: KindSpec, row: Record<string, unknown>, n: number, cap
     if (!column) throw new ImportLineError(n, field, `not a field of a ${spec.kind} line`);
     out[column] = value;
   }
+  for (const [column, value] of Object.entries(spec.defaults ?? {})) out[column] ??= value;
   if (typeof row.id !== "string") throw new ImportLineError(n, "id", "required");
   // The API's write caps hold for an import too (line-caps.ts): checked before any id is rewritten or row written.
   const capped = lineCapIssue(spec.kind, out, caps);

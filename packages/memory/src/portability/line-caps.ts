@@ -2,7 +2,17 @@
 // must pass. An import is a way in like POST …/turns or POST …/facts, so a line holds what the API would have let
 // in and nothing longer: a hand-made export cannot store a million-character turn or a 200,000-character name.
 import { z } from "zod";
-import { AliasList, CANDIDATE_SCHEMAS, CandidateKind, Metadata, ScopeList, cappedText, withinMetadataCap } from "@recall/contracts";
+import {
+  AliasList,
+  AttachmentList,
+  CANDIDATE_SCHEMAS,
+  CandidateKind,
+  Metadata,
+  ScopeList,
+  attachmentText,
+  cappedText,
+  withinMetadataCap,
+} from "@recall/contracts";
 
 /** The schemas of the columns whose values the caps bound; null is not checked (a column Postgres allows empty). */
 type ColumnCaps = Readonly<Record<string, z.ZodType>>;
@@ -16,7 +26,7 @@ const quote = cappedText("quote");
 /** By line kind. A kind absent here carries no capped text of its own (ids, times, flags). */
 export const LINE_CAPS: Readonly<Record<string, ColumnCaps>> = {
   session: { metadata: Metadata },
-  turn: { content: cappedText("content"), speaker: cappedText("speaker"), ...scope },
+  turn: { content: cappedText("content"), speaker: cappedText("speaker"), attachments: AttachmentList, ...scope },
   fact_write: scope,
   source: { type: predicate, name: cappedText("source"), external_id: cappedText("source"), metadata: Metadata },
   document: { file_name: cappedText("source"), metadata: withinMetadataCap(z.looseObject({ scope: ScopeList.optional() })) },
@@ -49,12 +59,23 @@ export function lineCapIssue(kind: string, row: Readonly<Record<string, unknown>
     if (issue) return { column, within: issue.path.map(String), message: issue.message };
   }
   if (kind === "document") return documentIssue(row, settings.documentMaxBytes);
+  if (kind === "turn") return attachmentTextIssue(row);
   return kind === "candidate" ? candidateIssue(row) : undefined;
 }
 
 function documentIssue(row: Readonly<Record<string, unknown>>, maxBytes: number | undefined): CapIssue | undefined {
   if (maxBytes === undefined || typeof row.text !== "string" || Buffer.byteLength(row.text) <= maxBytes) return undefined;
   return { column: "text", within: [], message: `at most ${maxBytes} bytes (RECALL_DOCUMENT_MAX_BYTES)` };
+}
+
+/**
+ * A turn's attachment text is its attachments' (`attachmentText`), as the API derives it: evidence spans point into
+ * it, so a line may not carry other text there (or text where there are no attachments).
+ */
+function attachmentTextIssue(row: Readonly<Record<string, unknown>>): CapIssue | undefined {
+  const text = row.attachment_text ?? "";
+  const expected = attachmentText(AttachmentList.parse(row.attachments ?? []));
+  return text === expected ? undefined : { column: "attachment_text", within: [], message: "must be the attachments' text, one line each" };
 }
 
 /** A candidate's payload passes the schema of its kind: the one validation checks an extracted candidate with. */

@@ -3,6 +3,7 @@
 // it, the turn or document node, the span and its quote, which stage and model
 // produced it, and the trace id (the work done on the source is the pipeline's to add: provenance-view.ts).
 import { Prisma, type Assertion, type DbOrTx } from "@recall/db";
+import { turnTextExpr } from "../core/turn-text";
 import type { ReaderScope } from "./read-types";
 import { visibleTo } from "./sql-fragments";
 
@@ -154,7 +155,7 @@ async function spanOf(db: DbOrTx, source: SourceRef | null, start: number, end: 
 }
 
 const SOURCE_TEXT: Record<SourceRef["type"], string> = {
-  turn: "content FROM turns",
+  turn: `${turnTextExpr()} FROM turns`,
   document: "text FROM documents",
   fact_write: "text FROM fact_writes",
 };

@@ -1,5 +1,6 @@
 // A session's turns in order, only those the reader's scope may see, paged by sequence number,
 // and one turn whole: where a /query excerpt's full text is read.
+import type { Attachment } from "@recall/contracts";
 import { Prisma, type DbOrTx } from "@recall/db";
 import { ITEMS_BYTES } from "./answer-bounds";
 import { pageWithin } from "./clip-views";
@@ -11,6 +12,10 @@ export interface TurnView {
   seq: number;
   role: string;
   content: string;
+  /** As given (`Attachment[]` of @recall/contracts); their text is indexed and quoted after the content. */
+  attachments: Attachment[];
+  /** Their text, one line each: a `/query` hit's text and its byte offsets are the content, a newline, then this. */
+  attachment_text: string;
   scope: string[];
   trace_id: string;
   created_at: Date;
@@ -28,7 +33,7 @@ export interface TurnListInput extends ReaderScope {
  */
 export async function listSessionTurns(db: DbOrTx, input: TurnListInput): Promise<Page<TurnView>> {
   const rows = await db.$queryRaw<TurnView[]>(Prisma.sql`
-    SELECT f.id, f.seq, f.role, f.content, f.scope, f.trace_id, f.created_at FROM turns f
+    SELECT f.id, f.seq, f.role, f.content, f.attachments, f.attachment_text, f.scope, f.trace_id, f.created_at FROM turns f
     WHERE f.session_id = ${input.sessionId}::uuid AND f.context_id = ${input.contextId}::uuid AND ${visibleTo("f", input.scope)}
       AND ${afterPosition(Prisma.raw("f.seq"), Prisma.raw("f.id"), input.after)}
     ORDER BY f.seq, f.id LIMIT ${input.limit + 1}`);
@@ -45,7 +50,7 @@ export interface TurnInput extends ReaderScope {
 /** One turn with its whole content, if the reader's scope may see it. */
 export async function readSessionTurn(db: DbOrTx, input: TurnInput): Promise<TurnView | null> {
   const rows = await db.$queryRaw<TurnView[]>(Prisma.sql`
-    SELECT f.id, f.seq, f.role, f.content, f.scope, f.trace_id, f.created_at FROM turns f
+    SELECT f.id, f.seq, f.role, f.content, f.attachments, f.attachment_text, f.scope, f.trace_id, f.created_at FROM turns f
     WHERE f.id = ${input.turnId}::uuid AND f.session_id = ${input.sessionId}::uuid AND f.context_id = ${input.contextId}::uuid
       AND ${visibleTo("f", input.scope)}`);
   return rows[0] ?? null;

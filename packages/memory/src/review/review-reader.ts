@@ -28,7 +28,7 @@ export interface ReviewView {
   /** The candidate as it will commit (edited, once a reviewer edited it). */
   candidate: Record<string, unknown>;
   quote: string | null;
-  /** UTF-8 byte offsets of the quote in the whole turn or document text. */
+  /** UTF-8 byte offsets of the quote in the whole document text, or the turn's source text (`turnSourceText`). */
   span: { start_byte: number; end_byte: number } | null;
   source: {
     type: "turn" | "document";

@@ -23,6 +23,8 @@ export const ClaimedSubject = z.object({
       role: z.string(),
       speaker: z.string().nullable(),
       content: z.string(),
+      /** The attachments' text (captions, alt text): the turn's source text is the content, a newline, then this. */
+      attachmentText: z.string(),
       scope: z.array(z.string()),
       occurredAt: when.nullable(),
       traceId: z.string(),
@@ -167,7 +169,8 @@ export function attemptsOfClaimed(traceId: string | null, holder: string): Prism
 }
 
 const turnJson = Prisma.raw(`CASE WHEN tu.id IS NULL THEN NULL ELSE json_build_object('id', tu.id, 'contextId', tu.context_id,
-  'sessionId', tu.session_id, 'seq', tu.seq, 'role', tu.role, 'speaker', tu.speaker, 'content', tu.content, 'scope', tu.scope,
+  'sessionId', tu.session_id, 'seq', tu.seq, 'role', tu.role, 'speaker', tu.speaker, 'content', tu.content,
+  'attachmentText', tu.attachment_text, 'scope', tu.scope,
   'occurredAt', tu.occurred_at, 'traceId', tu.trace_id, 'createdAt', tu.created_at) END`);
 
 const documentJson = Prisma.raw(`CASE WHEN d.id IS NULL THEN NULL ELSE json_build_object('id', d.id, 'contextId', d.context_id,

@@ -13,6 +13,7 @@
 import { Prisma } from "@recall/db";
 import { shownToReader } from "../fact-query";
 import { normaliseScope } from "../../core/scope";
+import { turnTextSql } from "../../core/turn-text";
 import type { ReaderScope } from "../read-types";
 import { knownAt, validAt } from "../sql-fragments";
 import type { SearchKind } from "./search-types";
@@ -76,8 +77,8 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
   },
   turn: {
     tsv: Prisma.sql`f.content_tsv`,
-    text: Prisma.sql`f.content`,
-    link: Prisma.sql`jsonb_build_object('turn_id', f.id, 'session_id', f.session_id, 'seq', f.seq, 'start_byte', 0, 'end_byte', octet_length(f.content))`,
+    text: turnTextSql("f"),
+    link: Prisma.sql`jsonb_build_object('turn_id', f.id, 'session_id', f.session_id, 'seq', f.seq, 'start_byte', 0, 'end_byte', octet_length(${turnTextSql("f")}))`,
     from: Prisma.sql`turns f`,
     context: ownContext,
     scope: ownScope,
