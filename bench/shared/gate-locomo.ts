@@ -13,6 +13,8 @@ export interface GateTurn {
   cited: boolean;
   /** What the dataset's annotators noted from this turn: observations, and QA pairs citing it. */
   notes: string[];
+  /** The caption of a photo the turn shares (`blip_caption`), when it shares one. */
+  caption?: string;
 }
 
 export interface GateConversation {
@@ -21,7 +23,7 @@ export interface GateConversation {
   turns: GateTurn[];
 }
 
-const Turn = z.object({ speaker: z.string(), dia_id: z.string(), text: z.string() });
+const Turn = z.object({ speaker: z.string(), dia_id: z.string(), text: z.string(), blip_caption: z.string().optional() });
 const Conversation = z.looseObject({
   speaker_a: z.string(),
   speaker_b: z.string(),
@@ -61,7 +63,8 @@ function readConversation(file: string, raw: Record<string, unknown>): GateConve
       .parse(raw[`session_${n}`])
       .map((t) => {
         const noted = notes.get(t.dia_id) ?? [];
-        return { diaId: t.dia_id, speaker: t.speaker, text: t.text, referenceTime: at, cited: noted.length > 0, notes: noted };
+        const caption = t.blip_caption ? { caption: t.blip_caption } : {};
+        return { diaId: t.dia_id, speaker: t.speaker, text: t.text, referenceTime: at, cited: noted.length > 0, notes: noted, ...caption };
       });
   });
   return { file, speakers: [head.speaker_a, head.speaker_b], turns };
