@@ -19,7 +19,7 @@ import { readRecallData, type RecallData } from "../recall/recall-data";
 import { standinDiff } from "./standin-answer";
 import { startStandinServer, type StandinServer } from "./standin-server";
 import { readFactsCounts, type FactsCounts } from "./facts-counts";
-import { loadAll, type LoadRun, type Via } from "./facts-load";
+import { loadAll, type LoadRun } from "./facts-load";
 import { readBytesByTable, readStageTimes, readSupersessions } from "./facts-store";
 import { measureRetrieval } from "./facts-retrieval";
 import { p50 } from "../recall/recall-http";
