@@ -21,6 +21,7 @@ const DEPTH = 20;
 export const FACT_SPACE: AscentSpace = {
   start: RANKING_DEFAULTS,
   grid: [
+    ["factKey", [0, 0.5, 1, 2]],
     ["factLift", [0, 0.5, 1, 2]],
     ["factList", [0.25, 0.5, 1]],
   ],
@@ -88,7 +89,7 @@ async function heldOutScores(
     const scores = score(questions, heldOut.ranked);
     console.log(`\n${table("/query held out (fact weights chosen on the other conversations)", scores, baseline)}`);
     const chosen = Object.fromEntries(
-      Object.entries(heldOut.chosen).map(([file, s]) => [file, { factLift: s.factLift, factList: s.factList }] as const),
+      Object.entries(heldOut.chosen).map(([file, s]) => [file, Object.fromEntries(FACT_SPACE.grid.map(([k]) => [k, s[k]]))] as const),
     );
     console.log(`  chosen: ${JSON.stringify(chosen)} (${ranker.settingsRanked} settings ranked)`);
     return { scores, chosen };
