@@ -30,6 +30,8 @@ export interface FactCandidate {
   fact: FactView;
   entityId: string;
   score: number;
+  /** The turn or document node the fact was read from, when it was read from one. */
+  sourceId?: string;
 }
 
 export interface ContextCandidates {
@@ -101,10 +103,22 @@ interface Item {
   /** Position within its section once rendered. */
   rank: number;
   entry: ContextSections[SectionName][number];
+  /** A fact's: the excerpt it was read from, and the words of its value that excerpt would have to say. */
+  readFrom?: { id: string; words: string[] };
 }
 
+/** Rounds of dropping facts their packed excerpt already says and refilling the budget they held. */
+const COVER_ROUNDS = 3;
+
 export function packContext(candidates: ContextCandidates, maxTokens: number): ContextPack {
-  const chosen = choose(itemsOf(candidates), maxTokens);
+  let items = itemsOf(candidates);
+  let chosen = choose(items, maxTokens);
+  for (let round = 0; round < COVER_ROUNDS; round++) {
+    const said = saidByExcerpts(chosen);
+    if (said.size === 0) break;
+    items = items.filter((i) => !said.has(i));
+    chosen = choose(items, maxTokens);
+  }
   // The line estimates can be off by a merge at a boundary; the rendered text decides.
   for (;;) {
     const text = render(chosen);
@@ -130,6 +144,26 @@ function choose(items: Item[], maxTokens: number): Item[] {
     chosen.push(item);
   }
   return chosen;
+}
+
+/**
+ * Facts whose value the packed excerpt they were read from says word for word: the excerpt is the fact with its
+ * source, so the fact's line would pay twice for the same words.
+ */
+function saidByExcerpts(chosen: Item[]): Set<Item> {
+  const excerpts = new Map(chosen.filter((i) => i.section === "excerpts").map((i) => [(i.entry as ExcerptCandidate).id, i.line]));
+  const said = new Set<Item>();
+  for (const i of chosen) {
+    const line = i.readFrom && excerpts.get(i.readFrom.id);
+    if (!line || i.readFrom!.words.length === 0) continue;
+    const words = new Set(wordsOf(line));
+    if (i.readFrom!.words.every((w) => words.has(w))) said.add(i);
+  }
+  return said;
+}
+
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 function render(chosen: Item[]): string {
@@ -173,7 +207,11 @@ function itemsOf(c: ContextCandidates): Item[] {
   });
   const facts = [...c.facts]
     .sort((a, b) => byText(factLine(a.fact), factLine(b.fact)))
-    .map((f, rank) => item("facts", `- ${clip(factLine(f.fact), MAX_CHARS.fact)}`, f.score, rank, packedFact(clipFact(f.fact))));
+    .map((f, rank) => {
+      const packed = item("facts", `- ${clip(factLine(f.fact), MAX_CHARS.fact)}`, f.score, rank, packedFact(clipFact(f.fact)));
+      const value = f.fact.kind === "attribute" ? f.fact.value : f.fact.object.name;
+      return f.sourceId ? { ...packed, readFrom: { id: f.sourceId, words: wordsOf(value) } } : packed;
+    });
   const entityScore = new Map<string, number>();
   for (const f of c.facts) entityScore.set(f.entityId, Math.max(entityScore.get(f.entityId) ?? 0, f.score));
   const uncertainties = c.uncertainties.map((u, rank) =>

@@ -86,7 +86,11 @@ export async function readContext(db: DbOrTx, input: ContextInput, vector?: Vect
     sourcesOf(db, input.contextId, entityIds),
   ]);
   const hits = await hitsOnShown(db, facts, factHits);
-  const scored = factScores(facts, { factHits: hits, named: new Set(named), mentions, excerpts });
+  const scored = factScores(facts, { factHits: hits, named: new Set(named), mentions, excerpts }).map((f) => {
+    const source = sources.get(f.fact.assertion_id);
+    const sourceId = source?.turn_id ?? source?.node_id;
+    return sourceId ? { ...f, sourceId } : f;
+  });
   const touched = new Set(scored.map((f) => f.entityId));
   const candidates: ContextCandidates = {
     instructions,
