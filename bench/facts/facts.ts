@@ -86,7 +86,7 @@ function readOptions(): Options {
     .map((c) => ({ ...c, turns: c.turns.filter((t) => sessionOf(t.diaId) <= sessions) }));
   if (conversations.length === 0) throw new Error(`no conversation ${file} in ${dir}`);
   const kept = new Set(conversations.flatMap((c) => c.turns.map((t) => `${c.file}\0${t.diaId}`)));
-  const questions = all.questions.filter((q) => q.evidence.every((id) => kept.has(`${q.file}\0${id}`)));
+  const questions = all.questions.filter((q) => q.evidence.some((id) => kept.has(`${q.file}\0${id}`)));
   return {
     data: { conversations, questions },
     dir,

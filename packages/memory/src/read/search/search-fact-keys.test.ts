@@ -52,3 +52,16 @@ test("a query sharing nothing with the facts or the turns finds no turn", async 
   await adoptionTurns();
   expect(await turnsFor("volcano eruption", { factKey: 1 })).toEqual([]);
 });
+
+test("asked when, a turn whose matching fact began on another day than it was said states a time", async () => {
+  const dated = await addTurn(f, { content: "We finally went to the pottery class together.", at: AT });
+  const session = { sessionId: dated.sessionId };
+  const undated = await addTurn(f, { content: "The pottery class is lovely, pottery calms me.", at: AT, ...session });
+  const lastWeek = { valid_from: "2026-02-22T00:00:00Z" };
+  await ingest(f, dated, { attributes: [attribute("Melanie", "did", "pottery class", "went to the pottery class", lastWeek)] });
+  await ingest(f, undated, { attributes: [attribute("Melanie", "likes", "pottery class", "The pottery class is lovely")] });
+  const query = "When did Melanie go to the pottery class?";
+  const flat = { factKey: 0.01, factLift: 0, neighbour: 0, neighbour2: 0, session: 0 };
+  expect((await turnsFor(query, { ...flat, statesTime: 0 }))[0]).toBe(undated.id);
+  expect((await turnsFor(query, { ...flat, statesTime: 1 }))[0]).toBe(dated.id);
+});

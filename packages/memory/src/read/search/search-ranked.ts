@@ -64,7 +64,8 @@ function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prism
   const w = rankingOf(input.ranking);
   // The time words' tsquery is a scalar subquery so that it is built once (an InitPlan), not per candidate row.
   const statesTime = Prisma.sql`m.tsv @@ (SELECT to_tsquery('english', ${STATES_TIME}))`;
-  const time = intent.asksWhen ? boost(statesTime, w.statesTime) : Prisma.sql`1`;
+  // A turn whose fact was dated apart from the day it was said ("last year", "three weeks ago") states a time too.
+  const time = intent.asksWhen ? boost(Prisma.sql`(${statesTime} OR COALESCE(fk.dated, false))`, w.statesTime) : Prisma.sql`1`;
   return Prisma.sql`WITH ${queryTerms("turn", input.contextId, intent, tsQuery(input, intent))},
     ${factKeys(input, now, w)},
     m AS (SELECT f.id, f.session_id, f.seq, f.speaker, COALESCE(f.occurred_at, f.created_at) AS said, f.content_tsv AS tsv
@@ -95,19 +96,21 @@ function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prism
 }
 
 /**
- * `fk` (id, s): turns with the summed BM25 score of the current facts read from them that match the query (their
- * entities' names, key and value or predicate), scored like the fact lists (no length normalisation). Empty when
- * `factKey` is 0, so a ranking without it pays nothing.
+ * `fk` (id, s, dated): turns with the summed BM25 score of the current facts read from them that match the query
+ * (their entities' names, key and value or predicate), scored like the fact lists (no length normalisation), and
+ * whether one of those facts began on another day than the turn was said (its `valid_from` read from a time the turn
+ * states). Empty when `factKey` is 0, so a ranking without it pays nothing.
  */
 function factKeys(input: SearchInput, now: Date, w: RankingWeights): Prisma.Sql {
-  if (w.factKey === 0) return Prisma.sql`fk AS (SELECT NULL::uuid AS id, 0::float8 AS s WHERE false)`;
+  if (w.factKey === 0) return Prisma.sql`fk AS (SELECT NULL::uuid AS id, 0::float8 AS s, false AS dated WHERE false)`;
   const matching = (kind: "attribute" | "relation") => {
     const r = TEXT_SOURCES[kind];
-    return Prisma.sql`SELECT m.turn_id, bm.s FROM (SELECT a.turn_id, ${r.tsv} AS tsv FROM ${r.from}, q
+    return Prisma.sql`SELECT m.turn_id, m.valid_from, bm.s FROM (SELECT a.turn_id, f.valid_from, ${r.tsv} AS tsv FROM ${r.from}, q
         WHERE ${visibleRows(kind, input, now)} AND a.turn_id IS NOT NULL AND ${r.tsv} @@ q.tsq) m CROSS JOIN q ${bm25Lateral(false)}`;
   };
-  return Prisma.sql`fk AS MATERIALIZED (SELECT x.turn_id AS id, sum(x.s) AS s
-    FROM (${matching("attribute")} UNION ALL ${matching("relation")}) x GROUP BY x.turn_id)`;
+  const dated = Prisma.sql`date_trunc('day', x.valid_from) <> date_trunc('day', COALESCE(t.occurred_at, t.created_at))`;
+  return Prisma.sql`fk AS MATERIALIZED (SELECT x.turn_id AS id, sum(x.s) AS s, bool_or(${dated}) AS dated
+    FROM (${matching("attribute")} UNION ALL ${matching("relation")}) x JOIN turns t ON t.id = x.turn_id GROUP BY x.turn_id)`;
 }
 
 /**
