@@ -77,7 +77,7 @@ test("at the largest token budget the answer stays within the byte budget: long 
   expect(pack.sections.facts.every((f) => f.truncated && f.value.length <= READ_LIMITS.valueChars)).toBe(true);
 });
 
-test("a fact whose packed source excerpt says its value is not packed twice", () => {
+test("a fact whose packed source excerpt says its value is packed without its line in the text", () => {
   const entity = { id: id(200), name: "Caroline", type: "person" };
   const fact = (n: number, key: string, value: string, sourceId: string) => ({
     fact: {
@@ -96,6 +96,9 @@ test("a fact whose packed source excerpt says its value is not packed twice", ()
   ];
   const pack = packContext({ ...candidates(excerpts), instructions: [], facts }, 200);
   expect(pack.sections.excerpts.map((e) => e.id)).toEqual([id(1), id(2)]);
-  // The goal is in the excerpt's words; the hobby is not, so it is packed beside it.
-  expect(pack.sections.facts.map((f) => f.predicate)).toEqual(["hobby"]);
+  expect(pack.sections.facts.map((f) => f.predicate).sort()).toEqual(["goal", "hobby"]);
+  // The goal is in the excerpt's words, so the text says it once; the hobby is not, so its line is there.
+  expect(pack.text).not.toContain("goal = adoption agency");
+  expect(pack.text).toContain("hobby = painting sunsets");
+  expect(pack.tokens).toBe(countTokens(pack.text));
 });

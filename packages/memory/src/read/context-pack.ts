@@ -107,7 +107,10 @@ interface Item {
   readFrom?: { id: string; words: string[] };
 }
 
-/** Rounds of dropping facts their packed excerpt already says and refilling the budget they held. */
+/**
+ * Rounds of un-rendering facts their packed excerpt already says (the fact stays in `sections`, its words are not
+ * paid for twice in `text`) and refilling the budget they held.
+ */
 const COVER_ROUNDS = 3;
 
 export function packContext(candidates: ContextCandidates, maxTokens: number): ContextPack {
@@ -116,7 +119,7 @@ export function packContext(candidates: ContextCandidates, maxTokens: number): C
   for (let round = 0; round < COVER_ROUNDS; round++) {
     const said = saidByExcerpts(chosen);
     if (said.size === 0) break;
-    items = items.filter((i) => !said.has(i));
+    items = items.map((i) => (said.has(i) ? { ...i, line: "", cost: 0, readFrom: undefined } : i));
     chosen = choose(items, maxTokens);
   }
   // The line estimates can be off by a merge at a boundary; the rendered text decides.
@@ -136,11 +139,11 @@ function choose(items: Item[], maxTokens: number): Item[] {
   let used = 0;
   let bytes = 0;
   for (const item of [...items.filter((i) => i.section === "instructions"), ...rest]) {
-    const heading = opened.has(item.section) ? 0 : headingCost(item.section);
+    const heading = opened.has(item.section) || item.line === "" ? 0 : headingCost(item.section);
     if (used + heading + item.cost > maxTokens || bytes + item.bytes > ITEMS_BYTES) continue;
     used += heading + item.cost;
     bytes += item.bytes;
-    opened.add(item.section);
+    if (item.line !== "") opened.add(item.section);
     chosen.push(item);
   }
   return chosen;
@@ -148,7 +151,7 @@ function choose(items: Item[], maxTokens: number): Item[] {
 
 /**
  * Facts whose value the packed excerpt they were read from says word for word: the excerpt is the fact with its
- * source, so the fact's line would pay twice for the same words.
+ * source, so the fact's line in the text would pay twice for the same words.
  */
 function saidByExcerpts(chosen: Item[]): Set<Item> {
   const excerpts = new Map(chosen.filter((i) => i.section === "excerpts").map((i) => [(i.entry as ExcerptCandidate).id, i.line]));
@@ -168,7 +171,9 @@ function wordsOf(text: string): string[] {
 
 function render(chosen: Item[]): string {
   return ORDER.map((section) => {
-    const lines = inSection(chosen, section).map((i) => i.line);
+    const lines = inSection(chosen, section)
+      .map((i) => i.line)
+      .filter((line) => line !== "");
     return lines.length === 0 ? "" : [HEADINGS[section], ...lines].join("\n");
   })
     .filter((block) => block !== "")
