@@ -20,6 +20,7 @@ export const BASE: Partial<RankingWeights> = {
   statesTime: 0.25,
   inPeriod: 0.5,
   factLift: 0.5,
+  factKey: 0,
   factList: 0.5,
   session: 0,
 };
@@ -35,6 +36,7 @@ export const GRID: [keyof RankingWeights, number[]][] = [
   ["statesTime", [0, 0.25, 0.5]],
   ["inPeriod", [0, 0.5, 1]],
   ["factLift", [0, 0.5, 1]],
+  ["factKey", [0, 0.5, 1]],
   ["factList", [0.25, 0.5]],
 ];
 

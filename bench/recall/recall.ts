@@ -99,6 +99,7 @@ const SIGNALS: [string, (keyof RankingWeights)[]][] = [
   ["named speaker's turns", ["namedSpeaker"]],
   ["calendar (month, year named)", ["calendar"]],
   ["time-stating turns, named period", ["statesTime", "inPeriod"]],
+  ["fact keys (a turn scored by the facts read from it)", ["factKey"]],
 ];
 
 async function printAblation(ranker: SettingRanker, questions: RecallQuestion[], all: HeldOut): Promise<void> {

@@ -42,7 +42,7 @@ export const RANKING_DEFAULTS: RankingWeights = {
   statesTime: 0.25,
   inPeriod: 0.5,
   factLift: 0.5,
-  factKey: 0,
+  factKey: 0.5,
   factList: 0.5,
   session: 0.5,
 };
