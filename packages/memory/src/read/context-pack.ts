@@ -89,6 +89,8 @@ const ORDER = Object.keys(HEADINGS) as SectionName[];
 
 /** Characters kept of one stored text; about 150 tokens of prose. */
 const MAX_CHARS = { excerpt: 700, instruction: 600, fact: 400, uncertainty: 400 };
+/** The fewest tokens a fact's line takes ("- A: k = v (since 2026-01-01)" and its line break). */
+const MIN_FACT_TOKENS = 10;
 /** An uncertainty counts this share of its entity's best fact. */
 const UNCERTAINTY_SHARE = 0.5;
 
@@ -114,7 +116,7 @@ interface Item {
 const COVER_ROUNDS = 3;
 
 export function packContext(candidates: ContextCandidates, maxTokens: number): ContextPack {
-  let items = itemsOf(candidates);
+  let items = itemsOf(candidates, maxTokens);
   let chosen = choose(items, maxTokens);
   for (let round = 0; round < COVER_ROUNDS; round++) {
     const said = saidByExcerpts(chosen);
@@ -204,13 +206,25 @@ function item(section: SectionName, line: string, score: number, rank: number, e
   return { section, line, cost: countTokens(line) + 1, bytes: jsonBytes(line) + jsonBytes(entry), score, rank, entry };
 }
 
-function itemsOf(c: ContextCandidates): Item[] {
+/**
+ * The facts that could be packed: those with some relevance, at most as many of the best as the budget holds lines
+ * of the shortest a fact renders to. Tokenising only these keeps a dense entity's hundreds of facts off the clock.
+ */
+function mostRelevant(facts: FactCandidate[], maxTokens: number): FactCandidate[] {
+  const room = Math.ceil(maxTokens / MIN_FACT_TOKENS);
+  return facts
+    .filter((f) => f.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, room);
+}
+
+function itemsOf(c: ContextCandidates, maxTokens: number): Item[] {
   const instructions = c.instructions.map((i, rank) => {
     const { id, label, description, truncated } = clipInstruction(i);
     const entry = { id, label, description, ...(truncated ? { truncated } : {}) };
     return item("instructions", `- ${clip(`${i.label}: ${i.description}`, MAX_CHARS.instruction)}`, Infinity, rank, entry);
   });
-  const facts = [...c.facts]
+  const facts = mostRelevant(c.facts, maxTokens)
     .sort((a, b) => byText(factLine(a.fact), factLine(b.fact)))
     .map((f, rank) => {
       const packed = item("facts", `- ${clip(factLine(f.fact), MAX_CHARS.fact)}`, f.score, rank, packedFact(clipFact(f.fact)));
