@@ -121,13 +121,13 @@ export function poster(base: string, apiKey: string) {
 const DRAIN_TIMEOUT_MS = 120_000;
 
 /** Until no work item of the context is queued, running or waiting for a retry, and the outbox has nothing left to relay. */
-export async function drained(pool: pg.Pool, contextId: string): Promise<void> {
-  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+export async function drained(pool: pg.Pool, contextId: string, timeoutMs = DRAIN_TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   const sql = `SELECT (SELECT count(*) FROM work_items WHERE context_id = $1 AND status IN ('queued', 'running', 'failed'))
                     + (SELECT count(*) FROM outbox_events WHERE context_id = $1 AND processed_at IS NULL) AS n`;
   while (Date.now() < deadline) {
     if (Number((await pool.query(sql, [contextId])).rows[0].n) === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`work of context ${contextId} still pending after ${DRAIN_TIMEOUT_MS} ms`);
+  throw new Error(`work of context ${contextId} still pending after ${timeoutMs} ms`);
 }

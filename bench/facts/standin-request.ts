@@ -47,7 +47,7 @@ function singleTurn(user: string): TurnQuery | undefined {
   const text = /\nInput \(conversation turn\):\n<<<\n([\s\S]*)\n>>>$/.exec(user)?.[1];
   if (text === undefined) return undefined;
   const speaker = /^Speaker: (.+?) \("I", "me" and "my"/m.exec(user)?.[1];
-  return { text, speaker, when: dateOf(/^Reference time: (\S+)$/m.exec(user)?.[1]) };
+  return { text: contentOf(text), speaker, when: dateOf(/^Reference time: (\S+)$/m.exec(user)?.[1]) };
 }
 
 const WINDOW_TURN = /^\[(\d+)\] \((.*); said ([^\s)]+)\)\n<<<\n([\s\S]*?)\n>>>(?=\n\n\[\d+\] \(|\s*$)/gm;
@@ -56,11 +56,17 @@ const WINDOW_TURN = /^\[(\d+)\] \((.*); said ([^\s)]+)\)\n<<<\n([\s\S]*?)\n>>>(?
 function windowTurns(user: string): TurnQuery[] {
   const section = user.slice(user.indexOf("\nTurns:\n") + "\nTurns:\n".length);
   return [...section.matchAll(WINDOW_TURN)].map((m) => ({
-    text: m[4]!,
+    text: contentOf(m[4]!),
     speaker: /(?:^|, )([^;,]+); "I", "me" and "my"/.exec(m[2]!)?.[1],
     when: dateOf(m[3]),
   }));
 }
+
+/**
+ * The turn's own words: Recall sends a turn's attachment lines after its content ("[image] a dog on a beach"), and the
+ * dataset indexes the content alone. Quotes taken from the content are still inside the text Recall sent.
+ */
+const contentOf = (text: string) => text.replace(/(?:\n\[(?:image|file|link)\] [^\n]*)+$/, "");
 
 function dateOf(iso: string | undefined): Date | undefined {
   const t = iso === undefined ? NaN : Date.parse(iso);

@@ -20,6 +20,7 @@ export const BASE: Partial<RankingWeights> = {
   statesTime: 0.25,
   inPeriod: 0.5,
   factLift: 0.5,
+  factKey: 0,
   factList: 0.5,
   session: 0,
 };
@@ -35,6 +36,7 @@ export const GRID: [keyof RankingWeights, number[]][] = [
   ["statesTime", [0, 0.25, 0.5]],
   ["inPeriod", [0, 0.5, 1]],
   ["factLift", [0, 0.5, 1]],
+  ["factKey", [0, 0.5, 1]],
   ["factList", [0.25, 0.5]],
 ];
 
@@ -108,15 +110,24 @@ function fitness(questions: RecallQuestion[], ranked: Ranked, indexes: number[])
   }, 0);
 }
 
-/** Coordinate ascent over GRID (less `without`'s weights, held at 0) on the questions `train` indexes. */
+/** Where an ascent starts and the values it may give each weight: bench:recall's is BASE over GRID. */
+export interface AscentSpace {
+  start: Partial<RankingWeights>;
+  grid: [keyof RankingWeights, number[]][];
+}
+
+const RECALL_SPACE: AscentSpace = { start: BASE, grid: GRID };
+
+/** Coordinate ascent over the space's grid (less `without`'s weights, held at 0) on the questions `train` indexes. */
 export async function ascend(
   ranker: SettingRanker,
   questions: RecallQuestion[],
   train: number[],
   without: (keyof RankingWeights)[] = [],
+  space: AscentSpace = RECALL_SPACE,
 ): Promise<Partial<RankingWeights>> {
-  let setting: Partial<RankingWeights> = { ...BASE, ...Object.fromEntries(without.map((k) => [k, 0])) };
-  for (const [key, values] of GRID) {
+  let setting: Partial<RankingWeights> = { ...space.start, ...Object.fromEntries(without.map((k) => [k, 0])) };
+  for (const [key, values] of space.grid) {
     if (without.includes(key)) continue;
     let best: [number, number] = [setting[key]!, fitness(questions, await ranker.rank(setting), train)];
     for (const value of values) {
@@ -140,12 +151,13 @@ export async function leaveOneOut(
   ranker: SettingRanker,
   questions: RecallQuestion[],
   without: (keyof RankingWeights)[] = [],
+  space: AscentSpace = RECALL_SPACE,
 ): Promise<HeldOut> {
   const ranked: Ranked = new Array(questions.length);
   const chosen: HeldOut["chosen"] = {};
   for (const file of new Set(questions.map((q) => q.file))) {
     const train = questions.flatMap((q, i) => (q.file === file ? [] : [i]));
-    chosen[file] = await ascend(ranker, questions, train, without);
+    chosen[file] = await ascend(ranker, questions, train, without, space);
     const pick = await ranker.rank(chosen[file]);
     questions.forEach((q, i) => {
       if (q.file === file) ranked[i] = pick[i]!;

@@ -13,10 +13,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { bm25Index } from "./recall-bm25";
-import { CATEGORY_NAMES, readRecallData, type RecallQuestion } from "./recall-data";
+import { readRecallData, type RecallQuestion } from "./recall-data";
 import { loadOrReuse, type LoadedConversation } from "./recall-load";
 import { ascend, leaveOneOut, SettingRanker, type HeldOut } from "./recall-loo";
 import { RANKING_DEFAULTS, type RankingWeights } from "@recall/memory";
+import { contextCoverage, coverageTable, p50, serviceRanking } from "./recall-http";
 import { printScale } from "./recall-scale";
 import { score, table, type Scores } from "./recall-score";
 import { BENCH_ADMIN_KEY, startService } from "../shared/bench-service";
@@ -43,14 +44,14 @@ async function main(): Promise<void> {
     const baseline = score(data.questions, bm25Ranking(data, loaded));
     console.log(`\n${data.questions.length} questions (categories 1–4) over ${loaded.length} conversations\n`);
     const started = Date.now();
-    const fullText = score(data.questions, await serviceRanking(service.fullTextUrl, data.questions, loaded));
+    const fullText = score(data.questions, (await serviceRanking(service.fullTextUrl, data.questions, loaded)).ranked);
     console.log(table("/query full text", fullText, baseline));
     console.log(`(${((Date.now() - started) / data.questions.length).toFixed(1)} ms per question)\n`);
     if (process.env.BENCH_RECALL_CONTEXT !== "0") await printContextCoverage(service.fullTextUrl, data.questions, loaded);
     await printLeaveOneOut(service.config.DATABASE_URL, data.questions, loaded, baseline);
     if (process.env.BENCH_RECALL_SCALE !== "0") await printScale({ ...target, databaseUrl: service.config.DATABASE_URL }, data);
     if (overrides.RECALL_EMBEDDING_MODEL) {
-      const hybrid = score(data.questions, await serviceRanking(service.baseUrl, data.questions, loaded));
+      const hybrid = score(data.questions, (await serviceRanking(service.baseUrl, data.questions, loaded)).ranked);
       console.log(table(`/query hybrid (${overrides.RECALL_EMBEDDING_MODEL})`, hybrid, baseline));
     }
   } finally {
@@ -98,6 +99,7 @@ const SIGNALS: [string, (keyof RankingWeights)[]][] = [
   ["named speaker's turns", ["namedSpeaker"]],
   ["calendar (month, year named)", ["calendar"]],
   ["time-stating turns, named period", ["statesTime", "inPeriod"]],
+  ["fact keys (a turn scored by the facts read from it)", ["factKey"]],
 ];
 
 async function printAblation(ranker: SettingRanker, questions: RecallQuestion[], all: HeldOut): Promise<void> {
@@ -110,52 +112,11 @@ async function printAblation(ranker: SettingRanker, questions: RecallQuestion[],
   console.log("");
 }
 
-const CONTEXT_BUDGETS = [500, 1_000, 2_000];
-
-/**
- * POST /context at 500, 1,000 and 2,000 tokens: the share of questions with an evidence turn among what was packed
- * (an excerpt of it, or a fact read from it), per category, and the p50 of the call.
- */
+/** POST /context at 500, 1,000 and 2,000 tokens (recall-http.ts): evidence coverage per category, and the p50 of the call. */
 async function printContextCoverage(baseUrl: string, questions: RecallQuestion[], loaded: LoadedConversation[]): Promise<void> {
-  const byFile = new Map(loaded.map((c) => [c.file, c]));
-  console.log("| /context evidence among sources | " + CONTEXT_BUDGETS.map((b) => `${b} tokens`).join(" | ") + " |");
-  console.log("|---|" + CONTEXT_BUDGETS.map(() => "---|").join(""));
-  const rows = new Map<string, number[]>();
-  const times: number[] = [];
-  for (const [b, budget] of CONTEXT_BUDGETS.entries()) {
-    for (const q of questions) {
-      const c = byFile.get(q.file)!;
-      const started = performance.now();
-      const res = await fetch(`${baseUrl}/api/v1/${c.contextId}/context`, {
-        method: "POST",
-        headers: { "api-key": c.apiKey, "content-type": "application/json" },
-        body: JSON.stringify({ message: q.question, scope: c.scope, max_tokens: budget }),
-      });
-      if (!res.ok) throw new Error(`/context answered ${res.status}: ${await res.text()}`);
-      const { sections } = (await res.json()) as {
-        sections: { excerpts: { kind: string; id: string }[]; facts: { source: { turn_id: string | null } }[] };
-      };
-      if (budget === 1_000) times.push(performance.now() - started);
-      const turnIds = [
-        ...sections.excerpts.filter((e) => e.kind === "turn").map((e) => e.id),
-        ...sections.facts.map((f) => f.source.turn_id),
-      ];
-      const found = turnIds.some((id) => id && q.evidence.includes(c.diaIds[id] ?? ""));
-      for (const key of ["overall", CATEGORY_NAMES[q.category] ?? `category ${q.category}`]) {
-        const row = rows.get(key) ?? CONTEXT_BUDGETS.map(() => 0);
-        row[b]! += found ? 1 : 0;
-        rows.set(key, row);
-      }
-    }
-  }
-  const counts = new Map<string, number>([["overall", questions.length]]);
-  for (const q of questions) {
-    const key = CATEGORY_NAMES[q.category] ?? `category ${q.category}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  for (const [key, row] of rows) console.log(`| ${key} | ${row.map((n) => (n / counts.get(key)!).toFixed(3)).join(" | ")} |`);
-  const sorted = times.sort((a, b) => a - b);
-  console.log(`(/context p50 at 1,000 tokens: ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms)\n`);
+  const coverage = await contextCoverage(baseUrl, questions, loaded);
+  console.log(coverageTable(coverage));
+  console.log(`(/context p50 at 1,000 tokens: ${p50(coverage.ms).toFixed(1)} ms)\n`);
 }
 
 /** The baseline's ranking, in dialogue ids, over each conversation's raw turns. */
@@ -168,24 +129,6 @@ function bm25Ranking(data: ReturnType<typeof readRecallData>, loaded: LoadedConv
       .search(q.question, DEPTH)
       .map((id) => [id]),
   );
-}
-
-/** /query's ranking, each result as the dialogue ids it names (a turn, or a fact's source turn). */
-async function serviceRanking(baseUrl: string, questions: RecallQuestion[], loaded: LoadedConversation[]): Promise<string[][][]> {
-  const byFile = new Map(loaded.map((c) => [c.file, c]));
-  const ranked: string[][][] = [];
-  for (const q of questions) {
-    const c = byFile.get(q.file)!;
-    const res = await fetch(`${baseUrl}/api/v1/${c.contextId}/query`, {
-      method: "POST",
-      headers: { "api-key": c.apiKey, "content-type": "application/json" },
-      body: JSON.stringify({ query: q.question, scope: c.scope, limit: DEPTH }),
-    });
-    if (!res.ok) throw new Error(`/query answered ${res.status}: ${await res.text()}`);
-    const body = (await res.json()) as { results: { link: { turn_id?: string } }[] };
-    ranked.push(body.results.map((r) => [c.diaIds[r.link.turn_id ?? ""]].filter((id): id is string => id !== undefined)));
-  }
-  return ranked;
 }
 
 main().catch((err: Error) => {

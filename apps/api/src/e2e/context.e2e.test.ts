@@ -59,7 +59,10 @@ describe("POST /context", () => {
     expect(ceo?.source.turn_id).toBe(turns.correction);
     expect(p.sections.excerpts.map((e) => e.id)).toContain(turns.intro);
     expect(p.sections.excerpts.every((e) => e.said_at && e.session_id)).toBe(true);
-    expect(p.text).toContain("Alice: role = CEO");
+    // The fact is rendered once: by its line, or (when its source turn is packed) by the turn that says it.
+    const said = p.sections.excerpts.some((e) => e.id === turns.correction);
+    expect(p.text).toContain(said ? "Actually I'm the CEO now." : "Alice: role = CEO");
+    expect(p.text.split("CEO").length - 1).toBe(1);
     expect(p.tokens).toBeLessThanOrEqual(1_500);
   });
 

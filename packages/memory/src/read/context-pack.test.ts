@@ -76,3 +76,29 @@ test("at the largest token budget the answer stays within the byte budget: long 
   expect(pack.sections.facts.length).toBeGreaterThan(0);
   expect(pack.sections.facts.every((f) => f.truncated && f.value.length <= READ_LIMITS.valueChars)).toBe(true);
 });
+
+test("a fact whose packed source excerpt says its value is packed without its line in the text", () => {
+  const entity = { id: id(200), name: "Caroline", type: "person" };
+  const fact = (n: number, key: string, value: string, sourceId: string) => ({
+    fact: {
+      kind: "attribute" as const,
+      ...{ id: id(1_000 + n), entity, key, value, memory_category: "identity", confidence: 1, scope: [], valid_from: at, valid_to: null },
+      ...{ superseded_by: null, recorded_at: at, retracted_at: null, assertion_id: id(5_000 + n) },
+    },
+    entityId: entity.id,
+    score: 0.9,
+    sourceId,
+  });
+  const facts = [fact(1, "goal", "adoption agency", id(1)), fact(2, "hobby", "painting sunsets", id(1))];
+  const excerpts = [
+    excerpt(1, "I met with an adoption agency today!", 1),
+    excerpt(2, "The counsellor was kind and patient with everyone there.", 0.3),
+  ];
+  const pack = packContext({ ...candidates(excerpts), instructions: [], facts }, 200);
+  expect(pack.sections.excerpts.map((e) => e.id)).toEqual([id(1), id(2)]);
+  expect(pack.sections.facts.map((f) => f.predicate).sort()).toEqual(["goal", "hobby"]);
+  // The goal is in the excerpt's words, so the text says it once; the hobby is not, so its line is there.
+  expect(pack.text).not.toContain("goal = adoption agency");
+  expect(pack.text).toContain("hobby = painting sunsets");
+  expect(pack.tokens).toBe(countTokens(pack.text));
+});

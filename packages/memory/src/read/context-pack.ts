@@ -30,6 +30,8 @@ export interface FactCandidate {
   fact: FactView;
   entityId: string;
   score: number;
+  /** The turn or document node the fact was read from, when it was read from one. */
+  sourceId?: string;
 }
 
 export interface ContextCandidates {
@@ -87,6 +89,8 @@ const ORDER = Object.keys(HEADINGS) as SectionName[];
 
 /** Characters kept of one stored text; about 150 tokens of prose. */
 const MAX_CHARS = { excerpt: 700, instruction: 600, fact: 400, uncertainty: 400 };
+/** The fewest tokens a fact's line takes ("- A: k = v (since 2026-01-01)" and its line break). */
+const MIN_FACT_TOKENS = 10;
 /** An uncertainty counts this share of its entity's best fact. */
 const UNCERTAINTY_SHARE = 0.5;
 
@@ -101,10 +105,25 @@ interface Item {
   /** Position within its section once rendered. */
   rank: number;
   entry: ContextSections[SectionName][number];
+  /** A fact's: the excerpt it was read from, and the words of its value that excerpt would have to say. */
+  readFrom?: { id: string; words: string[] };
 }
 
+/**
+ * Rounds of un-rendering facts their packed excerpt already says (the fact stays in `sections`, its words are not
+ * paid for twice in `text`) and refilling the budget they held.
+ */
+const COVER_ROUNDS = 3;
+
 export function packContext(candidates: ContextCandidates, maxTokens: number): ContextPack {
-  const chosen = choose(itemsOf(candidates), maxTokens);
+  let items = itemsOf(candidates, maxTokens);
+  let chosen = choose(items, maxTokens);
+  for (let round = 0; round < COVER_ROUNDS; round++) {
+    const said = saidByExcerpts(chosen);
+    if (said.size === 0) break;
+    items = items.map((i) => (said.has(i) ? { ...i, line: "", cost: 0, readFrom: undefined } : i));
+    chosen = choose(items, maxTokens);
+  }
   // The line estimates can be off by a merge at a boundary; the rendered text decides.
   for (;;) {
     const text = render(chosen);
@@ -122,19 +141,41 @@ function choose(items: Item[], maxTokens: number): Item[] {
   let used = 0;
   let bytes = 0;
   for (const item of [...items.filter((i) => i.section === "instructions"), ...rest]) {
-    const heading = opened.has(item.section) ? 0 : headingCost(item.section);
+    const heading = opened.has(item.section) || item.line === "" ? 0 : headingCost(item.section);
     if (used + heading + item.cost > maxTokens || bytes + item.bytes > ITEMS_BYTES) continue;
     used += heading + item.cost;
     bytes += item.bytes;
-    opened.add(item.section);
+    if (item.line !== "") opened.add(item.section);
     chosen.push(item);
   }
   return chosen;
 }
 
+/**
+ * Facts whose value the packed excerpt they were read from says word for word: the excerpt is the fact with its
+ * source, so the fact's line in the text would pay twice for the same words.
+ */
+function saidByExcerpts(chosen: Item[]): Set<Item> {
+  const excerpts = new Map(chosen.filter((i) => i.section === "excerpts").map((i) => [(i.entry as ExcerptCandidate).id, i.line]));
+  const said = new Set<Item>();
+  for (const i of chosen) {
+    const line = i.readFrom && excerpts.get(i.readFrom.id);
+    if (!line || i.readFrom!.words.length === 0) continue;
+    const words = new Set(wordsOf(line));
+    if (i.readFrom!.words.every((w) => words.has(w))) said.add(i);
+  }
+  return said;
+}
+
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
 function render(chosen: Item[]): string {
   return ORDER.map((section) => {
-    const lines = inSection(chosen, section).map((i) => i.line);
+    const lines = inSection(chosen, section)
+      .map((i) => i.line)
+      .filter((line) => line !== "");
     return lines.length === 0 ? "" : [HEADINGS[section], ...lines].join("\n");
   })
     .filter((block) => block !== "")
@@ -165,15 +206,31 @@ function item(section: SectionName, line: string, score: number, rank: number, e
   return { section, line, cost: countTokens(line) + 1, bytes: jsonBytes(line) + jsonBytes(entry), score, rank, entry };
 }
 
-function itemsOf(c: ContextCandidates): Item[] {
+/**
+ * The facts that could be packed: those with some relevance, at most as many of the best as the budget holds lines
+ * of the shortest a fact renders to. Tokenising only these keeps a dense entity's hundreds of facts off the clock.
+ */
+function mostRelevant(facts: FactCandidate[], maxTokens: number): FactCandidate[] {
+  const room = Math.ceil(maxTokens / MIN_FACT_TOKENS);
+  return facts
+    .filter((f) => f.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, room);
+}
+
+function itemsOf(c: ContextCandidates, maxTokens: number): Item[] {
   const instructions = c.instructions.map((i, rank) => {
     const { id, label, description, truncated } = clipInstruction(i);
     const entry = { id, label, description, ...(truncated ? { truncated } : {}) };
     return item("instructions", `- ${clip(`${i.label}: ${i.description}`, MAX_CHARS.instruction)}`, Infinity, rank, entry);
   });
-  const facts = [...c.facts]
+  const facts = mostRelevant(c.facts, maxTokens)
     .sort((a, b) => byText(factLine(a.fact), factLine(b.fact)))
-    .map((f, rank) => item("facts", `- ${clip(factLine(f.fact), MAX_CHARS.fact)}`, f.score, rank, packedFact(clipFact(f.fact))));
+    .map((f, rank) => {
+      const packed = item("facts", `- ${clip(factLine(f.fact), MAX_CHARS.fact)}`, f.score, rank, packedFact(clipFact(f.fact)));
+      const value = f.fact.kind === "attribute" ? f.fact.value : f.fact.object.name;
+      return f.sourceId ? { ...packed, readFrom: { id: f.sourceId, words: wordsOf(value) } } : packed;
+    });
   const entityScore = new Map<string, number>();
   for (const f of c.facts) entityScore.set(f.entityId, Math.max(entityScore.get(f.entityId) ?? 0, f.score));
   const uncertainties = c.uncertainties.map((u, rank) =>

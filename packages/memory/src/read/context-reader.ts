@@ -86,7 +86,11 @@ export async function readContext(db: DbOrTx, input: ContextInput, vector?: Vect
     sourcesOf(db, input.contextId, entityIds),
   ]);
   const hits = await hitsOnShown(db, facts, factHits);
-  const scored = factScores(facts, { factHits: hits, named: new Set(named), mentions, excerpts });
+  const scored = factScores(facts, { factHits: hits, named: new Set(named), mentions, excerpts }).map((f) => {
+    const source = sources.get(f.fact.assertion_id);
+    const sourceId = source?.turn_id ?? source?.node_id;
+    return sourceId ? { ...f, sourceId } : f;
+  });
   const touched = new Set(scored.map((f) => f.entityId));
   const candidates: ContextCandidates = {
     instructions,
@@ -179,12 +183,18 @@ function factScores(facts: Awaited<ReturnType<typeof readFacts>>, r: Relevance):
     about.set(m.entity_id, Math.max(about.get(m.entity_id) ?? 0, score));
     readFrom.set(m.assertion_id, Math.max(readFrom.get(m.assertion_id) ?? 0, score));
   }
+  const subjectOf = (fact: (typeof facts)[number]) => (fact.kind === "attribute" ? fact.entity.id : fact.subject.id);
+  const known = new Map<string, number>();
+  for (const fact of facts) known.set(subjectOf(fact), (known.get(subjectOf(fact)) ?? 0) + 1);
   return facts.map((fact) => {
-    const entityId = fact.kind === "attribute" ? fact.entity.id : fact.subject.id;
+    const entityId = subjectOf(fact);
+    // What makes an entity relevant is shared among its facts: a person known by 300 facts does not make each as
+    // relevant as the best excerpt, and packed whole they would crowd out the turns that answer.
+    const share = 1 / known.get(entityId)!;
     const score =
       (r.factHits.get(fact.id)?.score ?? 0) +
-      (r.named.has(entityId) ? FACT_WEIGHTS.namedInMessage * best : 0) +
-      FACT_WEIGHTS.aboutExcerpt * (about.get(entityId) ?? 0) +
+      (r.named.has(entityId) ? FACT_WEIGHTS.namedInMessage * best * share : 0) +
+      FACT_WEIGHTS.aboutExcerpt * (about.get(entityId) ?? 0) * share +
       FACT_WEIGHTS.readFromExcerpt * (readFrom.get(fact.assertion_id) ?? 0);
     return { fact, entityId, score };
   });

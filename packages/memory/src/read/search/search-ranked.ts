@@ -64,16 +64,22 @@ function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prism
   const w = rankingOf(input.ranking);
   // The time words' tsquery is a scalar subquery so that it is built once (an InitPlan), not per candidate row.
   const statesTime = Prisma.sql`m.tsv @@ (SELECT to_tsquery('english', ${STATES_TIME}))`;
-  const time = intent.asksWhen ? boost(statesTime, w.statesTime) : Prisma.sql`1`;
+  // A turn whose fact was dated apart from the day it was said ("last year", "three weeks ago") states a time too.
+  const time = intent.asksWhen ? boost(Prisma.sql`(${statesTime} OR COALESCE(fk.dated, false))`, w.statesTime) : Prisma.sql`1`;
   return Prisma.sql`WITH ${queryTerms("turn", input.contextId, intent, tsQuery(input, intent))},
+    ${factKeys(input, now, w)},
     m AS (SELECT f.id, f.session_id, f.seq, f.speaker, COALESCE(f.occurred_at, f.created_at) AS said, f.content_tsv AS tsv
-      FROM turns f, q WHERE ${visibleRows("turn", input, now)} AND f.content_tsv @@ q.tsq),
+      FROM turns f, q WHERE ${visibleRows("turn", input, now)} AND f.content_tsv @@ q.tsq
+      UNION ALL
+      SELECT f.id, f.session_id, f.seq, f.speaker, COALESCE(f.occurred_at, f.created_at), f.content_tsv
+      FROM fk JOIN turns f ON f.id = fk.id, q WHERE ${visibleRows("turn", input, now)} AND NOT (f.content_tsv @@ q.tsq)),
     sp AS MATERIALIZED (SELECT s.speaker, sum(w.idf) AS bonus FROM (SELECT DISTINCT speaker FROM m WHERE speaker IS NOT NULL) s
       CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('english', s.speaker))) AS l JOIN w ON w.term = l GROUP BY s.speaker),
     cand AS (SELECT m.id, m.session_id, m.seq,
-        (bm.s + ${w.speaker}::float8 * COALESCE(sp.bonus, 0)) * (1 + ${w.namedSpeaker}::float8 * (sp.bonus IS NOT NULL)::int)
+        (bm.s + ${w.speaker}::float8 * COALESCE(sp.bonus, 0) + ${w.factKey}::float8 * COALESCE(fk.s, 0))
+          * (1 + ${w.namedSpeaker}::float8 * (sp.bonus IS NOT NULL)::int)
           * ${time} * ${periodBoost(Prisma.sql`m.said`, intent, w)} * ${calendarBoost(intent, w)} AS s
-      FROM m CROSS JOIN q ${bm25Lateral(true)} LEFT JOIN sp ON sp.speaker = m.speaker),
+      FROM m CROSS JOIN q ${bm25Lateral(true)} LEFT JOIN sp ON sp.speaker = m.speaker LEFT JOIN fk ON fk.id = m.id),
     spread AS (SELECT id, session_id, s FROM cand
       UNION ALL
       SELECT f.id, f.session_id, nb.share * c.s FROM (SELECT * FROM cand ORDER BY s DESC, id LIMIT ${SPREADING}) c
@@ -87,6 +93,24 @@ function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prism
       ORDER BY s DESC, t.id LIMIT ${input.limit})
     SELECT 'turn'::text AS kind, f.id, ${r.text} AS text, best.s::float8 AS raw_score, ${r.link} AS link
     FROM best JOIN turns f ON f.id = best.id ORDER BY best.s DESC, f.id`;
+}
+
+/**
+ * `fk` (id, s, dated): turns with the summed BM25 score of the current facts read from them that match the query
+ * (their entities' names, key and value or predicate), scored like the fact lists (no length normalisation), and
+ * whether one of those facts began on another day than the turn was said (its `valid_from` read from a time the turn
+ * states). Empty when `factKey` is 0, so a ranking without it pays nothing.
+ */
+function factKeys(input: SearchInput, now: Date, w: RankingWeights): Prisma.Sql {
+  if (w.factKey === 0) return Prisma.sql`fk AS (SELECT NULL::uuid AS id, 0::float8 AS s, false AS dated WHERE false)`;
+  const matching = (kind: "attribute" | "relation") => {
+    const r = TEXT_SOURCES[kind];
+    return Prisma.sql`SELECT m.turn_id, m.valid_from, bm.s FROM (SELECT a.turn_id, f.valid_from, ${r.tsv} AS tsv FROM ${r.from}, q
+        WHERE ${visibleRows(kind, input, now)} AND a.turn_id IS NOT NULL AND ${r.tsv} @@ q.tsq) m CROSS JOIN q ${bm25Lateral(false)}`;
+  };
+  const dated = Prisma.sql`date_trunc('day', x.valid_from) <> date_trunc('day', COALESCE(t.occurred_at, t.created_at))`;
+  return Prisma.sql`fk AS MATERIALIZED (SELECT x.turn_id AS id, sum(x.s) AS s, bool_or(${dated}) AS dated
+    FROM (${matching("attribute")} UNION ALL ${matching("relation")}) x JOIN turns t ON t.id = x.turn_id GROUP BY x.turn_id)`;
 }
 
 /**

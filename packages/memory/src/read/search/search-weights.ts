@@ -21,6 +21,12 @@ export interface RankingWeights {
   inPeriod: number;
   /** A matching fact adds this share of its BM25 score to the turn it was read from. */
   factLift: number;
+  /**
+   * A turn's key holds the facts read from it: a turn gains this share of the BM25 score of the current facts whose
+   * evidence points into it (entity names, key and value, predicate and object), and becomes a candidate by them
+   * even when its own words miss the query.
+   */
+  factKey: number;
   /** Weight of each fact kind's list (attributes, relations, instructions) in the fusion; turns and documents count 1. */
   factList: number;
   /** Share of its session's score (the sum of its matching turns' best scores) a turn gains: the two-stage reading. */
@@ -36,6 +42,7 @@ export const RANKING_DEFAULTS: RankingWeights = {
   statesTime: 0.25,
   inPeriod: 0.5,
   factLift: 0.5,
+  factKey: 0.5,
   factList: 0.5,
   session: 0.5,
 };
