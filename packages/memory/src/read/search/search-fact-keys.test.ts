@@ -65,3 +65,15 @@ test("asked when, a turn whose matching fact began on another day than it was sa
   expect((await turnsFor(query, { ...flat, statesTime: 0 }))[0]).toBe(undated.id);
   expect((await turnsFor(query, { ...flat, statesTime: 1 }))[0]).toBe(dated.id);
 });
+
+test("a fact the rules read does not key its turn: the rules read the turn's own words back", async () => {
+  const { keyed } = await adoptionTurns();
+  await f.db.$executeRaw`UPDATE assertions SET stage = 'heuristic' WHERE turn_id = ${keyed}::uuid`;
+  const ranked = await turnsFor("Was Caroline's adoption approved by the agency?", {
+    factKey: 1,
+    factLift: 0,
+    neighbour: 0,
+    neighbour2: 0,
+  });
+  expect(ranked).not.toContain(keyed);
+});

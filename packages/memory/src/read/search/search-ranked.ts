@@ -99,14 +99,16 @@ function rankedTurns(input: SearchInput, intent: SearchIntent, now: Date): Prism
  * `fk` (id, s, dated): turns with the summed BM25 score of the current facts read from them that match the query
  * (their entities' names, key and value or predicate), scored like the fact lists (no length normalisation), and
  * whether one of those facts began on another day than the turn was said (its `valid_from` read from a time the turn
- * states). Empty when `factKey` is 0, so a ranking without it pays nothing.
+ * states). Empty when `factKey` is 0, so a ranking without it pays nothing. Facts the rules read are left out: the
+ * rules read a turn's own words back (a name, a role as said), so they would count the turn's matching words twice;
+ * with no model configured the ranking is what it was before fact keys (bench:recall's no-model figures).
  */
 function factKeys(input: SearchInput, now: Date, w: RankingWeights): Prisma.Sql {
   if (w.factKey === 0) return Prisma.sql`fk AS (SELECT NULL::uuid AS id, 0::float8 AS s, false AS dated WHERE false)`;
   const matching = (kind: "attribute" | "relation") => {
     const r = TEXT_SOURCES[kind];
     return Prisma.sql`SELECT m.turn_id, m.valid_from, bm.s FROM (SELECT a.turn_id, f.valid_from, ${r.tsv} AS tsv FROM ${r.from}, q
-        WHERE ${visibleRows(kind, input, now)} AND a.turn_id IS NOT NULL AND ${r.tsv} @@ q.tsq) m CROSS JOIN q ${bm25Lateral(false)}`;
+        WHERE ${visibleRows(kind, input, now)} AND a.turn_id IS NOT NULL AND a.stage <> 'heuristic' AND ${r.tsv} @@ q.tsq) m CROSS JOIN q ${bm25Lateral(false)}`;
   };
   const dated = Prisma.sql`date_trunc('day', x.valid_from) <> date_trunc('day', COALESCE(t.occurred_at, t.created_at))`;
   return Prisma.sql`fk AS MATERIALIZED (SELECT x.turn_id AS id, sum(x.s) AS s, bool_or(${dated}) AS dated
