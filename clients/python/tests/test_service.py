@@ -54,7 +54,9 @@ class ServiceTest(unittest.TestCase):
         self.assertTrue({"attribute", "turn"} <= {r["kind"] for r in found["results"]}, found)
         packed = self.recall.context("What does Alice do at Acme?", ALICE, max_tokens=200)
         self.assertLessEqual(packed["tokens"], 200)
-        self.assertIn("Alice: role = CTO", packed["text"])
+        # The packed turn says the fact, so it is in sections and its words are in the text once.
+        self.assertIn("I'm Alice, CTO at Acme.", packed["text"])
+        self.assertIn(("role", "CTO"), [(f.get("predicate"), f.get("value")) for f in packed["sections"]["facts"]])
         self.assertRegex(packed["sections"]["instructions"][0]["description"], "(?i)bullet points")
 
         provenance = self.recall.provenance(role["id"], scope=ALICE)

@@ -77,7 +77,9 @@ test("the agent loop: a turn, then profile, state, query, provenance, history an
   expect(packed.tokens).toBeLessThanOrEqual(200);
   expect(packed.sections.instructions.map((i) => i.description)).toEqual([expect.stringMatching(/bullet points/i)]);
   expect(packed.sections.facts).toEqual(expect.arrayContaining([expect.objectContaining({ predicate: "role", value: "CTO" })]));
-  expect(packed.text).toContain("Alice: role = CTO");
+  // The turn the fact was read from is packed and says it, so the fact is in sections but its words are paid once.
+  expect(packed.text).toContain("I'm Alice, CTO at Acme.");
+  expect(packed.text).not.toContain("Alice: role = CTO");
 
   const provenance = await recall.facts.provenance(alice.attributes[0]!.id, { scope: ALICE });
   expect(provenance.source).toMatchObject({ type: "turn", session_id });
