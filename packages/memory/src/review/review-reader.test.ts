@@ -9,6 +9,7 @@ import {
   ingestForReview,
   type MemoryFixture,
 } from "../testing/memory-fixture";
+import { ITEMS_BYTES, jsonBytes } from "../read/answer-bounds";
 import { listReviews, pendingReviewIds, readReview } from "./review-reader";
 
 let f: MemoryFixture;
@@ -36,6 +37,25 @@ test("listed in holding order, a page at a time, until no next page", async () =
     }
     after = page.next;
   }
+  expect(seen).toEqual(ids);
+});
+
+test("a page ends before 1 MB when its candidates are long (rows from before the caps), and the next page goes on", async () => {
+  const { ids } = await heldTurns(12);
+  // 60,000 characters on every held candidate: a page of 200 would be several megabytes.
+  await f.db.$executeRaw`UPDATE knowledge_candidates SET payload = payload || jsonb_build_object('padding', repeat('x', 60000))
+    WHERE context_id = ${f.contextId}::uuid`;
+  const seen: string[] = [];
+  let after;
+  let pages = 0;
+  do {
+    const page = await listReviews(f.db, { contextId: f.contextId }, { after, limit: 200 });
+    expect(jsonBytes(page.items)).toBeLessThanOrEqual(ITEMS_BYTES);
+    seen.push(...page.items.map((r) => r.id));
+    after = page.next ?? undefined;
+    pages++;
+  } while (after);
+  expect(pages).toBeGreaterThan(1);
   expect(seen).toEqual(ids);
 });
 

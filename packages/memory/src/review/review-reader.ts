@@ -2,6 +2,8 @@
 // it came from, in holding order (seq), paged by seq.
 import type { CandidateKind } from "@recall/contracts";
 import { Prisma, type Db, type DbOrTx } from "@recall/db";
+import { ITEMS_BYTES } from "../read/answer-bounds";
+import { pageWithin } from "../read/clip-views";
 import type { ListPosition, Page } from "../read/read-types";
 import type { ReviewStatus } from "./review-decisions";
 
@@ -88,9 +90,19 @@ export async function listReviews(db: Db, filter: ReviewFilter, page: { after?: 
   const after = page.after ? Prisma.sql`AND r.seq > ${Number(page.after.k)}` : Prisma.empty;
   const rows = await db.$queryRaw<Row[]>`
     SELECT ${COLUMNS} FROM ${FROM} WHERE ${conditions(filter)} ${after} ORDER BY r.seq LIMIT ${page.limit + 1}`;
-  const items = rows.slice(0, page.limit);
+  return withinAnswer(rows, page.limit, view);
+}
+
+/**
+ * A page of `limit` reviews, ended early where the next would take the answer past its byte budget (a candidate
+ * stored before the write caps may be long): the next page starts after the last one kept.
+ */
+function withinAnswer<R extends Row, V extends { id: string }>(rows: R[], limit: number, toView: (row: R) => V): Page<V> {
+  const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return { items: items.map(view), next: rows.length > page.limit && last ? { k: last.seq, id: last.id } : null };
+  const seqOf = new Map(items.map((row) => [row.id, row.seq]));
+  const page = { items: items.map(toView), next: rows.length > limit && last ? { k: last.seq, id: last.id } : null };
+  return pageWithin(page, ITEMS_BYTES, (v) => seqOf.get(v.id)!);
 }
 
 /**
@@ -105,12 +117,7 @@ export async function listReviewsForAdmin(
   const after = page.after ? Prisma.sql`AND r.seq > ${Number(page.after.k)}` : Prisma.empty;
   const rows = await db.$queryRaw<(Row & { context_id: string })[]>`
     SELECT ${COLUMNS}, r.context_id::text FROM ${FROM} WHERE ${conditions(filter)} ${after} ORDER BY r.seq LIMIT ${page.limit + 1}`;
-  const items = rows.slice(0, page.limit);
-  const last = items[items.length - 1];
-  return {
-    items: items.map((row) => ({ ...view(row), context_id: row.context_id })),
-    next: rows.length > page.limit && last ? { k: last.seq, id: last.id } : null,
-  };
+  return withinAnswer(rows, page.limit, (row) => ({ ...view(row), context_id: row.context_id }));
 }
 
 export async function readReview(db: DbOrTx, contextId: string, reviewId: string): Promise<ReviewView | undefined> {
