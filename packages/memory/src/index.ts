@@ -41,6 +41,7 @@ export { type ImportReport, ImportLineError, importContext } from "./portability
 export { PIPELINE_WORK, REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./portability/import-references";
 export { normaliseScope, scopeFromQuery } from "./core/scope";
 export { holdScopeExclusive, holdScopeShared } from "./core/scope-lock";
+export { scopeColumn, scopeOf, scopeSetIdOf, scopeSetIdsOf, scopesOf } from "./core/scope-sets";
 export { applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
 export { DEFAULT_SINGLE_VALUED } from "./core/fact-keys";
 export { attachmentColumns, turnTextExpr, turnTextSql } from "./core/turn-text";

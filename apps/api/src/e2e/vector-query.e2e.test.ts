@@ -80,7 +80,8 @@ describe("writing embeddings", () => {
     expect(request.body).toMatchObject({ model: "embed-test", input: [ALICE_TURN, expect.any(String), expect.any(String)] });
     expect((request.body.input as string[]).slice(1).sort()).toEqual(["Alice role: CTO", "Alice works_at Acme"]);
 
-    const rows = await h.api.db.embedding.findMany({ where: { scope: { equals: ALICE } } });
+    const alice = await h.api.db.scopeSet.findFirstOrThrow({ where: { entries: { equals: ALICE } } });
+    const rows = await h.api.db.embedding.findMany({ where: { scopeSetId: alice.id } });
     expect(rows.map((r) => r.ownerKind).sort()).toEqual(["fact", "fact", "turn"]);
     expect(rows.find((r) => r.ownerKind === "turn")).toMatchObject({
       ownerId: ids.alice,

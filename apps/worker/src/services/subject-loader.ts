@@ -103,10 +103,10 @@ export function extractedSubject(claim: ClaimedWork, units: TextUnit[] = []): Su
   return read(claim, input.id, units);
 }
 
-type TurnRow = Pick<
-  Turn,
-  "id" | "contextId" | "content" | "attachmentText" | "role" | "speaker" | "occurredAt" | "createdAt" | "scope" | "traceId"
->;
+type TurnRow = Pick<Turn, "id" | "contextId" | "content" | "attachmentText" | "role" | "speaker" | "occurredAt" | "createdAt" | "traceId"> & {
+  /** The entries of the turn's scope set (core/scope-sets.ts of @recall/memory). */
+  scope: string[];
+};
 
 /** A turn as the extractor sees it (a window reads its turns' rows itself). */
 export function turnSubject(turn: TurnRow, contextConfig: ContextConfig): Subject {
