@@ -29,7 +29,7 @@ export { SEARCH_KINDS } from "./read/search/search-types";
 export { RANKING_DEFAULTS, type RankingWeights } from "./read/search/search-weights";
 export { readState } from "./read/state-reader";
 export { listSessionTurns, readSessionTurn } from "./read/turn-reader";
-export { READ_LIMITS } from "./read/answer-bounds";
+export { ITEMS_BYTES, READ_LIMITS, clipped, countWithin } from "./read/answer-bounds";
 export { readDocumentText } from "./read/document-text-reader";
 export { describeIndex } from "./read/search/vector-index";
 export { type RetrieverStatus, type VectorRetriever, embeddingRetriever, unavailableRetriever } from "./read/search/vector-retriever";

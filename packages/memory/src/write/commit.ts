@@ -184,12 +184,13 @@ async function commitInTransaction(
   return summary;
 }
 
-async function writeRecord(tx: Tx, source: CommitSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
+async function writeRecord(tx: Tx, source: StoredSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
   const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, held: _held, ...produced } = summary;
   const refs: CommittedRefs = {
     subjectType: source.subjectType,
     subjectId: source.subjectId,
-    scope: source.scope,
+    // The set's id, not its pairs: a scope is stored once (core/scope-sets.ts), not in every commit's record and event.
+    scopeSetId: source.scopeSetId === null ? null : String(source.scopeSetId),
     turnId: source.turnId,
     ...produced,
   };
