@@ -124,7 +124,10 @@ test("a scope is stored once per context: a byte of scope sent costs at most 1.5
         ];
       }),
     ),
-  ) as Record<"oneScope" | "newScopes", { sets: number; namingRowsPerTurn: number; setBytesPerScopeByte: number; storedPerScopeByte: number }>;
+  ) as Record<
+    "oneScope" | "newScopes",
+    { sets: number; namingRowsPerTurn: number; setBytesPerScopeByte: number; storedPerScopeByte: number }
+  >;
   // On failure every figure is shown. 2026-12-07, before scope sets: 5.4 rows a turn each held a copy, 4.37 bytes of
   // database growth per scope byte sent. After: see docs/performance.md.
   expect({ ...figures, sets: [figures.oneScope.sets, figures.newScopes.sets] }).toMatchObject({ sets: [1, TURNS] });

@@ -7,6 +7,7 @@ import { FAKE_EMBEDDING_DIMENSIONS, startFakeLlmServer, waitFor, type FakeLlmSer
 import request from "supertest";
 import { startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextClient } from "../testing/api-client";
+import { scopeOf } from "@recall/memory";
 
 const MODEL = "openai-compatible:embed-test";
 const ALICE = ["org=acme", "user=alice"];
@@ -104,7 +105,8 @@ describe("writing embeddings", () => {
     const [node] = await h.api.db.documentNode.findMany({ where: { documentId: ids.doc } });
     expect(node!.text).toBe(DOC);
     const row = await h.api.db.embedding.findFirstOrThrow({ where: { ownerKind: "document_node", ownerId: node!.id } });
-    expect(row).toMatchObject({ model: MODEL, scope: ["org=acme"], vector: direction(10) });
+    expect(row).toMatchObject({ model: MODEL, vector: direction(10) });
+    expect(await scopeOf(h.api.db, row.scopeSetId)).toEqual(["org=acme"]);
   });
 
   test("a provider failure is retried like any other (class provider) without applying truth maintenance twice", async () => {
@@ -136,7 +138,8 @@ describe("writing embeddings", () => {
     const row = await waitFor(() => h.api.db.embedding.findFirst({ where: { ownerId: attributeId } }).then((r) => r ?? undefined), {
       what: "direct write embedded",
     });
-    expect(row).toMatchObject({ ownerKind: "fact", scope: ALICE });
+    expect(row).toMatchObject({ ownerKind: "fact" });
+    expect(await scopeOf(h.api.db, row.scopeSetId)).toEqual(ALICE);
     const item = await waitFor(async () => {
       const found = await truthMaintenance(res.body.fact_write_id);
       return found.status === "succeeded" ? found : undefined;

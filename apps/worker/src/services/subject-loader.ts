@@ -103,7 +103,10 @@ export function extractedSubject(claim: ClaimedWork, units: TextUnit[] = []): Su
   return read(claim, input.id, units);
 }
 
-type TurnRow = Pick<Turn, "id" | "contextId" | "content" | "attachmentText" | "role" | "speaker" | "occurredAt" | "createdAt" | "traceId"> & {
+type TurnRow = Pick<
+  Turn,
+  "id" | "contextId" | "content" | "attachmentText" | "role" | "speaker" | "occurredAt" | "createdAt" | "traceId"
+> & {
   /** The entries of the turn's scope set (core/scope-sets.ts of @recall/memory). */
   scope: string[];
 };

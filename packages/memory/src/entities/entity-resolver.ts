@@ -114,7 +114,8 @@ export class EntityResolver {
   /** `topic` upgrades to the specific type; a writer with a broader scope widens where the entity is shown. */
   private async reuse(entity: Entity, type: string): Promise<Entity> {
     const upgradedType = entity.type === WILDCARD_TYPE && type !== WILDCARD_TYPE ? type : entity.type;
-    const widens = entity.scopeSetId !== this.source.scopeSetId && widensScope(await scopeOf(this.tx, entity.scopeSetId), this.source.scope);
+    const widens =
+      entity.scopeSetId !== this.source.scopeSetId && widensScope(await scopeOf(this.tx, entity.scopeSetId), this.source.scope);
     const scopeSetId = widens ? this.source.scopeSetId : entity.scopeSetId;
     if (upgradedType === entity.type && scopeSetId === entity.scopeSetId) return entity;
     return this.tx.entity.update({ where: { id: entity.id }, data: { type: upgradedType, scopeSetId } });

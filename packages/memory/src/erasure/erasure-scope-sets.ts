@@ -36,7 +36,9 @@ export async function setsOfInputs(tx: Tx, contextId: string, ids: InputIds): Pr
 export async function deleteUnnamedSets(tx: Tx, contextId: string, sets: readonly bigint[]): Promise<number> {
   if (sets.length === 0) return 0;
   const unnamed = Prisma.join(
-    NAMING.map((table) => Prisma.sql`NOT EXISTS (SELECT 1 FROM ${Prisma.raw(table)} r WHERE r.context_id = s.context_id AND r.scope_set_id = s.id)`),
+    NAMING.map(
+      (table) => Prisma.sql`NOT EXISTS (SELECT 1 FROM ${Prisma.raw(table)} r WHERE r.context_id = s.context_id AND r.scope_set_id = s.id)`,
+    ),
     " AND ",
   );
   return tx.$executeRaw`

@@ -26,11 +26,17 @@ export async function retractEntities(tx: Tx, source: MentionSourceFilter, now: 
       continue;
     }
     // The first mention's scope, widened by each later one as the resolver widened it when they were written.
-    const scopes = await scopesOf(tx, live.map((m) => m.scopeSetId));
+    const scopes = await scopesOf(
+      tx,
+      live.map((m) => m.scopeSetId),
+    );
     const entriesOf = (id: bigint | null) => (id === null ? [] : (scopes.get(id) ?? []));
     const scopeSetId = live
       .slice(1)
-      .reduce((acc, m) => (acc !== m.scopeSetId && widensScope(entriesOf(acc), entriesOf(m.scopeSetId)) ? m.scopeSetId : acc), live[0]!.scopeSetId);
+      .reduce(
+        (acc, m) => (acc !== m.scopeSetId && widensScope(entriesOf(acc), entriesOf(m.scopeSetId)) ? m.scopeSetId : acc),
+        live[0]!.scopeSetId,
+      );
     await tx.entity.update({ where: { id: entityId }, data: { scopeSetId } });
   }
   return retracted;

@@ -53,9 +53,15 @@ export async function loadFacts(tx: Tx, kind: FactKind, ids: readonly string[]):
 export async function factGroup(tx: Tx, fact: Fact): Promise<Fact[]> {
   const common = { contextId: fact.contextId, retractedAt: null };
   if (fact.kind === "attribute") {
-    return withScopes(tx, (await tx.attribute.findMany({ where: { ...common, entityId: fact.subjectId, key: fact.key } })).map(fromAttribute));
+    return withScopes(
+      tx,
+      (await tx.attribute.findMany({ where: { ...common, entityId: fact.subjectId, key: fact.key } })).map(fromAttribute),
+    );
   }
-  return withScopes(tx, (await tx.relation.findMany({ where: { ...common, subjectId: fact.subjectId, predicate: fact.key } })).map(fromRelation));
+  return withScopes(
+    tx,
+    (await tx.relation.findMany({ where: { ...common, subjectId: fact.subjectId, predicate: fact.key } })).map(fromRelation),
+  );
 }
 
 export async function setClosure(tx: Tx, fact: Fact, validTo: Date | null, supersededById: string | null): Promise<void> {
