@@ -97,8 +97,8 @@ async function insertTurns(client: pg.Client, contextId: string, data: RecallDat
       contextId,
     ]);
     await client.query(
-      `INSERT INTO turns (id, context_id, session_id, seq, role, speaker, content, scope, occurred_at, trace_id)
-       SELECT gen_random_uuid(), $1, $2, seq, 'user', speaker, content, $3, at, 'scale'
+      `INSERT INTO turns (id, context_id, session_id, seq, role, speaker, content, scope_set_id, occurred_at, trace_id)
+       SELECT gen_random_uuid(), $1, $2, seq, 'user', speaker, content, recall_scope_set($1, $3), at, 'scale'
        FROM unnest($4::int[], $5::text[], $6::text[], $7::timestamptz[]) AS t(seq, speaker, content, at)`,
       [
         contextId,

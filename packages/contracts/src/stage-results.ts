@@ -64,6 +64,9 @@ export type TruthMaintenanceResult = z.infer<typeof TruthMaintenanceResult>;
 export const CommittedRefs = z.object({
   subjectType: z.string().optional(),
   subjectId: z.string().optional(),
+  /** The source's scope set (scope_sets.id as a string; null when unscoped), which a revocation is made in. */
+  scopeSetId: z.string().nullable().optional(),
+  /** Written by commits before scope sets (20261207): the pairs themselves. Still read, never written. */
   scope: z.array(z.string()).optional(),
   turnId: z.string().optional(),
   attributeIds: z.array(z.string()).optional(),

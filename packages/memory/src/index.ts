@@ -29,7 +29,7 @@ export { SEARCH_KINDS } from "./read/search/search-types";
 export { RANKING_DEFAULTS, type RankingWeights } from "./read/search/search-weights";
 export { readState } from "./read/state-reader";
 export { listSessionTurns, readSessionTurn } from "./read/turn-reader";
-export { READ_LIMITS } from "./read/answer-bounds";
+export { ITEMS_BYTES, READ_LIMITS, clipped, countWithin } from "./read/answer-bounds";
 export { readDocumentText } from "./read/document-text-reader";
 export { describeIndex } from "./read/search/vector-index";
 export { type RetrieverStatus, type VectorRetriever, embeddingRetriever, unavailableRetriever } from "./read/search/vector-retriever";
@@ -41,6 +41,7 @@ export { type ImportReport, ImportLineError, importContext } from "./portability
 export { PIPELINE_WORK, REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./portability/import-references";
 export { normaliseScope, scopeFromQuery } from "./core/scope";
 export { holdScopeExclusive, holdScopeShared } from "./core/scope-lock";
+export { scopeColumn, scopeOf, scopeSetIdOf, scopeSetIdsOf, scopesOf } from "./core/scope-sets";
 export { applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
 export { DEFAULT_SINGLE_VALUED } from "./core/fact-keys";
 export { attachmentColumns, turnTextExpr, turnTextSql } from "./core/turn-text";

@@ -4,7 +4,7 @@
 // second run asks for nothing, and a change of dimensions re-embeds everything.
 import { configWith, providerOptions } from "@recall/config";
 import { createEmbeddingClient } from "@recall/llm";
-import { backfillEmbeddings } from "@recall/memory";
+import { backfillEmbeddings, scopeOf } from "@recall/memory";
 import { defaultEmbedding, FAKE_EMBEDDING_DIMENSIONS, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { contextClient, createContext, type ContextClient, type ContextHandle } from "../testing/api-client";
 import { startHarness, type Harness } from "../testing/harness";
@@ -61,9 +61,9 @@ test("a turn whose extraction failed is embedded by the backfill, found by meani
 
   expect(embeddedTexts().slice(before)).toEqual([NEEDS_MODEL]);
   expect(report).toMatchObject({ embedded: 1, calls: 1, tokensUsed: expect.any(Number) });
-  expect(await vectorsOf(failed.turn_id)).toEqual([
-    expect.objectContaining({ model: MODEL, dimensions: FAKE_EMBEDDING_DIMENSIONS, scope: ALICE, contextId: ctx.contextId }),
-  ]);
+  const vectors = await vectorsOf(failed.turn_id);
+  expect(vectors).toEqual([expect.objectContaining({ model: MODEL, dimensions: FAKE_EMBEDDING_DIMENSIONS, contextId: ctx.contextId })]);
+  expect(await scopeOf(h.api.db, vectors[0]!.scopeSetId)).toEqual(ALICE);
 
   llm.embeddings.pin("who audits the gearbox", defaultEmbedding(NEEDS_MODEL));
   const res = await api.post("/query", { query: "who audits the gearbox", scope: ALICE, match: "all" });

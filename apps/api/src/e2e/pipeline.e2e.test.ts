@@ -5,6 +5,7 @@ import request from "supertest";
 import { startWorkers } from "@recall/worker/runtime";
 import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
+import { scopeOf } from "@recall/memory";
 
 let h: Harness;
 let llm: FakeLlmServer;
@@ -128,7 +129,8 @@ test("a turn returns its committed diff, naming the person, the instruction and 
   await waitFor(async () => (await statuses()).every((s) => s === "succeeded"));
   expect(await statuses()).toEqual(["succeeded", "succeeded", "succeeded", "succeeded"]);
   const instruction = await h.api.db.instruction.findFirstOrThrow({ where: { contextId } });
-  expect(instruction).toMatchObject({ active: true, scope: ["org=acme", "user=alice"], turnId: res.body.turn_id });
+  expect(instruction).toMatchObject({ active: true, turnId: res.body.turn_id });
+  expect(await scopeOf(h.api.db, instruction.scopeSetId)).toEqual(["org=acme", "user=alice"]);
 });
 
 describe("bad requests get 4xx problem details naming the field", () => {

@@ -215,3 +215,44 @@ test("an entity's history keeps values whole and ends its page within 1 MB; its 
   expect(values).toHaveLength(25);
   expect(values.every((v) => v.length > 60_000 && v.includes(MARKER))).toBe(true);
 });
+
+test("an entity's history header is clipped, flagged, when a row from before the caps has thousands of long aliases", async () => {
+  const profile = await api.get(`/profile?${Q}`);
+  const zed = profile.body.entities[0].id;
+  const aliases = Array.from({ length: 5_000 }, (_, i) => `alias ${i} ${"very ".repeat(40)}`);
+  await h.api.db.entity.update({ where: { id: zed }, data: { aliases } });
+  try {
+    const res = await api.get(`/entities/${zed}/history?${Q}&limit=1000`);
+    expect(res.status).toBe(200);
+    expect(bytes(res)).toBeLessThanOrEqual(LIMIT);
+    expect(res.body.entity).toMatchObject({ id: zed, truncated: true });
+    expect(res.body.entity.aliases).toHaveLength(READ_LIMITS.aliases);
+    expect(res.body.values.length).toBeGreaterThan(0);
+  } finally {
+    await h.api.db.entity.update({ where: { id: zed }, data: { aliases: [] } });
+  }
+});
+
+test("the work-item list clips error messages, flagged, and ends its page within 1 MB; the item's own route has it whole", async () => {
+  const message = longText(200_000);
+  const failed = await h.api.db.$executeRaw`
+    UPDATE work_items SET status = 'failed', error_class = 'provider', error_message = ${message} || id::text
+    WHERE context_id = ${contextId}::uuid`;
+  expect(failed).toBeGreaterThanOrEqual(12);
+  const seen: string[] = [];
+  let cursor: string | null = "";
+  while (cursor !== null) {
+    const res = await api.get(`/work-items?limit=500${cursor ? `&cursor=${cursor}` : ""}`);
+    expect(res.status).toBe(200);
+    expect(bytes(res)).toBeLessThanOrEqual(LIMIT);
+    for (const item of res.body.work_items) {
+      expect(item.error).toMatchObject({ class: "provider", truncated: true });
+      expect(item.error.message.length).toBeLessThanOrEqual(READ_LIMITS.valueChars);
+      seen.push(item.work_item_id);
+    }
+    cursor = res.body.next_cursor;
+  }
+  expect(new Set(seen).size).toBe(failed);
+  const one = await api.get(`/work-items/${seen[0]}`);
+  expect(one.body.error.message).toBe(`${message}${seen[0]}`);
+});

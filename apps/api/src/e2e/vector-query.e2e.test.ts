@@ -7,6 +7,7 @@ import { FAKE_EMBEDDING_DIMENSIONS, startFakeLlmServer, waitFor, type FakeLlmSer
 import request from "supertest";
 import { startHarness, type Harness } from "../testing/harness";
 import { contextClient, createContext, type ContextClient } from "../testing/api-client";
+import { scopeOf } from "@recall/memory";
 
 const MODEL = "openai-compatible:embed-test";
 const ALICE = ["org=acme", "user=alice"];
@@ -80,7 +81,8 @@ describe("writing embeddings", () => {
     expect(request.body).toMatchObject({ model: "embed-test", input: [ALICE_TURN, expect.any(String), expect.any(String)] });
     expect((request.body.input as string[]).slice(1).sort()).toEqual(["Alice role: CTO", "Alice works_at Acme"]);
 
-    const rows = await h.api.db.embedding.findMany({ where: { scope: { equals: ALICE } } });
+    const alice = await h.api.db.scopeSet.findFirstOrThrow({ where: { entries: { equals: ALICE } } });
+    const rows = await h.api.db.embedding.findMany({ where: { scopeSetId: alice.id } });
     expect(rows.map((r) => r.ownerKind).sort()).toEqual(["fact", "fact", "turn"]);
     expect(rows.find((r) => r.ownerKind === "turn")).toMatchObject({
       ownerId: ids.alice,
@@ -103,7 +105,8 @@ describe("writing embeddings", () => {
     const [node] = await h.api.db.documentNode.findMany({ where: { documentId: ids.doc } });
     expect(node!.text).toBe(DOC);
     const row = await h.api.db.embedding.findFirstOrThrow({ where: { ownerKind: "document_node", ownerId: node!.id } });
-    expect(row).toMatchObject({ model: MODEL, scope: ["org=acme"], vector: direction(10) });
+    expect(row).toMatchObject({ model: MODEL, vector: direction(10) });
+    expect(await scopeOf(h.api.db, row.scopeSetId)).toEqual(["org=acme"]);
   });
 
   test("a provider failure is retried like any other (class provider) without applying truth maintenance twice", async () => {
@@ -135,7 +138,8 @@ describe("writing embeddings", () => {
     const row = await waitFor(() => h.api.db.embedding.findFirst({ where: { ownerId: attributeId } }).then((r) => r ?? undefined), {
       what: "direct write embedded",
     });
-    expect(row).toMatchObject({ ownerKind: "fact", scope: ALICE });
+    expect(row).toMatchObject({ ownerKind: "fact" });
+    expect(await scopeOf(h.api.db, row.scopeSetId)).toEqual(ALICE);
     const item = await waitFor(async () => {
       const found = await truthMaintenance(res.body.fact_write_id);
       return found.status === "succeeded" ? found : undefined;

@@ -215,7 +215,7 @@ export const Provenance = z.object({
 const current = { current: z.boolean().describe("valid now and not retracted") };
 
 export const History = z.object({
-  entity: Entity.extend({ memory_category: Category, aliases: z.array(z.string()), created_at: Timestamp }),
+  entity: Entity.extend({ memory_category: Category, aliases: z.array(z.string()), created_at: Timestamp, ...Truncated }),
   // One object per kind, not an intersection: a JSON Schema validator (an MCP client checking
   // structuredContent) rejects every value of allOf[union, object] whose parts forbid extra fields.
   values: z.array(z.discriminatedUnion("kind", [AttributeFact.extend(current), RelationFact.extend(current)])),

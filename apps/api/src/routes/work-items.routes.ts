@@ -7,7 +7,8 @@ import type { ApiDeps } from "../deps";
 import { Problem } from "../http/errors";
 import { encodeCursor } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
-import { WorkItemView, workItemView } from "../views/work-item-view";
+import { ITEMS_BYTES, countWithin } from "@recall/memory";
+import { WorkItemView, workItemListView, workItemView } from "../views/work-item-view";
 import {
   ListQuery,
   RetryManyBody,
@@ -49,7 +50,13 @@ function list(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {
     handle: async ({ params, query }) => {
       const filter = filterOf(query, scopeOf(params));
       const page = await deps.workItems.list(filter, { limit: query.limit, after: query.cursor });
-      return { status: 200, body: { work_items: page.items.map(workItemView), next_cursor: encodeCursor(page.next) } };
+      // Bounded like every read answer (docs/limits.md): each error message clipped, and the page ends at 1 MB with
+      // the next page after the last item kept. The item's own route answers its whole messages.
+      const views = page.items.map(workItemListView);
+      const kept = countWithin(views, ITEMS_BYTES);
+      const last = page.items[kept - 1];
+      const next = kept < views.length && last ? { k: last.createdAt.toISOString(), id: last.id } : page.next;
+      return { status: 200, body: { work_items: views.slice(0, kept), next_cursor: encodeCursor(next) } };
     },
   });
 }

@@ -7,7 +7,7 @@
 import { kindOf } from "@recall/contracts";
 import { randomUUID } from "node:crypto";
 import type { Prisma, Tx, WorkItem } from "@recall/db";
-import { attachmentColumns, normaliseScope } from "@recall/memory";
+import { attachmentColumns, scopeSetIdsOf } from "@recall/memory";
 import { batchExtraction, createWorkItems, turnExtraction } from "@recall/pipeline";
 import type { BatchTurn } from "./turn-input";
 
@@ -28,7 +28,12 @@ export interface BatchPlace {
 
 export async function storeTurnBatch(tx: Tx, place: BatchPlace, turns: BatchTurn[]): Promise<StoredBatch> {
   const { contextId, sessionId, firstSeq, traceId } = place;
-  const rows = turnRows(place, turns);
+  const scopeSetIds = await scopeSetIdsOf(
+    tx,
+    contextId,
+    turns.map((t) => t.scope),
+  );
+  const rows = turnRows(place, turns, scopeSetIds);
   await tx.turn.createMany({ data: rows });
   const batch = await tx.turnBatch.create({ data: { contextId, sessionId, firstSeq, lastSeq: firstSeq + turns.length - 1 } });
   const items = await createWorkItems(tx, [
@@ -39,7 +44,7 @@ export async function storeTurnBatch(tx: Tx, place: BatchPlace, turns: BatchTurn
   return { batchId: batch.id, turnIds: rows.map((r) => r.id!), item, traceId };
 }
 
-function turnRows(place: BatchPlace, turns: BatchTurn[]) {
+function turnRows(place: BatchPlace, turns: BatchTurn[], scopeSetIds: readonly (bigint | null)[]) {
   const base = Date.now();
   return turns.map((t, i): Prisma.TurnCreateManyInput => ({
     id: randomUUID(),
@@ -51,7 +56,7 @@ function turnRows(place: BatchPlace, turns: BatchTurn[]) {
     occurredAt: t.occurred_at ? new Date(t.occurred_at) : undefined,
     content: t.content,
     ...attachmentColumns(t.attachments),
-    scope: normaliseScope(t.scope),
+    scopeSetId: scopeSetIds[i] ?? null,
     traceId: place.traceId,
     createdAt: new Date(base + i),
   }));

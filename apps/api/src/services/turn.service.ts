@@ -4,7 +4,7 @@
 // session in order of arrival, for single turns and batches alike.
 import { notFound } from "@recall/contracts";
 import { toJson, transaction, type Tx } from "@recall/db";
-import { attachmentColumns, normaliseScope } from "@recall/memory";
+import { attachmentColumns, normaliseScope, scopeSetIdOf } from "@recall/memory";
 import { createWorkItems, enqueueOrLeaveForSweeper, turnExtraction, type EnqueueTarget } from "@recall/pipeline";
 import { annotateActiveSpan, currentTraceId, newTraceId } from "@recall/telemetry";
 import { diffView, extractionView } from "../views/turn-result";
@@ -112,6 +112,7 @@ export class TurnService {
     const scope = normaliseScope(input.scope);
     const stored = await this.inSessionOrder({ contextId, sessionId }, scope, async (tx, { seq, contextConfig }) => {
       checkScope(contextConfig, scope, "body.scope");
+      const scopeSetId = await scopeSetIdOf(tx, contextId, scope);
       const turn = await tx.turn.create({
         data: {
           contextId,
@@ -122,7 +123,7 @@ export class TurnService {
           occurredAt: input.occurred_at ? new Date(input.occurred_at) : undefined,
           content: input.content,
           ...attachmentColumns(input.attachments),
-          scope,
+          scopeSetId,
           traceId,
         },
       });

@@ -1,6 +1,7 @@
 // How a work item looks on the wire: in work-item lists, document status and fact provenance.
 import { z } from "zod";
 import type { WorkItem } from "@recall/db";
+import { READ_LIMITS, clipped } from "@recall/memory";
 
 export const Timestamp = z.iso.datetime({ offset: true });
 
@@ -14,7 +15,13 @@ export const WorkItemView = z.object({
   subject_id: z.uuid(),
   status: z.enum(WORK_STATUSES),
   attempts: z.number().int(),
-  error: z.object({ class: z.string(), message: z.string().nullable() }).nullable(),
+  error: z
+    .object({
+      class: z.string(),
+      message: z.string().nullable(),
+      truncated: z.literal(true).optional().describe("set in lists when the message was cut; the item's own route answers it whole"),
+    })
+    .nullable(),
   tokens_used: z.number().int(),
   trace_id: z.string(),
   created_at: Timestamp,
@@ -38,4 +45,12 @@ export function workItemView(item: WorkItem) {
     started_at: item.startedAt,
     finished_at: item.finishedAt,
   };
+}
+
+/** As in a list: the error message cut to READ_LIMITS.valueChars, so a page of 500 stays within its byte budget. */
+export function workItemListView(item: WorkItem) {
+  const view = workItemView(item);
+  if (!view.error?.message) return view;
+  const message = clipped(view.error.message, READ_LIMITS.valueChars);
+  return message.truncated ? { ...view, error: { ...view.error, message: message.text, truncated: true as const } } : view;
 }

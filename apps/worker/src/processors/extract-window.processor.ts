@@ -18,6 +18,7 @@ import { classifyError, isFinalFailure, type StageContext, type StageProcessor }
 import { providerOptions } from "@recall/config";
 import { ServiceError, StageFailure, turnSourceText } from "@recall/contracts";
 import type { Turn } from "@recall/db";
+import { scopeOf } from "@recall/memory";
 import type { WorkerDeps } from "../deps";
 import { loadKnownMemory } from "../services/known-memory";
 import { budgetLimits, resolvePlan } from "../services/plan";
@@ -83,7 +84,8 @@ async function readWindow(deps: WorkerDeps, ctx: StageContext, { windowId, turns
   if (!client)
     throw new NoProviderError("fast", ["RECALL_FAST_MODEL"], "windowed extraction needs RECALL_FAST_MODEL; set it, then retry the turns");
   // Each turn recorded its plan when it joined the window (windowed-turn.ts); the window follows its first turn's.
-  const { guidance } = resolvePlan(deps, turnSubject(turns[0]!, ctx.claim.contextConfig));
+  const first = { ...turns[0]!, scope: await scopeOf(deps.db, turns[0]!.scopeSetId) };
+  const { guidance } = resolvePlan(deps, turnSubject(first, ctx.claim.contextConfig));
   const known = await loadKnownMemory(deps.db, turns[0]!.contextId);
   const prompt = windowPrompt(
     turns.map((t) => ({

@@ -105,8 +105,11 @@ export function extractedSubject(claim: ClaimedWork, units: TextUnit[] = []): Su
 
 type TurnRow = Pick<
   Turn,
-  "id" | "contextId" | "content" | "attachmentText" | "role" | "speaker" | "occurredAt" | "createdAt" | "scope" | "traceId"
->;
+  "id" | "contextId" | "content" | "attachmentText" | "role" | "speaker" | "occurredAt" | "createdAt" | "traceId"
+> & {
+  /** The entries of the turn's scope set (core/scope-sets.ts of @recall/memory). */
+  scope: string[];
+};
 
 /** A turn as the extractor sees it (a window reads its turns' rows itself). */
 export function turnSubject(turn: TurnRow, contextConfig: ContextConfig): Subject {

@@ -5,6 +5,7 @@ import { configWith, loadConfig, type Config } from "@recall/config";
 import { createDb, type Db, type Prisma, type Session, type WorkItem } from "@recall/db";
 import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import { chunkText } from "@recall/extraction";
+import { scopeSetIdOf } from "@recall/memory";
 import { QUEUE_NAMES, createRedisConnection, enqueueWorkItem, ensureWorkItem, type QueueName, type SubjectType } from "@recall/pipeline";
 import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "../bootstrap";
@@ -70,7 +71,7 @@ export async function sendTurn(
       seq,
       role: input.role ?? "user",
       content: input.content,
-      scope: input.scope ?? [],
+      scopeSetId: await scopeSetIdOf(h.db, input.contextId, input.scope ?? []),
       traceId: `${"0".repeat(24)}${seq.toString(16).padStart(8, "0")}`,
       createdAt: input.at,
     },

@@ -5,7 +5,7 @@
 // was written with is one the reader has. So a fact written in {org=acme} is seen by
 // {org=acme, user=alice} and by {org=acme, user=bob}; one written in
 // {org=acme, user=alice} is seen by alice's reader only; an unscoped fact by everyone.
-// In SQL this is `scope <@ $reader` (array containment, GIN-indexable).
+// In SQL a row names its scope's set (core/scope-sets.ts) and the rule is read/sql-fragments.ts `visibleTo`.
 //
 // On the write path: an instruction is revoked only by a turn that can see it
 // (instruction.scope ⊆ turn.scope), and a newer value supersedes an older one only

@@ -121,9 +121,10 @@ function batches(targets: Target[]): Target[][] {
 export async function storeEmbeddings(db: DbOrTx, contextId: string, model: string, targets: Target[], vectors: number[][]): Promise<void> {
   const rows = targets.map((t, i) => ({ owner_kind: OWNER_OF[t.kind], owner_id: t.id, vector: vectors[i], scope: t.scope }));
   await db.$executeRaw`
-    INSERT INTO embeddings (id, context_id, owner_kind, owner_id, model, dimensions, vector, scope)
-    SELECT gen_random_uuid(), ${contextId}::uuid, r.owner_kind::"EmbeddingOwner", r.owner_id, ${model}, cardinality(r.vector), r.vector, r.scope
+    INSERT INTO embeddings (id, context_id, owner_kind, owner_id, model, dimensions, vector, scope_set_id)
+    SELECT gen_random_uuid(), ${contextId}::uuid, r.owner_kind::"EmbeddingOwner", r.owner_id, ${model}, cardinality(r.vector), r.vector,
+      recall_scope_set(${contextId}::uuid, r.scope)
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(owner_kind text, owner_id uuid, vector float8[], scope text[])
     ON CONFLICT (owner_kind, owner_id, model)
-    DO UPDATE SET vector = EXCLUDED.vector, dimensions = EXCLUDED.dimensions, scope = EXCLUDED.scope, created_at = now()`;
+    DO UPDATE SET vector = EXCLUDED.vector, dimensions = EXCLUDED.dimensions, scope_set_id = EXCLUDED.scope_set_id, created_at = now()`;
 }

@@ -10,7 +10,7 @@
 // false merge silently mixes two things' facts.
 import type { Entity } from "@recall/db";
 import { typesCompatible } from "../core/identity";
-import { normaliseScope, scopeVisible } from "../core/scope";
+import { sameScope, scopeVisible } from "../core/scope";
 
 export type MatchOutcome =
   | { kind: "none" }
@@ -30,12 +30,11 @@ export function classifyMatches(matches: readonly Entity[], key: string, type: s
 }
 
 /**
- * The scope an entity is shown in after another source named it. A writer whose scope is a
- * subset of the entity's (an org-wide document naming someone first met in alice's chat)
- * makes it visible to everyone that writer's facts are visible to; incomparable scopes
- * (alice's chat, then bob's) leave it as it was, because widening to what they share would
- * show the name to readers neither source was visible to.
+ * Whether another source naming an entity changes the scope it is shown in to the writer's. A writer whose scope is a
+ * subset of the entity's (an org-wide document naming someone first met in alice's chat) makes it visible to everyone
+ * that writer's facts are visible to; incomparable scopes (alice's chat, then bob's) leave it as it was, because
+ * widening to what they share would show the name to readers neither source was visible to.
  */
-export function widerScope(entityScope: readonly string[], writerScope: readonly string[]): string[] {
-  return scopeVisible(writerScope, entityScope) ? normaliseScope(writerScope) : normaliseScope(entityScope);
+export function widensScope(entityScope: readonly string[], writerScope: readonly string[]): boolean {
+  return scopeVisible(writerScope, entityScope) && !sameScope(writerScope, entityScope);
 }

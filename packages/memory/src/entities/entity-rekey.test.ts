@@ -1,13 +1,16 @@
 // Rekeying entities stored before look-alike names were resolved (issue #42), on real Postgres.
 import { rekeyEntities } from "./entity-rekey";
 import { eachTestInNewContext, newContext, type MemoryFixture } from "../testing/memory-fixture";
+import { scopeSetIdOf } from "../core/scope-sets";
 
 let f: MemoryFixture;
 eachTestInNewContext((fixture) => (f = fixture));
 
 /** An entity row as the old identityKey stored it. */
-const stored = (contextId: string, name: string, identityKey: string, type = "person") =>
-  f.db.entity.create({ data: { contextId, name, identityKey, type, memoryCategory: "identity", scope: ["org=acme"] } });
+const stored = async (contextId: string, name: string, identityKey: string, type = "person") =>
+  f.db.entity.create({
+    data: { contextId, name, identityKey, type, memoryCategory: "identity", scopeSetId: await scopeSetIdOf(f.db, contextId, ["org=acme"]) },
+  });
 
 test("old keys are rewritten; a twin of a live entity keeps its key and is flagged once; a second run changes nothing", async () => {
   const alice = await stored(f.contextId, "Alice", "alice");
@@ -29,9 +32,10 @@ test("old keys are rewritten; a twin of a live entity keeps its key and is flagg
   expect(await byId(zwj.id)).toMatchObject({ name: "Alice", identityKey: "al ice" });
   expect(await byId(greek.id)).toMatchObject({ name: "\u0391lice", identityKey: "\u03b1lice" });
   const flags = await f.db.uncertainty.findMany({ where: { contextId: f.contextId }, orderBy: { createdAt: "asc" } });
-  expect(flags.map((u) => [u.entityId, u.scope])).toEqual([
-    [zwj.id, ["org=acme"]],
-    [greek.id, ["org=acme"]],
+  const acme = await scopeSetIdOf(f.db, f.contextId, ["org=acme"]);
+  expect(flags.map((u) => [u.entityId, u.scopeSetId === acme])).toEqual([
+    [zwj.id, true],
+    [greek.id, true],
   ]);
   expect(flags[0]!.reason).toMatch(new RegExp(`looks like Alice \\(person, ${alice.id}\\)`));
 

@@ -70,7 +70,7 @@ async function flagTwin(tx: Tx, entity: Entity, twins: readonly Entity[]): Promi
       entityId: entity.id,
       about,
       reason: `"${entity.name}" was recorded as its own entity before look-alike spellings of a name were resolved to one; it looks like ${names}`,
-      scope: entity.scope,
+      scopeSetId: entity.scopeSetId,
     },
   });
   return true;

@@ -12,6 +12,7 @@ import {
   type MemoryFixture,
   type TestSubject,
 } from "../testing/memory-fixture";
+import { scopeOf } from "../core/scope-sets";
 
 let f: MemoryFixture;
 eachTestInNewContext((fixture) => (f = fixture));
@@ -146,11 +147,11 @@ test("an entity is shown in the broader scope when a broader source names it, ne
   await ingest(f, alice, { attributes: [fact("Jordan", "person", "likes", "chess", "Jordan loves chess")] });
   const bob = await addTurn(f, { content: "Jordan plays go.", at: AT, scope: ["org=acme", "user=bob"] });
   await ingest(f, bob, { attributes: [fact("Jordan", "person", "likes", "go", "Jordan plays go")] });
-  expect((await entitiesNamed("jordan")).map((e) => e.scope)).toEqual([["org=acme", "user=alice"]]);
+  expect(await Promise.all((await entitiesNamed("jordan")).map((e) => scopeOf(f.db, e.scopeSetId)))).toEqual([["org=acme", "user=alice"]]);
 
   const org = await addDocument(f, { text: "Jordan leads the chess club.", at: AT, scope: ["org=acme"] });
   await ingest(f, org, { attributes: [fact("Jordan", "person", "leads", "the chess club", "Jordan leads the chess club")] });
-  expect((await entitiesNamed("jordan")).map((e) => e.scope)).toEqual([["org=acme"]]);
+  expect(await Promise.all((await entitiesNamed("jordan")).map((e) => scopeOf(f.db, e.scopeSetId)))).toEqual([["org=acme"]]);
 });
 
 test("look-alike spellings (a zero-width joiner, a Greek Alpha, a Cyrillic es, a right-to-left override) resolve to one entity", async () => {

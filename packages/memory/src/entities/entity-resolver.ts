@@ -4,7 +4,8 @@
 // a mention, the entity's support: delete-by-source retracts entities left without one.
 import { holdLock, lockKey, type DbOrTx, type Entity, type MemoryCategory, type Tx } from "@recall/db";
 import type { DisambiguationDecision } from "./entity-disambiguation";
-import { classifyMatches, widerScope } from "./entity-matching";
+import { classifyMatches, widensScope } from "./entity-matching";
+import { scopeOf } from "../core/scope-sets";
 import { WILDCARD_TYPE, identityKey, lookalikeKey, normaliseType, typesCompatible, visibleName } from "../core/identity";
 
 export interface EntityNameRef {
@@ -17,6 +18,8 @@ export interface EntityNameRef {
 export interface MentionSource {
   contextId: string;
   scope: string[];
+  /** The set of `scope` (core/scope-sets.ts), which the entities and mentions written here name. */
+  scopeSetId: bigint | null;
   turnId?: string;
   documentId?: string;
   factWriteId?: string;
@@ -111,9 +114,11 @@ export class EntityResolver {
   /** `topic` upgrades to the specific type; a writer with a broader scope widens where the entity is shown. */
   private async reuse(entity: Entity, type: string): Promise<Entity> {
     const upgradedType = entity.type === WILDCARD_TYPE && type !== WILDCARD_TYPE ? type : entity.type;
-    const scope = widerScope(entity.scope, this.source.scope);
-    if (upgradedType === entity.type && sameList(scope, entity.scope)) return entity;
-    return this.tx.entity.update({ where: { id: entity.id }, data: { type: upgradedType, scope } });
+    const widens =
+      entity.scopeSetId !== this.source.scopeSetId && widensScope(await scopeOf(this.tx, entity.scopeSetId), this.source.scope);
+    const scopeSetId = widens ? this.source.scopeSetId : entity.scopeSetId;
+    if (upgradedType === entity.type && scopeSetId === entity.scopeSetId) return entity;
+    return this.tx.entity.update({ where: { id: entity.id }, data: { type: upgradedType, scopeSetId } });
   }
 
   private async create(ref: EntityNameRef, key: string, type: string): Promise<Entity> {
@@ -127,7 +132,7 @@ export class EntityResolver {
         type,
         memoryCategory: ref.memoryCategory,
         aliases,
-        scope: this.source.scope,
+        scopeSetId: this.source.scopeSetId,
       },
     });
   }
@@ -136,11 +141,7 @@ export class EntityResolver {
     const key = `${entityId}|${candidateId ?? ""}`;
     if (this.mentioned.has(key)) return;
     this.mentioned.add(key);
-    const { contextId, scope, turnId, documentId, factWriteId } = this.source;
-    await this.tx.entityMention.create({ data: { contextId, entityId, candidateId, scope, turnId, documentId, factWriteId } });
+    const { contextId, scopeSetId, turnId, documentId, factWriteId } = this.source;
+    await this.tx.entityMention.create({ data: { contextId, entityId, candidateId, scopeSetId, turnId, documentId, factWriteId } });
   }
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
 }

@@ -29,6 +29,8 @@ const BY_CONTEXT = [
   "webhooks",
   "model_calls",
   "context_imports",
+  // Last: every row above named its scope set (core/scope-sets.ts).
+  "scope_sets",
 ] as const;
 
 export async function deleteContext(

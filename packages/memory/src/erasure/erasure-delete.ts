@@ -11,6 +11,7 @@ import { Prisma, type Tx } from "@recall/db";
 import type { ErasedWorkItem, ForgetRequest, PipelineRecords } from "../core/pipeline-records";
 import type { InputIds } from "./erasure-inputs";
 import { forgetCopiedNames } from "./erasure-names";
+import { deleteUnnamedSets, setsOfInputs } from "./erasure-scope-sets";
 
 export type ErasureCounts = Record<string, number>;
 
@@ -78,6 +79,7 @@ export async function deleteErased(tx: Tx, contextId: string, ids: InputIds, rec
     derived: { fact: [], supersession: [], instruction: [] },
     readFrom: [],
   };
+  const scopeSets = await setsOfInputs(tx, contextId, ids);
   await deleteFacts(tx, run);
   await deleteStaged(tx, run);
   await deleteEntities(tx, run);
@@ -92,6 +94,7 @@ export async function deleteErased(tx: Tx, contextId: string, ids: InputIds, rec
   await deleteIdempotency(tx, run, [...run.all, ...run.ids.session, ...sessionIds]);
   await count(run, "fact_writes", tx.$executeRaw`DELETE FROM fact_writes WHERE id = ANY(${ids.fact_write}::uuid[])`);
   await count(run, "search_term_stats", tx.$executeRaw`DELETE FROM search_term_stats WHERE context_id = ${contextId}::uuid AND docs <= 0`);
+  await count(run, "scope_sets", deleteUnnamedSets(tx, contextId, scopeSets));
   return {
     counts: run.counts,
     sessionIds,

@@ -105,7 +105,10 @@ async function sessionTurns(tx: Tx, contextId: string, sessionIds: string[], lim
 
 async function scoped(tx: Tx, contextId: string, kind: "turn" | "fact_write" | "document", scope: readonly string[], limit: number) {
   const pairs = [...scope];
-  const where = kind === "document" ? Prisma.sql`metadata->'scope' @> to_jsonb(${pairs}::text[])` : Prisma.sql`scope @> ${pairs}::text[]`;
+  const where =
+    kind === "document"
+      ? Prisma.sql`metadata->'scope' @> to_jsonb(${pairs}::text[])`
+      : Prisma.sql`scope_set_id IN (SELECT s.id FROM scope_sets s WHERE s.context_id = ${contextId}::uuid AND s.entries @> ${pairs}::text[])`;
   const rows = await tx.$queryRaw<{ id: string }[]>`
     SELECT id::text FROM ${Prisma.raw(TABLE[kind])} WHERE context_id = ${contextId}::uuid AND ${where}
     ORDER BY created_at, id LIMIT ${Math.max(limit, 0)}`;

@@ -3,6 +3,7 @@
 // resolves when the reader has taken it (backpressure): memory holds one page, never a table. An erasure of the
 // context committed while it streamed ends it with an error line in place of the end line.
 import { Prisma, type Db, type DbOrTx, type Tx } from "@recall/db";
+import { visibleTo } from "../read/sql-fragments";
 import {
   EXPORT_FORMAT,
   EXPORT_FORMAT_VERSION,
@@ -114,7 +115,8 @@ async function exportKind(tx: Tx, contextId: string, spec: KindSpec, filters: Ex
 
 /** json_build_object('kind', 'turn', 'id', t.id, …): Postgres writes the line, the process only passes it on. */
 function lineOf(spec: KindSpec): Prisma.Sql {
-  const pairs = spec.columns.map((c) => `'${fieldOf(spec, c)}', t.${c}`).join(", ");
+  // A row's scope is its set's entries (core/scope-sets.ts): the file keeps the pairs themselves, as they were sent.
+  const pairs = spec.columns.map((c) => `'${fieldOf(spec, c)}', ${c === "scope" ? "recall_scope(t.scope_set_id)" : `t.${c}`}`).join(", ");
   return Prisma.raw(`json_build_object('kind', '${spec.kind}', ${pairs})`);
 }
 
@@ -136,7 +138,7 @@ function whereOf(spec: KindSpec, contextId: string, filters: ExportFilters, alia
   }
   if (filters.since) parts.push(Prisma.sql`${timeColumn} >= ${filters.since}`);
   if (filters.until) parts.push(Prisma.sql`${timeColumn} < ${filters.until}`);
-  if (filters.scope && spec.scope === "scope") parts.push(Prisma.sql`${a}.scope <@ ${filters.scope}::text[]`);
+  if (filters.scope && spec.scope === "scope") parts.push(visibleTo(alias, filters.scope));
   if (filters.scope && spec.scope === "metadata") parts.push(Prisma.sql`${documentScope(owner)} <@ ${filters.scope}::text[]`);
   if (filters.scope && spec.scope === "input") parts.push(candidateInputVisible(alias, filters.scope));
   if (spec.kind === "candidate")
@@ -149,7 +151,7 @@ function turnFilter(filters: ExportFilters): Prisma.Sql {
   const parts = [Prisma.sql`TRUE`];
   if (filters.since) parts.push(Prisma.sql`u.created_at >= ${filters.since}`);
   if (filters.until) parts.push(Prisma.sql`u.created_at < ${filters.until}`);
-  if (filters.scope) parts.push(Prisma.sql`u.scope <@ ${filters.scope}::text[]`);
+  if (filters.scope) parts.push(visibleTo("u", filters.scope));
   return Prisma.join(parts, " AND ");
 }
 
@@ -164,9 +166,9 @@ function documentScope(alias: string): Prisma.Sql {
 function candidateInputVisible(alias: string, scope: string[]): Prisma.Sql {
   const a = Prisma.raw(alias);
   return Prisma.sql`(
-    (${a}.turn_id IS NOT NULL AND EXISTS (SELECT 1 FROM turns u WHERE u.id = ${a}.turn_id AND u.scope <@ ${scope}::text[]))
+    (${a}.turn_id IS NOT NULL AND EXISTS (SELECT 1 FROM turns u WHERE u.id = ${a}.turn_id AND ${visibleTo("u", scope)}))
     OR (${a}.subject_type = 'document' AND EXISTS (SELECT 1 FROM documents dd WHERE dd.id = ${a}.subject_id AND ${documentScope("dd")} <@ ${scope}::text[]))
-    OR (${a}.subject_type = 'fact_write' AND EXISTS (SELECT 1 FROM fact_writes f WHERE f.id = ${a}.subject_id AND f.scope <@ ${scope}::text[])))`;
+    OR (${a}.subject_type = 'fact_write' AND EXISTS (SELECT 1 FROM fact_writes f WHERE f.id = ${a}.subject_id AND ${visibleTo("f", scope)})))`;
 }
 
 function hasFilter(filters: ExportFilters): boolean {

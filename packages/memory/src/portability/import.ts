@@ -289,10 +289,19 @@ class ErasedReferenceError extends ServiceError {
 function insertRows(tx: Tx, contextId: string, spec: KindSpec, rows: Record<string, unknown>[]): Promise<number> {
   const json = JSON.stringify(rows.map((r) => (spec.owner === "context" ? { ...r, context_id: contextId } : r)));
   const columns = spec.owner === "context" ? [...spec.columns, "context_id"] : [...spec.columns];
-  const list = Prisma.raw(columns.join(", "));
+  // A line's scope is stored as its set (core/scope-sets.ts), found or added in this context.
+  const target = Prisma.raw(columns.map((c) => (c === "scope" ? "scope_set_id" : c)).join(", "));
+  const values = Prisma.join(
+    columns.map((c) =>
+      c === "scope"
+        ? Prisma.sql`recall_scope_set(${contextId}::uuid, ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(j.line->'scope') = 'array' THEN j.line->'scope' ELSE '[]'::jsonb END)))`
+        : Prisma.raw(`r.${c}`),
+    ),
+    ", ",
+  );
   return tx.$executeRaw`
-    INSERT INTO ${Prisma.raw(spec.table)} (${list})
-    SELECT ${list} FROM jsonb_populate_recordset(NULL::${Prisma.raw(spec.table)}, ${json}::jsonb)
+    INSERT INTO ${Prisma.raw(spec.table)} (${target})
+    SELECT ${values} FROM jsonb_array_elements(${json}::jsonb) AS j(line), jsonb_populate_record(NULL::${Prisma.raw(spec.table)}, j.line) AS r
     ON CONFLICT DO NOTHING`;
 }
 

@@ -4,7 +4,8 @@ import { Prisma, type DbOrTx } from "@recall/db";
 import { ITEMS_BYTES } from "./answer-bounds";
 import { pageWithin } from "./clip-views";
 import type { InstructionView, ListPosition, Page, ReaderScope, UnknownView } from "./read-types";
-import { afterPosition, pageOf, visibleTo } from "./sql-fragments";
+import { afterPosition, pageOf, scopeContains, visibleTo } from "./sql-fragments";
+import { scopeColumn } from "../core/scope-sets";
 
 /** Bounds a reply; a context with more standing directives than this has a different problem. */
 const MAX_DIRECTIVES = 500;
@@ -22,10 +23,10 @@ export async function activeInstructions(db: DbOrTx, reader: ReaderScope, at?: D
       : Prisma.sql`${a}.active AND ${a}.retracted_at IS NULL`;
   };
   return db.$queryRaw<InstructionView[]>(Prisma.sql`
-    SELECT f.id, f.label, f.description, f.scope, f.created_at FROM instructions f
+    SELECT f.id, f.label, f.description, ${scopeColumn("f")} AS scope, f.created_at FROM instructions f
     WHERE f.context_id = ${reader.contextId}::uuid AND ${visibleTo("f", reader.scope)} AND ${active("f")}
       AND NOT EXISTS (SELECT 1 FROM instructions g WHERE g.context_id = f.context_id AND g.id <> f.id
-        AND lower(btrim(g.description)) = lower(btrim(f.description)) AND g.scope @> f.scope
+        AND lower(btrim(g.description)) = lower(btrim(f.description)) AND ${scopeContains("g", "f")}
         AND ${visibleTo("g", reader.scope)} AND ${active("g")} AND (g.created_at, g.id) > (f.created_at, f.id))
     ORDER BY f.created_at, f.id LIMIT ${MAX_DIRECTIVES}`);
 }
@@ -82,7 +83,7 @@ export async function readInstructionHistory(
 ): Promise<Page<InstructionHistoryView>> {
   const which = options.includeRevoked ? Prisma.sql`TRUE` : Prisma.sql`f.active`;
   const rows = await db.$queryRaw<InstructionHistoryView[]>(Prisma.sql`
-    SELECT f.id, f.label, f.description, f.scope, f.created_at, f.active,
+    SELECT f.id, f.label, f.description, ${scopeColumn("f")} AS scope, f.created_at, f.active,
       f.turn_id AS given_by_turn_id, f.document_id AS given_by_document_id, f.fact_write_id AS given_by_fact_write_id,
       f.revoked_at, f.revoked_by AS revoked_by_turn_id
     FROM instructions f

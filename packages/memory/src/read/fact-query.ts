@@ -4,7 +4,8 @@ import { Prisma, type DbOrTx } from "@recall/db";
 import type { Scope } from "../core/scope";
 import { DEFAULT_SINGLE_VALUED } from "../core/fact-keys";
 import type { FactCommon, FactView, ListPosition } from "./read-types";
-import { afterPosition, and, knownAt, validAt, visibleTo } from "./sql-fragments";
+import { afterPosition, and, knownAt, scopeContains, scopeStrictlyContains, validAt, visibleTo } from "./sql-fragments";
+import { scopeColumn } from "../core/scope-sets";
 
 export interface FactFilter {
   contextId: string;
@@ -72,7 +73,7 @@ function branch(kind: keyof typeof TABLES, filter: FactFilter): Prisma.Sql {
   return Prisma.sql`
     SELECT ${kind}::text AS kind, f.id, f.${Prisma.raw(t.subject)} AS subject_id, f.${Prisma.raw(t.predicate)} AS predicate,
       ${Prisma.raw(t.value)} AS value, ${Prisma.raw(t.object)} AS object_id, f.memory_category::text AS memory_category,
-      f.confidence, f.scope, f.valid_from, ${validTo} AS valid_to, ${timeTravel?.supersededBy ?? Prisma.raw("f.superseded_by")} AS superseded_by,
+      f.confidence, ${scopeColumn("f")} AS scope, f.valid_from, ${validTo} AS valid_to, ${timeTravel?.supersededBy ?? Prisma.raw("f.superseded_by")} AS superseded_by,
       f.recorded_at, f.retracted_at, f.assertion_id
     FROM ${Prisma.raw(t.table)} f ${timeTravel?.joins ?? Prisma.empty}
     WHERE ${and(where)}`;
@@ -133,8 +134,8 @@ export function shownToReader(
       AND ${knownAt("g", recordedAsOf)} AND ${validAt("g", at, travel?.validTo)}
       AND (g.valid_from, g.recorded_at) > (f.valid_from, f.recorded_at))`;
   const shadowed = Prisma.sql`f.${predicate} = ANY(${[...DEFAULT_SINGLE_VALUED]}::text[])
-    AND ${newer(Prisma.sql`g.scope @> f.scope AND NOT (f.scope @> g.scope)`)}`;
-  const restated = newer(Prisma.sql`g.${same} = f.${same} AND g.scope @> f.scope`);
+    AND ${newer(scopeStrictlyContains("g", "f"))}`;
+  const restated = newer(Prisma.sql`g.${same} = f.${same} AND ${scopeContains("g", "f")}`);
   return restatements ? Prisma.sql`NOT (${shadowed}) AND NOT ${restated}` : Prisma.sql`NOT (${shadowed})`;
 }
 

@@ -7,6 +7,7 @@ import { readFacts } from "./fact-query";
 import { searchMemory } from "./search/search-reader";
 import { searchStatements } from "./search/search-ranked";
 import { SEARCH_KINDS } from "./search/search-types";
+import { scopeSetIdOf } from "../core/scope-sets";
 
 let database: TestDatabase;
 let db: Db;
@@ -27,8 +28,9 @@ const WRITTEN = [[], ["org=acme"], ["org=acme", "user=alice"], ["org=acme", "use
 const READERS = [[], ["org=acme"], ["org=acme", "user=alice"], ["org=acme", "user=bob", "team=x"]];
 
 async function attribute(scope: string[], value: string): Promise<string> {
+  const scopeSetId = await scopeSetIdOf(db, contextId, scope);
   const entity = await db.entity.create({
-    data: { contextId, name: value, identityKey: value, type: "topic", memoryCategory: "context", scope },
+    data: { contextId, name: value, identityKey: value, type: "topic", memoryCategory: "context", scopeSetId },
   });
   const assertion = await db.assertion.create({
     data: {
@@ -43,7 +45,7 @@ async function attribute(scope: string[], value: string): Promise<string> {
       significance: "high",
       memoryCategory: "context",
       stage: "direct",
-      scope,
+      scopeSetId,
       traceId: "t",
     },
   });
@@ -56,7 +58,7 @@ async function attribute(scope: string[], value: string): Promise<string> {
       memoryCategory: "context",
       confidence: 1,
       assertionId: assertion.id,
-      scope,
+      scopeSetId,
       validFrom: new Date(0),
     },
   });
@@ -124,9 +126,9 @@ test("match any needs one of the words, match all needs every word, stop words a
 test("search over many turns uses the GIN index over their stored tsvectors", async () => {
   const session = await db.session.create({ data: { contextId } });
   await db.$executeRaw`
-    INSERT INTO turns (id, context_id, session_id, seq, role, content, scope, trace_id)
+    INSERT INTO turns (id, context_id, session_id, seq, role, content, trace_id)
     SELECT gen_random_uuid(), ${contextId}::uuid, ${session.id}::uuid, n, 'user',
-      CASE WHEN n % 500 = 0 THEN 'the gearbox rattles at ' || n ELSE 'nothing to see on line ' || n END, '{}', 't'
+      CASE WHEN n % 500 = 0 THEN 'the gearbox rattles at ' || n ELSE 'nothing to see on line ' || n END, 't'
     FROM generate_series(1, 3000) AS n`;
   // VACUUM moves the batch out of the GIN index's pending list, as autovacuum does in service;
   // until then the planner rightly costs the index as a scan of that unsorted list.

@@ -4,9 +4,32 @@ import { Prisma } from "@recall/db";
 import { normaliseScope, type Scope } from "../core/scope";
 import type { ListPosition } from "./read-types";
 
-/** The scope rule of ../scope.ts in SQL: written ⊆ reader. */
+/**
+ * The scope rule of ../scope.ts in SQL: written ⊆ reader. A row names its scope's set (core/scope-sets.ts): it is
+ * visible when unscoped, or when its set's entries are all the reader's. The sets a reader sees are read once per
+ * statement (an uncorrelated subquery, hashed); row-level security keeps them to the connection's context, and a set id
+ * is never shared between contexts, so under the audited bypass another context's sets match none of this one's rows.
+ */
 export function visibleTo(alias: string, scope: Scope): Prisma.Sql {
-  return Prisma.sql`${Prisma.raw(alias)}.scope <@ ${normaliseScope(scope)}::text[]`;
+  const reader = normaliseScope(scope);
+  const column = Prisma.raw(`${alias}.scope_set_id`);
+  if (reader.length === 0) return Prisma.sql`${column} IS NULL`;
+  return Prisma.sql`(${column} IS NULL OR ${column} IN (SELECT s.id FROM scope_sets s WHERE s.entries <@ ${reader}::text[]))`;
+}
+
+/**
+ * The scope of row `outer` contains that of row `inner` (both of one context). Equal sets are one id, so the common
+ * cases (unscoped, the same scope) are decided without reading a set.
+ */
+export function scopeContains(outer: string, inner: string): Prisma.Sql {
+  const [o, i] = [Prisma.raw(`${outer}.scope_set_id`), Prisma.raw(`${inner}.scope_set_id`)];
+  return Prisma.sql`(${i} IS NULL OR ${i} = ${o} OR recall_scope(${o}) @> recall_scope(${i}))`;
+}
+
+/** The scope of row `outer` contains that of row `inner` and is not the same. */
+export function scopeStrictlyContains(outer: string, inner: string): Prisma.Sql {
+  const [o, i] = [Prisma.raw(`${outer}.scope_set_id`), Prisma.raw(`${inner}.scope_set_id`)];
+  return Prisma.sql`(${o} IS DISTINCT FROM ${i} AND ${scopeContains(outer, inner)})`;
 }
 
 /** Valid time: the fact was true in the world at `at` (validity is half-open, [valid_from, valid_to)). */

@@ -6,6 +6,7 @@ import { ITEMS_BYTES } from "./answer-bounds";
 import { pageWithin } from "./clip-views";
 import type { ListPosition, Page, ReaderScope } from "./read-types";
 import { afterPosition, pageOf, visibleTo } from "./sql-fragments";
+import { scopeColumn } from "../core/scope-sets";
 
 export interface TurnView {
   id: string;
@@ -33,7 +34,7 @@ export interface TurnListInput extends ReaderScope {
  */
 export async function listSessionTurns(db: DbOrTx, input: TurnListInput): Promise<Page<TurnView>> {
   const rows = await db.$queryRaw<TurnView[]>(Prisma.sql`
-    SELECT f.id, f.seq, f.role, f.content, f.attachments, f.attachment_text, f.scope, f.trace_id, f.created_at FROM turns f
+    SELECT f.id, f.seq, f.role, f.content, f.attachments, f.attachment_text, ${scopeColumn("f")} AS scope, f.trace_id, f.created_at FROM turns f
     WHERE f.session_id = ${input.sessionId}::uuid AND f.context_id = ${input.contextId}::uuid AND ${visibleTo("f", input.scope)}
       AND ${afterPosition(Prisma.raw("f.seq"), Prisma.raw("f.id"), input.after)}
     ORDER BY f.seq, f.id LIMIT ${input.limit + 1}`);
@@ -50,7 +51,7 @@ export interface TurnInput extends ReaderScope {
 /** One turn with its whole content, if the reader's scope may see it. */
 export async function readSessionTurn(db: DbOrTx, input: TurnInput): Promise<TurnView | null> {
   const rows = await db.$queryRaw<TurnView[]>(Prisma.sql`
-    SELECT f.id, f.seq, f.role, f.content, f.attachments, f.attachment_text, f.scope, f.trace_id, f.created_at FROM turns f
+    SELECT f.id, f.seq, f.role, f.content, f.attachments, f.attachment_text, ${scopeColumn("f")} AS scope, f.trace_id, f.created_at FROM turns f
     WHERE f.id = ${input.turnId}::uuid AND f.session_id = ${input.sessionId}::uuid AND f.context_id = ${input.contextId}::uuid
       AND ${visibleTo("f", input.scope)}`);
   return rows[0] ?? null;

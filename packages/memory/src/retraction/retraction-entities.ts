@@ -2,7 +2,8 @@
 // go with it; an entity no live source mentions any more is retracted, and one that
 // is still mentioned is shown in the scope its remaining mentions justify.
 import type { Tx } from "@recall/db";
-import { widerScope } from "../entities/entity-matching";
+import { widensScope } from "../entities/entity-matching";
+import { scopesOf } from "../core/scope-sets";
 
 export interface MentionSourceFilter {
   contextId: string;
@@ -24,8 +25,19 @@ export async function retractEntities(tx: Tx, source: MentionSourceFilter, now: 
       retracted.push(entityId);
       continue;
     }
-    const scope = live.slice(1).reduce((acc, m) => widerScope(acc, m.scope), live[0]!.scope);
-    await tx.entity.update({ where: { id: entityId }, data: { scope } });
+    // The first mention's scope, widened by each later one as the resolver widened it when they were written.
+    const scopes = await scopesOf(
+      tx,
+      live.map((m) => m.scopeSetId),
+    );
+    const entriesOf = (id: bigint | null) => (id === null ? [] : (scopes.get(id) ?? []));
+    const scopeSetId = live
+      .slice(1)
+      .reduce(
+        (acc, m) => (acc !== m.scopeSetId && widensScope(entriesOf(acc), entriesOf(m.scopeSetId)) ? m.scopeSetId : acc),
+        live[0]!.scopeSetId,
+      );
+    await tx.entity.update({ where: { id: entityId }, data: { scopeSetId } });
   }
   return retracted;
 }

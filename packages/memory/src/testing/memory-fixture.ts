@@ -16,6 +16,8 @@ import { retractSource } from "../retraction/retraction";
 import { exportContext } from "../portability/export";
 import type { ExportFilters } from "../portability/export-format";
 import { decideReviews, type Decision, type ReviewCommitRef } from "../review/review-decisions";
+import { normaliseScope } from "../core/scope";
+import { scopeSetIdOf } from "../core/scope-sets";
 
 export interface MemoryDatabase {
   db: Db;
@@ -90,13 +92,13 @@ export async function addTurn(
       seq,
       role: input.role ?? "user",
       content: input.content,
-      scope: input.scope ?? [],
+      scopeSetId: await scopeSetIdOf(f.db, f.contextId, input.scope ?? []),
       traceId: randomUUID().replace(/-/g, ""),
       createdAt: input.at,
       occurredAt: input.occurredAt,
     },
   });
-  const base = { type: "turn" as const, id: turn.id, contextId: f.contextId, text: turn.content, scope: turn.scope };
+  const base = { type: "turn" as const, id: turn.id, contextId: f.contextId, text: turn.content, scope: normaliseScope(input.scope ?? []) };
   return { ...base, occurredAt: turn.occurredAt ?? turn.createdAt, traceId: turn.traceId, turnId: turn.id, sessionId };
 }
 

@@ -17,16 +17,20 @@
 import type { Tx, Uncertainty } from "@recall/db";
 import type { Fact } from "./fact-store";
 import { describeOrigin, originSourceId, type Stated } from "./fact-origin";
-import { sameScope, scopeVisible } from "../core/scope";
+import { scopeVisible } from "../core/scope";
+import { scopesOf } from "../core/scope-sets";
 
 export interface UncertaintyReport {
   conflictUncertaintyIds: string[];
   resolvedUncertaintyIds: string[];
 }
 
+/** An open uncertainty with its scope's entries. */
+export type OpenUncertainty = Uncertainty & { scope: string[] };
+
 /** The open uncertainties about the fact's subject that `fact` might clarify: of its key, or of no key. */
-export function openUncertainties(tx: Tx, fact: Fact): Promise<Uncertainty[]> {
-  return tx.uncertainty.findMany({
+export async function openUncertainties(tx: Tx, fact: Fact): Promise<OpenUncertainty[]> {
+  const open = await tx.uncertainty.findMany({
     where: {
       contextId: fact.contextId,
       entityId: fact.subjectId,
@@ -35,13 +39,18 @@ export function openUncertainties(tx: Tx, fact: Fact): Promise<Uncertainty[]> {
       OR: [{ key: fact.key }, { key: null }],
     },
   });
+  const scopes = await scopesOf(
+    tx,
+    open.map((u) => u.scopeSetId),
+  );
+  return open.map((u) => ({ ...u, scope: u.scopeSetId === null ? [] : (scopes.get(u.scopeSetId) ?? []) }));
 }
 
 /** Resolves the open uncertainties `fact` clarifies; returns the ids of the conflicting facts it may now order. */
 export async function resolveClarified(
   tx: Tx,
   fact: Fact,
-  open: readonly Uncertainty[],
+  open: readonly OpenUncertainty[],
   group: readonly Fact[],
   stated: ReadonlyMap<string, Stated>,
   report: UncertaintyReport,
@@ -56,13 +65,13 @@ export async function resolveClarified(
   return new Set(clarified.flatMap((u) => u.factIds));
 }
 
-function clarifies(u: Uncertainty, fact: Fact, group: readonly Fact[], stated: ReadonlyMap<string, Stated>): boolean {
+function clarifies(u: OpenUncertainty, fact: Fact, group: readonly Fact[], stated: ReadonlyMap<string, Stated>): boolean {
   const own = stated.get(fact.id)!;
   if (u.factIds.includes(fact.id) || u.createdAt >= fact.recordedAt) return false;
   const sourceId = originSourceId(own.origin);
   if (sourceId !== undefined && [u.turnId, u.documentId, u.factWriteId].includes(sourceId)) return false;
   if (u.factIds.length === 0) return scopeVisible(fact.scope, u.scope) && (u.key === fact.key || mentionsKey(u.about, fact.key));
-  if (u.key !== fact.key || !sameScope(u.scope, fact.scope)) return false;
+  if (u.key !== fact.key || u.scopeSetId !== fact.scopeSetId) return false;
   if (own.origin.kind === "turn" || own.origin.kind === "fact_write") return true;
   const sides = group.filter((f) => u.factIds.includes(f.id));
   return own.eventTime !== null && sides.every((f) => own.eventTime! > f.validFrom);
@@ -93,7 +102,7 @@ export async function recordConflict(
       NOT: { factIds: { isEmpty: true } },
     },
   });
-  const current = open.find((u) => sameScope(u.scope, incoming.scope));
+  const current = open.find((u) => u.scopeSetId === incoming.scopeSetId);
   if (current) {
     const factIds = [...new Set([...current.factIds, existing.id, incoming.id])];
     if (factIds.length !== current.factIds.length) await tx.uncertainty.update({ where: { id: current.id }, data: { factIds } });
@@ -107,7 +116,7 @@ export async function recordConflict(
       reason: await conflictReason(tx, [existing, incoming], stated, why),
       entityId: incoming.subjectId,
       key: incoming.key,
-      scope: incoming.scope,
+      scopeSetId: incoming.scopeSetId,
       factIds: [existing.id, incoming.id],
     },
   });

@@ -21,7 +21,6 @@
 // fact settles it.
 import type { Assertion, Document, Turn, Tx } from "@recall/db";
 import type { Fact } from "./fact-store";
-import { normaliseScope } from "../core/scope";
 import type { Timing } from "./time-rule";
 
 export type Origin =
@@ -90,8 +89,9 @@ export async function loadStated(tx: Tx, facts: readonly Fact[]): Promise<Map<st
 
 function originOf(assertion: Assertion, turn: Turn | undefined, document: Document | undefined): Origin {
   if (turn) {
-    // The speaker is a role within a scope: "user" in {org=acme, user=alice} is alice, in any session.
-    const speaker = `${turn.role}|${normaliseScope(turn.scope).join(",")}`;
+    // The speaker is a role within a scope: "user" in {org=acme, user=alice} is alice, in any session. One scope is
+    // one set of the context (core/scope-sets.ts), so its id names it.
+    const speaker = `${turn.role}|${turn.scopeSetId ?? ""}`;
     return { kind: "turn", turnId: turn.id, sessionId: turn.sessionId, speaker };
   }
   if (document) return { kind: "document", documentId: document.id, sourceId: document.sourceId };

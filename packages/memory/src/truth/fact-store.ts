@@ -1,6 +1,7 @@
 // Attributes (entity → literal) and relations (entity → entity) obey the same truth
 // maintenance; this adapter gives both one shape, so the rules are written once.
 import { holdLock, lockKey, type Attribute, type FactKind, type Relation, type Tx } from "@recall/db";
+import { scopesOf } from "../core/scope-sets";
 
 export interface Fact {
   kind: FactKind;
@@ -12,6 +13,8 @@ export interface Fact {
   key: string;
   /** Attribute value, or the relation's object entity id. */
   value: string;
+  /** The scope's set (core/scope-sets.ts) and its entries: one set id per distinct scope of a context. */
+  scopeSetId: bigint | null;
   scope: string[];
   validFrom: Date;
   validTo: Date | null;
@@ -21,27 +24,44 @@ export interface Fact {
   assertionId: string;
 }
 
-function fromAttribute(a: Attribute): Fact {
+type Unscoped = Omit<Fact, "scope">;
+
+function fromAttribute(a: Attribute): Unscoped {
   return { ...a, kind: "attribute", subjectId: a.entityId };
 }
 
-function fromRelation(r: Relation): Fact {
+function fromRelation(r: Relation): Unscoped {
   return { ...r, kind: "relation", subjectId: r.subjectId, key: r.predicate, value: r.objectId };
+}
+
+/** The facts with their scopes' entries, read in one query. */
+async function withScopes(tx: Tx, facts: Unscoped[]): Promise<Fact[]> {
+  const scopes = await scopesOf(
+    tx,
+    facts.map((f) => f.scopeSetId),
+  );
+  return facts.map((f) => ({ ...f, scope: f.scopeSetId === null ? [] : (scopes.get(f.scopeSetId) ?? []) }));
 }
 
 export async function loadFacts(tx: Tx, kind: FactKind, ids: readonly string[]): Promise<Fact[]> {
   if (ids.length === 0) return [];
-  if (kind === "attribute") return (await tx.attribute.findMany({ where: { id: { in: [...ids] } } })).map(fromAttribute);
-  return (await tx.relation.findMany({ where: { id: { in: [...ids] } } })).map(fromRelation);
+  if (kind === "attribute") return withScopes(tx, (await tx.attribute.findMany({ where: { id: { in: [...ids] } } })).map(fromAttribute));
+  return withScopes(tx, (await tx.relation.findMany({ where: { id: { in: [...ids] } } })).map(fromRelation));
 }
 
 /** Every live value of the fact's subject and key (the fact among them), in any scope (callers apply the scope rule). */
 export async function factGroup(tx: Tx, fact: Fact): Promise<Fact[]> {
   const common = { contextId: fact.contextId, retractedAt: null };
   if (fact.kind === "attribute") {
-    return (await tx.attribute.findMany({ where: { ...common, entityId: fact.subjectId, key: fact.key } })).map(fromAttribute);
+    return withScopes(
+      tx,
+      (await tx.attribute.findMany({ where: { ...common, entityId: fact.subjectId, key: fact.key } })).map(fromAttribute),
+    );
   }
-  return (await tx.relation.findMany({ where: { ...common, subjectId: fact.subjectId, predicate: fact.key } })).map(fromRelation);
+  return withScopes(
+    tx,
+    (await tx.relation.findMany({ where: { ...common, subjectId: fact.subjectId, predicate: fact.key } })).map(fromRelation),
+  );
 }
 
 export async function setClosure(tx: Tx, fact: Fact, validTo: Date | null, supersededById: string | null): Promise<void> {

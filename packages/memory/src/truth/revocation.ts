@@ -5,6 +5,7 @@
 import { candidatePayload } from "@recall/contracts";
 import type { Instruction, Tx } from "@recall/db";
 import { scopeVisible } from "../core/scope";
+import { scopesOf } from "../core/scope-sets";
 
 export interface Revoker {
   /** The scope the revoking statement was made in. */
@@ -25,7 +26,11 @@ export async function revokeInstruction(tx: Tx, candidateId: string, revoker: Re
     where: { contextId: candidate.contextId, active: true, retractedAt: null },
     orderBy: { createdAt: "asc" },
   });
-  const visible = active.filter((i) => scopeVisible(i.scope, revoker.scope));
+  const scopes = await scopesOf(
+    tx,
+    active.map((i) => i.scopeSetId),
+  );
+  const visible = active.filter((i) => scopeVisible(i.scopeSetId === null ? [] : (scopes.get(i.scopeSetId) ?? []), revoker.scope));
   const target = visible.find((i) => i.id === payload.instruction_id) ?? bestMatch(visible, payload.matches);
   if (!target) return [];
   const ids = visible.filter((i) => sameDirective(i, target)).map((i) => i.id);

@@ -18,6 +18,7 @@ import { revokeInstruction } from "./revocation";
 import { holdSourceShared, isSourceRetracted } from "../core/source-lock";
 import { DEFAULT_SINGLE_VALUED } from "../core/fact-keys";
 import { sameScope } from "../core/scope";
+import { scopeOf } from "../core/scope-sets";
 import { closeFact, repointFact } from "./supersession";
 import { succession } from "./time-rule";
 
@@ -78,12 +79,18 @@ export async function applyTruthMaintenanceIn(
     ...(await loadFacts(tx, "relation", refs.relationIds ?? [])),
   ];
   const report = await maintainFacts(tx, facts, singleValued);
-  const revoker = { scope: refs.scope ?? [], turnId: options.turnId ?? refs.turnId };
+  const revoker = { scope: await revokerScope(tx, refs), turnId: options.turnId ?? refs.turnId };
   for (const id of await revocationsToApply(tx, refs)) {
     report.revokedInstructionIds.push(...(await revokeInstruction(tx, id, revoker)));
   }
   await options.onApplied?.(tx);
   return report;
+}
+
+/** The scope the committed source was written in: its set's pairs (or, in an event from before scope sets, the pairs). */
+async function revokerScope(tx: Tx, refs: CommittedRefs): Promise<string[]> {
+  if (refs.scopeSetId) return scopeOf(tx, BigInt(refs.scopeSetId));
+  return refs.scope ?? [];
 }
 
 /**

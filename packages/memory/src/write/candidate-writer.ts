@@ -11,7 +11,7 @@ import {
   type UncertaintyCandidate,
 } from "@recall/contracts";
 import type { Entity, ExtractionStage, KnowledgeCandidate, Tx } from "@recall/db";
-import type { CommitSource, CommitSummary } from "./commit";
+import type { CommitSummary, StoredSource } from "./commit";
 import type { DisambiguationDecision } from "../entities/entity-disambiguation";
 import { EntityResolver, type EntityNameRef } from "../entities/entity-resolver";
 import { identityKey } from "../core/identity";
@@ -23,7 +23,7 @@ export class CandidateWriter {
 
   constructor(
     private readonly tx: Tx,
-    private readonly source: CommitSource,
+    private readonly source: StoredSource,
     private readonly summary: CommitSummary,
     private readonly types: ReadonlyMap<string, string>,
     decisions: ReadonlyMap<string, DisambiguationDecision>,
@@ -89,7 +89,7 @@ export class CandidateWriter {
       contextId: this.source.contextId,
       memoryCategory: p.memory_category,
       confidence: p.confidence,
-      scope: this.source.scope,
+      scopeSetId: this.source.scopeSetId,
       validFrom: p.valid_from ? new Date(p.valid_from) : this.source.occurredAt,
       validTo: p.valid_to ? new Date(p.valid_to) : null,
     };
@@ -112,7 +112,7 @@ export class CandidateWriter {
         stage: candidate.stage as ExtractionStage,
         model: candidate.model,
         eventTime: p.valid_from ? new Date(p.valid_from) : null,
-        scope: this.source.scope,
+        scopeSetId: this.source.scopeSetId,
         traceId: this.source.traceId,
       },
     });
@@ -140,7 +140,7 @@ export class CandidateWriter {
         candidateId: candidate.id,
         label: p.label,
         description: p.description,
-        scope: this.source.scope,
+        scopeSetId: this.source.scopeSetId,
         quote: p.evidence?.quote,
         ...span,
       },
@@ -158,7 +158,7 @@ export class CandidateWriter {
         reason: p.reason,
         entityId,
         key: p.key,
-        scope: this.source.scope,
+        scopeSetId: this.source.scopeSetId,
       },
     });
     this.summary.uncertaintyIds.push(uncertainty.id);
@@ -177,7 +177,7 @@ export class CandidateWriter {
 
   private async flag(entity: Entity, about: string, reason: string): Promise<void> {
     const uncertainty = await this.tx.uncertainty.create({
-      data: { ...this.origin(), about, reason, entityId: entity.id, scope: this.source.scope },
+      data: { ...this.origin(), about, reason, entityId: entity.id, scopeSetId: this.source.scopeSetId },
     });
     this.summary.uncertaintyIds.push(uncertainty.id);
   }

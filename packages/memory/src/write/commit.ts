@@ -30,6 +30,7 @@ import {
 import { lockIdentityKeys } from "../entities/entity-resolver";
 import { identityKey } from "../core/identity";
 import { normaliseScope } from "../core/scope";
+import { scopeSetIdOf } from "../core/scope-sets";
 import { markRetractionsApplied, sourceSharedLock } from "../core/source-lock";
 import { closeReviewCommit, holdForReview, type HoldingCommit } from "./review-hold";
 
@@ -44,6 +45,11 @@ export interface CommitSource extends HoldingCommit {
   nodeOffsets: ReadonlyMap<string, number>;
   /** Set when this commit writes approved reviews (a review commit, subject type `review`); truth maintenance closes them. */
   reviewCommitId?: string;
+}
+
+/** A source as the commit writes it: its scope's set (core/scope-sets.ts), named by every row written from it. */
+export interface StoredSource extends CommitSource {
+  scopeSetId: bigint | null;
 }
 
 export interface CommitOptions {
@@ -136,13 +142,15 @@ export async function commitPlanned(
   plan: DisambiguationPlan,
   options: CommitOptions,
 ): Promise<CommitSummary> {
-  const summary = await commitInTransaction(tx, { ...source, scope: normaliseScope(source.scope) }, candidates, plan, options);
+  const scope = normaliseScope(source.scope);
+  const stored: StoredSource = { ...source, scope, scopeSetId: await scopeSetIdOf(tx, source.contextId, scope) };
+  const summary = await commitInTransaction(tx, stored, candidates, plan, options);
   return { ...summary, tokensUsed: plan.tokensUsed, disambiguationFailures: plan.failures };
 }
 
 async function commitInTransaction(
   tx: Tx,
-  source: CommitSource,
+  source: StoredSource,
   candidates: KnowledgeCandidate[],
   plan: Pick<DisambiguationPlan, "decisions">,
   options: CommitOptions,
@@ -176,12 +184,13 @@ async function commitInTransaction(
   return summary;
 }
 
-async function writeRecord(tx: Tx, source: CommitSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
+async function writeRecord(tx: Tx, source: StoredSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
   const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, held: _held, ...produced } = summary;
   const refs: CommittedRefs = {
     subjectType: source.subjectType,
     subjectId: source.subjectId,
-    scope: source.scope,
+    // The set's id, not its pairs: a scope is stored once (core/scope-sets.ts), not in every commit's record and event.
+    scopeSetId: source.scopeSetId === null ? null : String(source.scopeSetId),
     turnId: source.turnId,
     ...produced,
   };

@@ -5,6 +5,7 @@ import { writeFacts } from "./fact-write";
 import { committedRefs } from "./commit-records";
 import { readEntityHistory, readProfile, readProvenance } from "../read";
 import { addDocument, attribute, ingest, eachTestInNewContext, type MemoryFixture } from "../testing/memory-fixture";
+import { scopeOf } from "../core/scope-sets";
 
 let f: MemoryFixture;
 eachTestInNewContext((fixture) => (f = fixture));
@@ -40,7 +41,8 @@ test("a direct write is validated, committed and truth-maintained, with work ite
   if (!result.ok || result.outcome !== "applied") throw new Error(JSON.stringify(result));
 
   const factWrite = await f.db.factWrite.findUniqueOrThrow({ where: { id: result.factWriteId } });
-  expect(factWrite).toMatchObject({ scope: ["org=acme", "user=alice"], traceId: TRACE, payload: seedDiff });
+  expect(factWrite).toMatchObject({ traceId: TRACE, payload: seedDiff });
+  expect(await scopeOf(f.db, factWrite.scopeSetId)).toEqual(["org=acme", "user=alice"]);
   expect(factWrite.text.split("\n")).toEqual([
     "Alice Chen.role = CTO",
     "Alice told us she works at Acme",

@@ -17,6 +17,7 @@ import { normaliseScope } from "../core/scope";
 import { applyTruthMaintenanceIn, type CommittedRefs, type TruthMaintenanceReport } from "../truth/truth-maintenance";
 import { validateCandidate } from "./validate";
 import { holdScopeShared } from "../core/scope-lock";
+import { scopeSetIdOf } from "../core/scope-sets";
 
 /** The work-item side of a direct write's stages: memory writes no work item itself (packages/pipeline directStages does). */
 export interface FactWriteStages {
@@ -156,8 +157,9 @@ async function storeValidated(
   return transaction(db, async (tx) => {
     // Before anything else, as an erasure of the scope takes it (core/scope-lock.ts).
     await holdScopeShared(tx, input.contextId, scope);
+    const scopeSetId = await scopeSetIdOf(tx, input.contextId, scope);
     const write = await tx.factWrite.create({
-      data: { contextId: input.contextId, payload: input.diff as Prisma.InputJsonValue, text, scope, traceId: input.traceId },
+      data: { contextId: input.contextId, payload: input.diff as Prisma.InputJsonValue, text, scopeSetId, traceId: input.traceId },
     });
     const ref = { contextId: input.contextId, subjectType: "fact_write" as const, subjectId: write.id, traceId: input.traceId };
     const { validateItemId, commitItemId } = await stages.open(tx, ref);

@@ -170,7 +170,7 @@ export function attemptsOfClaimed(traceId: string | null, holder: string): Prism
 
 const turnJson = Prisma.raw(`CASE WHEN tu.id IS NULL THEN NULL ELSE json_build_object('id', tu.id, 'contextId', tu.context_id,
   'sessionId', tu.session_id, 'seq', tu.seq, 'role', tu.role, 'speaker', tu.speaker, 'content', tu.content,
-  'attachmentText', tu.attachment_text, 'scope', tu.scope,
+  'attachmentText', tu.attachment_text, 'scope', recall_scope(tu.scope_set_id),
   'occurredAt', tu.occurred_at, 'traceId', tu.trace_id, 'createdAt', tu.created_at) END`);
 
 const documentJson = Prisma.raw(`CASE WHEN d.id IS NULL THEN NULL ELSE json_build_object('id', d.id, 'contextId', d.context_id,
@@ -178,7 +178,7 @@ const documentJson = Prisma.raw(`CASE WHEN d.id IS NULL THEN NULL ELSE json_buil
   'sourceMetadata', s.metadata) END`);
 
 const factWriteJson = Prisma.raw(`CASE WHEN f.id IS NULL THEN NULL ELSE json_build_object('id', f.id, 'contextId', f.context_id,
-  'text', f.text, 'scope', f.scope, 'traceId', f.trace_id, 'createdAt', f.created_at) END`);
+  'text', f.text, 'scope', recall_scope(f.scope_set_id), 'traceId', f.trace_id, 'createdAt', f.created_at) END`);
 
 /**
  * Whether an erasure deleted the subject (its tombstone), or its whole context (the context erasure's receipt),

@@ -65,7 +65,7 @@ export async function claimGroupTurns(tx: Tx, queue: string, group: GroupRef, tr
     )${attemptsOfClaimed(traceId, `its ${group.kind}'s worker`)}
     SELECT ${itemColumns("c")}, o.id AS "attemptId",
       json_build_object('id', tu.id, 'contextId', tu.context_id, 'sessionId', tu.session_id, 'seq', tu.seq, 'role', tu.role,
-        'speaker', tu.speaker, 'content', tu.content, 'attachmentText', tu.attachment_text, 'scope', tu.scope, 'occurredAt', tu.occurred_at, 'traceId', tu.trace_id,
+        'speaker', tu.speaker, 'content', tu.content, 'attachmentText', tu.attachment_text, 'scope', recall_scope(tu.scope_set_id), 'occurredAt', tu.occurred_at, 'traceId', tu.trace_id,
         'createdAt', tu.created_at) AS turn,
       CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object('skillId', p.skill_id, 'skillSource', p.skill_source,
         'purpose', p.purpose, 'purposeSource', p.purpose_source, 'trace', p.trace) END AS plan

@@ -49,7 +49,7 @@ async function turnWithItem() {
       role: "user",
       content: "I moved to Lisbon.",
       traceId: TRACE,
-      scope: ["user=a"],
+      scopeSetId: (await db.$queryRaw<{ id: bigint }[]>`SELECT recall_scope_set(${context.id}::uuid, ARRAY['user=a']) AS id`)[0]!.id,
     },
   });
   await db.extractionPlan.create({

@@ -12,10 +12,11 @@
 // embedding writer, so every retriever shows the same text under the same rules.
 import { Prisma } from "@recall/db";
 import { shownToReader } from "../fact-query";
-import { normaliseScope } from "../../core/scope";
+import { normaliseScope, type Scope } from "../../core/scope";
+import { scopeColumn } from "../../core/scope-sets";
 import { turnTextSql } from "../../core/turn-text";
 import type { ReaderScope } from "../read-types";
-import { knownAt, validAt } from "../sql-fragments";
+import { knownAt, validAt, visibleTo } from "../sql-fragments";
 import type { SearchKind } from "./search-types";
 
 /** Where one kind of text lives and how it reads; `f` is the row that owns the text. */
@@ -29,8 +30,10 @@ export interface TextSource {
   link: Prisma.Sql;
   from: Prisma.Sql;
   context: Prisma.Sql;
-  /** The scope the text was written in. */
+  /** The scope the text was written in, as a text[] of key=value pairs. */
   scope: Prisma.Sql;
+  /** The scope rule for a reader: a row's own scope set (read/sql-fragments.ts), or a document's metadata.scope. */
+  visibleTo: (reader: Scope) => Prisma.Sql;
 }
 
 const factLink = (entity: string) =>
@@ -41,7 +44,9 @@ const factLink = (entity: string) =>
 export const documentScope = Prisma.sql`ARRAY(SELECT jsonb_array_elements_text(
   CASE WHEN jsonb_typeof(d.metadata->'scope') = 'array' THEN d.metadata->'scope' ELSE '[]'::jsonb END))`;
 
-const ownScope = Prisma.sql`f.scope`;
+const ownScope = scopeColumn("f");
+const ownVisible = (reader: Scope) => visibleTo("f", reader);
+const documentVisible = (reader: Scope) => Prisma.sql`${documentScope} <@ ${normaliseScope(reader)}::text[]`;
 const ownContext = Prisma.sql`f.context_id`;
 
 export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
@@ -54,6 +59,7 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
       JOIN assertions a ON a.id = f.assertion_id AND a.context_id = f.context_id`,
     context: ownContext,
     scope: ownScope,
+    visibleTo: ownVisible,
   },
   relation: {
     tsv: Prisma.sql`s.name_tsv || f.predicate_tsv || o.name_tsv`,
@@ -65,6 +71,7 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
       JOIN assertions a ON a.id = f.assertion_id AND a.context_id = f.context_id`,
     context: ownContext,
     scope: ownScope,
+    visibleTo: ownVisible,
   },
   instruction: {
     tsv: Prisma.sql`f.search_tsv`,
@@ -74,6 +81,7 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
     from: Prisma.sql`instructions f`,
     context: ownContext,
     scope: ownScope,
+    visibleTo: ownVisible,
   },
   turn: {
     tsv: Prisma.sql`f.content_tsv`,
@@ -82,6 +90,7 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
     from: Prisma.sql`turns f`,
     context: ownContext,
     scope: ownScope,
+    visibleTo: ownVisible,
   },
   document_node: {
     tsv: Prisma.sql`f.text_tsv`,
@@ -90,13 +99,14 @@ export const TEXT_SOURCES: Record<SearchKind, TextSource> = {
     from: Prisma.sql`document_nodes f JOIN documents d ON d.id = f.document_id`,
     context: Prisma.sql`d.context_id`,
     scope: documentScope,
+    visibleTo: documentVisible,
   },
 };
 
 /** Facts current at `now`, active instructions, and every turn and document node: each within the reader's scope. */
 export function visibleRows(kind: SearchKind, reader: ReaderScope, now: Date): Prisma.Sql {
   const source = TEXT_SOURCES[kind];
-  const inScope = Prisma.sql`${source.context} = ${reader.contextId}::uuid AND ${source.scope} <@ ${normaliseScope(reader.scope)}::text[]`;
+  const inScope = Prisma.sql`${source.context} = ${reader.contextId}::uuid AND ${source.visibleTo(reader.scope)}`;
   const shadowing =
     kind === "attribute" || kind === "relation"
       ? Prisma.sql` AND ${shownToReader(kind, reader.scope, now, undefined, { restatements: false })}`

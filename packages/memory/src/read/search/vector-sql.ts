@@ -1,12 +1,12 @@
 // Vector retrievers, one SELECT per kind of text, run side by side like the full-text
 // ones and under the same rules (visibleRows): each ranks the stored embeddings of its
 // kind by recall_cosine() against the query's vector, in Postgres. The embeddings'
-// own scope column is filtered first (`scope <@ reader`), so similarity is only computed
+// own scope set is filtered first (the scope rule, read/sql-fragments.ts), so similarity is only computed
 // for rows the reader may see. Every such row is scanned (about 0.3 ms each at 1,536
 // dimensions); pgvector with an hnsw or ivfflat index is the drop-in for large contexts (README).
 import { Prisma } from "@recall/db";
 import { OWNER_OF } from "./embedder";
-import { normaliseScope } from "../../core/scope";
+import { visibleTo } from "../sql-fragments";
 import { TEXT_SOURCES, visibleRows } from "./search-sql";
 import type { SearchInput, SearchKind } from "./search-types";
 
@@ -41,7 +41,7 @@ function nearest(kind: SearchKind, input: SearchInput, now: Date, query: VectorQ
       FROM ${r.from} JOIN embeddings e ON e.owner_id = f.id
       WHERE e.context_id = ${input.contextId}::uuid AND e.owner_kind = ${OWNER_OF[kind]}::"EmbeddingOwner"
         AND e.model = ${query.model} AND e.dimensions = ${query.vector.length}
-        AND e.scope <@ ${normaliseScope(input.scope)}::text[] AND ${visibleRows(kind, input, now)}
+        AND ${visibleTo("e", input.scope)} AND ${visibleRows(kind, input, now)}
       ORDER BY raw_score DESC NULLS LAST, f.id LIMIT ${input.limit}
     ) nearest
     WHERE raw_score > ${MIN_SIMILARITY}
