@@ -80,3 +80,56 @@ test("infra/compose-env.sh writes each secret once, 32 random bytes as hex, into
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test(".dockerignore keeps secrets, history, local state and test output out of the build context", () => {
+  const lines = read(".dockerignore")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
+  expect(lines).toEqual(expect.arrayContaining([".env*", ".git", ".data", "coverage", "test-results"]));
+});
+
+/** The Dockerfile's stages: each FROM with the instructions under it (continuation lines joined). */
+function dockerStages(text: string): { from: string; instructions: [string, string][] }[] {
+  const instructions = text
+    .replace(/\\\n\s*/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"))
+    .map((l) => /^(\w+)\s+(.*)$/.exec(l)!.slice(1, 3) as [string, string]);
+  const stages: { from: string; instructions: [string, string][] }[] = [];
+  for (const [op, args] of instructions) {
+    if (op === "FROM") stages.push({ from: args, instructions: [] });
+    else stages.at(-1)!.instructions.push([op, args]);
+  }
+  return stages;
+}
+
+test("the image is built in a stage of its own and runs compiled JavaScript with node, as a non-root user, with a health check", () => {
+  const stages = dockerStages(read("infra/Dockerfile"));
+  expect(stages.length).toBeGreaterThanOrEqual(2);
+  const [build, run] = [stages[0]!, stages.at(-1)!];
+  expect(build.instructions.find(([op, args]) => op === "RUN" && args.includes("node infra/build-image.mjs"))).toBeDefined();
+  const of = (op: string) => run.instructions.filter(([o]) => o === op).map(([, args]) => args);
+  expect(of("COPY")).toEqual([expect.stringMatching(/^--from=\S+ .*\/app \/app$/)]);
+  expect(of("USER")).toHaveLength(1);
+  expect(of("USER")[0]).not.toMatch(/^(root|0)(:|$)/);
+  expect(of("HEALTHCHECK")).toEqual([expect.stringContaining("/healthz")]);
+  const cmd = JSON.parse(of("CMD")[0]!) as string[];
+  expect(cmd[0]).toBe("node");
+  expect(cmd[1]).toMatch(/\.js$/);
+  expect(stages.flatMap((s) => s.instructions.map(([, args]) => args)).join("\n")).not.toMatch(/\btsx\b/);
+});
+
+test("compose runs the compiled JavaScript, and its Postgres has pgvector", () => {
+  const services = servicesOf("docker-compose.yml");
+  expect((services.postgres as { image?: string }).image).toMatch(/^pgvector\/pgvector:pg16/);
+  for (const name of ["migrate", "api", "worker"]) {
+    const command = services[name]!.command!;
+    expect({ name, program: command[0], entry: command[1] }).toEqual({ name, program: "node", entry: expect.stringMatching(/\.js$/) });
+  }
+  expect(read("docker-compose.yml")).not.toMatch(/\btsx\b/);
+  // The entry points compose names are the ones infra/tsconfig.image.json compiles.
+  const image = read("infra/tsconfig.image.json");
+  for (const entry of ["apps/*/src/**/*.ts", "infra/migrate.ts"]) expect(image).toContain(entry);
+});

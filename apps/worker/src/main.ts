@@ -3,7 +3,7 @@
 import "./tracing-preload";
 import { loadConfig } from "@recall/config";
 import { QUEUE_NAMES, isQueueName, observePipeline, type QueueName } from "@recall/pipeline";
-import { SHUTDOWN_GRACE_MS, exitAfter, registry, scrapeMetrics, type Logger } from "@recall/telemetry";
+import { SHUTDOWN_GRACE_MS, exitAfter, registry, scrapeMetrics } from "@recall/telemetry";
 import { createServer, type Server } from "node:http";
 import { bootstrapWorker } from "./bootstrap";
 import { startWorkers } from "./worker-runtime";
@@ -28,7 +28,10 @@ export function parseQueues(argv: string[]): QueueName[] {
 async function main(): Promise<void> {
   const config = loadConfig();
   const queues = parseQueues(process.argv.slice(2));
+  // Before anything else: a worker whose port is taken stops here, with the reason, before it takes a job.
+  const metrics = await serveMetrics(config.WORKER_METRICS_PORT);
   const worker = await bootstrapWorker(config);
+  if (metrics) worker.deps.logger.info({ port: config.WORKER_METRICS_PORT }, "worker metrics on /metrics");
   // The CPU pool's threads load the rules and parsers before the first job is taken (a second or two, more on a
   // loaded machine), so that time is never spent inside a stage's wall-time budget.
   await worker.warm().catch((err: Error) => worker.deps.logger.warn({ err: err.message }, "CPU pool did not warm up"));
@@ -36,7 +39,6 @@ async function main(): Promise<void> {
   worker.deps.logger.info({ queues }, "workers started");
   // Its /metrics reports the queues and the outbox too, as the API's does: a worker-only deployment is still watched.
   observePipeline(worker.deps.db, worker.deps.queues);
-  const metrics = serveMetrics(config.WORKER_METRICS_PORT, worker.deps.logger);
   // SIGTERM: take no more jobs, let running ones finish within SHUTDOWN_TIMEOUT_MS, hand the rest back, exit.
   const shutdown = async (signal: string) => {
     const logger = worker.deps.logger;
@@ -52,8 +54,12 @@ async function main(): Promise<void> {
   process.once("SIGTERM", shutdown);
 }
 
-/** A worker's own counters (attempts, stage durations, model calls) for Prometheus to scrape. */
-function serveMetrics(port: number, logger: Logger): Server | undefined {
+/**
+ * A worker's own counters (attempts, stage durations, model calls) for Prometheus to scrape; undefined when port is 0.
+ * A port already taken (two workers on one host with the same WORKER_METRICS_PORT) fails the start with that reason:
+ * a worker nobody can scrape would look healthy while its alerts read "no data".
+ */
+export async function serveMetrics(port: number): Promise<Server | undefined> {
   if (port === 0) return undefined;
   const server = createServer((req, res) => {
     if (req.url !== "/metrics") return void res.writeHead(404).end();
@@ -62,9 +68,13 @@ function serveMetrics(port: number, logger: Logger): Server | undefined {
       (err: Error) => res.writeHead(500).end(err.message),
     );
   });
-  // A taken port (two workers on one host with the same WORKER_METRICS_PORT) costs the metrics, never the worker.
-  server.on("error", (err: Error) => logger.error({ port, err: err.message }, "worker metrics not served; set WORKER_METRICS_PORT"));
-  server.listen(port, () => logger.info({ port }, "worker metrics on /metrics"));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      const why = err.code === "EADDRINUSE" ? `port ${port} is already in use (another worker on this host?)` : err.message;
+      reject(new Error(`worker metrics cannot be served: ${why}; set WORKER_METRICS_PORT to a free port, or 0 for none`));
+    });
+    server.listen(port, () => resolve());
+  });
   return server;
 }
 

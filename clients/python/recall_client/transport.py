@@ -3,8 +3,9 @@
 Every write carries one ``Idempotency-Key``, reused by each of its attempts, so a write the
 server already took is not stored twice. ``429`` and ``503`` are retried after the server's
 ``Retry-After`` (seconds or an HTTP date), else with exponential backoff and jitter; a
-``Retry-After`` longer than ``max_delay`` ends the retries. Reads are also retried after a
-network error; a write only after a refused or reset connection (under the same key, so a
+``Retry-After`` longer than ``max_delay`` ends the retries, and so does a wait that would take
+the call's waits past ``budget`` (30 s by default: long enough to outlast an API restart).
+Reads are also retried after a network error; a write only after a refused or reset connection (under the same key, so a
 write the server took before the reset is answered, not stored again). What no attempt got an
 answer to raises :class:`RecallConnectionError`, the network error kept as its cause.
 """
@@ -33,19 +34,27 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    #: Attempts in all, the first included (1 turns retries off).
-    max_attempts: int = 3
+    """Up to 30 s of waiting in all by default, as long as the longest Retry-After honoured: a restart of the API
+    (3 to 10 s under a supervisor, longer on a loaded machine) is outlasted, and the backoff is capped at 2 s so the
+    call goes through soon after the server is back."""
+
+    #: Attempts in all, the first included (1 turns retries off); ``budget`` usually ends the retries first.
+    max_attempts: int = 40
     #: First backoff in seconds when the server gives no Retry-After; doubled each attempt.
-    base_delay: float = 0.5
+    base_delay: float = 0.25
+    #: The longest backoff: a server coming back is noticed within this long.
+    max_backoff: float = 2.0
     #: The longest wait between attempts; a longer Retry-After ends the retries instead.
     max_delay: float = 30.0
+    #: Seconds of waiting between the attempts of one call, in all: a wait that would go past it ends the retries.
+    budget: float = 30.0
 
     def delay(self, retry_after: Optional[str], attempt: int, now: Optional[float] = None) -> Optional[float]:
         """Seconds to wait before attempt ``attempt + 1``; None when the server asks for longer than allowed."""
         asked = parse_retry_after(retry_after, time.time() if now is None else now)
         if asked is not None:
             return asked if asked <= self.max_delay else None
-        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        backoff = min(self.max_backoff, self.max_delay, self.base_delay * 2 ** (attempt - 1))
         # Half fixed, half random, so clients refused together do not come back together.
         return backoff / 2 + random.random() * backoff / 2
 
@@ -114,30 +123,34 @@ class Transport:
             request.headers[CONSISTENCY] = self.consistency
         # A body read from a file goes once: it cannot be sent again.
         resendable = request.body is None or isinstance(request.body, bytes)
+        waited = 0.0
         attempt = 1
         while True:
             answer = self._once(request)
             if isinstance(answer, BaseException):
-                again = (safe or isinstance(answer, RESENDABLE)) and resendable and attempt < self.retry.max_attempts
-                if not again:
+                again = (safe or isinstance(answer, RESENDABLE)) and resendable
+                delay = self._next_delay(None, attempt, waited) if again else None
+                if delay is None:
                     raise RecallConnectionError(request.method, request.url, answer, attempt) from answer
-                self._sleep(self.retry.delay(None, attempt) or 0.0)
-                attempt += 1
-                continue
-            status, headers, body = answer
-            if 200 <= status < 300:
-                self._note_consistency(headers)
-                return _parse(headers, body)
-            retry_after = headers.get("Retry-After")
-            delay = (
-                self.retry.delay(retry_after, attempt)
-                if status in RETRYABLE_STATUSES and attempt < self.retry.max_attempts
-                else None
-            )
-            if delay is None:
-                raise RecallError(status, request.method, request.url, body, retry_after)
+            else:
+                status, headers, body = answer
+                if 200 <= status < 300:
+                    self._note_consistency(headers)
+                    return _parse(headers, body)
+                retry_after = headers.get("Retry-After")
+                delay = self._next_delay(retry_after, attempt, waited) if status in RETRYABLE_STATUSES else None
+                if delay is None:
+                    raise RecallError(status, request.method, request.url, body, retry_after)
             self._sleep(delay)
+            waited += delay
             attempt += 1
+
+    def _next_delay(self, retry_after: Optional[str], attempt: int, waited: float) -> Optional[float]:
+        """The wait before attempt ``attempt + 1``; None once attempts or the budget are spent."""
+        if attempt >= self.retry.max_attempts:
+            return None
+        delay = self.retry.delay(retry_after, attempt)
+        return delay if delay is not None and waited + delay <= self.retry.budget else None
 
     def stream_to(self, request: Request, sink: BinaryIO, chunk_size: int = 64 * 1024) -> int:
         """GETs the request once and copies its 2xx body into ``sink`` chunk by chunk; returns the bytes written."""

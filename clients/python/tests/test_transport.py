@@ -83,7 +83,7 @@ class TransportTest(unittest.TestCase):
     def setUp(self) -> None:
         self.server = Scripted()
         self.recall = RecallClient(
-            base_url=self.server.url, api_key="rk_test", context_id=CONTEXT, retry=RetryPolicy(base_delay=0.01)
+            base_url=self.server.url, api_key="rk_test", context_id=CONTEXT, retry=RetryPolicy(max_attempts=3, base_delay=0.01)
         )
 
     def tearDown(self) -> None:
@@ -144,6 +144,25 @@ class TransportTest(unittest.TestCase):
             self.recall.profile({"user": "alice"})
         self.assertEqual((raised.exception.status, raised.exception.retry_after), (429, "3600"))
         self.assertEqual(len(self.server.seen), 1)
+
+    def test_the_default_waits_outlast_a_restart_within_the_30_s_budget_and_a_retry_after_past_it_ends_them(self) -> None:
+        waits: List[float] = []
+        self.server.close()  # its port now refuses: every attempt is retried until the budget is spent
+        recall = RecallClient(base_url=self.server.url, api_key="k", context_id=CONTEXT)
+        recall._transport._sleep = waits.append  # counts the waits instead of waiting them
+        with self.assertRaises(RecallConnectionError) as caught:
+            recall.profile()
+        self.assertEqual(caught.exception.attempts, len(waits) + 1)
+        self.assertLessEqual(max(waits), 2.0)
+        self.assertGreater(sum(waits), 28.0)
+        self.assertLessEqual(sum(waits), 30.0)
+
+        policy = RetryPolicy(budget=5.0)
+        transport = recall._transport
+        transport.retry = policy
+        self.assertEqual(transport._next_delay("3", 1, 0.0), 3.0)
+        self.assertIsNone(transport._next_delay("3", 2, 3.0), "3 s more would be 6 s of waiting")
+        self.assertEqual(transport._next_delay("2", 2, 3.0), 2.0)
 
     def test_a_refused_connection_is_a_recall_connection_error_with_its_cause_after_every_attempt(self) -> None:
         self.server.close()  # its port now refuses

@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY, parseRetryAfter, retryDelay } from "./retry-policy";
+import { DEFAULT_RETRY, RetryBudget, parseRetryAfter, retryDelay } from "./retry-policy";
 
 const now = Date.parse("2026-01-01T00:00:00Z");
 
@@ -17,7 +17,7 @@ test("the server's wait is honoured up to the policy's longest; a longer one end
 });
 
 test("without Retry-After the backoff doubles, with jitter in its upper half, capped", () => {
-  const policy = { maxAttempts: 10, baseDelayMs: 100, maxDelayMs: 1_000 };
+  const policy = { ...DEFAULT_RETRY, baseDelayMs: 100, maxBackoffMs: 1_000 };
   for (const [attempt, full] of [
     [1, 100],
     [2, 200],
@@ -28,4 +28,29 @@ test("without Retry-After the backoff doubles, with jitter in its upper half, ca
     expect(delay).toBeGreaterThanOrEqual(full / 2);
     expect(delay).toBeLessThanOrEqual(full);
   }
+});
+
+test("the default waits add up to nearly 30 s, far past an API restart, whatever the jitter, and no wait is over 2 s", () => {
+  for (let run = 0; run < 50; run++) {
+    const budget = new RetryBudget(DEFAULT_RETRY);
+    const waits: number[] = [];
+    for (let attempt = 1; ; attempt++) {
+      const wait = budget.next(null, attempt);
+      if (wait === undefined) break;
+      waits.push(wait);
+    }
+    expect(Math.max(...waits)).toBeLessThanOrEqual(2_000);
+    const total = waits.reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(DEFAULT_RETRY.budgetMs - 2_000);
+    expect(total).toBeLessThanOrEqual(DEFAULT_RETRY.budgetMs);
+  }
+});
+
+test("a Retry-After that would go past what is left of the budget ends the retries; so does maxAttempts", () => {
+  const budget = new RetryBudget({ ...DEFAULT_RETRY, budgetMs: 5_000 });
+  expect(budget.next("3", 1)).toBe(3_000);
+  expect(budget.next("3", 2)).toBeUndefined();
+  expect(budget.next("2", 2)).toBe(2_000);
+  expect(budget.next("0", 3)).toBe(0);
+  expect(new RetryBudget({ ...DEFAULT_RETRY, maxAttempts: 2 }).next("0", 2)).toBeUndefined();
 });

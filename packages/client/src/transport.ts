@@ -4,7 +4,7 @@
 // retried (any network error for a read); a timeout per attempt; the caller's AbortSignal
 // honoured while waiting for an answer and between attempts.
 import { RecallConnectionError, RecallTimeoutError } from "./errors.js";
-import { RETRYABLE_STATUSES, retryDelay, type RetryPolicy } from "./retry-policy.js";
+import { RETRYABLE_STATUSES, RetryBudget, type RetryPolicy } from "./retry-policy.js";
 
 export interface TransportSettings {
   fetch: typeof globalThis.fetch;
@@ -46,19 +46,20 @@ export function callFetch(settings: TransportSettings, call: CallOptions = {}): 
     if (!safe) headers.set("Idempotency-Key", call.idempotencyKey ?? headers.get("Idempotency-Key") ?? crypto.randomUUID());
     const body = safe ? undefined : (await request.text()) || undefined;
     const attempt: Attempt = { url: request.url, method: request.method, headers, body };
+    const budget = new RetryBudget(policy);
     for (let n = 1; ; n++) {
       const outcome = await sendOnce(settings, attempt, call);
       if (outcome instanceof Response) {
-        const delay = nextDelay(outcome, n, policy);
+        const delay = RETRYABLE_STATUSES.has(outcome.status) ? budget.next(outcome.headers.get("retry-after"), n) : undefined;
         if (delay === undefined) return noteConsistency(settings, outcome);
         await sleep(delay, call.signal);
         continue;
       }
       // A write is sent again only where the server cannot have half-taken it without its Idempotency-Key
       // holding: the connection was refused, or reset before an answer (the key makes a second store a replay).
-      const again = (safe || RESENDABLE.has(outcome.code ?? "")) && n < policy.maxAttempts;
-      if (!again) throw new RecallConnectionError(request.method, request.url, outcome.code, n, outcome.error);
-      await sleep(retryDelay(null, n, policy)!, call.signal);
+      const delay = safe || RESENDABLE.has(outcome.code ?? "") ? budget.next(null, n) : undefined;
+      if (delay === undefined) throw new RecallConnectionError(request.method, request.url, outcome.code, n, outcome.error);
+      await sleep(delay, call.signal);
     }
   };
 }
@@ -77,12 +78,6 @@ function noteConsistency(settings: TransportSettings, response: Response): Respo
 function walPosition(token: string): bigint {
   const m = /^([0-9A-F]{1,8})\/([0-9A-F]{1,8})$/i.exec(token);
   return m ? (BigInt(`0x${m[1]}`) << 32n) + BigInt(`0x${m[2]}`) : -1n;
-}
-
-/** undefined: answer with this response; a number: wait that long and try again. */
-function nextDelay(response: Response, attempt: number, policy: RetryPolicy): number | undefined {
-  if (!RETRYABLE_STATUSES.has(response.status) || attempt >= policy.maxAttempts) return undefined;
-  return retryDelay(response.headers.get("retry-after"), attempt, policy);
 }
 
 /** Refused, reset, or closed by the other side before an answer (undici's UND_ERR_SOCKET). */

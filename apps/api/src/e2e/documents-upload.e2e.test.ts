@@ -188,6 +188,36 @@ describe("a Markdown spec uploaded as a file, then a changed version of it", () 
   });
 });
 
+test("the same bytes in another format are another document (read another way); in the same format, a duplicate", async () => {
+  const text = "# Rollout\n\nThe rollout of the billing service starts on Monday.";
+  const post = (format: string) =>
+    request(h.app)
+      .post(api("/documents"))
+      .set("API-KEY", key)
+      .send({ text, format, scope: ["team=billing"] });
+  llm.script({ json: NOTHING }, { json: NOTHING });
+  const markdown = await post("markdown");
+  expect(markdown.body).toMatchObject({ format: "markdown", duplicate: false });
+  await committed(markdown.body.document_id);
+  const plain = await post("text");
+  expect(plain.status).toBe(202);
+  expect(plain.body).toMatchObject({ format: "text", duplicate: false });
+  expect(plain.body.document_id).not.toBe(markdown.body.document_id);
+  await committed(plain.body.document_id);
+  for (const [format, first] of [
+    ["markdown", markdown],
+    ["text", plain],
+  ] as const) {
+    const again = await post(format);
+    expect({ status: again.status, ...again.body }).toMatchObject({
+      status: 200,
+      document_id: first.body.document_id,
+      format,
+      duplicate: true,
+    });
+  }
+});
+
 test("an HTML page: the main content, split under its headings, the original kept with its hash", async () => {
   const html = `<!doctype html><html><head><title>Acme Handbook</title><script>track()</script></head><body>
     <nav><a href="/">Home</a> <a href="/careers">Careers</a></nav>

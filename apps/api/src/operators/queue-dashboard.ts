@@ -13,6 +13,18 @@ import { requireAdminSecret } from "./operator-guards";
 
 export const DASHBOARD_PATH = "/admin/queues";
 const READ_METHODS = new Set(["GET", "HEAD"]);
+/** Bull Board's page links its fonts from Google: an operator page loads nothing from another host (system fonts serve). */
+const OUTSIDE_LINK = /<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>/g;
+
+/** Only this host, for whatever Bull Board's page might add in a later version (its own inline styles kept). */
+export const OPERATOR_PAGE_CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:";
+
+function ownHostOnly(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader("Content-Security-Policy", OPERATOR_PAGE_CSP);
+  const send = res.send.bind(res);
+  res.send = (body?: unknown) => send(typeof body === "string" ? body.replace(OUTSIDE_LINK, "") : body);
+  next();
+}
 
 /**
  * Read-only: Bull Board's retry, clean, promote and delete act on jobs behind the work-item
@@ -34,6 +46,6 @@ export function queueDashboard(deps: ApiDeps): Router {
     const message = "the queue dashboard is read-only; retry work with POST /api/v1/admin/work-items/{id}/retry or the /admin dashboard";
     sendProblem(res, new AppError(405, "read_only", message, [{ field: "method", message }]));
   });
-  router.use(serverAdapter.getRouter());
+  router.use(ownHostOnly, serverAdapter.getRouter());
   return router;
 }

@@ -104,7 +104,7 @@ export const DocumentAccepted = z.object({
   document_id: z.uuid(),
   trace_id: z.string(),
   queued: z.boolean().describe("false when Redis did not answer (the sweeper queues it later), or for a duplicate"),
-  duplicate: z.boolean().describe("true when these bytes were already stored: the answer names that document"),
+  duplicate: z.boolean().describe("true when these bytes were already stored in this format and scope: the answer names that document"),
   format: Format,
   previous_version_id: z.uuid().nullable().describe("the version of the same source this one replaces"),
 });

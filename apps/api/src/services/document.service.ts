@@ -1,6 +1,6 @@
 // Document ingest: the document as received, its source and its first work item in one
 // transaction, then queued; accepted means kept, whether or not Redis answered. Splitting into nodes happens later, in the extract stage. The same bytes
-// posted again to the same context and scope answer the document already stored; a
+// posted again to the same context and scope in the same format answer the document already stored; a
 // document posted under the source id of an earlier one becomes that source's next version.
 import { holdLock, lockKey, toJson, transaction, type Document, type Tx, type WorkItem } from "@recall/db";
 import type { DocumentFormat } from "@recall/extraction";
@@ -63,7 +63,7 @@ export class DocumentService {
       // Before any other lock, as an erasure of the scope takes it: the document is stored before it reads, or after.
       await holdScopeShared(tx, contextId, scope);
       await holdLock(tx, lockKey("document", contextId, hash));
-      const same = await findSame(tx, contextId, hash, scope);
+      const same = await findSame(tx, contextId, hash, input.format, scope);
       if (same) return { document: same };
       const sourceId = input.source ? await upsertSource(tx, contextId, input.source) : undefined;
       if (sourceId) await holdLock(tx, lockKey("source", sourceId));
@@ -104,9 +104,12 @@ function metadataOf(input: DocumentInput): Record<string, unknown> {
   return metadata;
 }
 
-/** The live document with these bytes in this scope: not replaced by a newer version, not retracted. */
-async function findSame(tx: Tx, contextId: string, hash: string, scope: string[]): Promise<Document | undefined> {
-  const candidates = await tx.document.findMany({ where: { contextId, contentHash: hash }, orderBy: { createdAt: "desc" } });
+/**
+ * The live document with these bytes in this format and scope: not replaced by a newer version, not retracted. The
+ * format is part of what was sent: the same bytes as Markdown and as plain text are split and read differently.
+ */
+async function findSame(tx: Tx, contextId: string, hash: string, format: DocumentFormat, scope: string[]): Promise<Document | undefined> {
+  const candidates = await tx.document.findMany({ where: { contextId, contentHash: hash, format }, orderBy: { createdAt: "desc" } });
   const key = JSON.stringify(normaliseScope(scope));
   for (const doc of candidates) {
     const own = (doc.metadata as { scope?: string[] } | null)?.scope ?? [];

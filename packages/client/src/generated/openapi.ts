@@ -1571,7 +1571,7 @@ export interface operations {
           "application/json": {
             /** Format: uuid */
             document_id: string;
-            /** @description true when these bytes were already stored: the answer names that document */
+            /** @description true when these bytes were already stored in this format and scope: the answer names that document */
             duplicate: boolean;
             /** @enum {string} */
             format: "text" | "markdown" | "html" | "pdf";
@@ -1602,7 +1602,7 @@ export interface operations {
           "application/json": {
             /** Format: uuid */
             document_id: string;
-            /** @description true when these bytes were already stored: the answer names that document */
+            /** @description true when these bytes were already stored in this format and scope: the answer names that document */
             duplicate: boolean;
             /** @enum {string} */
             format: "text" | "markdown" | "html" | "pdf";

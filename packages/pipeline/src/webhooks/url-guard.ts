@@ -70,7 +70,11 @@ export class AddressPolicy {
       parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
     if (this.allowed.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits))) return undefined;
     const range = internalRange(address);
-    return range && `${text} is not a public address (${range}): private, loopback, link-local and reserved addresses are refused`;
+    // Names the setting: a receiver on loopback or a private network (a test's, a sidecar) is allowed there.
+    return (
+      range &&
+      `${text} is not a public address (${range}): private, loopback, link-local and reserved addresses are refused unless WEBHOOK_ALLOWED_NETWORKS includes them (e.g. WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8)`
+    );
   }
 }
 

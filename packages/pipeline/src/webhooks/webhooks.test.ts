@@ -116,6 +116,8 @@ describe("address policy", () => {
 
   test("registration resolves the host: a name for loopback is refused like the address", async () => {
     await expect(checkWebhookUrl("http://localhost:9/hook", NOTHING_ALLOWED)).rejects.toThrow(WebhookUrlError);
+    // The refusal names the setting that would allow it.
+    await expect(checkWebhookUrl("http://127.0.0.1:9/hook", NOTHING_ALLOWED)).rejects.toThrow(/loopback.*WEBHOOK_ALLOWED_NETWORKS/);
     await expect(checkWebhookUrl("http://does-not-exist.invalid/", NOTHING_ALLOWED)).rejects.toThrow(/does not resolve/);
     await expect(checkWebhookUrl("gopher://example.com/", NOTHING_ALLOWED)).rejects.toThrow(/http or https/);
     expect((await checkWebhookUrl("http://localhost:9/hook", LOOPBACK)).hostname).toBe("localhost");

@@ -1,6 +1,7 @@
 // What the operators' dashboard shows, across contexts: recent documents and sessions with each
 // stage's status and timing, failed work with its error, and each queue's depth and age.
 import type { Db, WorkItem } from "@recall/db";
+import type { ListPosition } from "@recall/memory";
 import { PIPELINE, queueDepths, type QueueSet, type WorkItemService } from "@recall/pipeline";
 import { workItemView } from "../../views/work-item-view";
 
@@ -8,6 +9,8 @@ const RECENT_DOCUMENTS = 15;
 const RECENT_SESSIONS = 8;
 const TURNS_PER_SESSION = 5;
 const FAILING_WEBHOOKS = 20;
+/** Failed work a page at a time: a row is about 100 px, so more would push everything else off the first screens. */
+export const FAILED_PAGE = 10;
 
 export interface OverviewDeps {
   db: Db;
@@ -99,13 +102,22 @@ async function failingWebhooks(db: Db) {
   }));
 }
 
-export async function dashboardOverview(deps: OverviewDeps) {
+/** `failedAfter`: the failed list's page after this position (the previous page's `failed_next` cursor). */
+export async function dashboardOverview(deps: OverviewDeps, failedAfter?: ListPosition) {
   const [queues, documents, sessions, failed, webhooks] = await Promise.all([
     queueDepths(deps.queues),
     recentDocuments(deps.db),
     recentSessions(deps.db),
-    deps.workItems.list({ statuses: ["failed", "dead"] }, { limit: 50 }),
+    deps.workItems.list({ statuses: ["failed", "dead"] }, { limit: FAILED_PAGE, after: failedAfter }),
     failingWebhooks(deps.db),
   ]);
-  return { generated_at: new Date(), queues, documents, sessions, failed: failed.items.map(workItemView), webhooks };
+  return {
+    generated_at: new Date(),
+    queues,
+    documents,
+    sessions,
+    failed: failed.items.map(workItemView),
+    failedNext: failed.next,
+    webhooks,
+  };
 }

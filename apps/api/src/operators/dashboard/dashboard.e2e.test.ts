@@ -573,3 +573,80 @@ browserTest("an operator edits a held candidate before approving it; a refused e
   expect(JSON.stringify((await api.get("/profile")).body)).toContain("Chief Technology Officer");
   await context.close();
 });
+
+/** Every request a browser context makes, recorded; one for another host is recorded and then aborted, never sent. */
+async function recordRequests(context: import("playwright-core").BrowserContext): Promise<URL[]> {
+  const seen: URL[] = [];
+  context.on("request", (r) => void seen.push(new URL(r.url())));
+  await context.route("**/*", (route) =>
+    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
+  );
+  return seen;
+}
+
+browserTest(
+  "with the key in the address, the failed list pages, an opened item is in view and outlined, and nothing leaves 127.0.0.1",
+  async () => {
+    const ctx = await createContext(h.app, "paged");
+    await seedItems(ctx.contextId, 25, { queue: "commit_artifacts", status: "failed", errorClass: "budget" });
+    browser ??= await launchChromium();
+    const context = await browser.newContext();
+    const requests = await recordRequests(context);
+    const page = await context.newPage();
+    const { port } = new URL(baseUrl);
+    await page.goto(`http://ops:${ADMIN_KEY}@127.0.0.1:${port}/admin`);
+    await page.locator("#status", { hasText: "updated" }).waitFor();
+    // Every panel loaded: the failed list, the work-item list and the review queue.
+    await page.locator("#work-items tbody tr[data-work-item-id]").first().waitFor();
+    await page.locator("#reviews:not([data-loading])").waitFor();
+
+    const failedIds = () =>
+      page.locator("#failed tbody tr[data-work-item-id]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-work-item-id")));
+    await page.locator("#failed-older").waitFor();
+    const first = await failedIds();
+    expect(first).toHaveLength(10);
+    expect(await page.locator("#failed-newer").isHidden()).toBe(true);
+    await page.click("#failed-older");
+    await page.locator("#failed-page", { hasText: "page 2" }).waitFor();
+    await page.locator("#failed tbody tr[data-work-item-id]").first().waitFor();
+    const second = await waitFor(async () => {
+      const ids = await failedIds();
+      return ids.length === 10 && ids[0] !== first[0] ? ids : undefined;
+    });
+    expect(second.filter((id) => first.includes(id))).toEqual([]);
+    // The 2-s refresh keeps the page it is on.
+    await page.locator("#status", { hasText: "updated" }).waitFor();
+    await page.click("#failed-newer");
+    await page.locator("#failed-newer").waitFor({ state: "hidden" });
+    expect(await waitFor(async () => ((await failedIds())[0] === first[0] ? true : undefined))).toBe(true);
+
+    // An item opened from the failed list: its page is scrolled to and outlined.
+    const id = first[3]!;
+    await page.click(`#failed tr[data-work-item-id="${id}"] a.open-item`);
+    const item = page.locator(`#item.opened[data-work-item-id="${id}"]`);
+    await item.waitFor();
+    const placed = await item.evaluate((node) => {
+      const view = node.ownerDocument.defaultView!;
+      return {
+        top: Math.round(node.getBoundingClientRect().top),
+        viewport: view.innerHeight,
+        outline: view.getComputedStyle(node).outlineStyle,
+      };
+    });
+    expect(placed.top).toBeGreaterThanOrEqual(0);
+    expect(placed.top).toBeLessThan(placed.viewport / 2);
+    expect(placed.outline).toBe("solid");
+
+    // Bull Board's page (with the key as Basic credentials: its own code fetches relative URLs).
+    const queues = await browser.newContext({ httpCredentials: { username: "ops", password: ADMIN_KEY } });
+    const queueRequests = await recordRequests(queues);
+    const board = await queues.newPage();
+    await board.goto(`${baseUrl}/admin/queues`);
+    await board.getByText("extract_assertions").first().waitFor();
+    const outside = [...requests, ...queueRequests].filter((u) => u.hostname !== "127.0.0.1").map((u) => u.href);
+    expect(outside).toEqual([]);
+    expect(queueRequests.some((u) => u.pathname.startsWith("/admin/queues/static/"))).toBe(true);
+    await queues.close();
+    await context.close();
+  },
+);

@@ -48,6 +48,8 @@ const ReviewPath = z.object({ contextId: z.uuid("must be a context id"), reviewI
 const ApproveBody = z.object({ edit: ReviewEdit, note: ReviewNote }).strict();
 const RejectBody = z.object({ note: ReviewNote }).strict();
 
+/** The overview's failed list, a page at a time. */
+const OverviewQuery = z.object({ failed_cursor: cursorParam("time") });
 /** The dashboard's list pages are smaller than the API's (docs/limits.md). */
 const DashboardListQuery = ListQuery.extend({ limit: limitParam(50, 200) });
 
@@ -66,8 +68,10 @@ export function adminDashboard(deps: ApiDeps): Router {
     next();
   });
   router.get("/", (_req, res) => void res.type("html").send(page));
-  router.get("/overview.json", async (_req, res) => {
-    res.json({ ...(await dashboardOverview(deps)), trace_url_template: explorer.traceUrlTemplate ?? null });
+  router.get("/overview.json", async (req, res) => {
+    const { failed_cursor } = parse(OverviewQuery, req.query, "query");
+    const { failedNext, ...overview } = await dashboardOverview(deps, failed_cursor);
+    res.json({ ...overview, failed_next_cursor: encodeCursor(failedNext), trace_url_template: explorer.traceUrlTemplate ?? null });
   });
   router.get("/search.json", async (req, res) => {
     const { q } = parse(SearchQuery, req.query, "query");
