@@ -3,6 +3,7 @@
 // prompt, with its sections in `metadata`. With Recall unreachable it answers no Document (see degrade.ts).
 import { Document } from "@langchain/core/documents";
 import { BaseRetriever, type BaseRetrieverInput } from "@langchain/core/retrievers";
+import { RunnableLambda, type Runnable } from "@langchain/core/runnables";
 import { RecallClient, type Scope } from "@recall/client";
 import { softly, type Degrade } from "./degrade.js";
 
@@ -32,6 +33,11 @@ export class RecallContextRetriever extends BaseRetriever {
     super(input);
     this.options = input;
     this.client = input.client ?? new RecallClient();
+  }
+
+  /** The packed text itself, for a prompt's variable: `{ memory: new RunnablePick("input").pipe(retriever.asText()) }`. */
+  asText(): Runnable<string, string> {
+    return this.pipe(RunnableLambda.from((docs: Document[]) => docs.map((d) => d.pageContent).join("\n\n")));
   }
 
   override async _getRelevantDocuments(message: string): Promise<Document[]> {

@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { RecallClient } from "@recall/client";
-import { runCommand, startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
+import { runCommand, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { listen, type Listening } from "../testing/listen";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 
@@ -29,7 +29,6 @@ beforeAll(async () => {
   // The service itself runs without a model (its rules read these statements); only the agent's calls reach `llm`.
   h = await startHarness();
   server = await listen(h.app);
-  // Each run of this file starts without the files a run before it kept (the LangChain example's session).
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -70,40 +69,53 @@ async function contextEnv(name: string): Promise<NodeJS.ProcessEnv> {
 const systemOf = (body: Record<string, unknown>) =>
   ((body.messages as { role: string; content: unknown }[]).find((m) => m.role === "system")?.content as string | undefined) ?? "";
 
-test("AI SDK: the model remembers through the tool in one run; the next run's system prompt holds what it learned", async () => {
+/** Waits until what run 1 said is committed: /context for "me" in the example's scope holds `fact`. */
+async function committed(env: NodeJS.ProcessEnv, scope: Record<string, string>, fact: string) {
+  const recall = new RecallClient({ baseUrl: env.RECALL_URL, contextId: env.RECALL_CONTEXT_ID, apiKey: env.RECALL_API_KEY });
+  await waitFor(async () => (await recall.context({ message: "What do you know about me?", scope })).text.includes(fact), {
+    what: `"${fact}" in the context of ${JSON.stringify(scope)}`,
+  });
+}
+
+test("AI SDK: the wrapped model remembers without calling a tool; the next run's system prompt holds what it was told", async () => {
   const env = await contextEnv("ai-sdk");
-  const told = "I'm Alice, CTO at Acme. Always answer in bullet points.";
-  llm.script({ toolCalls: [{ name: "remember", arguments: { content: told } }] }, { raw: "Noted, Alice." });
-  const first = await run("ai-sdk-agent", env, [told]);
+  llm.script({ raw: "Noted, Alice." });
+  const first = await run("ai-sdk-agent", env, ["I'm Alice, CTO at Acme. Always answer in bullet points."]);
   expect(first.stdout.trim()).toBe("Noted, Alice.");
-  // The tool's answer went back to the model: the turn was committed, with what it taught.
-  const toolResult = JSON.stringify(llm.requests.at(-1)!.body.messages);
-  expect(toolResult).toContain("committed");
-  expect(toolResult).toContain("CTO");
+  // The model was offered no tool and called none: the middleware recorded the exchange.
+  expect(llm.requests.at(-1)!.body.tools).toBeUndefined();
+  await committed(env, { user: "alice" }, "role = CTO");
 
   const asked = llm.requests.length;
   llm.script({ raw: "- You are the CTO of Acme." });
-  const second = await run("ai-sdk-agent", env, ["What is my role?"]);
+  const second = await run("ai-sdk-agent", env, []);
   expect(second.stdout.trim()).toBe("- You are the CTO of Acme.");
   const system = systemOf(llm.requests[asked]!.body);
   expect(system).toContain("You are Alice's assistant.");
-  // The role, as the fact or as the turn it was read from (then the fact's line is not written twice: docs/context.md).
-  expect(system).toMatch(/Alice: role = CTO|I'm Alice, CTO at Acme/);
+  expect(system).toContain("Alice: role = CTO");
   expect(system).toMatch(/bullet points/i);
-  // Every tool was offered to the model, under its name.
-  expect((llm.requests[asked]!.body.tools as { function: { name: string } }[]).map((t) => t.function.name).sort()).toEqual([
-    "forget",
-    "recall_context",
-    "recall_profile",
-    "remember",
-  ]);
+  // Both runs' exchanges are turns: run 1's user message and reply, and run 2's.
+  const found = await new RecallClient({ baseUrl: server.url, contextId: env.RECALL_CONTEXT_ID, apiKey: env.RECALL_API_KEY }).query({
+    query: "Noted Alice",
+    scope: { user: "alice" },
+    kinds: ["turn"],
+  });
+  expect(found.results.map((r) => r.text)).toContain("Noted, Alice.");
 }, 180_000);
 
-test("LangChain: a conversation kept in a Recall session is read back by the next run, with what it taught", async () => {
+test("LangChain: the chain reads memory through the retriever and keeps the conversation; the next run knows the user", async () => {
   const env = await contextEnv("langchain");
-  await run("langchain-history", env, ["I'm Bob, engineer at Initech."]);
-  const second = await run("langchain-history", env);
-  expect(second.stdout).toContain("human: I'm Bob, engineer at Initech.");
-  expect(second.stdout).toMatch(/found \(\w+\): .*Bob/);
-  expect(second.stdout).toContain("Bob: role = engineer");
+  llm.script({ raw: "Hello Bob." });
+  const first = await run("langchain-chain", env, ["I'm Bob, engineer at Initech."]);
+  expect(first.stdout.trim()).toBe("Hello Bob.");
+  await committed(env, { user: "bob" }, "role = engineer");
+
+  const asked = llm.requests.length;
+  llm.script({ raw: "You are an engineer at Initech." });
+  const second = await run("langchain-chain", env, []);
+  expect(second.stdout.trim()).toBe("You are an engineer at Initech.");
+  const system = systemOf(llm.requests[asked]!.body);
+  expect(system).toContain("You are Bob's assistant.");
+  expect(system).toContain("Bob: role = engineer");
+  expect(system).toMatch(/works_at = Initech|Initech/);
 }, 180_000);
