@@ -1,23 +1,13 @@
 // docs/integrations.md as a newcomer runs it: each example marked `<!-- integration: name -->` is written out and run
 // twice, as two processes, against a real Recall whose agent model is a local server speaking the OpenAI wire
 // protocol. The second run must know what the first was told: through memory, not through the process.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { RecallClient } from "@recall/client";
-import { runCommand, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
+import { runCommand, startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { listen, type Listening } from "../testing/listen";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
-
-const REPO = path.resolve(__dirname, "../../../..");
-const PAGE = readFileSync(path.join(REPO, "docs/integrations.md"), "utf8");
-
-/** The ```ts fence after each `<!-- integration: name -->`. */
-function example(name: string): string {
-  const at = PAGE.indexOf(`<!-- integration: ${name} -->\n\`\`\`ts\n`);
-  if (at === -1) throw new Error(`docs/integrations.md has no example "${name}"`);
-  const start = PAGE.indexOf("\n", PAGE.indexOf("```ts", at)) + 1;
-  return PAGE.slice(start, PAGE.indexOf("\n```", start));
-}
+import { REPO, integrationExample, systemOf, waitUntilRemembered } from "../testing/integration-examples";
 
 let h: Harness;
 let llm: FakeLlmServer;
@@ -45,7 +35,7 @@ async function run(name: string, env: NodeJS.ProcessEnv, args: string[] = []) {
   const cwd = path.join(scratch, name);
   mkdirSync(cwd, { recursive: true });
   const file = path.join(cwd, "example.mts");
-  writeFileSync(file, example(name));
+  writeFileSync(file, integrationExample(name));
   return runCommand(process.execPath, ["--import", "tsx", file, ...args], {
     cwd,
     env: { ...env, TSX_TSCONFIG_PATH: path.join(REPO, "tsconfig.json") },
@@ -66,17 +56,6 @@ async function contextEnv(name: string): Promise<NodeJS.ProcessEnv> {
   };
 }
 
-const systemOf = (body: Record<string, unknown>) =>
-  ((body.messages as { role: string; content: unknown }[]).find((m) => m.role === "system")?.content as string | undefined) ?? "";
-
-/** Waits until what run 1 said is committed: /context for "me" in the example's scope holds `fact`. */
-async function committed(env: NodeJS.ProcessEnv, scope: Record<string, string>, fact: string) {
-  const recall = new RecallClient({ baseUrl: env.RECALL_URL, contextId: env.RECALL_CONTEXT_ID, apiKey: env.RECALL_API_KEY });
-  await waitFor(async () => (await recall.context({ message: "What do you know about me?", scope })).text.includes(fact), {
-    what: `"${fact}" in the context of ${JSON.stringify(scope)}`,
-  });
-}
-
 test("AI SDK: the wrapped model remembers without calling a tool; the next run's system prompt holds what it was told", async () => {
   const env = await contextEnv("ai-sdk");
   llm.script({ raw: "Noted, Alice." });
@@ -84,7 +63,7 @@ test("AI SDK: the wrapped model remembers without calling a tool; the next run's
   expect(first.stdout.trim()).toBe("Noted, Alice.");
   // The model was offered no tool and called none: the middleware recorded the exchange.
   expect(llm.requests.at(-1)!.body.tools).toBeUndefined();
-  await committed(env, { user: "alice" }, "role = CTO");
+  await waitUntilRemembered(env, { user: "alice" }, "role = CTO");
 
   const asked = llm.requests.length;
   llm.script({ raw: "- You are the CTO of Acme." });
@@ -108,7 +87,7 @@ test("LangChain: the chain reads memory through the retriever and keeps the conv
   llm.script({ raw: "Hello Bob." });
   const first = await run("langchain-chain", env, ["I'm Bob, engineer at Initech."]);
   expect(first.stdout.trim()).toBe("Hello Bob.");
-  await committed(env, { user: "bob" }, "role = engineer");
+  await waitUntilRemembered(env, { user: "bob" }, "role = engineer");
 
   const asked = llm.requests.length;
   llm.script({ raw: "You are an engineer at Initech." });
