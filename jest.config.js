@@ -4,7 +4,8 @@ module.exports = {
   roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/infra", "<rootDir>/bench"],
   testMatch: ["**/*.test.ts"],
   // The fault-injection tests (`*.faults.test.ts`) run on their own: `pnpm test:faults`; the replica's, `pnpm test:replica`.
-  testPathIgnorePatterns: ["/node_modules/", "\\.faults\\.test\\.ts$", "\\.replica\\.test\\.ts$"],
+  // The release tarballs installed with npm from the registry (`*.release.test.ts`): `pnpm test:release`.
+  testPathIgnorePatterns: ["/node_modules/", "\\.faults\\.test\\.ts$", "\\.replica\\.test\\.ts$", "\\.release\\.test\\.ts$"],
   transform: {
     "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.base.json", diagnostics: false }],
   },

@@ -72,11 +72,12 @@ test("every TypeScript block type-checks under tsc --strict as an ES module", ()
   expect(run.status).toBe(0);
 });
 
+// The adapters' examples too: the release test runs them from an npm-installed project as `.mjs` files.
 test("the runnable TypeScript examples are plain JavaScript too (node --check as .mjs)", () => {
-  const runnable = typescript.filter((b) => b.test);
-  expect(runnable.length).toBeGreaterThan(0);
+  const runnable = typescript.filter((b) => b.test || b.integration);
+  expect(runnable.filter((b) => b.integration).length).toBeGreaterThan(0);
   const failures = runnable.flatMap((b) => {
-    const file = path.join(work, `${b.test!.name}.mjs`);
+    const file = path.join(work, `${b.test?.name ?? b.integration}.mjs`);
     writeFileSync(file, b.code);
     const run = spawnSync(process.execPath, ["--check", file], { encoding: "utf8" });
     return run.status === 0 ? [] : [`${where(b)}: ${run.stderr.trim()}`];

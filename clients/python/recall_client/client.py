@@ -22,10 +22,15 @@ Scope = Union[Mapping[str, str], Sequence[str]]
 Json = Dict[str, Any]
 
 
+def _env(name: str) -> Optional[str]:
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
 class RecallClient:
     def __init__(
         self,
-        base_url: str,
+        base_url: Optional[str] = None,
         api_key: Optional[str] = None,
         context_id: Optional[str] = None,
         *,
@@ -35,9 +40,9 @@ class RecallClient:
         read_your_writes: bool = True,
     ) -> None:
         """
-        :param base_url: where the API listens, e.g. ``http://127.0.0.1:8080``
-        :param api_key: the context's API key (sent as the ``API-KEY`` header)
-        :param context_id: the context (tenant) every memory call is about
+        :param base_url: where the API listens, e.g. ``http://127.0.0.1:8080``; default ``RECALL_URL`` from the environment
+        :param api_key: the context's API key (sent as the ``API-KEY`` header); default ``RECALL_API_KEY``
+        :param context_id: the context (tenant) every memory call is about; default ``RECALL_CONTEXT_ID``
         :param admin_key: the server's ``ADMIN_API_KEY``, for :meth:`create_context`
         :param timeout: seconds to connect and for each read of an answer (a turn waits up to the
             server's ``TURN_TIMEOUT_MS``, 30 s by default)
@@ -45,9 +50,13 @@ class RecallClient:
         :param read_your_writes: send the consistency token of this client's last write with each later call, so
             a read right after a write sees it where the server reads from replicas (docs/operating.md)
         """
+        # As the Quickstart exports them, so an example runs unchanged on any port; an argument given wins.
+        base_url = base_url or _env("RECALL_URL")
+        if not base_url:
+            raise ValueError("RecallClient needs base_url, or RECALL_URL in the environment (e.g. http://localhost:8080)")
         self.base_url = base_url.rstrip("/")
-        self.api_key = api_key
-        self.context_id = context_id
+        self.api_key = api_key or _env("RECALL_API_KEY")
+        self.context_id = context_id or _env("RECALL_CONTEXT_ID")
         self.admin_key = admin_key
         self.timeout = timeout
         self.retry = retry or RetryPolicy()

@@ -93,3 +93,5 @@ export function recallTools(options: RecallMemoryOptions): ToolSet {
     }),
   };
 }
+
+export { recallMiddleware, type RecallMiddlewareOptions } from "./recall-middleware.js";

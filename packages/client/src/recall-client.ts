@@ -7,14 +7,15 @@ import type { paths } from "./generated/openapi.js";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry-policy.js";
 import { callFetch, type CallOptions, type TransportSettings } from "./transport.js";
 import { waitForDocument, type WaitOptions } from "./document-wait.js";
+import { withEnvDefaults } from "./env-defaults.js";
 import type * as T from "./types.js";
 
 export interface RecallOptions {
-  /** Where the API listens, e.g. http://127.0.0.1:8080 */
-  baseUrl: string;
-  /** The context (tenant) every memory call is about; needed with `apiKey` for all but admin calls. */
+  /** Where the API listens, e.g. http://127.0.0.1:8080; default RECALL_URL from the environment. */
+  baseUrl?: string;
+  /** The context (tenant) every memory call is about; needed with `apiKey` for all but admin calls. Default RECALL_CONTEXT_ID. */
   contextId?: string;
-  /** The context's API key (sent as the API-KEY header). */
+  /** The context's API key (sent as the API-KEY header); default RECALL_API_KEY. */
   apiKey?: string;
   /** The server's ADMIN_API_KEY, for `admin` calls (contexts and keys). */
   adminKey?: string;
@@ -37,8 +38,12 @@ export class RecallClient {
   readonly raw: Client<paths>;
   readonly contextId: string | undefined;
   private readonly settings: TransportSettings;
+  private readonly options: RecallOptions & { baseUrl: string };
 
-  constructor(private readonly options: RecallOptions) {
+  /** Every option may be left out where its variable is set: RECALL_URL, RECALL_CONTEXT_ID, RECALL_API_KEY. */
+  constructor(given: RecallOptions = {}) {
+    const options = withEnvDefaults(given);
+    this.options = options;
     this.contextId = options.contextId;
     this.settings = {
       fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
@@ -406,7 +411,7 @@ export class RecallClient {
 
   private ctx(): { contextId: string } {
     if (!this.contextId || !this.options.apiKey)
-      throw new Error("this call needs a context: pass contextId and apiKey (or use withContext)");
+      throw new Error("this call needs a context: pass contextId and apiKey, set RECALL_CONTEXT_ID and RECALL_API_KEY, or use withContext");
     return { contextId: this.contextId };
   }
 

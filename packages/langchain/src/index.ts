@@ -5,12 +5,17 @@ import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import { Document } from "@langchain/core/documents";
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { BaseRetriever, type BaseRetrieverInput } from "@langchain/core/retrievers";
-import type { QueryInput, RecallClient, Scope } from "@recall/client";
+import { RecallClient, type QueryInput, type Scope } from "@recall/client";
+import { softly, type Degrade } from "./degrade.js";
+
+export { RecallContextRetriever, type RecallContextRetrieverInput } from "./context-retriever.js";
+export type { Degrade } from "./degrade.js";
 
 type Kind = NonNullable<QueryInput["kinds"]>[number];
 
 export interface RecallRetrieverInput extends BaseRetrieverInput {
-  client: RecallClient;
+  /** Default: a client for RECALL_URL, RECALL_CONTEXT_ID and RECALL_API_KEY. */
+  client?: RecallClient;
   /** Whose memory: only what this scope may see is returned. */
   scope: Scope;
   /** At most this many documents (default 8; the service caps a page at 100). */
@@ -32,7 +37,7 @@ export class RecallRetriever extends BaseRetriever {
 
   constructor(input: RecallRetrieverInput) {
     super(input);
-    this.client = input.client;
+    this.client = input.client ?? new RecallClient();
     this.scope = input.scope;
     this.k = input.k ?? 8;
     this.kinds = input.kinds;
@@ -51,8 +56,9 @@ export class RecallRetriever extends BaseRetriever {
   }
 }
 
-export interface RecallChatHistoryInput {
-  client: RecallClient;
+export interface RecallChatHistoryInput extends Degrade {
+  /** Default: a client for RECALL_URL, RECALL_CONTEXT_ID and RECALL_API_KEY. */
+  client?: RecallClient;
   /** The Recall session that holds this conversation: one per conversation, kept between runs. */
   sessionId: string;
   /** The scope each message is written under and read back with. */
@@ -71,45 +77,55 @@ const ROLE: Record<string, "user" | "assistant" | "system"> = { human: "user", a
 export class RecallChatMessageHistory extends BaseListChatMessageHistory {
   override lc_namespace = ["recall", "chat_history"];
   private readonly options: RecallChatHistoryInput;
+  private readonly client: RecallClient;
 
   constructor(options: RecallChatHistoryInput) {
     super();
     this.options = options;
+    this.client = options.client ?? new RecallClient();
   }
 
   /** A new session for a new conversation; keep its id to continue it in a later run. */
   static async newSession(options: Omit<RecallChatHistoryInput, "sessionId">): Promise<RecallChatMessageHistory> {
-    const { session_id } = await options.client.sessions.create();
-    return new RecallChatMessageHistory({ ...options, sessionId: session_id });
+    const client = options.client ?? new RecallClient();
+    const { session_id } = await client.sessions.create();
+    return new RecallChatMessageHistory({ ...options, client, sessionId: session_id });
   }
 
   get sessionId(): string {
     return this.options.sessionId;
   }
 
+  /** The session's turns as messages; with Recall unreachable, none (and a warning), so the chain still answers. */
   async getMessages(): Promise<BaseMessage[]> {
-    const messages: BaseMessage[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.options.client.turns.list(this.options.sessionId, {
-        scope: this.options.scope,
-        ...(cursor ? { cursor } : {}),
-      });
-      for (const turn of page.turns) messages.push(asMessage(turn.role, turn.content));
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
-    return messages;
+    return softly(this.options, "the conversation's messages were not read", [], async (call) => {
+      const messages: BaseMessage[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await this.client.turns.list(
+          this.options.sessionId,
+          { scope: this.options.scope, ...(cursor ? { cursor } : {}) },
+          call,
+        );
+        for (const turn of page.turns) messages.push(asMessage(turn.role, turn.content));
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return messages;
+    });
   }
 
+  /** Posts the message as a turn, not waiting for its extraction; with Recall unreachable, a warning, and the message is not remembered. */
   async addMessage(message: BaseMessage): Promise<void> {
     const role = ROLE[message.getType()];
     if (!role) throw new Error(`RecallChatMessageHistory keeps human, ai and system messages; not ${message.getType()}`);
     const fromUser = role === "user" && this.options.userName;
-    await this.options.client.turns.post(this.options.sessionId, {
-      role,
-      content: message.text,
-      scope: this.options.scope,
-      ...(fromUser ? { name: this.options.userName } : {}),
+    await softly(this.options, `the ${role}'s turn was not recorded`, undefined, async (call) => {
+      await this.client.turns.post(
+        this.options.sessionId,
+        // Stored at once (202); its extraction runs meanwhile, so the chain's answer does not wait on it.
+        { role, content: message.text, scope: this.options.scope, wait: false, ...(fromUser ? { name: this.options.userName } : {}) },
+        call,
+      );
     });
   }
 
@@ -119,13 +135,13 @@ export class RecallChatMessageHistory extends BaseListChatMessageHistory {
 
   /** The budgeted context (POST /context) for `message`, ready for a system prompt; this conversation's turns left out. */
   async contextFor(message: string, maxTokens = 1_000): Promise<string> {
-    const pack = await this.options.client.context({
-      message,
-      scope: this.options.scope,
-      max_tokens: maxTokens,
-      session_id: this.options.sessionId,
+    return softly(this.options, "no memory for this message: /context failed", "", async (call) => {
+      const pack = await this.client.context(
+        { message, scope: this.options.scope, max_tokens: maxTokens, session_id: this.options.sessionId },
+        call,
+      );
+      return pack.text;
     });
-    return pack.text;
   }
 }
 

@@ -96,6 +96,17 @@ describe("POST /context", () => {
     expect(bob.text).not.toContain("Alice");
   });
 
+  test('"me" is the scope\'s person: asked "What do you know about me?", each reader gets their own current facts', async () => {
+    const alice = await context({ message: "What do you know about me?", scope: ALICE });
+    expect(values(alice)).toEqual(["Alice role CEO", "Alice works_at Acme"]);
+    const bob = await context({ message: "what's my role?", scope: BOB });
+    expect(values(bob)).toEqual(expect.arrayContaining(["Bob role engineer"]));
+    expect(values(bob).filter((v) => v.startsWith("Alice"))).toEqual([]);
+    // A reader who has said nothing in its own scope has no "me"; a message without "me" names nobody.
+    expect(values(await context({ message: "What do you know about me?", scope: ["org=acme"] }))).toEqual([]);
+    expect(values(await context({ message: "What do you know?", scope: ALICE }))).toEqual([]);
+  });
+
   test("the caller's own session is not repeated as excerpts", async () => {
     const intro = await h.api.db.turn.findUniqueOrThrow({ where: { id: turns.intro! } });
     const p = await context({ message: "What is Alice's role at Acme?", scope: ALICE, session_id: intro.sessionId });

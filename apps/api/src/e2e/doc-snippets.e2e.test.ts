@@ -1,8 +1,9 @@
 // The examples in the README and docs/ run against the real service, so an example that drifts from
 // the API fails here. An example is a ```sh, ```ts or ```python fence on the line after
-// `<!-- test: name -->` (optionally `expect="text"`: the output must contain it). Each runs in a new
-// context with localhost:8080 pointed at this test's server, the admin key in .data/admin-api-key of
-// its working folder, and RECALL_CONTEXT_ID / RECALL_API_KEY (also CTX / KEY) in its environment.
+// `<!-- test: name -->` (optionally `expect="text"`: the output must contain it). Each runs as written, in a new
+// context, with RECALL_URL set to this test's server (on a port of its own, never 8080: the pages must not name a
+// port), the admin key in .data/admin-api-key of its working folder, and RECALL_CONTEXT_ID / RECALL_API_KEY (also
+// CTX / KEY) in its environment.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -72,13 +73,13 @@ test.each(SNIPPETS.map((s) => [`${s.file}: ${s.name}`, s] as const))(
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      RECALL_URL: server.url,
       RECALL_CONTEXT_ID: created.context_id,
       RECALL_API_KEY: created.api_key,
       CTX: created.context_id,
       KEY: created.api_key,
     };
-    const code = snippet.code.replaceAll("localhost:8080", new URL(server.url).host);
-    const run = await runSnippet(snippet.language, snippet.name, code, env);
+    const run = await runSnippet(snippet.language, snippet.name, snippet.code, env);
     if (snippet.expected !== undefined) expect(run.stdout).toContain(snippet.expected);
     // What the page says the example prints (`# → …`) is what it prints, less the parts it elides with "…".
     const missing = notPrinted(snippet.code, run.stdout);

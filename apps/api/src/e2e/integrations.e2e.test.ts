@@ -1,23 +1,13 @@
 // docs/integrations.md as a newcomer runs it: each example marked `<!-- integration: name -->` is written out and run
 // twice, as two processes, against a real Recall whose agent model is a local server speaking the OpenAI wire
 // protocol. The second run must know what the first was told: through memory, not through the process.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { RecallClient } from "@recall/client";
 import { runCommand, startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { listen, type Listening } from "../testing/listen";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
-
-const REPO = path.resolve(__dirname, "../../../..");
-const PAGE = readFileSync(path.join(REPO, "docs/integrations.md"), "utf8");
-
-/** The ```ts fence after each `<!-- integration: name -->`. */
-function example(name: string): string {
-  const at = PAGE.indexOf(`<!-- integration: ${name} -->\n\`\`\`ts\n`);
-  if (at === -1) throw new Error(`docs/integrations.md has no example "${name}"`);
-  const start = PAGE.indexOf("\n", PAGE.indexOf("```ts", at)) + 1;
-  return PAGE.slice(start, PAGE.indexOf("\n```", start));
-}
+import { REPO, integrationExample, systemOf, waitUntilRemembered } from "../testing/integration-examples";
 
 let h: Harness;
 let llm: FakeLlmServer;
@@ -29,7 +19,6 @@ beforeAll(async () => {
   // The service itself runs without a model (its rules read these statements); only the agent's calls reach `llm`.
   h = await startHarness();
   server = await listen(h.app);
-  // Each run of this file starts without the files a run before it kept (the LangChain example's session).
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -46,7 +35,7 @@ async function run(name: string, env: NodeJS.ProcessEnv, args: string[] = []) {
   const cwd = path.join(scratch, name);
   mkdirSync(cwd, { recursive: true });
   const file = path.join(cwd, "example.mts");
-  writeFileSync(file, example(name));
+  writeFileSync(file, integrationExample(name));
   return runCommand(process.execPath, ["--import", "tsx", file, ...args], {
     cwd,
     env: { ...env, TSX_TSCONFIG_PATH: path.join(REPO, "tsconfig.json") },
@@ -67,43 +56,45 @@ async function contextEnv(name: string): Promise<NodeJS.ProcessEnv> {
   };
 }
 
-const systemOf = (body: Record<string, unknown>) =>
-  ((body.messages as { role: string; content: unknown }[]).find((m) => m.role === "system")?.content as string | undefined) ?? "";
-
-test("AI SDK: the model remembers through the tool in one run; the next run's system prompt holds what it learned", async () => {
+test("AI SDK: the wrapped model remembers without calling a tool; the next run's system prompt holds what it was told", async () => {
   const env = await contextEnv("ai-sdk");
-  const told = "I'm Alice, CTO at Acme. Always answer in bullet points.";
-  llm.script({ toolCalls: [{ name: "remember", arguments: { content: told } }] }, { raw: "Noted, Alice." });
-  const first = await run("ai-sdk-agent", env, [told]);
+  llm.script({ raw: "Noted, Alice." });
+  const first = await run("ai-sdk-agent", env, ["I'm Alice, CTO at Acme. Always answer in bullet points."]);
   expect(first.stdout.trim()).toBe("Noted, Alice.");
-  // The tool's answer went back to the model: the turn was committed, with what it taught.
-  const toolResult = JSON.stringify(llm.requests.at(-1)!.body.messages);
-  expect(toolResult).toContain("committed");
-  expect(toolResult).toContain("CTO");
+  // The model was offered no tool and called none: the middleware recorded the exchange.
+  expect(llm.requests.at(-1)!.body.tools).toBeUndefined();
+  await waitUntilRemembered(env, { user: "alice" }, "role = CTO");
 
   const asked = llm.requests.length;
   llm.script({ raw: "- You are the CTO of Acme." });
-  const second = await run("ai-sdk-agent", env, ["What is my role?"]);
+  const second = await run("ai-sdk-agent", env, []);
   expect(second.stdout.trim()).toBe("- You are the CTO of Acme.");
   const system = systemOf(llm.requests[asked]!.body);
   expect(system).toContain("You are Alice's assistant.");
-  // The role, as the fact or as the turn it was read from (then the fact's line is not written twice: docs/context.md).
-  expect(system).toMatch(/Alice: role = CTO|I'm Alice, CTO at Acme/);
+  expect(system).toContain("Alice: role = CTO");
   expect(system).toMatch(/bullet points/i);
-  // Every tool was offered to the model, under its name.
-  expect((llm.requests[asked]!.body.tools as { function: { name: string } }[]).map((t) => t.function.name).sort()).toEqual([
-    "forget",
-    "recall_context",
-    "recall_profile",
-    "remember",
-  ]);
+  // Both runs' exchanges are turns: run 1's user message and reply, and run 2's.
+  const found = await new RecallClient({ baseUrl: server.url, contextId: env.RECALL_CONTEXT_ID, apiKey: env.RECALL_API_KEY }).query({
+    query: "Noted Alice",
+    scope: { user: "alice" },
+    kinds: ["turn"],
+  });
+  expect(found.results.map((r) => r.text)).toContain("Noted, Alice.");
 }, 180_000);
 
-test("LangChain: a conversation kept in a Recall session is read back by the next run, with what it taught", async () => {
+test("LangChain: the chain reads memory through the retriever and keeps the conversation; the next run knows the user", async () => {
   const env = await contextEnv("langchain");
-  await run("langchain-history", env, ["I'm Bob, engineer at Initech."]);
-  const second = await run("langchain-history", env);
-  expect(second.stdout).toContain("human: I'm Bob, engineer at Initech.");
-  expect(second.stdout).toMatch(/found \(\w+\): .*Bob/);
-  expect(second.stdout).toContain("Bob: role = engineer");
+  llm.script({ raw: "Hello Bob." });
+  const first = await run("langchain-chain", env, ["I'm Bob, engineer at Initech."]);
+  expect(first.stdout.trim()).toBe("Hello Bob.");
+  await waitUntilRemembered(env, { user: "bob" }, "role = engineer");
+
+  const asked = llm.requests.length;
+  llm.script({ raw: "You are an engineer at Initech." });
+  const second = await run("langchain-chain", env, []);
+  expect(second.stdout.trim()).toBe("You are an engineer at Initech.");
+  const system = systemOf(llm.requests[asked]!.body);
+  expect(system).toContain("You are Bob's assistant.");
+  expect(system).toContain("Bob: role = engineer");
+  expect(system).toMatch(/works_at = Initech|Initech/);
 }, 180_000);

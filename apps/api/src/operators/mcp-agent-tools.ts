@@ -73,7 +73,8 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
     {
       title: "Remember a conversation turn",
       description:
-        "Post a conversation turn; answers once its extraction is committed, with what was learned (the diff). " +
+        "Post a conversation turn: role (user, assistant, system or tool) and content are required. " +
+        "Answers once its extraction is committed, with what was learned (the diff). " +
         "Pass the session_id it answered to keep later turns in the same session. wait: false answers at once; " +
         "follow the turn with get_turn_status. A shared image goes in attachments with its caption or alt text " +
         "(they are remembered like the content; a URL is stored, never fetched).",

@@ -161,6 +161,9 @@ test("get_profile, query_memory and get_context answer what GET /profile, POST /
   expect(context.sections.instructions.map((i: { description: string }) => i.description)).toContain("Always respond in bullet points");
   const refused = await client.callTool({ name: "get_profile", arguments: { scope: { org: "has space" } } });
   expect(refused.isError).toBe(true);
+  // `role` is required, as docs/mcp.md says: refused naming the field.
+  const roleless = await client.callTool({ name: "remember", arguments: { content: "I'm Alice.", scope: asObject } });
+  expect({ isError: roleless.isError, text: textOf(roleless) }).toEqual({ isError: true, text: expect.stringMatching(/role/) });
 });
 
 test("a key of another context answers 404, a missing key 401, to the transport", async () => {
@@ -422,7 +425,7 @@ describe("docs/mcp.md's configuration snippets", () => {
   /** What a user fills in: the address the service listens on, their context id; `${VAR}`s from `vars`. */
   const fill = (text: string, vars: Record<string, string> = {}) =>
     text
-      .replace("http://localhost:8080", baseUrl)
+      .replace("<RECALL_URL>", baseUrl)
       .replace("<CONTEXT_ID>", acme.contextId)
       .replace(/\$\{(\w+)\}/g, (whole, name: string) => vars[name] ?? whole);
 

@@ -2,7 +2,8 @@
 // budget. Built on the other readers: the active instructions (directive-reader.ts), /query's
 // ranking for the excerpts and the matching facts (search-reader.ts), the facts current at
 // `as_of` of the entities the message names or the best excerpts were read about (fact-query.ts),
-// and the open uncertainties about those entities. context-pack.ts renders and packs them.
+// and the open uncertainties about those entities. context-pack.ts renders and packs them. A message that speaks of
+// its reader ("me", "my") names the scope's person (scope-person.ts).
 // Excerpts of a retracted source are left out (a retraction keeps the raw text for the audit
 // trail, but the caller asked for it not to be read); an erased source's rows no longer exist.
 // Three rounds of statements, each round's side by side: what /query and the directives answer,
@@ -19,6 +20,7 @@ import {
 import { activeInstructions, readUnknowns } from "./directive-reader";
 import { readFacts } from "./fact-query";
 import type { ReaderScope } from "./read-types";
+import { scopePerson } from "./scope-person";
 import { searchMemory } from "./search/search-reader";
 import type { SearchKind, SearchResult } from "./search/search-types";
 import type { VectorRetriever } from "./search/vector-retriever";
@@ -69,12 +71,15 @@ export async function readContext(db: DbOrTx, input: ContextInput, vector?: Vect
   const reader = { contextId: input.contextId, scope: input.scope };
   const at = input.asOf ?? new Date();
   const search = { ...reader, query: input.message, limit: CANDIDATES, kinds: SEARCHED, match: "any" as const, now: at };
-  const [{ results }, instructions, unknowns, named] = await Promise.all([
+  const [{ results }, instructions, unknowns, namedByName, me] = await Promise.all([
     searchMemory(db, search, vector),
     activeInstructions(db, reader, input.asOf),
     readUnknowns(db, reader, { includeResolved: false, at: input.asOf }),
     entitiesNamedIn(db, input.contextId, input.message),
+    scopePerson(db, reader, input.message),
   ]);
+  // "me" names the scope's person as surely as their name would.
+  const named = me && !namedByName.includes(me) ? [...namedByName, me] : namedByName;
   const ranked = results.map((r, position) => ({ ...r, score: relevance(position) }));
   const [excerpts, readFrom] = await Promise.all([liveExcerpts(db, input, ranked), entitiesReadFrom(db, input.contextId, ranked)]);
   const best = new Set(excerpts.slice(0, ABOUT_EXCERPTS).map((e) => e.id));
@@ -174,7 +179,8 @@ interface Relevance {
  * excerpt's score when the excerpt speaks about its entity (more when the fact was read from it).
  */
 function factScores(facts: Awaited<ReturnType<typeof readFacts>>, r: Relevance): FactCandidate[] {
-  const best = r.excerpts[0]?.score ?? Math.max(0, ...[...r.factHits.values()].map((h) => h.score));
+  // With nothing matched ("What do you know about me?"), a named entity's facts are scored as a best hit would be.
+  const best = r.excerpts[0]?.score ?? (Math.max(0, ...[...r.factHits.values()].map((h) => h.score)) || relevance(0));
   const excerptScore = new Map(r.excerpts.map((e) => [e.id, e.score]));
   const about = new Map<string, number>();
   const readFrom = new Map<string, number>();
