@@ -13,6 +13,8 @@ export const UnitOutcome = z.object({
   tokens_used: z.number(),
   /** Read in a window: the window's tokens for its one call (metered on the window's work item). */
   window_tokens: z.number().optional(),
+  /** The rules' sure part only: the rest needs a model none is configured for (the item is `awaiting_model`). */
+  awaiting_model: z.boolean().optional(),
 });
 export type UnitOutcome = z.infer<typeof UnitOutcome>;
 

@@ -4,7 +4,7 @@ import type { WorkItem } from "@recall/db";
 
 export const Timestamp = z.iso.datetime({ offset: true });
 
-export const WORK_STATUSES = ["queued", "running", "waiting", "succeeded", "failed", "dead", "cancelled"] as const;
+export const WORK_STATUSES = ["queued", "running", "waiting", "succeeded", "awaiting_model", "failed", "dead", "cancelled"] as const;
 
 export const WorkItemView = z.object({
   work_item_id: z.uuid(),

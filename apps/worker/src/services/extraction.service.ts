@@ -51,8 +51,10 @@ export class ExtractionService {
       }
     }
     const result: ExtractResult = { outcomes: run.outcomes };
+    // The rules' sure part goes on to validation and commit; the item says the rest waits for a model.
+    const awaiting = run.outcomes.some((o) => o.awaiting_model);
     return {
-      status: "succeeded",
+      status: awaiting ? "awaiting_model" : "succeeded",
       tokensUsed: extractor.tokensUsed,
       output: { value: result, replace: true },
       write: stageCandidates(item, run),
@@ -80,6 +82,7 @@ async function extractUnit(run: Run, item: WorkItem, unit: TextUnit, signal: Abo
     model: outcome.model ?? null,
     reason: outcome.reason,
     tokens_used: outcome.tokensUsed,
+    ...(outcome.awaitingModel ? { awaiting_model: true } : {}),
   });
   run.rows.push(...toCandidates(item, subject, unit, outcome, run.rows.length));
   rememberEntities(known, outcome.diff);

@@ -1919,8 +1919,11 @@ export interface operations {
               /** Format: uuid */
               work_item_id?: string;
             }[];
-            /** @enum {string} */
-            state: "queued" | "processing" | "committed" | "failed" | "cancelled";
+            /**
+             * @description awaiting_model: the rules' sure part is committed; the rest needs a model none is configured for (not a failure)
+             * @enum {string}
+             */
+            state: "queued" | "processing" | "committed" | "awaiting_model" | "failed" | "cancelled";
             trace_id: string;
           };
         };
@@ -3327,7 +3330,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -5057,6 +5060,8 @@ export interface operations {
             /** Format: uuid */
             batch_id: string;
             counts: {
+              /** @description the rules' part committed, the rest waits for a model (not failed) */
+              awaiting_model: number;
               cancelled: number;
               committed: number;
               failed: number;
@@ -5076,7 +5081,7 @@ export interface operations {
             /** Format: uuid */
             session_id: string;
             /**
-             * @description done once every turn is committed or failed
+             * @description done once every turn is committed, awaiting a model, failed or cancelled
              * @enum {string}
              */
             state: "processing" | "done";
@@ -5390,6 +5395,12 @@ export interface operations {
               }[];
             };
             extraction: {
+              /** @description the extraction item waiting for a model, and why the rules could not read the rest */
+              awaiting_model?: {
+                reason: string | null;
+                /** Format: uuid */
+                work_item_id: string;
+              };
               error_class?: string | null;
               message?: string | null;
               /** @description candidates of this turn waiting for review */
@@ -5397,10 +5408,10 @@ export interface operations {
               queue?: string;
               stage: string | null;
               /**
-               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)
+               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews); awaiting_model: what the rules read for sure is committed (the diff), the rest needs a model none is configured for (not a failure: POST /api/v1/admin/work-items/extract-again once one is)
                * @enum {string}
                */
-              status: "committed" | "pending_review" | "failed" | "cancelled" | "pending";
+              status: "committed" | "pending_review" | "awaiting_model" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -5454,6 +5465,12 @@ export interface operations {
                   }[];
                 };
                 extraction: {
+                  /** @description the extraction item waiting for a model, and why the rules could not read the rest */
+                  awaiting_model?: {
+                    reason: string | null;
+                    /** Format: uuid */
+                    work_item_id: string;
+                  };
                   error_class?: string | null;
                   message?: string | null;
                   /** @description candidates of this turn waiting for review */
@@ -5461,10 +5478,10 @@ export interface operations {
                   queue?: string;
                   stage: string | null;
                   /**
-                   * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)
+                   * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews); awaiting_model: what the rules read for sure is committed (the diff), the rest needs a model none is configured for (not a failure: POST /api/v1/admin/work-items/extract-again once one is)
                    * @enum {string}
                    */
-                  status: "committed" | "pending_review" | "failed" | "cancelled" | "pending";
+                  status: "committed" | "pending_review" | "awaiting_model" | "failed" | "cancelled" | "pending";
                   /**
                    * Format: uuid
                    * @description the failed work item, to retry once the cause is fixed
@@ -5714,6 +5731,12 @@ export interface operations {
               }[];
             };
             extraction: {
+              /** @description the extraction item waiting for a model, and why the rules could not read the rest */
+              awaiting_model?: {
+                reason: string | null;
+                /** Format: uuid */
+                work_item_id: string;
+              };
               error_class?: string | null;
               message?: string | null;
               /** @description candidates of this turn waiting for review */
@@ -5721,10 +5744,10 @@ export interface operations {
               queue?: string;
               stage: string | null;
               /**
-               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)
+               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews); awaiting_model: what the rules read for sure is committed (the diff), the rest needs a model none is configured for (not a failure: POST /api/v1/admin/work-items/extract-again once one is)
                * @enum {string}
                */
-              status: "committed" | "pending_review" | "failed" | "cancelled" | "pending";
+              status: "committed" | "pending_review" | "awaiting_model" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -7460,7 +7483,7 @@ export interface operations {
         /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
         queue?: string | string[];
         session_id?: string;
-        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, awaiting_model, failed, dead, cancelled) */
         status?: string | string[];
         turn_id?: string;
       };
@@ -7495,7 +7518,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -7584,7 +7607,7 @@ export interface operations {
               /** Format: date-time */
               started_at: string;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** @description budget this attempt spent */
               tokens_used: number;
               /** @description the trace this attempt ran in */
@@ -7605,7 +7628,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -7699,7 +7722,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -7822,7 +7845,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -7952,7 +7975,7 @@ export interface operations {
           queue?: string | string[];
           /** Format: uuid */
           session_id?: string;
-          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, awaiting_model, failed, dead, cancelled) */
           status?: string | string[];
           /** Format: uuid */
           turn_id?: string;
@@ -7984,7 +8007,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -8194,7 +8217,7 @@ export interface operations {
         /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
         queue?: string | string[];
         session_id?: string;
-        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, awaiting_model, failed, dead, cancelled) */
         status?: string | string[];
         turn_id?: string;
       };
@@ -8227,7 +8250,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -8306,7 +8329,7 @@ export interface operations {
               /** Format: date-time */
               started_at: string;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** @description budget this attempt spent */
               tokens_used: number;
               /** @description the trace this attempt ran in */
@@ -8327,7 +8350,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -8420,7 +8443,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -8542,7 +8565,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -8670,7 +8693,7 @@ export interface operations {
           queue?: string | string[];
           /** Format: uuid */
           session_id?: string;
-          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, awaiting_model, failed, dead, cancelled) */
           status?: string | string[];
           /** Format: uuid */
           turn_id?: string;
@@ -8702,7 +8725,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
