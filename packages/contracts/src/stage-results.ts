@@ -74,5 +74,11 @@ export const CommittedRefs = z.object({
   revocationCandidateIds: z.array(z.string()).optional(),
   /** The source was deleted before the commit ran; nothing was written. */
   retracted: z.boolean().optional(),
+  /**
+   * What earlier passes of this commit produced, oldest first: an input the rules committed in part and that was
+   * extracted again once a model was set commits the rest as a later pass. The fields above are the latest pass's,
+   * which truth maintenance applies.
+   */
+  earlier: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 export type CommittedRefs = z.infer<typeof CommittedRefs>;

@@ -9,6 +9,7 @@ import { rememberEntities, type ExtractionGuidance, type Extractor, type StageOu
 import { isBackground, writeCheckpoint, type ClaimedPlan, type StageContext, type StageResult } from "@recall/pipeline";
 import { extractionInputs, type Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
+import { restageCandidates } from "./candidate-restage";
 import { ensureDocumentNodes } from "./document-nodes";
 import type { KnownMemory } from "./known-memory";
 import { budgetLimits, planRecorded, resolvePlan, writePlan, type ResolvedPlan } from "./plan";
@@ -116,12 +117,14 @@ function toCandidates(
   return rows;
 }
 
-/** Replaces whatever an earlier attempt staged, so a retry never doubles candidates; records the plan when it changed. */
+/**
+ * Replaces whatever an earlier attempt staged, so a retry never doubles candidates, and keeps what was committed (the
+ * rules' part of an input extracted again once a model is set); records the plan when it changed.
+ */
 function stageCandidates(item: WorkItem, run: Run): (tx: Tx) => Promise<void> {
   return async (tx) => {
     if (!planRecorded(run.plan, run.stored)) await writePlan(tx, run.plan);
-    await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
-    if (run.rows.length > 0) await tx.knowledgeCandidate.createMany({ data: run.rows });
+    await restageCandidates(tx, [item.id], run.rows);
     // Counted once staged, so a failed attempt's finished units are not counted twice.
     for (const outcome of run.outcomes) extractionInputs.inc({ stage: outcome.stage });
   };

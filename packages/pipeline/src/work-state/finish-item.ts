@@ -35,6 +35,13 @@ export interface Success {
 /** How a stage run can end well: done, or done as far as it can go without a model (it still chains its successor). */
 export type FinishedStatus = "succeeded" | "awaiting_model";
 
+/**
+ * A finished successor run again (an operator re-extracted, or extracted again once a model was set): it starts from its
+ * new input, so the checkpoint of its last run (truth maintenance applied) and the group it ran with are dropped; the
+ * group of this run, if any, comes with its starting payload.
+ */
+const RERUN_PAYLOAD = Prisma.sql`(w.payload - 'truth_maintained_at' - 'window_id' - 'batch_id')`;
+
 /** A run of the item ended well before: a later delivery of the same run changes nothing. */
 const DONE = Prisma.sql`t.status IN ('succeeded', 'awaiting_model')`;
 
@@ -139,7 +146,7 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
         error_class = CASE WHEN ${keep} THEN w.error_class END,
         error_message = CASE WHEN ${keep} THEN w.error_message END,
         finished_at = CASE WHEN ${keep} THEN w.finished_at WHEN c.next_status = 'succeeded' THEN now() END,
-        payload = CASE WHEN ${keep} THEN w.payload ELSE w.payload || c.next_result END
+        payload = CASE WHEN ${keep} THEN w.payload ELSE ${RERUN_PAYLOAD} || c.next_payload || c.next_result END
       FROM chained c WHERE w.queue = ${nextQueue ?? null} AND w.subject_type = c.next_subject_type AND w.subject_id = c.next_subject
       RETURNING w.subject_id
     )
@@ -206,7 +213,7 @@ function nextSql(next: NewWorkItem, done: StageOutput | undefined): Prisma.Sql {
         error_class = CASE WHEN ${keep} THEN w.error_class END,
         error_message = CASE WHEN ${keep} THEN w.error_message END,
         finished_at = CASE WHEN ${keep} THEN w.finished_at ELSE ${finishedAt} END,
-        payload = CASE WHEN ${keep} THEN w.payload ELSE w.payload || ${result} END
+        payload = CASE WHEN ${keep} THEN w.payload ELSE ${RERUN_PAYLOAD} || ${jsonb(startingPayload(next))} || ${result} END
       RETURNING w.*
     )`;
 }
