@@ -8,6 +8,7 @@ export {
 } from "./connection";
 export { WorkError, classifyError, isFinalFailure } from "./errors";
 export { batchExtraction, extractionMode, turnExtraction } from "./extraction-mode";
+export { ExtractAgainService, NoModelConfiguredError, type ExtractAgainOptions, type ExtractAgainReport } from "./extract-again";
 export { OutboxRelay } from "./outbox-relay";
 export { claimQueuePrefixFor } from "./prefix-claim";
 export { isBackground } from "./priority";
