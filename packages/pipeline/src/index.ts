@@ -23,7 +23,7 @@ export {
   redelayWorkItem,
   removeWorkItemJobs,
 } from "./producer";
-export { observePipeline, queueDepths } from "./queue-metrics";
+export { awaitingModelCounts, observePipeline, queueDepths } from "./queue-metrics";
 export { RedisRateGate } from "./rate-gate";
 export { PIPELINE, QUEUES, QUEUE_NAMES, type QueueName, StagePayload, SubjectType, isQueueName, jobIdFor } from "./registry";
 export { NotRetryableError, requeueWorkItem, retryWorkItem } from "./retry";
