@@ -13,8 +13,19 @@ export function pipelineState(items: WorkItem[]): PipelineState {
   if (items.some((i) => i.status === "dead")) return "failed";
   // An operator stopped a stage: the rest will not run unless it is retried.
   if (items.some((i) => i.status === "cancelled")) return "cancelled";
+  if (extractingAgain(items)) return "processing";
   if (items.find((i) => i.queue === "truth_maintenance")?.status === "succeeded") return committedState(items);
   return items.some((i) => i.status !== "queued") ? "processing" : "queued";
+}
+
+/**
+ * A stage before truth maintenance runs again after an earlier run was maintained (an extract-again once a model was
+ * set): the input is not settled until the new run reaches memory.
+ */
+export function extractingAgain(items: readonly WorkItem[]): boolean {
+  const unfinished = ["queued", "running", "waiting", "failed"];
+  const again = items.some((i) => i.queue !== "truth_maintenance" && unfinished.includes(i.status));
+  return again && items.some((i) => i.queue === "truth_maintenance" && i.status === "succeeded");
 }
 
 /** Committed; `awaiting_model` when what was committed is the rules' part and the rest waits for a model. */

@@ -3,7 +3,7 @@
 import type { Db, KnowledgeCandidate, Turn, WorkItem } from "@recall/db";
 import { candidatePayload, itemResult, type CandidateKind } from "@recall/contracts";
 import { truthMaintained } from "@recall/memory";
-import { committedState, pipelineState, type PipelineState } from "./pipeline-status";
+import { committedState, extractingAgain, pipelineState, type PipelineState } from "./pipeline-status";
 
 /**
  * A turn counts as committed once truth maintenance has applied it, even while (or if)
@@ -12,7 +12,7 @@ import { committedState, pipelineState, type PipelineState } from "./pipeline-st
  */
 export function turnState(items: WorkItem[]): PipelineState {
   const maintenance = items.find((i) => i.queue === "truth_maintenance");
-  return maintenance && truthMaintained(maintenance) ? committedState(items) : pipelineState(items);
+  return maintenance && truthMaintained(maintenance) && !extractingAgain(items) ? committedState(items) : pipelineState(items);
 }
 
 /** The 202 answer for a stored turn whose extraction is followed at its status URL (wait: false, or the wait failed). */
