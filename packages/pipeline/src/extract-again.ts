@@ -133,12 +133,17 @@ export class ExtractAgainService {
     let documentChunks = 0;
     let single = 0;
     for (const input of inputs) {
-      if (input.subject_type === "turn" && input.session_id) sessions.set(input.session_id, [...(sessions.get(input.session_id) ?? []), input]);
+      if (input.subject_type === "turn" && input.session_id)
+        sessions.set(input.session_id, [...(sessions.get(input.session_id) ?? []), input]);
       else if (input.subject_type === "document") documentChunks += input.chunks;
       else single += 1;
     }
     let windows = 0;
-    for (const turns of sessions.values()) windows += windowsOf(turns.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0)), window);
+    for (const turns of sessions.values())
+      windows += windowsOf(
+        turns.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0)),
+        window,
+      );
     const calls = windows + documentChunks + single;
     const chars = inputs.reduce((n, i) => n + i.chars, 0);
     const inputTokens = Math.ceil(chars / CHARS_PER_TOKEN) + calls * PROMPT_TOKENS_PER_CALL;

@@ -93,8 +93,7 @@ export async function waitForTurn(
       wait = completion.next(turn.id);
       const progress = await readTurn(db, turn);
       const state = turnState(progress.items);
-      if (SETTLED_STATES.includes(state) || Date.now() >= deadline || completion.released)
-        return progress;
+      if (SETTLED_STATES.includes(state) || Date.now() >= deadline || completion.released) return progress;
     }
   } finally {
     wait.cancel();

@@ -109,7 +109,9 @@ export function extractionView(items: WorkItem[], candidates: readonly Pick<Know
     stage: result.outcomes[0]?.stage ?? result.failed?.stage ?? null,
     ...(pendingReviews > 0 ? { pending_reviews: pendingReviews } : {}),
     // The rules' sure part is committed (the diff); the rest waits for a model and an operator's extract-again.
-    ...(awaiting ? { awaiting_model: { work_item_id: awaiting.id, reason: result.outcomes.find((o) => o.awaiting_model)?.reason ?? null } } : {}),
+    ...(awaiting
+      ? { awaiting_model: { work_item_id: awaiting.id, reason: result.outcomes.find((o) => o.awaiting_model)?.reason ?? null } }
+      : {}),
     ...(dead ? { error_class: dead.errorClass, message: dead.errorMessage, queue: dead.queue, work_item_id: dead.id } : {}),
   };
 }

@@ -78,7 +78,8 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
           const checked = (prepared as Map<string, CommitCheck> | undefined)?.get(item.id);
           await commitPlanned(tx, source, commit, plan, { ...options, checked });
         },
-        nextDone: nothingToMaintain(deps, item, commit) || (commit.length === 0 && input.committedBefore) ? truthMaintainedNow() : undefined,
+        nextDone:
+          nothingToMaintain(deps, item, commit) || (commit.length === 0 && input.committedBefore) ? truthMaintainedNow() : undefined,
       };
     },
   };

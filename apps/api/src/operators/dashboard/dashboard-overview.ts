@@ -106,7 +106,13 @@ async function awaitingModel(db: Db) {
   const where = { queue: "extract_assertions", status: "awaiting_model" as const };
   const [bySubject, byContext] = await Promise.all([
     db.workItem.groupBy({ by: ["subjectType"], where, _count: { _all: true } }),
-    db.workItem.groupBy({ by: ["contextId"], where, _count: { _all: true }, orderBy: { _count: { contextId: "desc" } }, take: AWAITING_CONTEXTS }),
+    db.workItem.groupBy({
+      by: ["contextId"],
+      where,
+      _count: { _all: true },
+      orderBy: { _count: { contextId: "desc" } },
+      take: AWAITING_CONTEXTS,
+    }),
   ]);
   const of = (type: string) => bySubject.find((s) => s.subjectType === type)?._count._all ?? 0;
   return {
