@@ -974,6 +974,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/admin/work-items/extract-again": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extract again, with the model now configured, the inputs awaiting one (dry_run: count calls and estimate cost)
+     * @description Inputs the rules committed in part with no model configured are `awaiting_model`. Once a model is set, this queues them (at most 1,000 a call, fair between contexts, in the background lane); the model's reading commits only what the rules had not. `dry_run: true` counts the inputs and model calls (turns in windows as an import groups them) and estimates tokens and cost from RECALL_MODEL_PRICES_JSON. Nothing runs by itself when a model appears. A real run with no model is a 409 `no_model`.
+     */
+    post: operations["post_admin_work_items_extract_again"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/admin/work-items/retries": {
     parameters: {
       query?: never;
@@ -8619,6 +8639,148 @@ export interface operations {
             title: string;
             type: string;
           };
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  post_admin_work_items_extract_again: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description only this context's inputs; omitted: every context's
+           */
+          context_id?: string;
+          /**
+           * @description count the inputs and model calls and estimate the cost; queue nothing
+           * @default false
+           */
+          dry_run?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description What was (or would be) queued */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            by_kind: {
+              documents: number;
+              other: number;
+              turns: number;
+            };
+            dry_run: boolean;
+            estimate: {
+              /** @description from RECALL_MODEL_PRICES_JSON; null when the model has no price */
+              cost_usd: number | null;
+              input_tokens: number;
+              /** @description the fast model (provider:model), null when none is configured */
+              model: string | null;
+              output_tokens: number;
+              priced: boolean;
+            };
+            /** @description inputs this call takes (at most 1,000, docs/limits.md) */
+            inputs: number;
+            /** @description inputs awaiting a model that the request matches */
+            matched: number;
+            /** @description calls of the fast model the run would make (escalations to the strong model not counted) */
+            model_calls: {
+              document_chunks: number;
+              single: number;
+              total: number;
+              /** @description a session's turns, grouped in windows as an import groups them */
+              windows: number;
+            };
+            /** @description inputs queued in the background lane (0 on a dry run) */
+            queued: number;
+            /** @description matched inputs beyond this call's cap: call again for them */
+            remaining: number;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not in a state this allows */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
         };
       };
       /** @description The Idempotency-Key was already used for a different request. */
