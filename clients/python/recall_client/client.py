@@ -116,7 +116,7 @@ class RecallClient:
         return self._ctx("GET", f"/sessions/{_id(session_id)}/turns/{_id(turn_id)}/status")
 
     def wait_for_turn(self, session_id: str, turn_id: str, *, timeout: float = 120.0, interval: float = 0.2) -> Json:
-        """Polls :meth:`turn_status` until committed; raises RecallPipelineError if it failed."""
+        """Polls :meth:`turn_status` until committed (or ``awaiting_model``: no model is configured for the rest); raises RecallPipelineError if it failed."""
         return _poll(
             lambda: self.turn_status(session_id, turn_id),
             lambda s: s["extraction"]["status"],
@@ -585,7 +585,8 @@ def _poll(read, state_of, what: str, timeout: float, interval: float) -> Json:
     while True:
         status = read()
         state = state_of(status)
-        if state == "committed":
+        # awaiting_model: the rules' sure part is committed and the rest waits for a model none is configured for.
+        if state in ("committed", "awaiting_model"):
             return status
         if state in ("failed", "cancelled"):
             raise RecallPipelineError(what, status)

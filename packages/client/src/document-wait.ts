@@ -31,7 +31,8 @@ export async function waitForDocument(
   const deadline = Date.now() + timeoutMs;
   for (let pause = intervalMs; ; pause = Math.min(2_000, pause * 1.5)) {
     const current = await status({ signal });
-    if (current.state === "committed") return current;
+    // awaiting_model: the rules' part is committed and the rest waits for a model (not a failure).
+    if (current.state === "committed" || current.state === "awaiting_model") return current;
     if (current.state === "failed") throw new RecallPipelineError(current);
     const left = deadline - Date.now();
     if (left <= 0) throw new RecallTimeoutError(timeoutMs, `waiting for document ${documentId} (state ${current.state})`);

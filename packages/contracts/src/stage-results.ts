@@ -13,6 +13,8 @@ export const UnitOutcome = z.object({
   tokens_used: z.number(),
   /** Read in a window: the window's tokens for its one call (metered on the window's work item). */
   window_tokens: z.number().optional(),
+  /** The rules' sure part only: the rest needs a model none is configured for (the item is `awaiting_model`). */
+  awaiting_model: z.boolean().optional(),
 });
 export type UnitOutcome = z.infer<typeof UnitOutcome>;
 
@@ -75,5 +77,11 @@ export const CommittedRefs = z.object({
   revocationCandidateIds: z.array(z.string()).optional(),
   /** The source was deleted before the commit ran; nothing was written. */
   retracted: z.boolean().optional(),
+  /**
+   * What earlier passes of this commit produced, oldest first: an input the rules committed in part and that was
+   * extracted again once a model was set commits the rest as a later pass. The fields above are the latest pass's,
+   * which truth maintenance applies.
+   */
+  earlier: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 export type CommittedRefs = z.infer<typeof CommittedRefs>;

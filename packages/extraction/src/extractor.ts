@@ -13,6 +13,11 @@ export interface StageOutcome {
   tokensUsed: number;
   /** Why the extractor stopped where it did (for the status and the logs). */
   reason: string;
+  /**
+   * The rules read part of the input and the rest needs a model none is configured for: `diff` holds only what the
+   * rules are sure of, and the input waits for an operator's extract-again (work status `awaiting_model`).
+   */
+  awaitingModel?: boolean;
 }
 
 export interface BudgetLimits {

@@ -1,7 +1,7 @@
 // The staged extractor with the real provider SDKs against the local wire-protocol server:
 // which stage finishes an input, when it escalates, what it costs, and what it refuses.
 import { configWith, extractorOptions, type Config } from "@recall/config";
-import { BudgetExceededError, NoProviderError, OutputValidationError } from "@recall/llm";
+import { BudgetExceededError, OutputValidationError } from "@recall/llm";
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import type { ExtractionInput, KnownEntity } from "@recall/contracts";
 import type { BudgetLimits, Extractor } from "./extractor";
@@ -257,35 +257,51 @@ test("selfContradiction compares values per entity and key, ignoring case", () =
 });
 
 describe("no provider", () => {
-  test("an input that needs a model fails with NoProviderError naming the variables to set", async () => {
+  test("an input that needs a model keeps the rules' sure part and awaits a model, naming the variables to set", async () => {
     const extractor = extractorWith({});
-    const error = await extractor.extract(input(NEEDS_MODEL), GUIDANCE).catch((e: unknown) => e);
+    const outcome = await extractor.extract(input(NEEDS_MODEL), GUIDANCE);
 
-    expect(error).toBeInstanceOf(NoProviderError);
-    expect((error as Error).message).toMatch(/RECALL_FAST_MODEL/);
-    expect((error as Error).message).toMatch(/ANTHROPIC_API_KEY.*OPENAI_API_KEY.*OPENAI_BASE_URL/);
-    expect(extractor.stageReached).toBe("fast");
+    expect(outcome).toMatchObject({ stage: "heuristic", awaitingModel: true, tokensUsed: 0 });
+    expect(outcome.reason).toMatch(/RECALL_FAST_MODEL/);
+    expect(outcome.reason).toMatch(/ANTHROPIC_API_KEY.*OPENAI_API_KEY.*OPENAI_BASE_URL/);
     expect(server.requests).toHaveLength(0);
   });
 
-  test("a model set without its key is reported only when a model is needed, naming the key", async () => {
+  test("a turn read in part commits that part: the sentence the rules read, with its quote", async () => {
+    const outcome = await extractorWith({}).extract(
+      input("Carol is the CFO at Acme. Carol worries about the audit.", [], "turn"),
+      GUIDANCE,
+    );
+
+    expect(outcome.awaitingModel).toBe(true);
+    expect(outcome.diff.attributes).toEqual([
+      expect.objectContaining({
+        entity: "Carol",
+        key: "role",
+        value: "CFO",
+        evidence: expect.objectContaining({ quote: "Carol is the CFO at Acme" }),
+      }),
+    ]);
+  });
+
+  test("a model set without its key: the rules' part is kept and the rest awaits, naming the key", async () => {
     const extractor = extractorWith({ fast: FAST }, ROOMY, { ANTHROPIC_API_KEY: undefined });
     expect((await extractor.extract(input("haha, nice!", [], "turn"), GUIDANCE)).stage).toBe("heuristic");
 
-    const error = await extractor.extract(input(NEEDS_MODEL), GUIDANCE).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(NoProviderError);
-    expect(error).toMatchObject({ tier: "fast", missing: ["ANTHROPIC_API_KEY"] });
+    const outcome = await extractor.extract(input(NEEDS_MODEL), GUIDANCE);
+    expect(outcome).toMatchObject({ stage: "heuristic", awaitingModel: true });
+    expect(outcome.reason).toMatch(/ANTHROPIC_API_KEY/);
   });
 
-  test("a strong model set without its key is reported when an escalation needs it", async () => {
+  test("a strong model set without its key, needed by an escalation: the rules' part is kept and the rest awaits", async () => {
     server.script({ json: INVALID }, { json: INVALID });
     const extractor = extractorWith({ fast: "openai:gpt-fast", strong: "anthropic:claude-strong" }, ROOMY, {
       ANTHROPIC_API_KEY: undefined,
     });
-    const error = await extractor.extract(input(NEEDS_MODEL), GUIDANCE).catch((e: unknown) => e);
+    const outcome = await extractor.extract(input(NEEDS_MODEL), GUIDANCE);
 
-    expect(error).toMatchObject({ name: "NoProviderError", tier: "strong", missing: ["ANTHROPIC_API_KEY"] });
-    expect(extractor.stageReached).toBe("strong");
+    expect(outcome).toMatchObject({ stage: "heuristic", awaitingModel: true });
+    expect(outcome.reason).toMatch(/ANTHROPIC_API_KEY/);
     expect(routes()).toEqual(["openai", "openai"]);
   });
 

@@ -81,8 +81,14 @@ export class StagedExtractor implements Extractor {
     const handoff = this.handOn("heuristic", reading.attempt, reading.ambiguous);
     if (!handoff) return outcome("heuristic", reading.attempt);
     const first = handoff.to ? this.stages.findIndex((s) => s.name === handoff.to) : 0;
-    if (first < 0 || first >= this.stages.length) return this.lastWord("heuristic", reading.attempt, handoff);
-    return this.runModels(input, guidance, signal, first, handoff);
+    if (first < 0 || first >= this.stages.length) return this.lastWord("heuristic", reading.attempt, handoff, reading.ambiguous);
+    try {
+      return await this.runModels(input, guidance, signal, first, handoff);
+    } catch (err) {
+      // A tier set without its key: as with no model at all, the rules' sure part is kept and the rest waits.
+      if (!(err instanceof NoProviderError)) throw err;
+      return this.awaitingModel(reading.attempt, `${handoff.reason}; ${err.message}`, reading.ambiguous);
+    }
   }
 
   private readRules(input: ExtractionInput, signal: AbortSignal | undefined): Promise<RuleReading> {
@@ -147,10 +153,20 @@ export class StagedExtractor implements Extractor {
     return { reason, note: `a first reading failed: ${reason}` };
   }
 
-  /** No stage left to hand on to: the rules need a model that is not set; a fast answer is kept with a warning. */
-  private lastWord(stage: Stage, attempt: StageAttempt, handoff: Handoff): Outcome {
-    if (stage === "heuristic") throw this.noProvider(handoff.reason);
+  /** No stage left to hand on to: the rules' sure part is kept and the rest awaits a model; a fast answer is kept with a warning. */
+  private lastWord(stage: Stage, attempt: StageAttempt, handoff: Handoff, ambiguous?: string): Outcome {
+    if (stage === "heuristic") return this.awaitingModel(attempt, `${handoff.reason}; ${NO_MODEL}`, ambiguous);
     return { ...outcome(stage, attempt), reason: `${handoff.reason}; no strong model configured, keeping the fast answer` };
+  }
+
+  /**
+   * What the rules are sure of, committed now; the input is marked awaiting a model for the rest. Facts about a
+   * name two known entities fit are not sure: the rules cannot tell which one is meant, so they wait too.
+   */
+  private awaitingModel(attempt: StageAttempt, reason: string, ambiguous: string | undefined): Outcome {
+    this.#stageReached = "heuristic";
+    const diff = ambiguous ? withoutName(attempt.diff, ambiguous) : attempt.diff;
+    return { diff, stage: "heuristic", reason, awaitingModel: true };
   }
 
   private nextIndex(current: number, handoff: Handoff): number {
@@ -160,17 +176,22 @@ export class StagedExtractor implements Extractor {
   private has(stage: Stage): boolean {
     return this.stages.some((s) => s.name === stage);
   }
+}
 
-  private noProvider(why: string): NoProviderError {
-    this.#stageReached = "fast";
-    return new NoProviderError(
-      "fast",
-      ["RECALL_FAST_MODEL"],
-      `this input needs a model (${why}); set RECALL_FAST_MODEL (and optionally RECALL_STRONG_MODEL) to provider:model ` +
-        "with the provider's key (anthropic: ANTHROPIC_API_KEY; openai: OPENAI_API_KEY; openai-compatible: OPENAI_BASE_URL), " +
-        "then retry the work item",
-    );
-  }
+const NO_MODEL =
+  "no model configured: the rules' sure part is committed and the rest awaits a model; set RECALL_FAST_MODEL " +
+  "(and optionally RECALL_STRONG_MODEL) to provider:model with the provider's key (anthropic: ANTHROPIC_API_KEY; " +
+  "openai: OPENAI_API_KEY; openai-compatible: OPENAI_BASE_URL), then extract again (POST /api/v1/admin/work-items/extract-again)";
+
+/** The diff without what names `name` (entities, their attributes, relations either side). */
+function withoutName(diff: ExtractionDiff, name: string): ExtractionDiff {
+  const other = (n: string) => n.trim().toLowerCase() !== name.trim().toLowerCase();
+  return {
+    ...diff,
+    entities: diff.entities.filter((e) => other(e.name)),
+    attributes: diff.attributes.filter((a) => other(a.entity)),
+    relations: diff.relations.filter((r) => other(r.subject) && other(r.object)),
+  };
 }
 
 function outcome(stage: Stage, attempt: StageAttempt): Outcome {

@@ -8,6 +8,7 @@ export {
 } from "./connection";
 export { WorkError, classifyError, isFinalFailure } from "./errors";
 export { batchExtraction, extractionMode, turnExtraction } from "./extraction-mode";
+export { ExtractAgainService, NoModelConfiguredError, type ExtractAgainOptions, type ExtractAgainReport } from "./extract-again";
 export { OutboxRelay } from "./outbox-relay";
 export { claimQueuePrefixFor } from "./prefix-claim";
 export { isBackground } from "./priority";
@@ -22,7 +23,7 @@ export {
   redelayWorkItem,
   removeWorkItemJobs,
 } from "./producer";
-export { observePipeline, queueDepths } from "./queue-metrics";
+export { awaitingModelCounts, observePipeline, queueDepths } from "./queue-metrics";
 export { RedisRateGate } from "./rate-gate";
 export { PIPELINE, QUEUES, QUEUE_NAMES, type QueueName, StagePayload, SubjectType, isQueueName, jobIdFor } from "./registry";
 export { NotRetryableError, requeueWorkItem, retryWorkItem } from "./retry";

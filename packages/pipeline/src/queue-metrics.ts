@@ -1,7 +1,15 @@
 // What /metrics reads at scrape time: each queue's depth by state and the age of its oldest
 // waiting job (from Redis), and the outbox backlog (from Postgres).
 import { bypassCounts, withoutTenant, type Db } from "@recall/db";
-import { initialiseSeries, observeOutbox, observeQueues, observeTenancyBypasses, type QueueDepth } from "@recall/telemetry";
+import {
+  initialiseSeries,
+  observeAwaitingModel,
+  observeOutbox,
+  observeQueues,
+  observeTenancyBypasses,
+  type AwaitingModelCount,
+  type QueueDepth,
+} from "@recall/telemetry";
 import { LANES } from "./priority";
 import { laneQueue, type QueueSet } from "./producer";
 import { QUEUE_NAMES } from "./registry";
@@ -35,10 +43,21 @@ export async function outboxBacklog(db: Db): Promise<{ pending: number; oldestAg
   return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1_000) : 0 };
 }
 
+/** Work items awaiting a model across contexts, by queue and subject type (the (context_id, status) index serves it). */
+export async function awaitingModelCounts(db: Db): Promise<AwaitingModelCount[]> {
+  const rows = await withoutTenant(
+    "metrics",
+    () => db.$queryRaw<{ queue: string; subject_type: string; n: bigint }[]>`
+    SELECT queue, subject_type, count(*) AS n FROM work_items WHERE status = 'awaiting_model' GROUP BY queue, subject_type`,
+  );
+  return rows.map((r) => ({ queue: r.queue, subjectType: r.subject_type, count: Number(r.n) }));
+}
+
 /** Makes this process's /metrics report these queues and this database's outbox. */
 export function observePipeline(db: Db, queues: QueueSet): void {
   initialiseSeries(QUEUE_NAMES);
   observeQueues(() => queueDepths(queues));
   observeOutbox(() => outboxBacklog(db));
+  observeAwaitingModel(() => awaitingModelCounts(db));
   observeTenancyBypasses(bypassCounts);
 }

@@ -17,8 +17,11 @@ export class NotRetryableError extends DomainError {
   }
 }
 
-/** Statuses a retry may start from; `failed` items are BullMQ's to retry, but an operator may hurry them. */
-export const RETRYABLE_STATUSES: readonly WorkStatus[] = ["failed", "dead", "cancelled"];
+/**
+ * Statuses a retry may start from; `failed` items are BullMQ's to retry, but an operator may hurry them. An item
+ * `awaiting_model` may be retried one at a time once a model is set (extract-again does many, after a dry run).
+ */
+export const RETRYABLE_STATUSES: readonly WorkStatus[] = ["failed", "dead", "cancelled", "awaiting_model"];
 
 /**
  * Marks the item queued and puts its job back on the queue, in the input's own trace so one
@@ -33,7 +36,7 @@ export async function retryWorkItem(
   options: { background?: boolean } = {},
 ): Promise<WorkItem> {
   if (!from.includes(item.status)) {
-    throw new NotRetryableError(`work item is ${item.status}; only failed, dead or cancelled work can be retried`);
+    throw new NotRetryableError(`work item is ${item.status}; only failed, dead, cancelled or awaiting_model work can be retried`);
   }
   if (!isQueueName(item.queue)) throw new NotRetryableError(`unknown queue ${item.queue}`);
   const updated = await resetToQueued(db, item.id, item.status, options);

@@ -64,8 +64,10 @@ export interface StageResult {
   /**
    * `waiting`: the processor handed its item on (a turn to its extraction window) and recorded
    * that itself, in the same transaction; the factory then records nothing and chains nothing.
+   * `awaiting_model`: recorded and chained as a success (the rules' sure part goes on to commit), the item marked
+   * as waiting for a model for the rest; never a failure.
    */
-  status: "succeeded" | "skipped" | "waiting";
+  status: "succeeded" | "skipped" | "waiting" | "awaiting_model";
   tokensUsed?: number;
   /** false stops the chain here (the stage found nothing for the next one to do). */
   next?: boolean;
@@ -430,6 +432,7 @@ async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result:
       result: result.output,
       next: result.next === false ? undefined : successorIn(queue, ctx.item),
       nextDone: result.nextDone,
+      status: result.status === "awaiting_model" ? "awaiting_model" : "succeeded",
     },
     (write || group) &&
       (async (tx) => {
@@ -438,8 +441,9 @@ async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result:
         await faultPoint();
       }),
   );
-  jobsTotal.inc({ queue, outcome: "succeeded", error_class: "" });
-  workItemsFinished.inc({ queue, status: "succeeded", error_class: "" });
+  const status = result.status === "awaiting_model" ? "awaiting_model" : "succeeded";
+  jobsTotal.inc({ queue, outcome: status, error_class: "" });
+  workItemsFinished.inc({ queue, status, error_class: "" });
   // Another run of this item succeeded first and chained the next stage already.
   if (!finished.first) ctx.logger.warn("a duplicate run succeeded after the item had; the first success stands");
   else {

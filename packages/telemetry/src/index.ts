@@ -2,12 +2,14 @@
 export { type Logger, type LoggerOptions, createLogger } from "./logger";
 export {
   type LedgerEntry,
+  type AwaitingModelCount,
   type QueueDepth,
   extractionInputs,
   httpDuration,
   initialiseSeries,
   jobsTotal,
   lostJobsRequeued,
+  observeAwaitingModel,
   observeOutbox,
   observeQueues,
   observeReplicas,

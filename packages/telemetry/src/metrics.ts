@@ -161,6 +161,19 @@ export function observeOutbox(source: () => Promise<{ pending: number; oldestAge
   outboxSource = source;
 }
 
+/** Work items awaiting a model, by queue and subject type (not failures: counted apart from them). */
+export interface AwaitingModelCount {
+  queue: string;
+  subjectType: string;
+  count: number;
+}
+let awaitingSource: (() => Promise<AwaitingModelCount[]>) | undefined;
+
+/** The database's awaiting-model counts, read on each scrape. */
+export function observeAwaitingModel(source: () => Promise<AwaitingModelCount[]>): void {
+  awaitingSource = source;
+}
+
 /** Reads of the read-only routes by where they ran, when replicas are configured (docs/operating.md, "Read replicas"). */
 export const replicaReads = new Counter({
   name: "recall_replica_reads_total",
@@ -246,15 +259,19 @@ async function readSource<T>(dependency: "redis" | "postgres", source: (() => Pr
 }
 
 /** What the last scrape read of the shared state, before its gauges were collected. */
-let scraped: { queues?: QueueDepth[]; outbox?: { pending: number; oldestAgeSeconds: number } } = {};
+let scraped: { queues?: QueueDepth[]; outbox?: { pending: number; oldestAgeSeconds: number }; awaiting?: AwaitingModelCount[] } = {};
 
 /**
  * The text of /metrics (both the API's and a worker's). Each dependency is read once, before any series is
  * collected, so recall_dependency_up and the gauges read from it have their samples from the first scrape on.
  */
 export async function scrapeMetrics(): Promise<string> {
-  const [queues, outbox] = await Promise.all([readSource("redis", queueSource), readSource("postgres", outboxSource)]);
-  scraped = { queues, outbox };
+  const [queues, outbox, awaiting] = await Promise.all([
+    readSource("redis", queueSource),
+    readSource("postgres", outboxSource),
+    readSource("postgres", awaitingSource),
+  ]);
+  scraped = { queues, outbox, awaiting };
   return registry.metrics();
 }
 
@@ -264,8 +281,8 @@ export async function scrapeMetrics(): Promise<string> {
  */
 export function initialiseSeries(queues: readonly string[]): void {
   for (const queue of queues) {
-    for (const outcome of ["succeeded", "failed", "dead"]) jobsTotal.inc({ queue, outcome, error_class: "" }, 0);
-    for (const status of ["succeeded", "dead", "cancelled"]) workItemsFinished.inc({ queue, status, error_class: "" }, 0);
+    for (const outcome of ["succeeded", "awaiting_model", "failed", "dead"]) jobsTotal.inc({ queue, outcome, error_class: "" }, 0);
+    for (const status of ["succeeded", "awaiting_model", "dead", "cancelled"]) workItemsFinished.inc({ queue, status, error_class: "" }, 0);
     stageDuration.zero({ queue, outcome: "succeeded" });
     lostJobsRequeued.inc({ queue, status: "queued" }, 0);
   }
@@ -297,6 +314,20 @@ new Gauge({
   collect() {
     this.reset();
     for (const q of scraped.queues ?? []) this.set({ queue: q.queue }, q.oldestWaitingAgeSeconds);
+  },
+});
+
+new Gauge({
+  name: "recall_work_items_awaiting_model",
+  help:
+    "Work items awaiting a model (the rules committed what they read; the rest needs a model none is configured for), " +
+    "by queue and subject type, read at scrape time. A setting of the deployment, not a failure: never in the failure series",
+  labelNames: ["queue", "subject_type"] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    this.set({ queue: "extract_assertions", subject_type: "turn" }, 0);
+    for (const a of scraped.awaiting ?? []) this.set({ queue: a.queue, subject_type: a.subjectType }, a.count);
   },
 });
 

@@ -96,7 +96,7 @@ function documentSettled(ctx: Ctx, documentId: string) {
   return waitFor(
     async () => {
       const res = await request(h.app).get(`/api/v1/${ctx.contextId}/documents/${documentId}/status`).set("API-KEY", ctx.apiKey);
-      return res.body.state === "committed" || res.body.state === "failed" ? res.body : undefined;
+      return ["committed", "awaiting_model", "failed"].includes(res.body.state) ? res.body : undefined;
     },
     { what: `document ${documentId} to settle` },
   );
@@ -379,38 +379,41 @@ describe("with only a fast model (openai)", () => {
 describe("with no model configured", () => {
   beforeAll(() => restartWorkers({}));
 
-  test("heuristics still commit; inputs that need a model are kept, fail no_provider, and complete once a model is set and they are retried", async () => {
+  test("heuristics still commit; inputs that need a model are kept, await a model (not failed), and complete once a model is set and they are retried", async () => {
     const ctx = await newContext();
     const heuristic = await postTurn(ctx, "I'm Alice, CTO at Acme.");
     expect(heuristic.extraction).toEqual({ status: "committed", stage: "heuristic" });
 
     const turn = await postTurn(ctx, PRIYA);
     expect(turn).toMatchObject({ diff: { relations: [] }, trace_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
-    expect(turn.extraction).toMatchObject({ status: "failed", stage: "fast", error_class: "no_provider", queue: "extract_assertions" });
-    expect(turn.extraction.message).toMatch(/set RECALL_FAST_MODEL .*ANTHROPIC_API_KEY.*OPENAI_API_KEY.*OPENAI_BASE_URL/);
+    expect(turn.extraction).toMatchObject({ status: "awaiting_model", stage: "heuristic" });
+    expect(turn.extraction.error_class).toBeUndefined();
+    expect(turn.extraction.awaiting_model.reason).toMatch(/set RECALL_FAST_MODEL .*ANTHROPIC_API_KEY.*OPENAI_API_KEY.*OPENAI_BASE_URL/);
     const listed = await request(h.app).get(`/api/v1/${ctx.contextId}/sessions/${ctx.sessionId}/turns`).set("API-KEY", ctx.apiKey);
     expect(listed.body.turns.map((t: { turn_id: string }) => t.turn_id)).toEqual([heuristic.turn_id, turn.turn_id]);
 
     const documentId = await postDocument(ctx, "Osprey is the ledger. It stores entries in Postgres.");
-    const failed = await documentSettled(ctx, documentId);
-    // No rule-based fallback: nothing of the document is staged.
-    expect(failed.stages[0]).toMatchObject({ status: "dead", attempts: 1, error: { class: "no_provider" } });
-    expect(failed.candidates.total).toBe(0);
+    const waiting = await documentSettled(ctx, documentId);
+    expect(waiting.state).toBe("awaiting_model");
+    expect(waiting.stages[0]).toMatchObject({ status: "awaiting_model", attempts: 1 });
+    expect(waiting.stages[0].error).toBeUndefined();
 
     await restartWorkers({ RECALL_FAST_MODEL: "openai-compatible:llama3:8b" });
     llm.script(answer(PRIYA_FACTS));
-    await retry(ctx, turn.extraction.work_item_id);
+    await retry(ctx, turn.extraction.awaiting_model.work_item_id);
     await turnCommitted(turn.turn_id);
     expect(await h.api.db.assertion.count({ where: { turnId: turn.turn_id } })).toBe(1);
     expect((await attempts(turn.turn_id)).map((a) => [a.attempt, a.status, a.errorClass])).toEqual([
-      [1, "dead", "no_provider"],
+      [1, "awaiting_model", null],
       [2, "succeeded", null],
     ]);
 
     llm.script(answer({ ...NO_FACTS, relations: [relation("Osprey", "stores_in", "Postgres", "It stores entries in Postgres")] }));
-    await retry(ctx, failed.stages[0].work_item_id);
-    expect((await documentSettled(ctx, documentId)).state).toBe("committed");
-    expect(await h.api.db.assertion.count({ where: { documentId } })).toBe(1);
+    await retry(ctx, waiting.stages[0].work_item_id);
+    await waitFor(async () => ((await documentSettled(ctx, documentId)).state === "committed" ? true : undefined), {
+      what: "the document committed",
+    });
+    expect(await h.api.db.assertion.count({ where: { documentId, predicate: "stores_in" } })).toBe(1);
     expect(llm.requests.at(-1)!.body["model"]).toBe("llama3:8b");
   });
 });

@@ -153,16 +153,16 @@ test("a turn's exported trace: no orphan parents, routes in {param} form, ids on
 
 test("an operator's retry runs in the item's trace, under a span that was exported, with the item's attempt number", async () => {
   const { contextId, key, sessionId } = await newContext("retried");
-  // This turn needs a model and these processes have none: its extraction ends dead (no_provider).
+  // This turn needs a model and these processes have none: the rules' part commits and it awaits a model.
   const turn = await call(
     "POST",
     `/api/v1/${contextId}/sessions/${sessionId}/turns`,
     { role: "user", content: "Could you ask Ysolde Brackenridge about the Halvorsen renewal?" },
     key,
   );
-  expect(turn.body["extraction"]).toMatchObject({ status: "failed", error_class: "no_provider" });
+  expect(turn.body["extraction"]).toMatchObject({ status: "awaiting_model" });
   const traceId = String(turn.body["trace_id"]);
-  const workItemId = String((turn.body["extraction"] as { work_item_id: string }).work_item_id);
+  const workItemId = String((turn.body["extraction"] as { awaiting_model: { work_item_id: string } }).awaiting_model.work_item_id);
   const retried = await call("POST", `/api/v1/${contextId}/work-items/${workItemId}/retry`, {}, key);
   expect(retried.status).toBe(202);
 

@@ -1,6 +1,6 @@
 // MCP tools for operators, on the admin endpoint only (the admin key): failed work across every
-// context (context_id narrows it), one item with its attempts, and a retry, under the same rules
-// as the admin HTTP routes (WorkItemService).
+// context (context_id narrows it), one item with its attempts, a retry, and extract-again of the inputs
+// awaiting a model, under the same rules as the admin HTTP routes (WorkItemService, ExtractAgainService).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -8,7 +8,17 @@ import type { ApiDeps } from "../deps";
 import { DomainError } from "@recall/contracts";
 import { READ_ONLY, structured, toolError } from "./mcp-agent-tools";
 import { encodeCursor } from "../http/pagination";
-import { AdminFilterFields, WorkItemDetail, WorkItemPage, filterOf, workItemDetail } from "../routes/work-items.schemas";
+import {
+  AdminFilterFields,
+  ExtractAgainBody,
+  ExtractAgainReport,
+  WorkItemDetail,
+  WorkItemPage,
+  filterOf,
+  workItemDetail,
+} from "../routes/work-items.schemas";
+import { extractAgainService } from "../services/extract-again";
+import { extractAgainView } from "../views/extract-again-view";
 import { WorkItemView, workItemView } from "../views/work-item-view";
 
 const RETRIES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
@@ -64,6 +74,29 @@ export function registerOperatorTools(server: McpServer, deps: ApiDeps): void {
     async ({ work_item_id, from }) => {
       try {
         return structured(workItemView(await deps.workItems.retry(work_item_id, { from })));
+      } catch (err) {
+        if (err instanceof DomainError) return toolError(err.message);
+        throw err;
+      }
+    },
+  );
+  server.registerTool(
+    "extract_again",
+    {
+      title: "Extract again with the model now configured",
+      description:
+        "Inputs awaiting a model (the rules committed what they could read) are extracted again with the configured model; " +
+        "only what the rules had not committed is added. dry_run: count inputs and model calls and estimate tokens and cost, queue nothing",
+      inputSchema: z.strictObject({
+        context_id: ExtractAgainBody.shape.context_id,
+        dry_run: z.boolean().optional().describe("count and estimate only (default false)"),
+      }),
+      outputSchema: ExtractAgainReport,
+      annotations: RETRIES,
+    },
+    async ({ context_id, dry_run }) => {
+      try {
+        return structured(extractAgainView(await extractAgainService(deps).call({ contextId: context_id, dryRun: dry_run })));
       } catch (err) {
         if (err instanceof DomainError) return toolError(err.message);
         throw err;

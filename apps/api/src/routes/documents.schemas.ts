@@ -143,7 +143,9 @@ const StageView = z.object({
 export const DocumentStatus = z.object({
   document_id: z.uuid(),
   trace_id: z.string(),
-  state: z.enum(["queued", "processing", "committed", "failed", "cancelled"]),
+  state: z
+    .enum(["queued", "processing", "committed", "awaiting_model", "failed", "cancelled"])
+    .describe("awaiting_model: the rules' sure part is committed; the rest needs a model none is configured for (not a failure)"),
   stages: z.array(StageView),
   extraction_plan: z
     .object({

@@ -61,12 +61,13 @@ export const BatchAccepted = z.object({
 export const BatchStatus = z.object({
   batch_id: z.uuid(),
   session_id: z.uuid(),
-  state: z.enum(["processing", "done"]).describe("done once every turn is committed or failed"),
+  state: z.enum(["processing", "done"]).describe("done once every turn is committed, awaiting a model, failed or cancelled"),
   turns: z.number().int(),
   counts: z.object({
     queued: z.number().int(),
     processing: z.number().int(),
     committed: z.number().int(),
+    awaiting_model: z.number().int().describe("the rules' part committed, the rest waits for a model (not failed)"),
     failed: z.number().int(),
     cancelled: z.number().int(),
   }),
@@ -110,14 +111,22 @@ export const TurnResult = z.object({
   diff: DiffView,
   extraction: z.object({
     status: z
-      .enum(["committed", "pending_review", "failed", "cancelled", "pending"])
-      .describe("pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)"),
+      .enum(["committed", "pending_review", "awaiting_model", "failed", "cancelled", "pending"])
+      .describe(
+        "pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews); " +
+          "awaiting_model: what the rules read for sure is committed (the diff), the rest needs a model none is configured for " +
+          "(not a failure: POST /api/v1/admin/work-items/extract-again once one is)",
+      ),
     stage: z.string().nullable(),
     pending_reviews: z.number().int().optional().describe("candidates of this turn waiting for review"),
     error_class: z.string().nullable().optional(),
     message: z.string().nullable().optional(),
     queue: z.string().optional(),
     work_item_id: z.uuid().optional().describe("the failed work item, to retry once the cause is fixed"),
+    awaiting_model: z
+      .object({ work_item_id: z.uuid(), reason: z.string().nullable() })
+      .optional()
+      .describe("the extraction item waiting for a model, and why the rules could not read the rest"),
   }),
   status_url: z.string().optional().describe("while the extraction is pending (a 202): where to follow it"),
   trace_id: z.string(),

@@ -9,7 +9,11 @@ import { encodeCursor } from "../http/pagination";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { ITEMS_BYTES, countWithin } from "@recall/memory";
 import { WorkItemView, workItemListView, workItemView } from "../views/work-item-view";
+import { extractAgainService } from "../services/extract-again";
+import { extractAgainView } from "../views/extract-again-view";
 import {
+  ExtractAgainBody,
+  ExtractAgainReport,
   ListQuery,
   RetryManyBody,
   RetryManyReport,
@@ -33,7 +37,30 @@ const paramsFor = (mount: WorkItemMount) =>
 const scopeOf = (params: unknown): string | undefined => (params as { contextId?: string } | undefined)?.contextId;
 
 export function workItemRoutes(deps: ApiDeps, mount: WorkItemMount = "context"): RouteDefinition[] {
-  return [list(deps, mount), retryMany(deps, mount), getOne(deps, mount), retryOne(deps, mount), cancel(deps, mount)];
+  const routes = [list(deps, mount), retryMany(deps, mount), getOne(deps, mount), retryOne(deps, mount), cancel(deps, mount)];
+  return mount === "admin" ? [...routes, extractAgain(deps)] : routes;
+}
+
+/** Admin only: running a model costs the deployment money, so its operator decides (never run by itself). */
+function extractAgain(deps: ApiDeps): RouteDefinition {
+  return defineRoute({
+    method: "post",
+    idempotent: true,
+    path: "/work-items/extract-again",
+    summary: "Extract again, with the model now configured, the inputs awaiting one (dry_run: count calls and estimate cost)",
+    description:
+      "Inputs the rules committed in part with no model configured are `awaiting_model`. Once a model is set, this queues them " +
+      "(at most 1,000 a call, fair between contexts, in the background lane); the model's reading commits only what the rules had " +
+      "not. `dry_run: true` counts the inputs and model calls (turns in windows as an import groups them) and estimates tokens " +
+      "and cost from RECALL_MODEL_PRICES_JSON. Nothing runs by itself when a model appears. A real run with no model is a 409 `no_model`.",
+    tags: ["operations"],
+    body: ExtractAgainBody,
+    responses: { 200: { description: "What was (or would be) queued", schema: ExtractAgainReport }, 409: conflict },
+    handle: async ({ body }) => {
+      const report = await extractAgainService(deps).call({ contextId: body.context_id, dryRun: body.dry_run });
+      return { status: 200, body: extractAgainView(report) };
+    },
+  });
 }
 
 function list(deps: ApiDeps, mount: WorkItemMount): RouteDefinition {

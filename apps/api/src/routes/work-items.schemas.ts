@@ -107,3 +107,32 @@ export const RetryManyReport = z.object({
   retried: z.array(WorkItemView),
   skipped: z.array(z.object({ work_item_id: z.uuid(), reason: z.string() })),
 });
+
+export const ExtractAgainBody = z.strictObject({
+  context_id: z.uuid("must be a context id").optional().describe("only this context's inputs; omitted: every context's"),
+  dry_run: z.boolean().default(false).describe("count the inputs and model calls and estimate the cost; queue nothing"),
+});
+
+export const ExtractAgainReport = z.object({
+  dry_run: z.boolean(),
+  matched: z.number().int().describe("inputs awaiting a model that the request matches"),
+  inputs: z.number().int().describe("inputs this call takes (at most 1,000, docs/limits.md)"),
+  remaining: z.number().int().describe("matched inputs beyond this call's cap: call again for them"),
+  by_kind: z.object({ turns: z.number().int(), documents: z.number().int(), other: z.number().int() }),
+  model_calls: z
+    .object({
+      total: z.number().int(),
+      windows: z.number().int().describe("a session's turns, grouped in windows as an import groups them"),
+      document_chunks: z.number().int(),
+      single: z.number().int(),
+    })
+    .describe("calls of the fast model the run would make (escalations to the strong model not counted)"),
+  estimate: z.object({
+    model: z.string().nullable().describe("the fast model (provider:model), null when none is configured"),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    cost_usd: z.number().nullable().describe("from RECALL_MODEL_PRICES_JSON; null when the model has no price"),
+    priced: z.boolean(),
+  }),
+  queued: z.number().int().describe("inputs queued in the background lane (0 on a dry run)"),
+});

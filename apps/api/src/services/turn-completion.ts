@@ -4,6 +4,7 @@
 // as the safety net for a notification lost while the connection was down.
 import { CHANNELS, NotificationListener, type Db } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
+import { SETTLED_STATES } from "../views/pipeline-status";
 import { readTurn, turnState, type TurnProgress } from "../views/turn-result";
 
 export class TurnCompletion {
@@ -92,8 +93,7 @@ export async function waitForTurn(
       wait = completion.next(turn.id);
       const progress = await readTurn(db, turn);
       const state = turnState(progress.items);
-      if (state === "committed" || state === "failed" || state === "cancelled" || Date.now() >= deadline || completion.released)
-        return progress;
+      if (SETTLED_STATES.includes(state) || Date.now() >= deadline || completion.released) return progress;
     }
   } finally {
     wait.cancel();

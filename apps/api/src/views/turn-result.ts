@@ -3,7 +3,7 @@
 import type { Db, KnowledgeCandidate, Turn, WorkItem } from "@recall/db";
 import { candidatePayload, itemResult, type CandidateKind } from "@recall/contracts";
 import { truthMaintained } from "@recall/memory";
-import { pipelineState, type PipelineState } from "./pipeline-status";
+import { committedState, extractingAgain, pipelineState, type PipelineState } from "./pipeline-status";
 
 /**
  * A turn counts as committed once truth maintenance has applied it, even while (or if)
@@ -12,7 +12,7 @@ import { pipelineState, type PipelineState } from "./pipeline-status";
  */
 export function turnState(items: WorkItem[]): PipelineState {
   const maintenance = items.find((i) => i.queue === "truth_maintenance");
-  return maintenance && truthMaintained(maintenance) ? "committed" : pipelineState(items);
+  return maintenance && truthMaintained(maintenance) && !extractingAgain(items) ? committedState(items) : pipelineState(items);
 }
 
 /** The 202 answer for a stored turn whose extraction is followed at its status URL (wait: false, or the wait failed). */
@@ -58,7 +58,7 @@ export async function batchStatusView(db: Db, ref: { contextId: string; sessionI
 function summarise(turns: { id: string; seq: number }[], items: WorkItem[]) {
   const bySubject = new Map<string, WorkItem[]>();
   for (const item of items) bySubject.set(item.subjectId, [...(bySubject.get(item.subjectId) ?? []), item]);
-  const counts = { queued: 0, processing: 0, committed: 0, failed: 0, cancelled: 0 };
+  const counts = { queued: 0, processing: 0, committed: 0, awaiting_model: 0, failed: 0, cancelled: 0 };
   const failures = [];
   for (const turn of turns) {
     const own = bySubject.get(turn.id) ?? [];
@@ -76,7 +76,8 @@ function summarise(turns: { id: string; seq: number }[], items: WorkItem[]) {
       });
     }
   }
-  const state = counts.committed + counts.failed + counts.cancelled === turns.length ? ("done" as const) : ("processing" as const);
+  const settled = counts.committed + counts.awaiting_model + counts.failed + counts.cancelled;
+  const state = settled === turns.length ? ("done" as const) : ("processing" as const);
   return { state, counts, failures };
 }
 
@@ -99,14 +100,18 @@ export function extractionView(items: WorkItem[], candidates: readonly Pick<Know
   const extract = items.find((i) => i.queue === "extract_assertions");
   const result = itemResult("extract_assertions", extract?.payload);
   const dead = items.find((i) => i.status === "dead");
+  const awaiting = state === "awaiting_model" ? items.find((i) => i.status === "awaiting_model") : undefined;
   // Committed, with candidates the context's review rule holds (docs/review.md): they reach memory once approved.
   const pendingReviews = candidates.filter((c) => c.status === "pending_review").length;
   const settled = state === "committed" && pendingReviews > 0 ? "pending_review" : state;
   return {
-    status:
-      settled === "committed" || settled === "pending_review" || settled === "failed" || settled === "cancelled" ? settled : "pending",
+    status: settled === "queued" || settled === "processing" ? "pending" : settled,
     stage: result.outcomes[0]?.stage ?? result.failed?.stage ?? null,
     ...(pendingReviews > 0 ? { pending_reviews: pendingReviews } : {}),
+    // The rules' sure part is committed (the diff); the rest waits for a model and an operator's extract-again.
+    ...(awaiting
+      ? { awaiting_model: { work_item_id: awaiting.id, reason: result.outcomes.find((o) => o.awaiting_model)?.reason ?? null } }
+      : {}),
     ...(dead ? { error_class: dead.errorClass, message: dead.errorMessage, queue: dead.queue, work_item_id: dead.id } : {}),
   };
 }

@@ -5,7 +5,7 @@ import { READ_LIMITS, clipped } from "@recall/memory";
 
 export const Timestamp = z.iso.datetime({ offset: true });
 
-export const WORK_STATUSES = ["queued", "running", "waiting", "succeeded", "failed", "dead", "cancelled"] as const;
+export const WORK_STATUSES = ["queued", "running", "waiting", "succeeded", "awaiting_model", "failed", "dead", "cancelled"] as const;
 
 export const WorkItemView = z.object({
   work_item_id: z.uuid(),

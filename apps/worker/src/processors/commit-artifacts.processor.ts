@@ -6,6 +6,7 @@
 import { itemResult, kindOf } from "@recall/contracts";
 import type { KnowledgeCandidate, Tx, WorkItem } from "@recall/db";
 import {
+  committedRefs,
   commitPlanned,
   planCommit,
   prepareCommits,
@@ -22,6 +23,8 @@ import { candidatesOf, documentUnits, stageSubject, type StageSubject, type Text
 interface CommitInput {
   candidates: KnowledgeCandidate[];
   units: TextUnit[];
+  /** A pass of this commit ran before (an input extracted again): with nothing new, truth maintenance has nothing to redo. */
+  committedBefore?: boolean;
 }
 
 async function loadCommitInput(tx: Tx, claim: ClaimedWork): Promise<CommitInput> {
@@ -30,7 +33,8 @@ async function loadCommitInput(tx: Tx, claim: ClaimedWork): Promise<CommitInput>
     ? { status: "approved" as const, review: { commitId: subjectId } }
     : { subjectType, subjectId, status: "valid" as const };
   const candidates = await tx.knowledgeCandidate.findMany({ where, orderBy: { ordinal: "asc" } });
-  return { candidates, units: await documentUnits(tx, claim) };
+  const committedBefore = candidates.length === 0 && (await committedRefs(tx, claim.item.id)) !== undefined;
+  return { candidates, units: await documentUnits(tx, claim), committedBefore };
 }
 
 /** `loadCommitInput` for a group's turns: their valid candidates in one read. */
@@ -38,7 +42,11 @@ async function loadCommitInputs(tx: Tx, claims: ClaimedWork[]): Promise<CommitIn
   if (claims.some((c) => kindOf(c.item.subjectType).commitsApproved)) return Promise.all(claims.map((c) => loadCommitInput(tx, c)));
   const bySubject = await candidatesOf(tx, claims, "valid");
   const inputs: CommitInput[] = [];
-  for (const [i, claim] of claims.entries()) inputs.push({ candidates: bySubject[i]!, units: await documentUnits(tx, claim) });
+  for (const [i, claim] of claims.entries()) {
+    const candidates = bySubject[i]!;
+    const committedBefore = candidates.length === 0 && (await committedRefs(tx, claim.item.id)) !== undefined;
+    inputs.push({ candidates, units: await documentUnits(tx, claim), committedBefore });
+  }
   return inputs;
 }
 
@@ -70,7 +78,8 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
           const checked = (prepared as Map<string, CommitCheck> | undefined)?.get(item.id);
           await commitPlanned(tx, source, commit, plan, { ...options, checked });
         },
-        nextDone: nothingToMaintain(deps, item, commit) ? truthMaintainedNow() : undefined,
+        nextDone:
+          nothingToMaintain(deps, item, commit) || (commit.length === 0 && input.committedBefore) ? truthMaintainedNow() : undefined,
       };
     },
   };

@@ -9,6 +9,7 @@ import { rememberEntities, type ExtractionGuidance, type Extractor, type StageOu
 import { isBackground, writeCheckpoint, type ClaimedPlan, type StageContext, type StageResult } from "@recall/pipeline";
 import { extractionInputs, type Logger } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
+import { restageCandidates } from "./candidate-restage";
 import { ensureDocumentNodes } from "./document-nodes";
 import type { KnownMemory } from "./known-memory";
 import { budgetLimits, planRecorded, resolvePlan, writePlan, type ResolvedPlan } from "./plan";
@@ -51,8 +52,10 @@ export class ExtractionService {
       }
     }
     const result: ExtractResult = { outcomes: run.outcomes };
+    // The rules' sure part goes on to validation and commit; the item says the rest waits for a model.
+    const awaiting = run.outcomes.some((o) => o.awaiting_model);
     return {
-      status: "succeeded",
+      status: awaiting ? "awaiting_model" : "succeeded",
       tokensUsed: extractor.tokensUsed,
       output: { value: result, replace: true },
       write: stageCandidates(item, run),
@@ -80,6 +83,7 @@ async function extractUnit(run: Run, item: WorkItem, unit: TextUnit, signal: Abo
     model: outcome.model ?? null,
     reason: outcome.reason,
     tokens_used: outcome.tokensUsed,
+    ...(outcome.awaitingModel ? { awaiting_model: true } : {}),
   });
   run.rows.push(...toCandidates(item, subject, unit, outcome, run.rows.length));
   rememberEntities(known, outcome.diff);
@@ -113,12 +117,14 @@ function toCandidates(
   return rows;
 }
 
-/** Replaces whatever an earlier attempt staged, so a retry never doubles candidates; records the plan when it changed. */
+/**
+ * Replaces whatever an earlier attempt staged, so a retry never doubles candidates, and keeps what was committed (the
+ * rules' part of an input extracted again once a model is set); records the plan when it changed.
+ */
 function stageCandidates(item: WorkItem, run: Run): (tx: Tx) => Promise<void> {
   return async (tx) => {
     if (!planRecorded(run.plan, run.stored)) await writePlan(tx, run.plan);
-    await tx.knowledgeCandidate.deleteMany({ where: { workItemId: item.id } });
-    if (run.rows.length > 0) await tx.knowledgeCandidate.createMany({ data: run.rows });
+    await restageCandidates(tx, [item.id], run.rows);
     // Counted once staged, so a failed attempt's finished units are not counted twice.
     for (const outcome of run.outcomes) extractionInputs.inc({ stage: outcome.stage });
   };

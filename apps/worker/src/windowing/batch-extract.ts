@@ -30,6 +30,7 @@ import type { WorkerDeps } from "../deps";
 import { loadKnownMemory, type KnownMemory } from "../services/known-memory";
 import { resolvePlan, writePlans, type ResolvedPlan } from "../services/plan";
 import { turnSubject } from "../services/subject-loader";
+import { windowModelUsable } from "./model-availability";
 import { placeInWindows, releaseWindows, windowLimits, type WindowRelease } from "./window-assembler";
 import { candidateRows } from "./window-handoff";
 
@@ -42,7 +43,14 @@ export interface BatchInput {
 }
 
 type Placement =
-  | { kind: "finished"; turn: WindowTurnClaim; plan: ResolvedPlan; reading: Extract<BatchReading, { attempt: unknown }> }
+  | {
+      kind: "finished";
+      turn: WindowTurnClaim;
+      plan: ResolvedPlan;
+      reading: Extract<BatchReading, { attempt: unknown }>;
+      /** The rules read it only in part and no model is configured: their sure part is committed, the rest awaits one. */
+      awaitingModel?: boolean;
+    }
   | { kind: "windowed"; turn: WindowTurnClaim; plan: ResolvedPlan }
   | { kind: "alone"; turn: WindowTurnClaim; why: string; failed: boolean };
 
@@ -167,6 +175,7 @@ function place(deps: WorkerDeps, ctx: StageContext<BatchInput>, turn: WindowTurn
   const { attempt, ambiguous } = reading;
   if (attempt.finished && !(ambiguous && !isEmptyDiff(attempt.diff))) return { kind: "finished", turn, plan, reading };
   if (ambiguous) return { kind: "alone", turn, why: `batch: "${ambiguous}" fits two known entities; read alone`, failed: false };
+  if (!windowModelUsable(deps)) return { kind: "finished", turn, plan, reading, awaitingModel: true };
   return { kind: "windowed", turn, plan };
 }
 
@@ -187,7 +196,9 @@ async function finishTurns(
     if (p.kind !== "finished") continue;
     const { item, attemptId, turn } = p.turn;
     const { attempt } = p.reading;
-    const outcome: UnitOutcome = { node_id: null, stage: "heuristic", model: null, reason: attempt.reason, tokens_used: 0 };
+    const awaiting = p.awaitingModel ? { awaiting_model: true } : {};
+    const reason = p.awaitingModel ? `${attempt.reason}; no model configured: the rules' sure part is committed` : attempt.reason;
+    const outcome: UnitOutcome = { node_id: null, stage: "heuristic", model: null, reason, tokens_used: 0, ...awaiting };
     const result: ExtractResult = { outcomes: [outcome] };
     const finished = await finishInTransaction(tx, {
       workItemId: item.id,
@@ -195,6 +206,7 @@ async function finishTurns(
       wallMs,
       result: { value: result, replace: true },
       next: nextInGroup("extract_assertions", item, batchOf(batch)),
+      status: p.awaitingModel ? "awaiting_model" : "succeeded",
     });
     if (!finished.first) continue;
     staged.push([item, turn, attempt.diff, { stage: "heuristic", model: null }]);

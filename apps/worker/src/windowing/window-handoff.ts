@@ -24,6 +24,7 @@ import {
   type Producer,
   type QueueSet,
 } from "@recall/pipeline";
+import { restageCandidates } from "../services/candidate-restage";
 
 export interface WindowReading {
   windowId: string;
@@ -87,9 +88,13 @@ export async function finishTurns(
       ),
     );
     const staged = read.filter(({ item }) => claimed.has(item.id));
-    await tx.knowledgeCandidate.deleteMany({ where: { workItemId: { in: staged.map(({ item }) => item.id) } } });
     const rows = staged.flatMap(({ item, turn, diff }) => candidateRows(item, turn, diff, { stage: "fast", model: reading.model }));
-    if (rows.length > 0) await tx.knowledgeCandidate.createMany({ data: rows });
+    // A turn extracted again keeps what its rules committed; the window's reading adds only what they had not.
+    await restageCandidates(
+      tx,
+      staged.map(({ item }) => item.id),
+      rows,
+    );
     if (staged.length === 0) return undefined;
     const window = { contextId: turns[0]!.contextId, subjectType: "window" as const, subjectId: reading.windowId };
     return ensureWorkItem(tx, { ...window, queue: "validate_artifacts", traceId: reading.traceId });

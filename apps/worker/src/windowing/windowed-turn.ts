@@ -10,6 +10,7 @@ import type { WorkerDeps } from "../deps";
 import type { KnownMemory } from "../services/known-memory";
 import { planRecorded, resolvePlan, writePlan } from "../services/plan";
 import { extractedSubject } from "../services/subject-loader";
+import { windowModelUsable } from "./model-availability";
 import { joinWindow, windowLimits } from "./window-assembler";
 
 export function windowAwareExtract(deps: WorkerDeps, oneTurn: StageHandler<KnownMemory>): StageHandler<KnownMemory> {
@@ -30,6 +31,8 @@ export function windowAwareExtract(deps: WorkerDeps, oneTurn: StageHandler<Known
       const threshold = deps.config.RECALL_HEURISTIC_CONFIDENCE;
       const { attempt, ambiguous } = await deps.cpu.run("rules", input, { threshold }, { lane: "background", signal: ctx.signal });
       if ((attempt.finished && !(ambiguous && !isEmptyDiff(attempt.diff))) || ambiguous) return oneTurn.process(ctx);
+      // No model to read a window: the one-turn path commits the rules' sure part and marks the rest awaiting a model.
+      if (!windowModelUsable(deps)) return oneTurn.process(ctx);
       // The window reads the plan of its first turn: it is recorded as the turn joins.
       const plan = resolvePlan(deps, subject);
       const write = planRecorded(plan, claim.plan) ? undefined : (tx: Tx) => writePlan(tx, plan);

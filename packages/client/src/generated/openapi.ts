@@ -974,6 +974,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/admin/work-items/extract-again": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extract again, with the model now configured, the inputs awaiting one (dry_run: count calls and estimate cost)
+     * @description Inputs the rules committed in part with no model configured are `awaiting_model`. Once a model is set, this queues them (at most 1,000 a call, fair between contexts, in the background lane); the model's reading commits only what the rules had not. `dry_run: true` counts the inputs and model calls (turns in windows as an import groups them) and estimates tokens and cost from RECALL_MODEL_PRICES_JSON. Nothing runs by itself when a model appears. A real run with no model is a 409 `no_model`.
+     */
+    post: operations["post_admin_work_items_extract_again"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/admin/work-items/retries": {
     parameters: {
       query?: never;
@@ -1919,8 +1939,11 @@ export interface operations {
               /** Format: uuid */
               work_item_id?: string;
             }[];
-            /** @enum {string} */
-            state: "queued" | "processing" | "committed" | "failed" | "cancelled";
+            /**
+             * @description awaiting_model: the rules' sure part is committed; the rest needs a model none is configured for (not a failure)
+             * @enum {string}
+             */
+            state: "queued" | "processing" | "committed" | "awaiting_model" | "failed" | "cancelled";
             trace_id: string;
           };
         };
@@ -3327,7 +3350,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -5057,6 +5080,8 @@ export interface operations {
             /** Format: uuid */
             batch_id: string;
             counts: {
+              /** @description the rules' part committed, the rest waits for a model (not failed) */
+              awaiting_model: number;
               cancelled: number;
               committed: number;
               failed: number;
@@ -5076,7 +5101,7 @@ export interface operations {
             /** Format: uuid */
             session_id: string;
             /**
-             * @description done once every turn is committed or failed
+             * @description done once every turn is committed, awaiting a model, failed or cancelled
              * @enum {string}
              */
             state: "processing" | "done";
@@ -5390,6 +5415,12 @@ export interface operations {
               }[];
             };
             extraction: {
+              /** @description the extraction item waiting for a model, and why the rules could not read the rest */
+              awaiting_model?: {
+                reason: string | null;
+                /** Format: uuid */
+                work_item_id: string;
+              };
               error_class?: string | null;
               message?: string | null;
               /** @description candidates of this turn waiting for review */
@@ -5397,10 +5428,10 @@ export interface operations {
               queue?: string;
               stage: string | null;
               /**
-               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)
+               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews); awaiting_model: what the rules read for sure is committed (the diff), the rest needs a model none is configured for (not a failure: POST /api/v1/admin/work-items/extract-again once one is)
                * @enum {string}
                */
-              status: "committed" | "pending_review" | "failed" | "cancelled" | "pending";
+              status: "committed" | "pending_review" | "awaiting_model" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -5454,6 +5485,12 @@ export interface operations {
                   }[];
                 };
                 extraction: {
+                  /** @description the extraction item waiting for a model, and why the rules could not read the rest */
+                  awaiting_model?: {
+                    reason: string | null;
+                    /** Format: uuid */
+                    work_item_id: string;
+                  };
                   error_class?: string | null;
                   message?: string | null;
                   /** @description candidates of this turn waiting for review */
@@ -5461,10 +5498,10 @@ export interface operations {
                   queue?: string;
                   stage: string | null;
                   /**
-                   * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)
+                   * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews); awaiting_model: what the rules read for sure is committed (the diff), the rest needs a model none is configured for (not a failure: POST /api/v1/admin/work-items/extract-again once one is)
                    * @enum {string}
                    */
-                  status: "committed" | "pending_review" | "failed" | "cancelled" | "pending";
+                  status: "committed" | "pending_review" | "awaiting_model" | "failed" | "cancelled" | "pending";
                   /**
                    * Format: uuid
                    * @description the failed work item, to retry once the cause is fixed
@@ -5714,6 +5751,12 @@ export interface operations {
               }[];
             };
             extraction: {
+              /** @description the extraction item waiting for a model, and why the rules could not read the rest */
+              awaiting_model?: {
+                reason: string | null;
+                /** Format: uuid */
+                work_item_id: string;
+              };
               error_class?: string | null;
               message?: string | null;
               /** @description candidates of this turn waiting for review */
@@ -5721,10 +5764,10 @@ export interface operations {
               queue?: string;
               stage: string | null;
               /**
-               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews)
+               * @description pending_review: committed, with candidates the context's review rule holds until approved (GET …/reviews); awaiting_model: what the rules read for sure is committed (the diff), the rest needs a model none is configured for (not a failure: POST /api/v1/admin/work-items/extract-again once one is)
                * @enum {string}
                */
-              status: "committed" | "pending_review" | "failed" | "cancelled" | "pending";
+              status: "committed" | "pending_review" | "awaiting_model" | "failed" | "cancelled" | "pending";
               /**
                * Format: uuid
                * @description the failed work item, to retry once the cause is fixed
@@ -7460,7 +7503,7 @@ export interface operations {
         /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
         queue?: string | string[];
         session_id?: string;
-        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, awaiting_model, failed, dead, cancelled) */
         status?: string | string[];
         turn_id?: string;
       };
@@ -7495,7 +7538,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -7584,7 +7627,7 @@ export interface operations {
               /** Format: date-time */
               started_at: string;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** @description budget this attempt spent */
               tokens_used: number;
               /** @description the trace this attempt ran in */
@@ -7605,7 +7648,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -7699,7 +7742,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -7822,7 +7865,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -7952,7 +7995,7 @@ export interface operations {
           queue?: string | string[];
           /** Format: uuid */
           session_id?: string;
-          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, awaiting_model, failed, dead, cancelled) */
           status?: string | string[];
           /** Format: uuid */
           turn_id?: string;
@@ -7984,7 +8027,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -8194,7 +8237,7 @@ export interface operations {
         /** @description one or more queues, comma-separated or repeated (extract_assertions, validate_artifacts, commit_artifacts, truth_maintenance) */
         queue?: string | string[];
         session_id?: string;
-        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+        /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, awaiting_model, failed, dead, cancelled) */
         status?: string | string[];
         turn_id?: string;
       };
@@ -8227,7 +8270,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;
@@ -8306,7 +8349,7 @@ export interface operations {
               /** Format: date-time */
               started_at: string;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** @description budget this attempt spent */
               tokens_used: number;
               /** @description the trace this attempt ran in */
@@ -8327,7 +8370,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -8420,7 +8463,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -8542,7 +8585,7 @@ export interface operations {
             queue: string;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+            status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
             /** Format: uuid */
             subject_id: string;
             subject_type: string;
@@ -8627,6 +8670,148 @@ export interface operations {
       };
     };
   };
+  post_admin_work_items_extract_again: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1–255 printable ASCII characters, e.g. a UUID), new for each write. A retry with the same key and the same body, within IDEMPOTENCY_RETENTION_HOURS, answers the first answer again (status and body, with `Idempotent-Replayed: true`) and stores nothing; the same key with another body answers 422; while the first request is still running, a retry waits for its answer (409 with Retry-After if it takes too long). Errors are not kept. */
+        "Idempotency-Key"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description only this context's inputs; omitted: every context's
+           */
+          context_id?: string;
+          /**
+           * @description count the inputs and model calls and estimate the cost; queue nothing
+           * @default false
+           */
+          dry_run?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description What was (or would be) queued */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            by_kind: {
+              documents: number;
+              other: number;
+              turns: number;
+            };
+            dry_run: boolean;
+            estimate: {
+              /** @description from RECALL_MODEL_PRICES_JSON; null when the model has no price */
+              cost_usd: number | null;
+              input_tokens: number;
+              /** @description the fast model (provider:model), null when none is configured */
+              model: string | null;
+              output_tokens: number;
+              priced: boolean;
+            };
+            /** @description inputs this call takes (at most 1,000, docs/limits.md) */
+            inputs: number;
+            /** @description inputs awaiting a model that the request matches */
+            matched: number;
+            /** @description calls of the fast model the run would make (escalations to the strong model not counted) */
+            model_calls: {
+              document_chunks: number;
+              single: number;
+              total: number;
+              /** @description a session's turns, grouped in windows as an import groups them */
+              windows: number;
+            };
+            /** @description inputs queued in the background lane (0 on a dry run) */
+            queued: number;
+            /** @description matched inputs beyond this call's cap: call again for them */
+            remaining: number;
+          };
+        };
+      };
+      /** @description The request is invalid; `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not in a state this allows */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": {
+            detail: string;
+            errors?: {
+              field: string;
+              message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
+          };
+        };
+      };
+      /** @description The body is larger than REQUEST_BODY_LIMIT_BYTES. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The Idempotency-Key was already used for a different request. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Internal error; details are in the server log under the trace id. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Postgres (or, for queue operations, Redis) is not answering; nothing was half-done. Retry after Retry-After seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   post_admin_work_items_retries: {
     parameters: {
       query?: never;
@@ -8670,7 +8855,7 @@ export interface operations {
           queue?: string | string[];
           /** Format: uuid */
           session_id?: string;
-          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, failed, dead, cancelled) */
+          /** @description one or more statuses, comma-separated or repeated (queued, running, waiting, succeeded, awaiting_model, failed, dead, cancelled) */
           status?: string | string[];
           /** Format: uuid */
           turn_id?: string;
@@ -8702,7 +8887,7 @@ export interface operations {
               queue: string;
               started_at: string | null;
               /** @enum {string} */
-              status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "dead" | "cancelled";
+              status: "queued" | "running" | "waiting" | "succeeded" | "awaiting_model" | "failed" | "dead" | "cancelled";
               /** Format: uuid */
               subject_id: string;
               subject_type: string;

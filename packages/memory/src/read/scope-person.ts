@@ -6,7 +6,6 @@
 import { Prisma, type DbOrTx } from "@recall/db";
 import { normaliseScope } from "../core/scope";
 import type { ReaderScope } from "./read-types";
-import { visibleTo } from "./sql-fragments";
 
 /** "I", "me", "my", "mine", "myself" as words: the message speaks of its reader. */
 const FIRST_PERSON = /(?<![\p{L}\p{N}'’])(i|me|my|mine|myself)(?![\p{L}\p{N}])/iu;
@@ -25,7 +24,8 @@ export async function scopePerson(db: DbOrTx, reader: ReaderScope, message: stri
     JOIN assertions a ON a.turn_id = t.id AND a.context_id = t.context_id AND a.retracted_at IS NULL
     JOIN entities e ON e.id = a.subject_entity_id AND e.retracted_at IS NULL AND lower(e.type) = 'person'
     WHERE t.context_id = ${reader.contextId}::uuid AND t.role = 'user'
-      AND ${visibleTo("t", scope)} AND t.scope @> ${scope}::text[]
+      AND t.scope_set_id IN (SELECT s.id FROM scope_sets s WHERE s.context_id = ${reader.contextId}::uuid
+        AND s.entries @> ${scope}::text[] AND s.entries <@ ${scope}::text[])
       AND (t.speaker IS NULL OR lower(t.speaker) = lower(e.name) OR lower(t.speaker) = ANY(SELECT lower(x) FROM unnest(e.aliases) x))
     GROUP BY e.id
     ORDER BY count(*) FILTER (WHERE t.speaker IS NOT NULL) DESC, count(*) DESC, min(t.created_at), e.id

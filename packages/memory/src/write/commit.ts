@@ -7,7 +7,9 @@
 // Idempotent, because a queue delivers at least once: the transaction first takes an
 // advisory lock on the commit, then looks for its record (one per commit). A second
 // delivery, or a concurrent one, waits for the first and then finds the record and writes nothing. A commit that dies half-way (a crash, a killed
-// worker, a failed statement) rolls back entirely, so its re-run starts from nothing.
+// worker, a failed statement) rolls back entirely, so its re-run starts from nothing. A commit that ran before and is
+// given candidates still valid is a later pass (the rest of an input the rules committed in part, extracted again once
+// a model was set): it writes only those, and its record keeps every pass.
 //
 // Candidates the context's review rule holds (options.hold) are marked pending_review with a review each, in the
 // same transaction; approving them later commits them through a review commit of their own (reviewCommitId).
@@ -15,7 +17,7 @@
 // A retraction of the source, even one sent before this commit ran (recorded as pending), means
 // the commit writes nothing but its record (and its announcement); the two serialise on the source's lock
 // (core/source-lock.ts), so a retraction never slips in while the commit is running.
-import type { CommittedRefs } from "@recall/contracts";
+import { CommittedRefs } from "@recall/contracts";
 import { holdLocks, lockKey, toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
 import type { AnnounceCommit } from "../core/pipeline-records";
 import { CandidateWriter } from "./candidate-writer";
@@ -158,7 +160,14 @@ async function commitInTransaction(
   const summary = emptySummary();
   // Both locks first, then what they guard, read in the next statement (whose snapshot follows the waits).
   const found = options.checked ?? (await prepareCommits(tx, [source])).get(source.workItemId)!;
-  if (found.committed) return { ...summary, skipped: true };
+  let later = false;
+  if (found.committed) {
+    // Committed before: a repeated delivery finds its candidates committed and writes nothing; a later pass (the rest
+    // of an input the rules read in part, extracted again once a model was set) writes its new candidates only.
+    candidates = await stillValid(tx, candidates);
+    if (candidates.length === 0 && (options.hold ?? []).length === 0) return { ...summary, skipped: true };
+    later = true;
+  }
   if (found.retracted) {
     await markRetractionsApplied(tx, source.contextId, source.subjectId);
     if (source.reviewCommitId) await closeReviewCommit(tx, source.reviewCommitId, "withdrawn");
@@ -179,12 +188,23 @@ async function commitInTransaction(
     source,
     (options.hold ?? []).map((c) => c.id),
   );
-  await writeRecord(tx, source, summary, options);
+  await writeRecord(tx, source, summary, options, later);
   await options.faultPoint?.();
   return summary;
 }
 
-async function writeRecord(tx: Tx, source: StoredSource, summary: CommitSummary, options: CommitOptions): Promise<void> {
+/** The candidates not yet committed (nor held), read after the commit's lock. */
+async function stillValid(tx: Tx, candidates: KnowledgeCandidate[]): Promise<KnowledgeCandidate[]> {
+  if (candidates.length === 0) return candidates;
+  const rows = await tx.knowledgeCandidate.findMany({
+    where: { id: { in: candidates.map((c) => c.id) }, status: "valid" },
+    select: { id: true },
+  });
+  const valid = new Set(rows.map((r) => r.id));
+  return candidates.filter((c) => valid.has(c.id));
+}
+
+async function writeRecord(tx: Tx, source: StoredSource, summary: CommitSummary, options: CommitOptions, later = false): Promise<void> {
   const { skipped: _skipped, tokensUsed: _tokens, disambiguationFailures: _failures, held: _held, ...produced } = summary;
   const refs: CommittedRefs = {
     subjectType: source.subjectType,
@@ -194,6 +214,15 @@ async function writeRecord(tx: Tx, source: StoredSource, summary: CommitSummary,
     turnId: source.turnId,
     ...produced,
   };
+  if (later) {
+    // The record keeps every pass (audit); its top-level refs are this pass's, which truth maintenance applies.
+    const before = await tx.commitRecord.findUniqueOrThrow({ where: { commitId: source.workItemId }, select: { refs: true } });
+    const { earlier = [], ...previous } = CommittedRefs.parse(before.refs);
+    const passes: CommittedRefs = { ...refs, earlier: [...earlier, previous] };
+    await tx.commitRecord.update({ where: { commitId: source.workItemId }, data: { refs: toJson(passes) } });
+    await options.announce(tx, { commitId: source.workItemId, contextId: source.contextId, traceId: source.traceId, refs });
+    return;
+  }
   await tx.commitRecord.create({
     data: {
       commitId: source.workItemId,

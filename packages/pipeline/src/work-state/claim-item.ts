@@ -2,7 +2,7 @@
 // opens this attempt's record and returns the item with what every stage starts from (its
 // context's config, its subject's row, its extraction plan). A stage that needs more (its
 // candidates, the known entities) reads it in the same transaction through `load`.
-// Never claimed: a succeeded item (a duplicate delivery), a waiting one (its window finishes
+// Never claimed: a succeeded or awaiting_model item (a duplicate delivery), a waiting one (its window finishes
 // it), a cancelled one (an operator stopped it). Attempts count up across operator retries.
 import { z } from "zod";
 import { contextConfigOf, type ContextConfig } from "@recall/contracts";
@@ -127,7 +127,7 @@ function claimSql({ workItemId, traceId }: ClaimRequest): Prisma.Sql {
       SELECT id, status FROM work_items WHERE id = ${workItemId}::uuid FOR UPDATE
     ), claimed AS (
       UPDATE work_items w SET status = 'running', attempts = w.attempts + 1, started_at = now(), finished_at = NULL
-      FROM target t WHERE w.id = t.id AND t.status NOT IN ('cancelled', 'succeeded', 'waiting')
+      FROM target t WHERE w.id = t.id AND t.status NOT IN ('cancelled', 'succeeded', 'waiting', 'awaiting_model')
       RETURNING w.*
     )${attemptsOfClaimed(traceId, "its worker")}
     SELECT t.status::text AS "priorStatus", (SELECT id FROM opened) AS "attemptId",

@@ -20,7 +20,7 @@ export interface Failure {
 /** Answers whether the failure was recorded on the item (false: another run had succeeded). */
 export async function failWorkItem(db: DbOrTx, f: Failure): Promise<boolean> {
   const tokens = f.tokensUsed ?? 0;
-  const done = Prisma.sql`t.status = 'succeeded'`;
+  const done = Prisma.sql`t.status IN ('succeeded', 'awaiting_model')`;
   const payload = !f.result
     ? Prisma.sql`w.payload`
     : f.result.replace

@@ -28,7 +28,22 @@ export interface Success {
    * created finished, with this result, and no job runs for it.
    */
   nextDone?: StageOutput;
+  /** `awaiting_model`: the stage did its part (the rules' reading) and the rest waits for a model; default succeeded. */
+  status?: FinishedStatus;
 }
+
+/** How a stage run can end well: done, or done as far as it can go without a model (it still chains its successor). */
+export type FinishedStatus = "succeeded" | "awaiting_model";
+
+/**
+ * A finished successor run again (an operator re-extracted, or extracted again once a model was set): it starts from its
+ * new input, so the checkpoint of its last run (truth maintenance applied) and the group it ran with are dropped; the
+ * group of this run, if any, comes with its starting payload.
+ */
+const RERUN_PAYLOAD = Prisma.sql`(w.payload - 'truth_maintained_at' - 'window_id' - 'batch_id')`;
+
+/** A run of the item ended well before: a later delivery of the same run changes nothing. */
+const DONE = Prisma.sql`t.status IN ('succeeded', 'awaiting_model')`;
 
 export interface NextItem {
   item: WorkItem;
@@ -99,7 +114,7 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
   const column = <T>(f: (s: Success) => T) => successes.map(f);
   const start = (s: Success) => (s.nextDone ? "succeeded" : s.next ? startingStatus(s.next) : null);
   const keep = Prisma.sql`w.status IN ('queued', 'running', 'waiting')`;
-  const done = Prisma.sql`t.status = 'succeeded'`;
+  const done = DONE;
   await tx.$executeRaw`
     WITH input AS (
       SELECT * FROM unnest(
@@ -118,7 +133,7 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
       FROM input i WHERE a.id = i.attempt_id
     ), item AS (
       UPDATE work_items w SET
-        ${succeededUnless(done)},
+        ${succeededUnless(done, "succeeded")},
         payload = CASE WHEN ${done} OR i.result IS NULL THEN w.payload WHEN i.replace THEN i.result ELSE w.payload || i.result END,
         tokens_used = w.tokens_used + i.tokens, wall_ms_used = w.wall_ms_used + i.wall_ms
       FROM target t JOIN input i ON i.id = t.id WHERE w.id = t.id
@@ -131,7 +146,7 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
         error_class = CASE WHEN ${keep} THEN w.error_class END,
         error_message = CASE WHEN ${keep} THEN w.error_message END,
         finished_at = CASE WHEN ${keep} THEN w.finished_at WHEN c.next_status = 'succeeded' THEN now() END,
-        payload = CASE WHEN ${keep} THEN w.payload ELSE w.payload || c.next_result END
+        payload = CASE WHEN ${keep} THEN w.payload ELSE ${RERUN_PAYLOAD} || c.next_payload || c.next_result END
       FROM chained c WHERE w.queue = ${nextQueue ?? null} AND w.subject_type = c.next_subject_type AND w.subject_id = c.next_subject
       RETURNING w.subject_id
     )
@@ -145,8 +160,8 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
 }
 
 /** The item's columns as a success sets them, unless `done` (another run succeeded first): then as they were. */
-function succeededUnless(done: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`status = CASE WHEN ${done} THEN w.status ELSE 'succeeded' END,
+function succeededUnless(done: Prisma.Sql, status: FinishedStatus): Prisma.Sql {
+  return Prisma.sql`status = CASE WHEN ${done} THEN w.status ELSE ${status}::"WorkStatus" END,
         error_class = CASE WHEN ${done} THEN w.error_class END,
         error_message = CASE WHEN ${done} THEN w.error_message END,
         finished_at = CASE WHEN ${done} THEN w.finished_at ELSE now() END`;
@@ -159,17 +174,17 @@ function payloadUpdate(result: StageOutput | undefined): Prisma.Sql {
 
 function finishSql(s: Success): Prisma.Sql {
   const tokens = s.tokensUsed ?? 0;
-  const done = Prisma.sql`t.status = 'succeeded'`;
+  const done = DONE;
   return Prisma.sql`
     WITH target AS (
       SELECT id, status FROM work_items WHERE id = ${s.workItemId}::uuid FOR UPDATE
     ), closed AS (
-      UPDATE work_attempts SET status = 'succeeded', error_class = NULL, error_message = NULL, tokens_used = ${tokens},
+      UPDATE work_attempts SET status = ${s.status ?? "succeeded"}::"WorkStatus", error_class = NULL, error_message = NULL, tokens_used = ${tokens},
         wall_ms = ${s.wallMs}, finished_at = now()
       WHERE id = ${s.attemptId}::uuid
     ), item AS (
       UPDATE work_items w SET
-        ${succeededUnless(done)},
+        ${succeededUnless(done, s.status ?? "succeeded")},
         payload = CASE WHEN ${done} THEN w.payload ELSE ${payloadUpdate(s.result)} END,
         tokens_used = w.tokens_used + ${tokens}, wall_ms_used = w.wall_ms_used + ${s.wallMs}
       FROM target t WHERE w.id = t.id
@@ -198,7 +213,7 @@ function nextSql(next: NewWorkItem, done: StageOutput | undefined): Prisma.Sql {
         error_class = CASE WHEN ${keep} THEN w.error_class END,
         error_message = CASE WHEN ${keep} THEN w.error_message END,
         finished_at = CASE WHEN ${keep} THEN w.finished_at ELSE ${finishedAt} END,
-        payload = CASE WHEN ${keep} THEN w.payload ELSE w.payload || ${result} END
+        payload = CASE WHEN ${keep} THEN w.payload ELSE ${RERUN_PAYLOAD} || ${jsonb(startingPayload(next))} || ${result} END
       RETURNING w.*
     )`;
 }

@@ -39,15 +39,19 @@ function namingAny(ids: Record<WebhookIdTarget, readonly string[]>): Prisma.Sql 
 export function commitAnnouncer(options: { relayed: boolean }) {
   return async (tx: Tx, commit: { commitId: string; contextId: string; traceId: string; refs: SubjectRef }): Promise<void> => {
     const { subjectType, subjectId } = commit.refs;
-    await tx.outboxEvent.create({
-      data: {
+    const processedAt = options.relayed ? new Date() : null;
+    // A later pass of the same commit (an input extracted again once a model was set) announces it again: one row a commit.
+    await tx.outboxEvent.upsert({
+      where: { workItemId: commit.commitId },
+      create: {
         contextId: commit.contextId,
         type: "artifacts_committed",
         workItemId: commit.commitId,
         traceId: commit.traceId,
         payload: { subjectType, subjectId },
-        processedAt: options.relayed ? new Date() : null,
+        processedAt,
       },
+      update: { traceId: commit.traceId, processedAt, createdAt: new Date() },
     });
   };
 }

@@ -47,3 +47,19 @@ export async function cancelWorkItem(db: DbOrTx, workItemId: string, from: reado
     SELECT ${itemColumns("item")} FROM item`;
   return row;
 }
+
+/**
+ * Extract again (an operator's, once a model is set): items `awaiting_model` queued again in the background lane as
+ * windowed turns, out of any batch or window they were read in, in one statement. Only items still awaiting a model
+ * are taken, so of two callers one wins each item. Answers the items to enqueue.
+ */
+export async function queueAwaitingModel(db: DbOrTx, workItemIds: readonly string[]): Promise<WorkItem[]> {
+  if (workItemIds.length === 0) return [];
+  return db.$queryRaw<WorkItem[]>`
+    UPDATE work_items w SET status = 'queued', error_class = NULL, error_message = NULL, finished_at = NULL,
+      payload = (w.payload - 'batch_id' - 'window_id')
+        || CASE WHEN w.subject_type = 'turn' THEN '{"mode":"windowed"}'::jsonb ELSE '{}'::jsonb END
+        || '{"background":true,"extract_again":true}'::jsonb
+    WHERE id = ANY(${[...workItemIds]}::uuid[]) AND status = 'awaiting_model' AND queue = 'extract_assertions'
+    RETURNING ${itemColumns("w")}`;
+}

@@ -3,7 +3,7 @@
 // item runs; the window then finishes it (its candidates staged, its validation queued), fails
 // it with the window's error, or hands it back to the one-turn path. Each transition is
 // conditional on the item still waiting, so of two windows holding one turn only one finishes it.
-import type { DbOrTx, ErrorClass, Tx, WorkItem } from "@recall/db";
+import { Prisma, type DbOrTx, type ErrorClass, type Tx, type WorkItem } from "@recall/db";
 import { QUEUES } from "../registry";
 import { startingPayload, startingStatus, type NewWorkItem } from "./create-items";
 import { itemColumns, jsonb } from "./item-row";
@@ -38,6 +38,8 @@ export async function finishWaitingTurns(
 ): Promise<string[]> {
   if (turns.length === 0) return [];
   const each: NewWorkItem = { ...next, subjectType: "turn", subjectId: "", traceId: "" };
+  // A turn extracted again (once a model was set) finds its validation finished: it runs again, with this window.
+  const keep = Prisma.sql`w.status IN ('queued', 'running', 'waiting')`;
   const rows = await tx.$queryRaw<{ id: string }[]>`
     WITH input AS (
       SELECT * FROM unnest(${turns.map((t) => t.workItemId)}::uuid[], ${turns.map((t) => t.turnId)}::uuid[], ${turns.map((t) => t.traceId)}::text[],
@@ -52,7 +54,12 @@ export async function finishWaitingTurns(
       SELECT gen_random_uuid(), ${next.contextId}::uuid, ${next.queue}, 'turn', item.turn_id, item.trace_id,
         ${QUEUES[next.queue].attempts}, ${jsonb(startingPayload(each))}, ${startingStatus(each)}::"WorkStatus"
       FROM item
-      ON CONFLICT (queue, subject_type, subject_id) DO UPDATE SET subject_type = w.subject_type
+      ON CONFLICT (queue, subject_type, subject_id) DO UPDATE SET
+        status = CASE WHEN ${keep} THEN w.status ELSE excluded.status END,
+        error_class = CASE WHEN ${keep} THEN w.error_class END,
+        error_message = CASE WHEN ${keep} THEN w.error_message END,
+        finished_at = CASE WHEN ${keep} THEN w.finished_at END,
+        payload = CASE WHEN ${keep} THEN w.payload ELSE (w.payload - 'truth_maintained_at' - 'window_id' - 'batch_id') || excluded.payload END
     )
     SELECT id FROM item`;
   return rows.map((r) => r.id);

@@ -1,5 +1,6 @@
 // What the operators' dashboard shows, across contexts: recent documents and sessions with each
-// stage's status and timing, failed work with its error, and each queue's depth and age.
+// stage's status and timing, failed work with its error, inputs awaiting a model (counted apart:
+// not failures), and each queue's depth and age.
 import type { Db, WorkItem } from "@recall/db";
 import type { ListPosition } from "@recall/memory";
 import { PIPELINE, queueDepths, type QueueSet, type WorkItemService } from "@recall/pipeline";
@@ -11,6 +12,7 @@ const TURNS_PER_SESSION = 5;
 const FAILING_WEBHOOKS = 20;
 /** Failed work a page at a time: a row is about 100 px, so more would push everything else off the first screens. */
 export const FAILED_PAGE = 10;
+const AWAITING_CONTEXTS = 10;
 
 export interface OverviewDeps {
   db: Db;
@@ -102,14 +104,37 @@ async function failingWebhooks(db: Db) {
   }));
 }
 
+/** Inputs awaiting a model (not failures, so never in `failed`), and the contexts with most of them. */
+async function awaitingModel(db: Db) {
+  const where = { queue: "extract_assertions", status: "awaiting_model" as const };
+  const [bySubject, byContext] = await Promise.all([
+    db.workItem.groupBy({ by: ["subjectType"], where, _count: { _all: true } }),
+    db.workItem.groupBy({
+      by: ["contextId"],
+      where,
+      _count: { _all: true },
+      orderBy: { _count: { contextId: "desc" } },
+      take: AWAITING_CONTEXTS,
+    }),
+  ]);
+  const of = (type: string) => bySubject.find((s) => s.subjectType === type)?._count._all ?? 0;
+  return {
+    total: bySubject.reduce((n, s) => n + s._count._all, 0),
+    turns: of("turn"),
+    documents: of("document"),
+    by_context: byContext.map((c) => ({ context_id: c.contextId, count: c._count._all })),
+  };
+}
+
 /** `failedAfter`: the failed list's page after this position (the previous page's `failed_next` cursor). */
 export async function dashboardOverview(deps: OverviewDeps, failedAfter?: ListPosition) {
-  const [queues, documents, sessions, failed, webhooks] = await Promise.all([
+  const [queues, documents, sessions, failed, webhooks, awaiting] = await Promise.all([
     queueDepths(deps.queues),
     recentDocuments(deps.db),
     recentSessions(deps.db),
     deps.workItems.list({ statuses: ["failed", "dead"] }, { limit: FAILED_PAGE, after: failedAfter }),
     failingWebhooks(deps.db),
+    awaitingModel(deps.db),
   ]);
   return {
     generated_at: new Date(),
@@ -119,5 +144,6 @@ export async function dashboardOverview(deps: OverviewDeps, failedAfter?: ListPo
     failed: failed.items.map(workItemView),
     failedNext: failed.next,
     webhooks,
+    awaiting_model: awaiting,
   };
 }

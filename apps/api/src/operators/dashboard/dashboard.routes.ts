@@ -1,7 +1,8 @@
 // The operators' dashboard at /admin: one static page (dashboard.html, vanilla JS, no build) and
 // the JSON behind each of its views: the live overview, search by any id, the work-item list with
 // filters and paging, one item's page, per-context model spend; and its actions (retry, retry from
-// extract, cancel, bulk retry with a dry run), all through WorkItemService like the API's; and the
+// extract, cancel, bulk retry with a dry run, extract-again of inputs awaiting a model after a dry run), all through
+// WorkItemService and ExtractAgainService like the API's; and the
 // review queue (held candidates across contexts) with approve and reject, through ReviewService.
 // Like /admin/queues it takes HTTP Basic auth (any user name, ADMIN_API_KEY as the password) so
 // a browser can open it, or `Authorization: Bearer`; actions need the page's own origin too
@@ -18,7 +19,9 @@ import { requireAdminSecret, requireSameOrigin } from "../operator-guards";
 import { workItemView } from "../../views/work-item-view";
 import { reviewView } from "../../routes/reviews.routes";
 import { REVIEW_PAGE_DEFAULT, REVIEW_PAGE_MAX, ReviewEdit, ReviewListFields, ReviewNote, reviewFilterOf, reviewId } from "../review-inputs";
-import { ListQuery, RetryManyBody, RetryQuery, filterOf } from "../../routes/work-items.schemas";
+import { ExtractAgainBody, ListQuery, RetryManyBody, RetryQuery, filterOf } from "../../routes/work-items.schemas";
+import { extractAgainService } from "../../services/extract-again";
+import { extractAgainView } from "../../views/extract-again-view";
 import { dashboardOverview } from "./dashboard-overview";
 import { reviewQueue } from "./review-queue";
 import { contextSpend, searchRuns, workItemPage, workItemsWithNames, type ExplorerDeps } from "./run-explorer";
@@ -98,6 +101,10 @@ export function adminDashboard(deps: ApiDeps): Router {
       retried: report.retried.map(workItemView),
       skipped: report.skipped.map((s) => ({ work_item_id: s.workItemId, reason: s.reason })),
     });
+  });
+  router.post("/work-items/extract-again", async (req, res) => {
+    const body = parse(ExtractAgainBody, req.body ?? {}, "body");
+    res.json(extractAgainView(await extractAgainService(deps).call({ contextId: body.context_id, dryRun: body.dry_run })));
   });
   router.post("/work-items/:workItemId/retry", async (req, res) => {
     const id = parse(WorkItemId, req.params, "path");

@@ -1,0 +1,3 @@
+-- AlterEnum
+ALTER TYPE "WorkStatus" ADD VALUE 'awaiting_model';
+
