@@ -26,9 +26,12 @@ test("a metrics port already taken fails the start, naming WORKER_METRICS_PORT; 
   }
   const served = (await serveMetrics(port))!;
   try {
+    // Bound at once, answering only once the worker has started.
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(503);
+    served.ready();
     expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
   } finally {
-    await new Promise((resolve) => served.close(resolve));
+    await new Promise((resolve) => served.server.close(resolve));
   }
   expect(await serveMetrics(0)).toBeUndefined();
 });

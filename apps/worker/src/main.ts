@@ -39,12 +39,13 @@ async function main(): Promise<void> {
   worker.deps.logger.info({ queues }, "workers started");
   // Its /metrics reports the queues and the outbox too, as the API's does: a worker-only deployment is still watched.
   observePipeline(worker.deps.db, worker.deps.queues);
+  metrics?.ready();
   // SIGTERM: take no more jobs, let running ones finish within SHUTDOWN_TIMEOUT_MS, hand the rest back, exit.
   const shutdown = async (signal: string) => {
     const logger = worker.deps.logger;
     logger.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "shutting down: no new jobs");
     exitAfter(config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_GRACE_MS, logger);
-    metrics?.close();
+    metrics?.server.close();
     const { drained } = await runtime.close(config.SHUTDOWN_TIMEOUT_MS);
     await worker.close();
     logger.info({ drained }, "workers stopped");
@@ -59,10 +60,14 @@ async function main(): Promise<void> {
  * A port already taken (two workers on one host with the same WORKER_METRICS_PORT) fails the start with that reason:
  * a worker nobody can scrape would look healthy while its alerts read "no data".
  */
-export async function serveMetrics(port: number): Promise<Server | undefined> {
+export async function serveMetrics(port: number): Promise<{ server: Server; ready: () => void } | undefined> {
   if (port === 0) return undefined;
+  // Bound first (to find a taken port early), but 503 until the worker has started and observes the pipeline: a scrape
+  // before that would see families with no samples yet.
+  let started = false;
   const server = createServer((req, res) => {
     if (req.url !== "/metrics") return void res.writeHead(404).end();
+    if (!started) return void res.writeHead(503, { "Retry-After": "1" }).end("worker starting");
     scrapeMetrics().then(
       (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
       (err: Error) => res.writeHead(500).end(err.message),
@@ -75,7 +80,7 @@ export async function serveMetrics(port: number): Promise<Server | undefined> {
     });
     server.listen(port, () => resolve());
   });
-  return server;
+  return { server, ready: () => void (started = true) };
 }
 
 if (require.main === module) {

@@ -5,10 +5,12 @@ string of a scope, and a multipart upload as the server receives it."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import struct
 import threading
 import unittest
+from unittest import mock
 from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -219,8 +221,11 @@ class TransportTest(unittest.TestCase):
         self.assertIn("Idempotency-Key", request["headers"])
 
     def test_memory_calls_need_a_context(self) -> None:
-        with self.assertRaisesRegex(ValueError, "needs a context"):
-            RecallClient(base_url=self.server.url).profile({"user": "alice"})
+        # Without RECALL_CONTEXT_ID too: the service tests run with it set, and the client reads it as a default.
+        with mock.patch.dict(os.environ):
+            os.environ.pop("RECALL_CONTEXT_ID", None)
+            with self.assertRaisesRegex(ValueError, "needs a context"):
+                RecallClient(base_url=self.server.url).profile({"user": "alice"})
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ DECLARE
   dead boolean := NEW.status = 'dead' AND was_status IS DISTINCT FROM 'dead';
   cancelled boolean := NEW.status = 'cancelled' AND was_status IS DISTINCT FROM 'cancelled';
   turn_session uuid;
+  committed_state text;
 BEGIN
   IF NOT (committed OR dead OR cancelled) THEN
     RETURN NULL;
@@ -68,11 +69,12 @@ BEGIN
     SELECT session_id INTO turn_session FROM turns WHERE id = NEW.subject_id;
   END IF;
   IF committed THEN
+    -- committed, or awaiting_model when the rules committed their part and the rest waits for a model.
+    committed_state := CASE WHEN EXISTS (SELECT 1 FROM work_items a WHERE a.subject_type = NEW.subject_type
+      AND a.subject_id = NEW.subject_id AND a.status = 'awaiting_model') THEN 'awaiting_model' ELSE 'committed' END;
     PERFORM recall_webhook_emit(NEW.context_id, NEW.subject_type || '.committed',
       jsonb_strip_nulls(jsonb_build_object(NEW.subject_type || '_id', NEW.subject_id, 'session_id', turn_session,
-        'work_item_id', NEW.id, 'trace_id', NEW.trace_id,
-        'state', CASE WHEN EXISTS (SELECT 1 FROM work_items a WHERE a.subject_type = NEW.subject_type
-          AND a.subject_id = NEW.subject_id AND a.status = 'awaiting_model') THEN 'awaiting_model' ELSE 'committed' END)));
+        'work_item_id', NEW.id, 'trace_id', NEW.trace_id, 'state', committed_state)));
   END IF;
   IF dead THEN
     PERFORM recall_webhook_emit(NEW.context_id, 'work_item.dead',

@@ -149,8 +149,8 @@ describe("POST /query", () => {
     expect(res.body.results.every((r: { ranks: Record<string, number> }) => !("vector" in r.ranks))).toBe(true);
   });
 
-  test("finds the text of a turn whose extraction failed", async () => {
-    expect(turns.opaque!.extraction.status).toBe("failed");
+  test("finds the text of a turn that awaits a model (no provider here)", async () => {
+    expect(turns.opaque!.extraction.status).toBe("awaiting_model");
     const res = await api.post("/query", { query: "kraken ledgers", scope: ALICE });
     expect(res.body.results[0]).toMatchObject({ kind: "turn", link: { turn_id: turns.opaque!.turn_id } });
   });
@@ -265,6 +265,9 @@ test("GET /work-items pages newest first with a cursor", async () => {
   expect(times).toEqual([...times].sort().reverse());
   const ids = new Set([...first.body.work_items, ...second.body.work_items].map((w: { work_item_id: string }) => w.work_item_id));
   expect(ids.size).toBe(6);
+  // With no provider a turn the rules cannot finish awaits a model: listed by that status, never as dead.
+  const awaiting = await api.get("/work-items?status=awaiting_model");
+  expect(awaiting.body.work_items.map((w: { subject_id: string }) => w.subject_id)).toContain(turns.opaque!.turn_id);
   const dead = await api.get("/work-items?status=dead");
-  expect(dead.body.work_items.map((w: { subject_id: string }) => w.subject_id)).toContain(turns.opaque!.turn_id);
+  expect(dead.body.work_items.map((w: { subject_id: string }) => w.subject_id)).not.toContain(turns.opaque!.turn_id);
 });

@@ -86,7 +86,7 @@ async function storedFor(name: string, scopeOf: (turn: number) => string[]): Pro
   }
   const unfinished = () =>
     h.api.db.workItem.findMany({
-      where: { contextId: ctx.contextId, status: { notIn: ["succeeded", "failed", "dead", "cancelled"] } },
+      where: { contextId: ctx.contextId, status: { notIn: ["succeeded", "awaiting_model", "failed", "dead", "cancelled"] } },
       select: { queue: true, status: true },
     });
   let left: unknown[] = [];

@@ -102,7 +102,7 @@ test("a batch: heuristics finish their turn alone, the rest share one model call
   });
   const batch = await importBatch([VIOLIN, ALICE, BRIDGE, ZEPHYR]);
   const status = await batchDone(batch.status_url);
-  expect(status.counts).toEqual({ queued: 0, processing: 0, committed: 4, failed: 0, cancelled: 0 });
+  expect(status.counts).toEqual({ queued: 0, processing: 0, committed: 4, failed: 0, cancelled: 0, awaiting_model: 0 });
   expect(chatCalls() - before).toBe(1);
   const [violin, alice, bridge, zephyr] = batch.turn_ids as [string, string, string, string];
   const candidates = await h.api.db.knowledgeCandidate.findMany({ where: { turnId: { in: batch.turn_ids }, kind: "attribute" } });

@@ -287,6 +287,7 @@ const PATHS: WritePath[] = [
 
 /** Write routes and tools that take none of these caps' fields, and why; any other write must be in PATHS. */
 const OUTSIDE: Record<string, string> = {
+  "POST /api/v1/admin/work-items/extract-again": "queues extraction of stored inputs again: a context id and a flag, no text",
   "POST /api/v1/contexts": "a context's name and config: the admin's, capped by its own schema",
   "POST /api/v1/contexts/{contextId}/config": "a context's config",
   "POST /api/v1/contexts/{contextId}/keys": "issues a key",

@@ -2222,6 +2222,11 @@ export interface operations {
               /** @enum {string} */
               memory_category: "identity" | "knowledge" | "context";
               name: string;
+              /**
+               * @description a name or value here was cut to the read caps (docs/limits.md)
+               * @constant
+               */
+              truncated?: true;
               type: string;
             };
             /** @description pass as `cursor` for the next page; null on the last page */
@@ -3345,6 +3350,11 @@ export interface operations {
               error: {
                 class: string;
                 message: string | null;
+                /**
+                 * @description set in lists when the message was cut; the item's own route answers it whole
+                 * @constant
+                 */
+                truncated?: true;
               } | null;
               finished_at: string | null;
               queue: string;
@@ -7533,6 +7543,11 @@ export interface operations {
               error: {
                 class: string;
                 message: string | null;
+                /**
+                 * @description set in lists when the message was cut; the item's own route answers it whole
+                 * @constant
+                 */
+                truncated?: true;
               } | null;
               finished_at: string | null;
               queue: string;
@@ -7642,6 +7657,11 @@ export interface operations {
             error: {
               class: string;
               message: string | null;
+              /**
+               * @description set in lists when the message was cut; the item's own route answers it whole
+               * @constant
+               */
+              truncated?: true;
             } | null;
             finished_at: string | null;
             max_attempts: number;
@@ -7737,6 +7757,11 @@ export interface operations {
             error: {
               class: string;
               message: string | null;
+              /**
+               * @description set in lists when the message was cut; the item's own route answers it whole
+               * @constant
+               */
+              truncated?: true;
             } | null;
             finished_at: string | null;
             queue: string;
@@ -7860,6 +7885,11 @@ export interface operations {
             error: {
               class: string;
               message: string | null;
+              /**
+               * @description set in lists when the message was cut; the item's own route answers it whole
+               * @constant
+               */
+              truncated?: true;
             } | null;
             finished_at: string | null;
             queue: string;
@@ -8022,6 +8052,11 @@ export interface operations {
               error: {
                 class: string;
                 message: string | null;
+                /**
+                 * @description set in lists when the message was cut; the item's own route answers it whole
+                 * @constant
+                 */
+                truncated?: true;
               } | null;
               finished_at: string | null;
               queue: string;
@@ -8265,6 +8300,11 @@ export interface operations {
               error: {
                 class: string;
                 message: string | null;
+                /**
+                 * @description set in lists when the message was cut; the item's own route answers it whole
+                 * @constant
+                 */
+                truncated?: true;
               } | null;
               finished_at: string | null;
               queue: string;
@@ -8364,6 +8404,11 @@ export interface operations {
             error: {
               class: string;
               message: string | null;
+              /**
+               * @description set in lists when the message was cut; the item's own route answers it whole
+               * @constant
+               */
+              truncated?: true;
             } | null;
             finished_at: string | null;
             max_attempts: number;
@@ -8458,6 +8503,11 @@ export interface operations {
             error: {
               class: string;
               message: string | null;
+              /**
+               * @description set in lists when the message was cut; the item's own route answers it whole
+               * @constant
+               */
+              truncated?: true;
             } | null;
             finished_at: string | null;
             queue: string;
@@ -8580,6 +8630,11 @@ export interface operations {
             error: {
               class: string;
               message: string | null;
+              /**
+               * @description set in lists when the message was cut; the item's own route answers it whole
+               * @constant
+               */
+              truncated?: true;
             } | null;
             finished_at: string | null;
             queue: string;
@@ -8882,6 +8937,11 @@ export interface operations {
               error: {
                 class: string;
                 message: string | null;
+                /**
+                 * @description set in lists when the message was cut; the item's own route answers it whole
+                 * @constant
+                 */
+                truncated?: true;
               } | null;
               finished_at: string | null;
               queue: string;

@@ -71,7 +71,8 @@ test("a direct write is validated, committed and truth-maintained, with work ite
     instructionIds: [expect.any(String)],
   });
   const uncertainty = await f.db.uncertainty.findFirstOrThrow({ where: { factWriteId: factWrite.id } });
-  expect(uncertainty).toMatchObject({ about: "job title", key: "title", scope: ["org=acme", "user=alice"] });
+  expect(uncertainty).toMatchObject({ about: "job title", key: "title" });
+  expect(await scopeOf(f.db, uncertainty.scopeSetId)).toEqual(["org=acme", "user=alice"]);
 });
 
 test("an invalid memory_category answers ok:false naming the field, and stores nothing", async () => {

@@ -40,6 +40,11 @@ export type FinishedStatus = "succeeded" | "awaiting_model";
  * new input, so the checkpoint of its last run (truth maintenance applied) and the group it ran with are dropped; the
  * group of this run, if any, comes with its starting payload.
  */
+/**
+ * A result that replaces the payload keeps the span the item was created under (item-trace.ts): an item retried
+ * after it finished (one awaiting a model, a re-extraction) is published under that span, which was exported.
+ */
+const KEPT_TRACE = Prisma.sql`(CASE WHEN w.payload ? 'trace' THEN jsonb_build_object('trace', w.payload->'trace') ELSE '{}'::jsonb END)`;
 const RERUN_PAYLOAD = Prisma.sql`(w.payload - 'truth_maintained_at' - 'window_id' - 'batch_id')`;
 
 /** A run of the item ended well before: a later delivery of the same run changes nothing. */
@@ -134,7 +139,7 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
     ), item AS (
       UPDATE work_items w SET
         ${succeededUnless(done, "succeeded")},
-        payload = CASE WHEN ${done} OR i.result IS NULL THEN w.payload WHEN i.replace THEN i.result ELSE w.payload || i.result END,
+        payload = CASE WHEN ${done} OR i.result IS NULL THEN w.payload WHEN i.replace THEN i.result || ${KEPT_TRACE} ELSE w.payload || i.result END,
         tokens_used = w.tokens_used + i.tokens, wall_ms_used = w.wall_ms_used + i.wall_ms
       FROM target t JOIN input i ON i.id = t.id WHERE w.id = t.id
       RETURNING w.id, NOT ${done} AS first
@@ -169,7 +174,7 @@ function succeededUnless(done: Prisma.Sql, status: FinishedStatus): Prisma.Sql {
 
 function payloadUpdate(result: StageOutput | undefined): Prisma.Sql {
   if (!result) return Prisma.sql`w.payload`;
-  return result.replace ? jsonb(result.value) : Prisma.sql`w.payload || ${jsonb(result.value)}`;
+  return result.replace ? Prisma.sql`${jsonb(result.value)} || ${KEPT_TRACE}` : Prisma.sql`w.payload || ${jsonb(result.value)}`;
 }
 
 function finishSql(s: Success): Prisma.Sql {
