@@ -21,17 +21,39 @@ const MAX_CONTEXT_TOKENS = 8_000;
 /** A remembered statement is a conversation turn; the service takes up to 100,000 characters, a tool call far less. */
 const MAX_REMEMBER_CHARS = 10_000;
 
-/** The system prompt for one model call: your instructions, then what Recall knows that bears on `message`. */
+/**
+ * The system prompt for one model call: your instructions, then what Recall knows that bears on `message`. Memory
+ * being down never fails the call: after `timeoutMs` (default 3 s), or on any error, the prompt is your instructions
+ * alone and `onWarning` (default console.warn) says why. Throw from `onWarning` to fail instead.
+ */
 export async function systemWithMemory(
-  options: RecallMemoryOptions & { message: string; instructions?: string; maxTokens?: number },
+  options: RecallMemoryOptions & {
+    message: string;
+    instructions?: string;
+    maxTokens?: number;
+    timeoutMs?: number;
+    onWarning?: (message: string, error: unknown) => void;
+  },
 ): Promise<string> {
-  const pack = await options.client.context({
-    message: options.message,
-    scope: options.scope,
-    max_tokens: options.maxTokens ?? 1_000,
-    ...(options.sessionId ? { session_id: options.sessionId } : {}),
-  });
-  return [options.instructions, pack.text].filter((part) => part && part.trim() !== "").join("\n\n");
+  const warn =
+    options.onWarning ??
+    ((message: string, error: unknown) => console.warn(`[recall] ${message}: ${error instanceof Error ? error.message : String(error)}`));
+  let memory = "";
+  try {
+    const pack = await options.client.context(
+      {
+        message: options.message,
+        scope: options.scope,
+        max_tokens: options.maxTokens ?? 1_000,
+        ...(options.sessionId ? { session_id: options.sessionId } : {}),
+      },
+      { signal: AbortSignal.timeout(options.timeoutMs ?? 3_000) },
+    );
+    memory = pack.text;
+  } catch (error) {
+    warn("no memory for this call: /context failed", error);
+  }
+  return [options.instructions, memory].filter((part) => part && part.trim() !== "").join("\n\n");
 }
 
 /**

@@ -17,10 +17,18 @@ const PROBE = `
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs, tool, wrapLanguageModel } from "ai";
 import { z } from "zod";
-import { recallMiddleware } from "@recall/ai-sdk";
+import { recallMiddleware, systemWithMemory } from "@recall/ai-sdk";
+import { RecallClient } from "@recall/client";
 
 const options = JSON.parse(process.env.PROBE!);
 const warnings: string[] = [];
+if (options.systemWithMemory) {
+  const { client, call } = options.systemWithMemory;
+  const began = Date.now();
+  const text = await systemWithMemory({ client: new RecallClient(client), ...call, onWarning: (message: string) => warnings.push(message) });
+  console.log(JSON.stringify({ text, warnings, ms: Date.now() - began }));
+  process.exit(0);
+}
 const model = wrapLanguageModel({
   model: createOpenAICompatible({ name: "llm", baseURL: process.env.OPENAI_BASE_URL!, apiKey: "k" })("agent-model"),
   middleware: recallMiddleware({ ...options.middleware, onWarning: (message: string) => warnings.push(message) }),
@@ -37,7 +45,13 @@ console.log(JSON.stringify({ text, warnings, ms: Date.now() - started }));
 `;
 const scratch = path.join(REPO, ".scratch/ai-sdk-middleware");
 
-async function probe(options: { middleware: Record<string, unknown>; prompt: string; system?: string; tools?: boolean }) {
+async function probe(options: {
+  middleware?: Record<string, unknown>;
+  prompt?: string;
+  system?: string;
+  tools?: boolean;
+  systemWithMemory?: { client: Record<string, unknown>; call: Record<string, unknown> };
+}) {
   mkdirSync(scratch, { recursive: true });
   const file = path.join(scratch, "probe.mts");
   writeFileSync(file, PROBE);
@@ -138,6 +152,30 @@ test("with Recall refusing connections or never answering, the call answers with
         "the user's turn was not recorded",
         "the assistant's turn was not recorded",
       ]);
+    }
+  } finally {
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+}, 60_000);
+
+test("systemWithMemory with Recall refusing or silent answers the instructions alone within its timeout, with a warning", async () => {
+  const silent = http.createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+  const refusing = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  try {
+    for (const baseUrl of [refusing, `http://127.0.0.1:${(silent.address() as AddressInfo).port}`]) {
+      const { text, warnings, ms } = await probe({
+        systemWithMemory: {
+          client: { baseUrl, contextId: "00000000-0000-4000-8000-000000000000", apiKey: "rk_down" },
+          call: { scope: { user: "alice" }, message: "What do you know about me?", instructions: "Be brief.", timeoutMs: 500 },
+        },
+      });
+      expect({ text, warnings }).toEqual({ text: "Be brief.", warnings: ["no memory for this call: /context failed"] });
+      expect(ms).toBeLessThan(5_000);
     }
   } finally {
     silent.closeAllConnections();
