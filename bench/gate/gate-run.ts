@@ -12,6 +12,7 @@ import {
 } from "@recall/contracts";
 import { runHeuristics } from "@recall/heuristics";
 import type { GateConversation, GateTurn } from "../shared/gate-locomo";
+import { ruleFactsOf, type RuleFact } from "./gate-annotations";
 
 export interface TurnResult {
   turn: GateTurn;
@@ -21,7 +22,11 @@ export interface TurnResult {
   facts: string[];
   /** Objects and values of the finished diff's facts, to compare with the dataset's notes. */
   values: string[];
+  /** The facts the service commits from this turn with no model: the finished diff, or the rules' sure part of it. */
+  committed: RuleFact[];
   ms: number;
+  /** CPU time of the rules alone (process.cpuUsage, user + system). */
+  cpuMs: number;
 }
 
 export function runConversation(conversation: GateConversation, threshold: number): TurnResult[] {
@@ -29,15 +34,19 @@ export function runConversation(conversation: GateConversation, threshold: numbe
   const attributes: KnownAttribute[] = [];
   let instructions: ActiveInstruction[] = [];
   return conversation.turns.map((turn) => {
-    const started = performance.now();
-    const outcome = runHeuristics(turnInput(turn, { entities, attributes, instructions }), { threshold });
+    const input = turnInput(turn, { entities, attributes, instructions });
+    const [started, cpu] = [performance.now(), process.cpuUsage()];
+    const outcome = runHeuristics(input, { threshold });
+    const used = process.cpuUsage(cpu);
     const ms = performance.now() - started;
     const diff = outcome.finished ? outcome.diff : outcome.partial;
     learn(diff, entities, attributes);
     if (outcome.finished) instructions = nextInstructions(instructions, diff);
     const facts = outcome.finished ? factsOf(outcome.diff) : [];
     const values = outcome.finished ? valuesOf(outcome.diff) : [];
-    return { turn, finished: outcome.finished, empty: outcome.finished && isEmptyDiff(outcome.diff), facts, values, ms };
+    const empty = outcome.finished && isEmptyDiff(outcome.diff);
+    const cpuMs = (used.user + used.system) / 1_000;
+    return { turn, finished: outcome.finished, empty, facts, values, committed: ruleFactsOf(diff), ms, cpuMs };
   });
 }
 

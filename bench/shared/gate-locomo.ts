@@ -13,6 +13,8 @@ export interface GateTurn {
   cited: boolean;
   /** What the dataset's annotators noted from this turn: observations, and QA pairs citing it. */
   notes: string[];
+  /** The annotators' observations tied to this turn by their dia_id evidence (`session_N_observation`), QA left out. */
+  observations: string[];
   /** The photo the turn shares: LoCoMo's `blip_caption` (what text-only systems are given of it) and `img_url`. */
   image?: { caption: string; url?: string };
 }
@@ -56,6 +58,7 @@ export function loadConversations(dir: string): GateConversation[] {
 function readConversation(file: string, raw: Record<string, unknown>): GateConversation {
   const head = Conversation.parse(raw);
   const notes = notesById(raw, head.qa);
+  const observed = notesById(raw, []);
   const sessions = Object.keys(raw)
     .map((k) => /^session_(\d+)$/.exec(k)?.[1])
     .filter((n): n is string => n !== undefined)
@@ -76,6 +79,7 @@ function readConversation(file: string, raw: Record<string, unknown>): GateConve
           referenceTime: at,
           cited: noted.length > 0,
           notes: noted,
+          observations: observed.get(t.dia_id) ?? [],
         };
         return t.blip_caption ? { ...turn, image: { caption: t.blip_caption, url: [t.img_url ?? []].flat()[0] } } : turn;
       });

@@ -8,7 +8,17 @@ import { readCompanions, readKin, readPet } from "./kin-reader";
 import { PERSONAL_RULES, type PersonalRule, type Slot } from "./personal-grammar";
 import { buildPersonalFinding, type PersonalReading, type Subject } from "./personal-finding";
 import { shiftedToFirstPerson, withDroppedSubject } from "../text/person-shift";
-import { readActivity, readGroup, readPlanNoun, readThing, readTitle, readVenue, readVerbPhrase, type Thing } from "../text/phrase-reader";
+import {
+  readActivity,
+  readGroup,
+  readLifeChange,
+  readPlanNoun,
+  readThing,
+  readTitle,
+  readVenue,
+  readVerbPhrase,
+  type Thing,
+} from "../text/phrase-reader";
 import { isQuestion } from "../statements/presupposition-rules";
 import type { Sentence } from "../text/sentence-splitter";
 
@@ -49,6 +59,10 @@ function readGroups(rule: PersonalRule, groups: Record<string, string | undefine
   if (rule.slot === "pet" || rule.slot === "kin") {
     const kinship = rule.slot === "pet" ? readPet(groups) : readKin(groups);
     return kinship && { kinship, companions: [] };
+  }
+  if (rule.slot === "life_change") {
+    const literal = readLifeChange(groups.x ?? "");
+    return literal === undefined ? undefined : { literal, companions: [] };
   }
   const company = ACCOMPANIED.has(rule.slot) ? splitCompany(groups.x ?? "") : { core: groups.x ?? "", companions: [] };
   if (!company) return undefined;

@@ -63,6 +63,8 @@ const KINDS: Record<PersonalKind, KindInfo> = {
   won: { verb: "won", category: "knowledge", significance: "medium" },
   trying: { verb: "trying", category: "context", significance: "low" },
   watched: { verb: "watched", category: "context", significance: "low" },
+  job: { verb: "job", category: "identity", significance: "high" },
+  moved: { verb: "home", category: "identity", significance: "high" },
 };
 
 export function buildPersonalFinding(reading: PersonalReading, where: Where): Finding {
@@ -72,12 +74,14 @@ export function buildPersonalFinding(reading: PersonalReading, where: Where): Fi
     return { diff: {}, confidence: 0.5, rule, complete: false, gap: `who '${where.subject.pronoun}' refers to is unknown` };
   const diff = { entities: [person(subject, where)], attributes: [] as AttributeCandidate[], relations: [] as RelationCandidate[] };
   if (reading.kinship) addKinship(diff, subject, reading.kinship, where);
-  else if (reading.literal !== undefined) diff.attributes.push(attribute(subject, KINDS.plan.verb, reading.literal, where));
+  else if (reading.literal !== undefined) diff.attributes.push(attribute(subject, KINDS[rule].verb, reading.literal, where));
   else if (reading.object) {
     diff.entities.push(entity(reading.object.name, reading.object.type, "knowledge", where));
     diff.relations.push(relation(subject, verbFor(where.rule.kind, reading.object.type), reading.object.name, reading.object.type, where));
   }
   for (const kin of reading.companions) addRelative(diff, subject, kin, where);
+  if (where.rule.partial)
+    return { diff, confidence: where.subject.confidence, rule, complete: false, gap: "the rest of the clause needs a model" };
   return { diff, confidence: where.subject.confidence, rule, complete: true };
 }
 

@@ -24,10 +24,13 @@ export type PersonalKind =
   | "reading"
   | "won"
   | "trying"
-  | "watched";
+  | "watched"
+  | "job"
+  | "moved";
 
 /** Which reader checks the object: see phrase-reader and kin-reader. */
-export type Slot = "thing" | "title" | "venue" | "event" | "own_event" | "activity" | "verb_phrase" | "plan_noun" | "group" | "pet" | "kin";
+export type Slot =
+  "thing" | "title" | "venue" | "event" | "own_event" | "activity" | "verb_phrase" | "plan_noun" | "group" | "pet" | "kin" | "life_change";
 
 export interface PersonalRule {
   kind: PersonalKind;
@@ -38,6 +41,8 @@ export interface PersonalRule {
   needsTime?: "since" | "any";
   /** Also read about the person addressed ("You went to …"): concrete happenings, not tastes or plans, which in the second person are mostly guesses or praise. */
   secondPerson: boolean;
+  /** Reads a fact from the clause's opening and leaves the rest to a model ("My sister Pam just had a baby"). */
+  partial?: boolean;
 }
 
 const ADV = String.raw`(?:(?:just|really|also|finally|recently|totally|absolutely|still|actually|even|definitely|truly|honestly|seriously|already|always|kinda|usually|mostly|genuinely|especially|so|now|lately|currently)\s+)*`;
@@ -48,7 +53,11 @@ const I_DID = String.raw`I\s+${ADV}`;
 const I_BEEN = String.raw`(?:I(?:'m| am)|I(?:'ve| have) been)\s+${ADV}`;
 const COUNT = String.raw`(?<count>a|an|one|two|three|four|five|six|\d+)`;
 const FEW_ADJ = String.raw`(?:(?:new|little|young|younger|old|older|big|baby|sweet|cute|wonderful|amazing|beautiful|lovely|adorable|rescue|grown|grown-up|adult)\s+)?`;
+const JOB_WORDS = String.raw`(?:(?:new|first|dream|part-time|full-time|temp|temporary|summer|second|old)\s+)?(?:job|position|gig)\b`;
 const NAMED = String.raw`(?:,?\s+(?:named|called)\s+(?<name>${NAME}))?`;
+
+/** "we" and "my family and I": what the speaker's household did is the speaker's too (a pet, a move). */
+const WE = String.raw`(?:I|[Ww]e|[Mm]y \p{L}+ and I|[Mm]e and my \p{L}+)\s+${ADV}`;
 
 const SECOND_PERSON = new Set<PersonalKind>(["pet", "kin", "outing", "activity_outing", "started", "joined", "signed_up"]);
 
@@ -58,8 +67,10 @@ function rule(
   source: string,
   aspect: FactAspect = "state",
   needsTime?: PersonalRule["needsTime"],
+  partial?: boolean,
 ): PersonalRule {
-  return { kind, slot, pattern: new RegExp(`^${source}$`, "u"), aspect, needsTime, secondPerson: SECOND_PERSON.has(kind) };
+  const secondPerson = SECOND_PERSON.has(kind);
+  return { kind, slot, pattern: new RegExp(`^${source}$`, "u"), aspect, needsTime, secondPerson, ...(partial ? { partial } : {}) };
 }
 
 /** Tried in order on a clause without discourse markers, time phrases and final punctuation. */
@@ -85,6 +96,7 @@ export const PERSONAL_RULES: PersonalRule[] = [
     "pet",
     String.raw`I(?:'ve| have)?\s+${ADV}(?:have|got|have got|own|adopted)\s+${COUNT}\s+${FEW_ADJ}(?<species>[\p{L}-]+)${NAMED}`,
   ),
+  rule("pet", "pet", String.raw`${WE}(?:got|adopted|brought home|rescued)\s+${COUNT}\s+${FEW_ADJ}(?<species>[\p{L}-]+)${NAMED}`, "change"),
   rule("pet", "pet", String.raw`[Mm]y\s+${FEW_ADJ}(?<species>[\p{L}-]+)(?:'s name is|\s+is (?:named|called))\s+(?<name>${NAME})`),
   rule("pet", "pet", String.raw`(?:[Tt]his is|[Mm]eet|[Hh]ere's|[Hh]ere is) my\s+${FEW_ADJ}(?<species>[\p{L}-]+),?\s+(?<name>${NAME})`),
   rule("pet", "pet", String.raw`(?<name>${NAME}) is my\s+${FEW_ADJ}(?<species>[\p{L}-]+)`),
@@ -92,6 +104,17 @@ export const PERSONAL_RULES: PersonalRule[] = [
   rule("kin", "kin", String.raw`[Mm]y\s+${FEW_ADJ}(?<kin>[\p{L}-]+)(?:'s name is|\s+is (?:named|called))\s+(?<name>${NAME})`),
   rule("kin", "kin", String.raw`(?:[Tt]his is|[Mm]eet) my\s+${FEW_ADJ}(?<kin>[\p{L}-]+),?\s+(?<name>${NAME})`),
   rule("kin", "kin", String.raw`(?<name>${NAME}) is my\s+${FEW_ADJ}(?<kin>[\p{L}-]+)`),
+  // "My sister Pam just had a baby": who Pam is, read; what she did, left to a model.
+  rule("kin", "kin", String.raw`[Mm]y\s+${FEW_ADJ}(?<kin>[\p{L}-]+),?\s+(?<name>${NAME}),?\s+\p{Ll}.*`, "state", undefined, true),
+  rule(
+    "job",
+    "life_change",
+    String.raw`I(?:'ve| have)?\s+${ADV}(?<x>(?:got|landed|found|started|accepted|took|began|quit|left|lost) (?:a|an|my|the) ${JOB_WORDS}.*)`,
+    "change",
+  ),
+  rule("job", "life_change", String.raw`I(?:'ve| have)?\s+${ADV}(?<x>(?:got|was|been) promoted.*)`, "change"),
+  rule("moved", "life_change", String.raw`${WE}(?<x>(?:moved|relocated) (?:to|into|back to|in to|out of)\s+.+)`, "change"),
+  rule("moved", "life_change", String.raw`${I_AM}(?<x>(?:moving|relocating) (?:to|into|back to)\s+.+)`, "future", "any"),
   rule("outing", "venue", String.raw`${I_DID}(?:went|headed|got|made it|traveled|travelled) (?:over |out |back )?to\s+${X}`, "past_state"),
   rule("outing", "venue", String.raw`${I_DID}(?:attended|visited|toured)\s+${X}`, "past_state"),
   rule("outing", "venue", String.raw`${I_DID}(?:got back|came back|returned) from\s+${X}`, "past_state"),

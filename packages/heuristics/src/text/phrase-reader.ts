@@ -91,3 +91,18 @@ export function readPlanNoun(phrase: string): string | undefined {
 
 const NOT_VERBS =
   /^(?:a|an|the|to|be|and|but|or|so|for|with|of|in|on|at|by|from|really|just|also|definitely|probably|maybe|still|even|keep|try|make|do|get|see)$/;
+
+/** Where a life change's words end: the next clause ("… and I love it", "… while I look for investors"). */
+const CLAUSE_BREAK = /\s*(?:[,;:(]|\s-+\s|\s(?:and|but|so|because|'cause|cause|while|since|which|where|who|after|before|until)\s).*$/iu;
+
+/**
+ * A job or home change in the speaker's own words, up to the next clause: "got a new job at a
+ * bakery", "moved to a small town near the coast". Refused when it points into the conversation.
+ */
+export function readLifeChange(phrase: string): string | undefined {
+  // A time phrase taken out of the clause may leave its preposition behind ("moving to Lisbon in").
+  const text = withoutTail(phrase.replace(CLAUSE_BREAK, "")).replace(/\s+(?:in|on|at|by|since|during|from)$/i, "");
+  const words = text.split(/\s+/);
+  if (words.length < 2 || words.length > 12 || POINTING.test(text.replace(/\b(?:my|our)\b/gi, ""))) return undefined;
+  return text;
+}
