@@ -6,12 +6,24 @@
 import { Prisma, type DbOrTx } from "@recall/db";
 import { normaliseScope, type Scope } from "./scope";
 
+/**
+ * Sets already found in a transaction: a group's commits (one transaction, many turns of one scope) ask once. Only
+ * within a transaction: an erasure may delete a set no row names any more, so an id is not kept beyond it.
+ */
+const foundIn = new WeakMap<object, Map<string, bigint | null>>();
+
 /** The id of the context's set for `scope`, added when new; null for an empty scope. */
 export async function scopeSetIdOf(db: DbOrTx, contextId: string, scope: Scope): Promise<bigint | null> {
   const entries = normaliseScope(scope);
   if (entries.length === 0) return null;
+  const inTransaction = !("$transaction" in db);
+  const key = `${contextId} ${JSON.stringify(entries)}`;
+  const found = inTransaction ? foundIn.get(db)?.get(key) : undefined;
+  if (found !== undefined) return found;
   const [row] = await db.$queryRaw<{ id: bigint | null }[]>`SELECT recall_scope_set(${contextId}::uuid, ${entries}::text[]) AS id`;
-  return row?.id ?? null;
+  const id = row?.id ?? null;
+  if (inTransaction) foundIn.set(db, (foundIn.get(db) ?? new Map()).set(key, id));
+  return id;
 }
 
 /** The entries of each set named (no entries for null), in one query. */
