@@ -64,6 +64,7 @@ export function bootstrapApi(config: Config, logOptions: Pick<LoggerOptions, "de
 function portabilityOptions(config: Config) {
   return {
     documentMaxBytes: config.RECALL_DOCUMENT_MAX_BYTES,
+    directWriteMaxBytes: config.REQUEST_BODY_LIMIT_BYTES,
     exports: { total: config.RECALL_EXPORT_CONCURRENCY, perContext: config.RECALL_EXPORT_CONTEXT_CONCURRENCY },
     imports: { total: config.RECALL_IMPORT_CONCURRENCY, perContext: config.RECALL_IMPORT_CONTEXT_CONCURRENCY },
   };

@@ -42,6 +42,7 @@ export { type Escalation, type ExtractionGuidance, type ExtractionStage, type St
 export { type GroupKind, SUBJECT_KINDS, type SubjectKind, kindOf } from "./kinds";
 export {
   AliasList,
+  DECISION_TEXT_CHARS,
   Metadata,
   ScopeEntry,
   ScopeForms,

@@ -12,8 +12,8 @@ export const WRITE_CAPS = {
   /** Entries in one scope. */
   scope_entries: 32,
   /**
-   * One `key=value` scope entry: a scope is copied into every row a write makes (entities, mentions, assertions,
-   * facts), so a long one multiplies; `org=acme` and `user=<uuid>` are far below it.
+   * One `key=value` scope entry: a context stores each distinct scope once (scope_sets), but every input sent with a
+   * new one stores it again; `org=acme` and `user=<uuid>` are far below it.
    */
   scope_entry: 256,
   /** A scope entry's key. */
@@ -43,6 +43,13 @@ export const WRITE_CAPS = {
 } as const;
 
 export type WriteCap = keyof typeof WRITE_CAPS;
+
+/**
+ * A decision's or retraction's own words: a reviewer's note, the reason a source was retracted. Not a way memory is
+ * written (nothing is extracted from them), so outside WRITE_CAPS' table; every path that takes one holds it here:
+ * the review and retraction routes, their MCP tools, and an import's review and retraction lines.
+ */
+export const DECISION_TEXT_CHARS = 1_000;
 
 const over = (cap: WriteCap, what = "characters") => `at most ${WRITE_CAPS[cap].toLocaleString("en-US")} ${what} (${cap} cap)`;
 

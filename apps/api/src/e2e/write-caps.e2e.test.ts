@@ -7,7 +7,7 @@ import request from "supertest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { WRITE_CAPS, type WriteCap } from "@recall/contracts";
+import { DECISION_TEXT_CHARS, WRITE_CAPS, type WriteCap } from "@recall/contracts";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION } from "@recall/memory";
 import { registeredRoutes } from "../http/route-inventory";
 import { contextClient, createContext, type ContextClient, type ContextHandle } from "../testing/api-client";
@@ -15,6 +15,8 @@ import { startHarness, type Harness } from "../testing/harness";
 import { listenWithMcp, type McpApp } from "../testing/mcp-app";
 
 const DOCUMENT_MAX_BYTES = 4_096;
+/** Below the default so an imported direct write can pass it within one import line's own cap. */
+const BODY_LIMIT_BYTES = 512 * 1024;
 let h: Harness;
 let mcp: McpApp;
 let ctx: ContextHandle;
@@ -26,7 +28,7 @@ const held: Record<"entity" | "attribute", string> = { entity: "", attribute: ""
 
 beforeAll(async () => {
   // Small, so an imported document just over it stays a small line.
-  h = await startHarness({ RECALL_DOCUMENT_MAX_BYTES: String(DOCUMENT_MAX_BYTES) });
+  h = await startHarness({ RECALL_DOCUMENT_MAX_BYTES: String(DOCUMENT_MAX_BYTES), REQUEST_BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) });
   mcp = await listenWithMcp(h);
   ctx = await createContext(mcp.app, "caps", { review: "required" });
   api = contextClient(mcp.app, ctx);
@@ -369,4 +371,23 @@ test("the extraction path holds the cap too: nothing longer than a cap was store
     SELECT max(length(name)) AS longest FROM entities WHERE context_id = ${ctx.contextId}::uuid`;
   expect(row?.longest ?? 0).toBeLessThanOrEqual(WRITE_CAPS.name);
   expect(await h.api.db.turn.count({ where: { contextId: ctx.contextId, content: { startsWith: "xxx" } } })).toBe(0);
+});
+
+test("an imported review's note and edit, a retraction's reason and a direct write are held to what their routes take", async () => {
+  const note = "n".repeat(DECISION_TEXT_CHARS + 1);
+  const cases: [Record<string, unknown>, string, string][] = [
+    [{ kind: "review", note }, "line 2.note", `at most ${DECISION_TEXT_CHARS} characters`],
+    [{ kind: "review", edit: { value: over("value") } }, "line 2.edit.value", "(value cap)"],
+    [{ kind: "retraction", reason: note }, "line 2.reason", `at most ${DECISION_TEXT_CHARS} characters`],
+    [{ kind: "fact_write", payload: { attributes: [], note: "p".repeat(BODY_LIMIT_BYTES) } }, "line 2.payload", "REQUEST_BODY_LIMIT_BYTES"],
+    [{ kind: "fact_write", payload: {}, text: "t".repeat(BODY_LIMIT_BYTES + 1) }, "line 2.text", "REQUEST_BODY_LIMIT_BYTES"],
+  ];
+  for (const [line, field, says] of cases) {
+    const refusal = await importLine(line);
+    expect({ line: line.kind, status: refusal.status, said: refusal.said(field) ?? refusal.all }).toEqual({
+      line: line.kind,
+      status: 400,
+      said: expect.stringContaining(says),
+    });
+  }
 });

@@ -1,7 +1,7 @@
 // MCP tools that write memory for agents: remember (post a turn), add_document, write_facts and forget
 // (retract a source). Each calls what the matching HTTP route calls, so both answer the same. The shared
 // pieces of every MCP tool (results, annotations, refusals) live here too.
-import { DomainError } from "@recall/contracts";
+import { DECISION_TEXT_CHARS, DomainError } from "@recall/contracts";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -137,7 +137,7 @@ export function registerAgentTools(server: McpServer, deps: ApiDeps, contextId: 
       inputSchema: z.strictObject({
         source_type: z.enum(["turn", "document", "fact_write"]),
         source_id: z.uuid(),
-        reason: z.string().trim().min(1).max(1_000).describe("why, kept in the audit record"),
+        reason: z.string().trim().min(1).max(DECISION_TEXT_CHARS).describe("why, kept in the audit record"),
       }),
       outputSchema: RetractionView,
       annotations: RETRACTS,

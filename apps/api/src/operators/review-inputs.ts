@@ -1,7 +1,7 @@
 // The inputs of the operator-side review tools (MCP and the admin dashboard), as the review routes take them
 // (reviews.routes.ts): which reviews to list, and a decision's edit and note. ReviewService judges the rest.
 import { z } from "zod";
-import { cappedText } from "@recall/contracts";
+import { DECISION_TEXT_CHARS, cappedText } from "@recall/contracts";
 import { ReviewView } from "../routes/reviews.routes";
 
 export const REVIEW_PAGE_DEFAULT = 50;
@@ -19,7 +19,7 @@ export const ReviewListFields = {
   memory_category: ReviewView.shape.memory_category.unwrap().optional(),
 };
 
-export const ReviewNote = z.string().trim().max(1_000, "at most 1000 characters").optional().describe("why, kept with the decision");
+export const ReviewNote = z.string().trim().max(DECISION_TEXT_CHARS, `at most ${DECISION_TEXT_CHARS} characters`).optional().describe("why, kept with the decision");
 
 export const ReviewEdit = z
   .record(z.string(), cappedText("value").trim().min(1, "must not be blank").nullable())

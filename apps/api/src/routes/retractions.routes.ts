@@ -1,13 +1,14 @@
 // Delete by source: everything derived from one document, turn or direct write is
 // retracted (never deleted) and an audit record says what and why. The raw text stays.
 import { z } from "zod";
+import { DECISION_TEXT_CHARS } from "@recall/contracts";
 import type { ApiDeps } from "../deps";
 import { defineRoute, type RouteDefinition } from "../http/route-definition";
 import { RetractionService, type RetractableSource } from "../services/retraction.service";
 import { EXAMPLES } from "./openapi-examples";
 import { RetractionView, retractionView } from "./retractions.schemas";
 
-const RetractBody = z.object({ reason: z.string().trim().min(1, "say why").max(1_000) });
+const RetractBody = z.object({ reason: z.string().trim().min(1, "say why").max(DECISION_TEXT_CHARS) });
 
 const SOURCES: [RetractableSource, "documentId" | "turnId" | "factWriteId", string, string][] = [
   ["document", "documentId", "/documents/:documentId/retract", "document"],

@@ -1,7 +1,7 @@
 // Review before commit (docs/review.md): the held candidates of a context whose config sets `review`, and the
 // decisions on them, one by one or by filter.
 import { z } from "zod";
-import { cappedText } from "@recall/contracts";
+import { DECISION_TEXT_CHARS, cappedText } from "@recall/contracts";
 import { EDITABLE_FIELDS, type ReviewView as ReviewRow } from "@recall/memory";
 import type { ApiDeps } from "../deps";
 import { NextCursor, cursorParam, encodeCursor, limitParam } from "../http/pagination";
@@ -31,7 +31,7 @@ const ListQuery = z.object({
   cursor: cursorParam("seq"),
 });
 
-const Note = z.string().trim().max(1_000, "at most 1000 characters").optional().describe("why, kept with the decision");
+const Note = z.string().trim().max(DECISION_TEXT_CHARS, `at most ${DECISION_TEXT_CHARS} characters`).optional().describe("why, kept with the decision");
 
 // No edited field is longer than the value cap; the name and predicate caps are the candidate schemas' (validateEdited).
 const EditValue = cappedText("value").trim().min(1, "must not be blank").nullable();

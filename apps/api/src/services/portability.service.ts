@@ -19,6 +19,8 @@ export interface PortabilityDeps extends ServiceDeps {
 export interface PortabilityOptions {
   /** RECALL_DOCUMENT_MAX_BYTES: an imported document is held to what POST …/documents takes. */
   documentMaxBytes: number;
+  /** REQUEST_BODY_LIMIT_BYTES: an imported direct write is held to what POST …/facts takes. */
+  directWriteMaxBytes: number;
   /** RECALL_EXPORT_CONCURRENCY, RECALL_EXPORT_CONTEXT_CONCURRENCY */
   exports: { total: number; perContext: number };
   /** RECALL_IMPORT_CONCURRENCY, RECALL_IMPORT_CONTEXT_CONCURRENCY */
@@ -69,6 +71,7 @@ export class PortabilityService {
     try {
       const report = await importContext(this.deps.db, contextId, lines, pipelineRecords, {
         documentMaxBytes: this.options.documentMaxBytes,
+        directWriteMaxBytes: this.options.directWriteMaxBytes,
       });
       await this.deps.reviews.commitApproved(contextId);
       return report;

@@ -7,6 +7,7 @@ import {
   AttachmentList,
   CANDIDATE_SCHEMAS,
   CandidateKind,
+  DECISION_TEXT_CHARS,
   Metadata,
   ScopeList,
   attachmentText,
@@ -22,6 +23,8 @@ const name = cappedText("name");
 const predicate = cappedText("predicate");
 const value = cappedText("value");
 const quote = cappedText("quote");
+/** A reviewer's note, a retraction's reason: as the review and retraction routes take them. */
+const decisionText = z.string().max(DECISION_TEXT_CHARS, `at most ${DECISION_TEXT_CHARS} characters`);
 
 /** By line kind. A kind absent here carries no capped text of its own (ids, times, flags). */
 export const LINE_CAPS: Readonly<Record<string, ColumnCaps>> = {
@@ -37,6 +40,9 @@ export const LINE_CAPS: Readonly<Record<string, ColumnCaps>> = {
   relation: { predicate, ...scope },
   instruction: { label: value, description: value, quote, ...scope },
   uncertainty: { about: value, reason: value, key: predicate, ...scope },
+  // A review's edit changes fields a reviewer may edit, each held to the value cap as POST …/approve holds it.
+  review: { note: decisionText, edit: z.record(z.string(), value.nullable()) },
+  retraction: { reason: decisionText },
 };
 
 export interface CapIssue {
@@ -50,6 +56,11 @@ export interface CapIssue {
 export interface LineCapSettings {
   /** RECALL_DOCUMENT_MAX_BYTES: a document line's text is held to what POST …/documents takes. */
   documentMaxBytes?: number;
+  /**
+   * REQUEST_BODY_LIMIT_BYTES: a direct write's submitted diff (and the statement text made from it) is held to what
+   * POST …/facts takes in one body.
+   */
+  directWriteMaxBytes?: number;
 }
 
 /** The first capped column of a row (columns as the table names them) that breaks its cap, if any. */
@@ -59,6 +70,7 @@ export function lineCapIssue(kind: string, row: Readonly<Record<string, unknown>
     if (issue) return { column, within: issue.path.map(String), message: issue.message };
   }
   if (kind === "document") return documentIssue(row, settings.documentMaxBytes);
+  if (kind === "fact_write") return directWriteIssue(row, settings.directWriteMaxBytes);
   if (kind === "turn") return attachmentTextIssue(row);
   return kind === "candidate" ? candidateIssue(row) : undefined;
 }
@@ -66,6 +78,17 @@ export function lineCapIssue(kind: string, row: Readonly<Record<string, unknown>
 function documentIssue(row: Readonly<Record<string, unknown>>, maxBytes: number | undefined): CapIssue | undefined {
   if (maxBytes === undefined || typeof row.text !== "string" || Buffer.byteLength(row.text) <= maxBytes) return undefined;
   return { column: "text", within: [], message: `at most ${maxBytes} bytes (RECALL_DOCUMENT_MAX_BYTES)` };
+}
+
+function directWriteIssue(row: Readonly<Record<string, unknown>>, maxBytes: number | undefined): CapIssue | undefined {
+  if (maxBytes === undefined) return undefined;
+  for (const column of ["payload", "text"] as const) {
+    const value = row[column];
+    const bytes = typeof value === "string" ? Buffer.byteLength(value) : Buffer.byteLength(JSON.stringify(value ?? null));
+    if (bytes > maxBytes)
+      return { column, within: [], message: `at most ${maxBytes} bytes (REQUEST_BODY_LIMIT_BYTES, as POST …/facts takes)` };
+  }
+  return undefined;
 }
 
 /**
