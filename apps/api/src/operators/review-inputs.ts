@@ -19,7 +19,12 @@ export const ReviewListFields = {
   memory_category: ReviewView.shape.memory_category.unwrap().optional(),
 };
 
-export const ReviewNote = z.string().trim().max(DECISION_TEXT_CHARS, `at most ${DECISION_TEXT_CHARS} characters`).optional().describe("why, kept with the decision");
+export const ReviewNote = z
+  .string()
+  .trim()
+  .max(DECISION_TEXT_CHARS, `at most ${DECISION_TEXT_CHARS} characters`)
+  .optional()
+  .describe("why, kept with the decision");
 
 export const ReviewEdit = z
   .record(z.string(), cappedText("value").trim().min(1, "must not be blank").nullable())

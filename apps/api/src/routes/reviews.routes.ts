@@ -31,7 +31,12 @@ const ListQuery = z.object({
   cursor: cursorParam("seq"),
 });
 
-const Note = z.string().trim().max(DECISION_TEXT_CHARS, `at most ${DECISION_TEXT_CHARS} characters`).optional().describe("why, kept with the decision");
+const Note = z
+  .string()
+  .trim()
+  .max(DECISION_TEXT_CHARS, `at most ${DECISION_TEXT_CHARS} characters`)
+  .optional()
+  .describe("why, kept with the decision");
 
 // No edited field is longer than the value cap; the name and predicate caps are the candidate schemas' (validateEdited).
 const EditValue = cappedText("value").trim().min(1, "must not be blank").nullable();
