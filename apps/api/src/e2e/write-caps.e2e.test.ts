@@ -377,7 +377,7 @@ test("an imported review's note and edit, a retraction's reason and a direct wri
   const note = "n".repeat(DECISION_TEXT_CHARS + 1);
   const cases: [Record<string, unknown>, string, string][] = [
     [{ kind: "review", note }, "line 2.note", `at most ${DECISION_TEXT_CHARS} characters`],
-    [{ kind: "review", edit: { value: over("value") } }, "line 2.edit.value", "(value cap)"],
+    [{ kind: "review", edit: { value: { from: "Porto", to: over("value") } } }, "line 2.edit.value.to", "(value cap)"],
     [{ kind: "retraction", reason: note }, "line 2.reason", `at most ${DECISION_TEXT_CHARS} characters`],
     [{ kind: "fact_write", payload: { attributes: [], note: "p".repeat(BODY_LIMIT_BYTES) } }, "line 2.payload", "REQUEST_BODY_LIMIT_BYTES"],
     [{ kind: "fact_write", payload: {}, text: "t".repeat(BODY_LIMIT_BYTES + 1) }, "line 2.text", "REQUEST_BODY_LIMIT_BYTES"],

@@ -23,6 +23,8 @@ const name = cappedText("name");
 const predicate = cappedText("predicate");
 const value = cappedText("value");
 const quote = cappedText("quote");
+/** A value a review's edit changed, or changed to: a candidate's field (null when removed or absent). */
+const editValue = z.union([value, z.number(), z.boolean(), z.null()]).optional();
 /** A reviewer's note, a retraction's reason: as the review and retraction routes take them. */
 const decisionText = z.string().max(DECISION_TEXT_CHARS, `at most ${DECISION_TEXT_CHARS} characters`);
 
@@ -40,8 +42,9 @@ export const LINE_CAPS: Readonly<Record<string, ColumnCaps>> = {
   relation: { predicate, ...scope },
   instruction: { label: value, description: value, quote, ...scope },
   uncertainty: { about: value, reason: value, key: predicate, ...scope },
-  // A review's edit changes fields a reviewer may edit, each held to the value cap as POST …/approve holds it.
-  review: { note: decisionText, edit: z.record(z.string(), value.nullable()) },
+  // A review's edit records each field a reviewer changed, from what to what (review-decisions.ts): the values are
+  // held to the value cap as POST …/approve holds an edit (the old value was a candidate's, under the same cap).
+  review: { note: decisionText, edit: z.record(z.string(), z.strictObject({ from: editValue, to: editValue })) },
   retraction: { reason: decisionText },
 };
 
