@@ -68,6 +68,22 @@ async function probe(options: {
   return JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { text: string; warnings: string[]; ms: number };
 }
 
+/** Runs `check` against a Recall that refuses connections (a closed port), then one that accepts and never answers. */
+async function eachRecallDown(check: (baseUrl: string) => Promise<void>): Promise<void> {
+  const silent = http.createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+  const refusing = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  try {
+    for (const baseUrl of [refusing, `http://127.0.0.1:${(silent.address() as AddressInfo).port}`]) await check(baseUrl);
+  } finally {
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+}
+
 let h: Harness;
 let llm: FakeLlmServer;
 let server: Listening;
@@ -123,62 +139,40 @@ test("a tool loop records the user's message once and the reply; the next call's
 }, 120_000);
 
 test("with Recall refusing connections or never answering, the call answers without memory within the timeout, with warnings", async () => {
-  const silent = http.createServer(() => undefined);
-  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-  const closed = http.createServer();
-  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-  const refusing = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
-  try {
-    for (const baseUrl of [refusing, `http://127.0.0.1:${(silent.address() as AddressInfo).port}`]) {
-      const asked = llm.requests.length;
-      llm.script({ raw: "Still here." });
-      const { text, warnings, ms } = await probe({
-        middleware: {
-          baseUrl,
-          contextId: "00000000-0000-4000-8000-000000000000",
-          apiKey: "rk_down",
-          sessionId: "00000000-0000-4000-8000-000000000001",
-          timeoutMs: 500,
-        },
-        prompt: "Hello?",
-      });
-      expect(text).toBe("Still here.");
-      // Three Recall calls, each given up after 500 ms at most.
-      expect(ms).toBeLessThan(5_000);
-      expect(systemOf(llm.requests[asked]!.body)).toBe("");
-      expect(warnings).toEqual([
-        "no memory for this call: /context failed",
-        "the user's turn was not recorded",
-        "the assistant's turn was not recorded",
-      ]);
-    }
-  } finally {
-    silent.closeAllConnections();
-    await new Promise<void>((resolve) => silent.close(() => resolve()));
-  }
+  await eachRecallDown(async (baseUrl) => {
+    const asked = llm.requests.length;
+    llm.script({ raw: "Still here." });
+    const { text, warnings, ms } = await probe({
+      middleware: {
+        baseUrl,
+        contextId: "00000000-0000-4000-8000-000000000000",
+        apiKey: "rk_down",
+        sessionId: "00000000-0000-4000-8000-000000000001",
+        timeoutMs: 500,
+      },
+      prompt: "Hello?",
+    });
+    expect(text).toBe("Still here.");
+    // Three Recall calls, each given up after 500 ms at most.
+    expect(ms).toBeLessThan(5_000);
+    expect(systemOf(llm.requests[asked]!.body)).toBe("");
+    expect(warnings).toEqual([
+      "no memory for this call: /context failed",
+      "the user's turn was not recorded",
+      "the assistant's turn was not recorded",
+    ]);
+  });
 }, 60_000);
 
 test("systemWithMemory with Recall refusing or silent answers the instructions alone within its timeout, with a warning", async () => {
-  const silent = http.createServer(() => undefined);
-  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-  const closed = http.createServer();
-  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-  const refusing = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
-  try {
-    for (const baseUrl of [refusing, `http://127.0.0.1:${(silent.address() as AddressInfo).port}`]) {
-      const { text, warnings, ms } = await probe({
-        systemWithMemory: {
-          client: { baseUrl, contextId: "00000000-0000-4000-8000-000000000000", apiKey: "rk_down" },
-          call: { scope: { user: "alice" }, message: "What do you know about me?", instructions: "Be brief.", timeoutMs: 500 },
-        },
-      });
-      expect({ text, warnings }).toEqual({ text: "Be brief.", warnings: ["no memory for this call: /context failed"] });
-      expect(ms).toBeLessThan(5_000);
-    }
-  } finally {
-    silent.closeAllConnections();
-    await new Promise<void>((resolve) => silent.close(() => resolve()));
-  }
+  await eachRecallDown(async (baseUrl) => {
+    const { text, warnings, ms } = await probe({
+      systemWithMemory: {
+        client: { baseUrl, contextId: "00000000-0000-4000-8000-000000000000", apiKey: "rk_down" },
+        call: { scope: { user: "alice" }, message: "What do you know about me?", instructions: "Be brief.", timeoutMs: 500 },
+      },
+    });
+    expect({ text, warnings }).toEqual({ text: "Be brief.", warnings: ["no memory for this call: /context failed"] });
+    expect(ms).toBeLessThan(5_000);
+  });
 }, 60_000);

@@ -26,19 +26,21 @@ export async function scopeSetIdOf(db: DbOrTx, contextId: string, scope: Scope):
   return id;
 }
 
-/** The entries of each set named (no entries for null), in one query. */
-export async function scopesOf(db: DbOrTx, ids: Iterable<bigint | null>): Promise<Map<bigint, string[]>> {
+/** The entries of each set named, read in one query: a lookup answering none for null (unscoped). */
+export async function scopesOf(db: DbOrTx, ids: Iterable<bigint | null>): Promise<(id: bigint | null) => string[]> {
   const wanted = [...new Set([...ids].filter((id): id is bigint => id !== null))];
-  if (wanted.length === 0) return new Map();
-  const rows = await db.$queryRaw<{ id: bigint; entries: string[] }[]>`
-    SELECT id, entries FROM scope_sets WHERE id = ANY(${wanted.map(String)}::bigint[])`;
-  return new Map(rows.map((r) => [r.id, r.entries]));
+  const rows =
+    wanted.length === 0
+      ? []
+      : await db.$queryRaw<{ id: bigint; entries: string[] }[]>`
+          SELECT id, entries FROM scope_sets WHERE id = ANY(${wanted.map(String)}::bigint[])`;
+  const byId = new Map(rows.map((r) => [r.id, r.entries]));
+  return (id) => (id === null ? [] : (byId.get(id) ?? []));
 }
 
 /** One set's entries; none for null (unscoped). */
 export async function scopeOf(db: DbOrTx, id: bigint | null): Promise<string[]> {
-  if (id === null) return [];
-  return (await scopesOf(db, [id])).get(id) ?? [];
+  return (await scopesOf(db, [id]))(id);
 }
 
 /** In SQL: the entries of the set a row names (`alias.scope_set_id`), as a text[]; '{}' when unscoped. */

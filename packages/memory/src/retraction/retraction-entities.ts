@@ -26,11 +26,10 @@ export async function retractEntities(tx: Tx, source: MentionSourceFilter, now: 
       continue;
     }
     // The first mention's scope, widened by each later one as the resolver widened it when they were written.
-    const scopes = await scopesOf(
+    const entriesOf = await scopesOf(
       tx,
       live.map((m) => m.scopeSetId),
     );
-    const entriesOf = (id: bigint | null) => (id === null ? [] : (scopes.get(id) ?? []));
     const scopeSetId = live
       .slice(1)
       .reduce(

@@ -39,11 +39,11 @@ export async function openUncertainties(tx: Tx, fact: Fact): Promise<OpenUncerta
       OR: [{ key: fact.key }, { key: null }],
     },
   });
-  const scopes = await scopesOf(
+  const entriesOf = await scopesOf(
     tx,
     open.map((u) => u.scopeSetId),
   );
-  return open.map((u) => ({ ...u, scope: u.scopeSetId === null ? [] : (scopes.get(u.scopeSetId) ?? []) }));
+  return open.map((u) => ({ ...u, scope: entriesOf(u.scopeSetId) }));
 }
 
 /** Resolves the open uncertainties `fact` clarifies; returns the ids of the conflicting facts it may now order. */

@@ -36,11 +36,11 @@ function fromRelation(r: Relation): Unscoped {
 
 /** The facts with their scopes' entries, read in one query. */
 async function withScopes(tx: Tx, facts: Unscoped[]): Promise<Fact[]> {
-  const scopes = await scopesOf(
+  const entriesOf = await scopesOf(
     tx,
     facts.map((f) => f.scopeSetId),
   );
-  return facts.map((f) => ({ ...f, scope: f.scopeSetId === null ? [] : (scopes.get(f.scopeSetId) ?? []) }));
+  return facts.map((f) => ({ ...f, scope: entriesOf(f.scopeSetId) }));
 }
 
 export async function loadFacts(tx: Tx, kind: FactKind, ids: readonly string[]): Promise<Fact[]> {

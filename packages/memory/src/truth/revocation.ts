@@ -26,11 +26,11 @@ export async function revokeInstruction(tx: Tx, candidateId: string, revoker: Re
     where: { contextId: candidate.contextId, active: true, retractedAt: null },
     orderBy: { createdAt: "asc" },
   });
-  const scopes = await scopesOf(
+  const entriesOf = await scopesOf(
     tx,
     active.map((i) => i.scopeSetId),
   );
-  const visible = active.filter((i) => scopeVisible(i.scopeSetId === null ? [] : (scopes.get(i.scopeSetId) ?? []), revoker.scope));
+  const visible = active.filter((i) => scopeVisible(entriesOf(i.scopeSetId), revoker.scope));
   const target = visible.find((i) => i.id === payload.instruction_id) ?? bestMatch(visible, payload.matches);
   if (!target) return [];
   const ids = visible.filter((i) => sameDirective(i, target)).map((i) => i.id);
