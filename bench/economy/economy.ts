@@ -20,7 +20,7 @@ import { runRecallBulk } from "./economy-bulk";
 import { runRecallDirect, runRecallService, type RecallRun } from "./economy-recall";
 import { printEconomy, type PeerResult } from "./economy-report";
 import { startEconomyServer, type Mem0Answer } from "./economy-server";
-import { loadConversations, type GateConversation, type GateTurn } from "../shared/gate-locomo";
+import { defaultLocomoDir, loadConversations, type GateConversation, type GateTurn } from "../shared/gate-locomo";
 
 const repoRoot = path.resolve(__dirname, "../..");
 
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
 }
 
 function readOptions(): Options | undefined {
-  const dir = process.env.LOCOMO_DIR ?? path.resolve(repoRoot, "../shared/data/locomo");
+  const dir = defaultLocomoDir();
   if (!fs.existsSync(dir)) {
     console.log(`bench:economy: no LoCoMo data at ${dir}; set LOCOMO_DIR to measure. Nothing to do.`);
     return undefined;

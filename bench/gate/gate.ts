@@ -11,14 +11,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "@recall/config";
-import { loadConversations } from "../shared/gate-locomo";
+import { defaultLocomoDir, loadConversations } from "../shared/gate-locomo";
 import { annotationFiguresOf, printAnnotationFigures, printAudit, summaryJson } from "./gate-annotation-report";
 import { figuresOf, printFigures, printSamples } from "./gate-report";
 import { runConversation, type TurnResult } from "./gate-run";
 
 function main(): void {
-  const repoRoot = path.resolve(__dirname, "../..");
-  const dir = path.resolve(option("--data") ?? process.env.LOCOMO_DIR ?? path.resolve(repoRoot, "../shared/data/locomo"));
+  const dir = path.resolve(option("--data") ?? defaultLocomoDir());
   if (!fs.existsSync(dir)) {
     console.log(`bench:gate: no LoCoMo data at ${dir}; nothing to measure.`);
     return;

@@ -2,10 +2,9 @@
 // and the percentiles they are summarised by.
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { runHeuristics } from "@recall/heuristics";
-import { loadConversations } from "../shared/gate-locomo";
+import { defaultLocomoDir, loadConversations } from "../shared/gate-locomo";
 
 export interface Api {
   baseUrl: string;
@@ -71,7 +70,7 @@ export async function postTurn(api: Api, session: string, turn: TurnText): Promi
 
 /** LoCoMo turns when the data is there (read only), else a generated stand-in. `model`: only turns the heuristics leave to a model. */
 export function benchTurns(which: "any" | "model"): TurnText[] {
-  const dir = process.env.LOCOMO_DIR ?? path.resolve(__dirname, "../../../shared/data/locomo");
+  const dir = defaultLocomoDir();
   const all: TurnText[] = fs.existsSync(dir)
     ? loadConversations(dir).flatMap((c) => c.turns.map((t) => ({ text: t.text, speaker: t.speaker })))
     : Array.from({ length: 500 }, (_, i) => ({

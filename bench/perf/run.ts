@@ -29,9 +29,8 @@
 // No model is configured either way, so the heuristic stage does what it can.
 import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import pg from "pg";
-import { loadConversations as readConversations, type GateConversation } from "../shared/gate-locomo";
+import { defaultLocomoDir, loadConversations as readConversations, type GateConversation } from "../shared/gate-locomo";
 import { createBenchContext, loadConversations, scopeOf, type LoadSummary, type LoadedContext } from "../shared/bench-load";
 import { countStatements, floorProbe, measure, type Latency, type Probe } from "./bench-measure";
 import { loadQuestions } from "./bench-questions";
@@ -73,7 +72,7 @@ async function main(): Promise<void> {
 
 async function readsSection(): Promise<void> {
   console.log("\n## reads: /profile and /query");
-  const dir = process.env.LOCOMO_DIR ?? path.resolve(__dirname, "../../../shared/data/locomo");
+  const dir = defaultLocomoDir();
   if (!fs.existsSync(dir)) {
     console.log(`bench: no LoCoMo data at ${dir}; set LOCOMO_DIR to measure. Nothing to do.`);
     return;

@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { bm25Index } from "./recall-bm25";
 import { readRecallData, type RecallQuestion } from "./recall-data";
+import { defaultLocomoDir } from "../shared/gate-locomo";
 import { loadOrReuse, type LoadedConversation } from "./recall-load";
 import { ascend, leaveOneOut, SettingRanker, type HeldOut } from "./recall-loo";
 import { RANKING_DEFAULTS, type RankingWeights } from "@recall/memory";
@@ -26,8 +27,7 @@ const DEPTH = 20;
 const ENV_PASSED = ["RECALL_EMBEDDING_MODEL", "RECALL_EMBEDDING_DIMENSIONS", "OPENAI_API_KEY", "OPENAI_BASE_URL"] as const;
 
 async function main(): Promise<void> {
-  const root = path.resolve(__dirname, "../..");
-  const dir = process.env.LOCOMO_DIR ?? path.resolve(root, "../shared/data/locomo");
+  const dir = defaultLocomoDir();
   if (!fs.existsSync(dir)) {
     console.log(`bench:recall: no LoCoMo data at ${dir}; set LOCOMO_DIR to measure. Nothing to do.`);
     return;
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const overrides = Object.fromEntries(ENV_PASSED.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
   const service = await startService({ ...overrides, TURN_TIMEOUT_MS: "300000" }, { keepDatabase: "recall_bench_recall" });
   try {
-    const stateFile = path.join(root, ".data/bench-recall.json");
+    const stateFile = path.resolve(__dirname, "../../.data/bench-recall.json");
     if (process.env.BENCH_RECALL_RELOAD === "1") fs.rmSync(stateFile, { force: true });
     const target = { baseUrl: service.baseUrl, adminKey: BENCH_ADMIN_KEY, databaseUrl: service.config.DATABASE_URL, stateFile };
     const loaded = await loadOrReuse({ ...target, embeddingModel: overrides.RECALL_EMBEDDING_MODEL }, data.conversations);

@@ -5,6 +5,11 @@ import path from "node:path";
 import * as chrono from "chrono-node";
 import { z } from "zod";
 
+/** Where the LoCoMo conversations are: `LOCOMO_DIR`, else `../shared/data/locomo` beside the repository. */
+export function defaultLocomoDir(): string {
+  return path.resolve(process.env.LOCOMO_DIR ?? path.resolve(__dirname, "../../../shared/data/locomo"));
+}
+
 export interface GateTurn {
   diaId: string;
   speaker: string;

@@ -5,15 +5,16 @@
 // bench's BM25 over the same raw turns. The test fails when /query's evidence hit@10
 // falls below FLOOR times the BM25's. Skips, saying so, when the data is absent.
 import fs from "node:fs";
-import path from "node:path";
 import { createDb, type Db } from "@recall/db";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
 import { bm25Index } from "../../../../../bench/recall/recall-bm25";
 import { readRecallData, type RecallData } from "../../../../../bench/recall/recall-data";
+import { defaultLocomoDir } from "../../../../../bench/shared/gate-locomo";
+import { scopeSetIdOf } from "../../core/scope-sets";
 import { searchMemory } from "./search-reader";
 import { SEARCH_KINDS } from "./search-types";
 
-const LOCOMO = path.resolve(__dirname, "../../../../../shared/data/locomo");
+const LOCOMO = defaultLocomoDir();
 /** The ratio reached here when the ranking was last tuned (issue 30: 617 / 460 = 1.341), less 0.05. */
 const FLOOR = 1.29;
 const SCOPE = ["org=locomo"];
@@ -43,12 +44,13 @@ async function store(data: RecallData): Promise<Map<string, { contextId: string;
     const contextId = (await db.context.create({ data: { name: c.file } })).id;
     const sessions = new Map<string, string>();
     const diaIds = new Map<string, string>();
+    const scopeSetId = await scopeSetIdOf(db, contextId, SCOPE);
     const rows = [];
     for (const [seq, t] of c.turns.entries()) {
       const session = t.diaId.split(":")[0]!;
       if (!sessions.has(session)) sessions.set(session, (await db.session.create({ data: { contextId } })).id);
       const row = { contextId, sessionId: sessions.get(session)!, seq, role: "user", speaker: t.speaker, content: t.text };
-      rows.push({ ...row, scope: SCOPE, occurredAt: t.referenceTime, traceId: "locomo" });
+      rows.push({ ...row, scopeSetId, occurredAt: t.referenceTime, traceId: "locomo" });
     }
     const created = await db.turn.createManyAndReturn({ data: rows, select: { id: true, seq: true } });
     for (const r of created) diaIds.set(r.id, c.turns[r.seq]!.diaId);
