@@ -8,11 +8,10 @@
 import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import { fromModelDiff } from "../../packages/extraction/src/model-output";
-import { SEARCH_KINDS, searchMemory } from "@recall/memory";
 import { ingest, startMemoryDatabase, type MemoryDatabase, type TestSubject } from "../../packages/memory/src/testing/memory-fixture";
 import { scopeSetIdOf } from "../../packages/memory/src/core/scope-sets";
-import { bm25Index } from "../recall/recall-bm25";
 import { readRecallData } from "../recall/recall-data";
+import { hit10AgainstBm25, type StoredConversation } from "../recall/recall-guard";
 import { defaultLocomoDir } from "../shared/gate-locomo";
 import { standinDiff } from "./standin-answer";
 import { loadStandinIndex } from "./standin-data";
@@ -44,7 +43,7 @@ afterAll(async () => {
     let facts = 0;
     // One context a conversation, its turns in one statement; its annotated turns then go through the memory path
     // in order (what is already known shapes the next diff), the conversations side by side.
-    const stored = new Map<string, { contextId: string; diaIds: Map<string, string> }>();
+    const stored = new Map<string, StoredConversation>();
     const store = async (c: (typeof data.conversations)[number]) => {
       const contextId = (await db.context.create({ data: { name: c.file } })).id;
       const scopeSetId = await scopeSetIdOf(db, contextId, SCOPE);
@@ -77,21 +76,7 @@ afterAll(async () => {
       }
     };
     await Promise.all(data.conversations.map(store));
-    const bm25 = new Map(data.conversations.map((c) => [c.file, bm25Index(c.turns.map((t) => ({ id: t.diaId, text: t.text })))]));
-    let ours = 0;
-    let theirs = 0;
-    for (const q of data.questions) {
-      const { contextId, diaIds } = stored.get(q.file)!;
-      const input = { contextId, scope: SCOPE, query: q.question, limit: 10, kinds: SEARCH_KINDS, match: "any" as const };
-      const found = (await searchMemory(db, input)).results.map((r) => diaIds.get(r.link.turn_id ?? ""));
-      ours += found.some((id) => id !== undefined && q.evidence.includes(id)) ? 1 : 0;
-      theirs += bm25
-        .get(q.file)!
-        .search(q.question, 10)
-        .some((id) => q.evidence.includes(id))
-        ? 1
-        : 0;
-    }
+    const { ours, theirs } = await hit10AgainstBm25(db, data, stored, SCOPE);
     const ratio = ours / theirs;
     console.log(`facts-recall.test: ${facts} facts; hit@10 ${ours} vs BM25 ${theirs} of ${data.questions.length} (${ratio.toFixed(3)}x)`);
     expect(facts).toBeGreaterThan(1_000);

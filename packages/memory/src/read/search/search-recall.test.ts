@@ -7,12 +7,10 @@
 import fs from "node:fs";
 import { createDb, type Db } from "@recall/db";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
-import { bm25Index } from "../../../../../bench/recall/recall-bm25";
 import { readRecallData, type RecallData } from "../../../../../bench/recall/recall-data";
+import { hit10AgainstBm25, type StoredConversation } from "../../../../../bench/recall/recall-guard";
 import { defaultLocomoDir } from "../../../../../bench/shared/gate-locomo";
 import { scopeSetIdOf } from "../../core/scope-sets";
-import { searchMemory } from "./search-reader";
-import { SEARCH_KINDS } from "./search-types";
 
 const LOCOMO = defaultLocomoDir();
 /** The ratio reached here when the ranking was last tuned (issue 30: 617 / 460 = 1.341), less 0.05. */
@@ -38,8 +36,8 @@ afterAll(async () => {
 });
 
 /** One context per conversation, one session per LoCoMo session; turn ids by dialogue id. */
-async function store(data: RecallData): Promise<Map<string, { contextId: string; diaIds: Map<string, string> }>> {
-  const stored = new Map<string, { contextId: string; diaIds: Map<string, string> }>();
+async function store(data: RecallData): Promise<Map<string, StoredConversation>> {
+  const stored = new Map<string, StoredConversation>();
   for (const c of data.conversations) {
     const contextId = (await db.context.create({ data: { name: c.file } })).id;
     const sessions = new Map<string, string>();
@@ -64,21 +62,7 @@ async function store(data: RecallData): Promise<Map<string, { contextId: string;
   async () => {
     const data = readRecallData(LOCOMO);
     const stored = await store(data);
-    const bm25 = new Map(data.conversations.map((c) => [c.file, bm25Index(c.turns.map((t) => ({ id: t.diaId, text: t.text })))]));
-    let ours = 0;
-    let theirs = 0;
-    for (const q of data.questions) {
-      const { contextId, diaIds } = stored.get(q.file)!;
-      const input = { contextId, scope: SCOPE, query: q.question, limit: 10, kinds: SEARCH_KINDS, match: "any" as const };
-      const found = (await searchMemory(db, input)).results.map((r) => diaIds.get(r.link.turn_id ?? ""));
-      ours += found.some((id) => id !== undefined && q.evidence.includes(id)) ? 1 : 0;
-      theirs += bm25
-        .get(q.file)!
-        .search(q.question, 10)
-        .some((id) => q.evidence.includes(id))
-        ? 1
-        : 0;
-    }
+    const { ours, theirs } = await hit10AgainstBm25(db, data, stored, SCOPE);
     console.log(`search-recall.test: hit@10 ${ours} vs BM25 ${theirs} of ${data.questions.length} (${(ours / theirs).toFixed(3)}x)`);
     expect(ours / theirs).toBeGreaterThanOrEqual(FLOOR);
   },
