@@ -4,7 +4,8 @@
 // annotators' observations as Recall's diff), through the same validation, commit and truth maintenance the
 // workers run (memory's test fixture). Every QA question of categories 1–4 is ranked by searchMemory with the
 // defaults, and by the bench's BM25 over the same raw turns; the test fails when hit@10 falls below FLOOR times
-// the BM25's. Skips, saying so, when the data is absent.
+// the BM25's, or when a name has more than 1.05 entities on average (twins across sessions). Skips, saying so, when
+// the data is absent.
 import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import { fromModelDiff } from "../../packages/extraction/src/model-output";
@@ -78,6 +79,11 @@ afterAll(async () => {
     await Promise.all(data.conversations.map(store));
     const { ours, theirs } = await hit10AgainstBm25(db, data, stored, SCOPE);
     const ratio = ours / theirs;
+    // One entity per real name across sessions: entities per distinct name (by context) stay within 1.05.
+    const [names] = await db.$queryRaw<{ entities: number; names: number }[]>`
+      SELECT count(*)::int AS entities, count(DISTINCT (context_id, identity_key))::int AS names FROM entities WHERE retracted_at IS NULL`;
+    console.log(`facts-recall.test: ${names!.entities} entities for ${names!.names} distinct names`);
+    expect(names!.entities / names!.names).toBeLessThanOrEqual(1.05);
     console.log(`facts-recall.test: ${facts} facts; hit@10 ${ours} vs BM25 ${theirs} of ${data.questions.length} (${ratio.toFixed(3)}x)`);
     expect(facts).toBeGreaterThan(1_000);
     expect(ratio).toBeGreaterThanOrEqual(FLOOR);

@@ -7,7 +7,7 @@ export { DOCUMENT_FORMATS, type DocumentFormat } from "./documents/document-type
 export { SUPPORTED_MEDIA_TYPES, detectFormat, mediaTypeOf } from "./documents/format-detection";
 export { type BudgetLimits, type ExtractionGuidance, type Extractor, type ExtractorFactory, type StageOutcome } from "./extractor";
 export { type ModelDiff } from "./model-output";
-export { systemPrompt } from "./model-prompt";
+export { knownEntitiesBlock, systemPrompt } from "./model-prompt";
 export { resolveExtractionPlan } from "./skills/plan-resolver";
 export { findSkill } from "./skills/skill-finder";
 export { loadSkills } from "./skills/skill-loader";

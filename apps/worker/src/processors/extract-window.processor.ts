@@ -86,7 +86,7 @@ async function readWindow(deps: WorkerDeps, ctx: StageContext, { windowId, turns
   // Each turn recorded its plan when it joined the window (windowed-turn.ts); the window follows its first turn's.
   const first = { ...turns[0]!, scope: await scopeOf(deps.db, turns[0]!.scopeSetId) };
   const { guidance } = resolvePlan(deps, turnSubject(first, ctx.claim.contextConfig));
-  const known = await loadKnownMemory(deps.db, turns[0]!.contextId);
+  const known = await loadKnownMemory(deps.db, turns[0]!.contextId, turns.map(turnSourceText));
   const prompt = windowPrompt(
     turns.map((t) => ({
       text: turnSourceText(t),

@@ -58,7 +58,8 @@ export function batchExtract(deps: WorkerDeps): StageHandler<BatchInput> {
   return {
     async load(tx, claimed) {
       const turns = await claimGroupTurns(tx, "extract_assertions", batchOf(claimed.item), currentTraceId() ?? null);
-      return { turns, known: turns.length > 0 ? await loadKnownMemory(tx, claimed.item.contextId) : emptyKnown() };
+      const texts = turns.map((t) => turnSourceText(t.turn));
+      return { turns, known: turns.length > 0 ? await loadKnownMemory(tx, claimed.item.contextId, texts) : emptyKnown() };
     },
     async process(ctx) {
       const { turns } = ctx.input;

@@ -188,3 +188,22 @@ test("a real name in another script, like no known one, is its own entity with n
   expect((await entitiesNamed("αλίκη")).map((e) => e.name)).toEqual(["Αλίκη"]);
   expect(await f.db.uncertainty.count({ where: { contextId: f.contextId } })).toBe(0);
 });
+
+test("a pet named in twelve sessions, however each window spells or types it, is one entity (issue 43)", async () => {
+  const spellings = ["Luna", "luna", "LUNA", "Luna"];
+  for (let session = 0; session < 12; session += 1) {
+    const name = spellings[session % spellings.length]!;
+    // A model reading one window now and then knows only that a name was mentioned: a topic.
+    const type = session % 5 === 4 ? "topic" : "pet";
+    const at = new Date(AT.getTime() + session * 7 * 86_400_000);
+    const turn = await addTurn(f, { content: `Walked ${name} by the river today, session ${session}.`, at });
+    await ingest(f, turn, { attributes: [fact(name, type, "did", `walk by the river ${session}`, `Walked ${name} by the river today`)] });
+  }
+
+  const [luna, ...others] = await entitiesNamed("luna");
+  expect(others).toEqual([]);
+  expect(luna!.type).toBe("pet");
+  expect(await f.db.entityMention.count({ where: { entityId: luna!.id } })).toBe(12);
+  expect(await f.db.attribute.count({ where: { entityId: luna!.id } })).toBe(12);
+  expect(await f.db.uncertainty.count({ where: { contextId: f.contextId } })).toBe(0);
+});

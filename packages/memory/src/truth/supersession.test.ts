@@ -142,3 +142,52 @@ test("applying truth maintenance twice for one commit changes nothing the second
   expect(await rolesOfAlice()).toEqual(before);
   expect(await f.db.supersession.count({ where: { contextId: f.contextId } })).toBe(1);
 });
+
+test("at density a new value closes only its own entity's single-valued key: nothing collateral (issue 43)", async () => {
+  // A week of dense facts about two people, a place of the same name as one of them and a pet, as a model writes them.
+  const t1 = await addTurn(f, {
+    content:
+      "Alice Chen lives in Berlin. Bob Stone lives in Berlin. Alice Chen likes climbing. Alice Chen is CTO. Jordan is the Hashemite Kingdom.",
+    at: JAN,
+    scope: ALICE,
+  });
+  await ingest(f, t1, {
+    relations: [
+      relation("Alice Chen", "lives_in", "Berlin", "location", "Alice Chen lives in Berlin"),
+      relation("Bob Stone", "lives_in", "Berlin", "location", "Bob Stone lives in Berlin"),
+    ],
+    attributes: [
+      attribute("Alice Chen", "likes", "climbing", "Alice Chen likes climbing"),
+      attribute("Alice Chen", "role", "CTO", "Alice Chen is CTO"),
+      attribute("Jordan", "title", "Hashemite Kingdom", "Jordan is the Hashemite Kingdom", {
+        entity_type: "location",
+        memory_category: "knowledge",
+      }),
+    ],
+  });
+  // One later turn: Alice moves, takes up jazz, Bob's role is said, and Jordan the person (not the place) gets a title.
+  const t2 = await addTurn(f, {
+    content: "Alice Chen moved to Lisbon. Alice Chen likes jazz. Bob Stone is CFO. Jordan is a doctor.",
+    at: MAR,
+    scope: ALICE,
+  });
+  const report = await ingest(f, t2, {
+    relations: [relation("Alice Chen", "lives_in", "Lisbon", "location", "Alice Chen moved to Lisbon")],
+    attributes: [
+      attribute("Alice Chen", "likes", "jazz", "Alice Chen likes jazz"),
+      attribute("Bob Stone", "role", "CFO", "Bob Stone is CFO"),
+      attribute("Jordan", "title", "doctor", "Jordan is a doctor"),
+    ],
+  });
+
+  const berlin = await f.db.entity.findFirstOrThrow({ where: { contextId: f.contextId, name: "Berlin" } });
+  const livesIn = await f.db.relation.findMany({ where: { contextId: f.contextId, predicate: "lives_in", objectId: berlin.id } });
+  const open = await f.db.attribute.findMany({ where: { contextId: f.contextId, validTo: null }, select: { value: true } });
+  // Alice's Berlin is the one fact closed; Bob's Berlin, her likes, her role, Bob's new role and Jordan the place's
+  // title (a single-valued key of another entity of the same name) stay.
+  expect(report.superseded).toHaveLength(1);
+  expect(livesIn.map((r) => r.validTo === null)).toEqual(expect.arrayContaining([true, false]));
+  expect(livesIn.find((r) => r.validTo !== null)!.supersededById).not.toBeNull();
+  expect(open.map((a) => a.value).sort()).toEqual(["CFO", "CTO", "Hashemite Kingdom", "climbing", "doctor", "jazz"]);
+  expect(await f.db.supersession.count({ where: { contextId: f.contextId } })).toBe(1);
+});
