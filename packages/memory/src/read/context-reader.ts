@@ -86,10 +86,12 @@ export async function readContext(db: DbOrTx, input: ContextInput, vector?: Vect
   const mentions = readFrom.filter((m) => best.has(m.source_id));
   const factHits = new Map(ranked.filter((r) => r.link.fact_id).map((r) => [r.link.fact_id!, r]));
   const entityIds = [...new Set([...named, ...mentions.map((m) => m.entity_id), ...[...factHits.values()].map((r) => r.link.entity_id!)])];
-  const [facts, sources] = await Promise.all([
-    entityIds.length === 0 ? [] : readFacts(db, { ...reader, validAt: at, subjectIds: entityIds, limit: MAX_FACTS }),
-    sourcesOf(db, input.contextId, entityIds),
-  ]);
+  // At most MAX_FACTS of the entities' facts: those /query matched and those read from the best excerpts first, then
+  // the newest (an entity known by thousands of facts still shows the ones that answer).
+  const prefer = { ids: [...factHits.keys()], assertionIds: mentions.map((m) => m.assertion_id) };
+  const facts =
+    entityIds.length === 0 ? [] : await readFacts(db, { ...reader, validAt: at, subjectIds: entityIds, limit: MAX_FACTS, prefer });
+  const sources = await sourcesOf(db, input.contextId, [...new Set(facts.map((f) => f.assertion_id))]);
   const hits = await hitsOnShown(db, facts, factHits);
   const scored = factScores(facts, { factHits: hits, named: new Set(named), mentions, excerpts }).map((f) => {
     const source = sources.get(f.fact.assertion_id);
@@ -233,11 +235,11 @@ async function hitsOnShown(db: DbOrTx, facts: Awaited<ReturnType<typeof readFact
   return credited;
 }
 
-/** Where the entities' facts were read from, by assertion: the turn, or the document and its node, or the direct write. */
-async function sourcesOf(db: DbOrTx, contextId: string, entityIds: string[]): Promise<Map<string, FactSource>> {
-  if (entityIds.length === 0) return new Map();
+/** Where the facts weighed were read from, by assertion: the turn, or the document and its node, or the direct write. */
+async function sourcesOf(db: DbOrTx, contextId: string, assertionIds: string[]): Promise<Map<string, FactSource>> {
+  if (assertionIds.length === 0) return new Map();
   const rows = await db.$queryRaw<({ id: string } & FactSource)[]>(Prisma.sql`
     SELECT a.id, a.turn_id, a.document_id, a.document_node_id AS node_id, a.fact_write_id
-    FROM assertions a WHERE a.context_id = ${contextId}::uuid AND a.subject_entity_id = ANY(${entityIds}::uuid[])`);
+    FROM assertions a WHERE a.context_id = ${contextId}::uuid AND a.id = ANY(${assertionIds}::uuid[])`);
   return new Map(rows.map(({ id, ...source }) => [id, source]));
 }

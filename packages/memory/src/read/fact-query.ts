@@ -20,6 +20,11 @@ export interface FactFilter {
   orderBy?: "recorded_at" | "valid_from";
   after?: ListPosition;
   limit?: number;
+  /**
+   * Within the limit, these facts (by id, or by the assertion they were read in) first, then the newest: a reader that
+   * weighs at most `limit` facts of entities known by thousands keeps the ones it matched (no paging with this).
+   */
+  prefer?: { ids: string[]; assertionIds: string[] };
 }
 
 interface FactRow extends FactCommon {
@@ -49,13 +54,16 @@ const TABLES = {
 
 export async function readFacts(db: DbOrTx, filter: FactFilter): Promise<FactView[]> {
   const order = Prisma.raw(`u.${filter.orderBy ?? "recorded_at"}`);
+  const sorted = filter.prefer
+    ? Prisma.sql`(u.id = ANY(${filter.prefer.ids}::uuid[]) OR u.assertion_id = ANY(${filter.prefer.assertionIds}::uuid[])) DESC, ${order} DESC, u.id`
+    : Prisma.sql`${order}, u.id`;
   const rows = await db.$queryRaw<FactRow[]>(Prisma.sql`
     SELECT u.*, s.name AS subject_name, s.type AS subject_type, o.name AS object_name, o.type AS object_type
     FROM (${branch("attribute", filter)} UNION ALL ${branch("relation", filter)}) u
     JOIN entities s ON s.id = u.subject_id AND s.context_id = ${filter.contextId}::uuid
     LEFT JOIN entities o ON o.id = u.object_id AND o.context_id = ${filter.contextId}::uuid
     WHERE ${afterPosition(order, Prisma.raw("u.id"), filter.after)}
-    ORDER BY ${order}, u.id
+    ORDER BY ${sorted}
     ${filter.limit === undefined ? Prisma.empty : Prisma.sql`LIMIT ${filter.limit}`}`);
   return rows.map(toFactView);
 }
