@@ -65,6 +65,8 @@ const KINDS: Record<PersonalKind, KindInfo> = {
   watched: { verb: "watched", category: "context", significance: "low" },
   job: { verb: "job", category: "identity", significance: "high" },
   moved: { verb: "home", category: "identity", significance: "high" },
+  had_event: { verb: "had", category: "context", significance: "medium" },
+  involved: { verb: "involved_in", category: "knowledge", significance: "medium" },
 };
 
 export function buildPersonalFinding(reading: PersonalReading, where: Where): Finding {
