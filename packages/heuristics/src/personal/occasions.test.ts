@@ -115,6 +115,14 @@ const cases: Case[] = [
     ],
     relations: [["Caroline", "researching", "dental hygiene"]],
   },
+  {
+    name: "goal: my dream is to …, in the speaker's words",
+    text: "My dream has always been to sail around Iceland.",
+    input: asCaroline,
+    finished: true,
+    entities: [["Caroline", "person"]],
+    attributes: [["Caroline", "goal", "sail around Iceland"]],
+  },
   // Look-alikes.
   {
     name: "look-alike: a good time with someone names no occasion",
@@ -147,6 +155,13 @@ const cases: Case[] = [
     noFacts: true,
   },
   { name: "look-alike: a '+' on its own", text: "I went to the + sign.", input: asCaroline, finished: false, noFacts: true },
+  {
+    name: "look-alike: a goal with nothing concrete in it",
+    text: "My goal is to do my best.",
+    input: asCaroline,
+    finished: false,
+    noFacts: true,
+  },
 ];
 
 describe("runHeuristics: occasions and stances", () => {

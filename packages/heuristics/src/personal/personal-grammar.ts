@@ -28,6 +28,7 @@ export type PersonalKind =
   | "job"
   | "moved"
   | "had_event"
+  | "goal"
   | "involved";
 
 /** Which reader checks the object: see phrase-reader and kin-reader. */
@@ -150,6 +151,12 @@ export const PERSONAL_RULES: PersonalRule[] = [
   // A hope is a plan only once it has a date ("hoping to attend a conference next month").
   rule("plan", "verb_phrase", String.raw`${I_AM}hoping to\s+${X}`, "future", "any"),
   rule("plan", "verb_phrase", String.raw`I\s+${ADV}plan to\s+${X}`, "future"),
+  rule(
+    "goal",
+    "verb_phrase",
+    String.raw`[Mm]y (?:main |big |biggest |ultimate |long-term |real )?(?:goal|dream|aim|ambition) (?:is|has always been|is still) to\s+${X}`,
+    "future",
+  ),
   rule("plan", "plan_noun", String.raw`${I_AM}planning\s+${X}`, "future"),
   rule("plan", "activity", String.raw`${I_AM}(?:planning on|thinking of|thinking about)\s+${X}`, "future"),
   rule(

@@ -23,7 +23,9 @@ export function readThing(phrase: string): Thing | undefined {
   if (title) return { name: title, type: "work" };
   if (isProperName(text)) return { name: text, type: "topic" };
   const words = plainWords(text.replace(/^all\s+/i, ""));
-  if (!words || words.length > 6 || /^(?:a|an|the|some|any|to|with|about|for|in|on|at)$/i.test(words[0] ?? "")) return undefined;
+  // An activity may take a few more words than a topic: "helping people and making a positive impact".
+  const most = isGerund(words?.[0]) ? 8 : 6;
+  if (!words || words.length > most || /^(?:a|an|the|some|any|to|with|about|for|in|on|at)$/i.test(words[0] ?? "")) return undefined;
   return words.some(isConcrete) ? { name: words.join(" "), type: isGerund(words[0]) ? "activity" : "topic" } : undefined;
 }
 
