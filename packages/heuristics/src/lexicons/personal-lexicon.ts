@@ -24,7 +24,7 @@ export const EVENT_HEADS = words(`
   performance performances play musical opera ballet screening premiere reading readings service picnic
   bbq barbecue cookout potluck reunion gathering drive competition competitions tryout tryouts audition
   auditions protest protests vigil auction expo summit hackathon playdate sleepover tour tours trip trips
-  vacation vacations holiday getaway cruise hike hikes`);
+  vacation vacations holiday getaway cruise hike hikes interview interviews appointment`);
 
 export const PLACE_HEADS = words(`
   beach park museum museums gallery zoo aquarium lake river mountains mountain forest woods city town village

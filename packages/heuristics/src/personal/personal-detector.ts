@@ -12,6 +12,7 @@ import {
   readActivity,
   readGroup,
   readLifeChange,
+  readOccasion,
   readPlanNoun,
   readThing,
   readTitle,
@@ -75,7 +76,7 @@ function readGroups(rule: PersonalRule, groups: Record<string, string | undefine
 }
 
 /** Slots of outings and plans, where "with my kids" names company rather than part of the object. */
-const ACCOMPANIED = new Set<Slot>(["venue", "event", "own_event", "activity", "verb_phrase", "plan_noun"]);
+const ACCOMPANIED = new Set<Slot>(["venue", "occasion", "event", "own_event", "activity", "verb_phrase", "plan_noun"]);
 
 function splitCompany(x: string): { core: string; companions: string[] } | undefined {
   const match = /^(?<core>.+?),?\s+with\s+(?<with>[^,]+)$/u.exec(x);
@@ -90,6 +91,8 @@ function readSlot(slot: Slot, phrase: string): Thing | undefined {
       return readThing(phrase);
     case "venue":
       return readVenue(phrase);
+    case "occasion":
+      return readOccasion(phrase);
     case "title":
       return readTitle(phrase);
     case "event":

@@ -65,6 +65,9 @@ const KINDS: Record<PersonalKind, KindInfo> = {
   watched: { verb: "watched", category: "context", significance: "low" },
   job: { verb: "job", category: "identity", significance: "high" },
   moved: { verb: "home", category: "identity", significance: "high" },
+  goal: { verb: "goal", category: "knowledge", significance: "medium" },
+  had_event: { verb: "had", category: "context", significance: "medium" },
+  involved: { verb: "involved_in", category: "knowledge", significance: "medium" },
 };
 
 export function buildPersonalFinding(reading: PersonalReading, where: Where): Finding {

@@ -26,11 +26,26 @@ export type PersonalKind =
   | "trying"
   | "watched"
   | "job"
-  | "moved";
+  | "moved"
+  | "had_event"
+  | "goal"
+  | "involved";
 
 /** Which reader checks the object: see phrase-reader and kin-reader. */
 export type Slot =
-  "thing" | "title" | "venue" | "event" | "own_event" | "activity" | "verb_phrase" | "plan_noun" | "group" | "pet" | "kin" | "life_change";
+  | "thing"
+  | "title"
+  | "venue"
+  | "occasion"
+  | "event"
+  | "own_event"
+  | "activity"
+  | "verb_phrase"
+  | "plan_noun"
+  | "group"
+  | "pet"
+  | "kin"
+  | "life_change";
 
 export interface PersonalRule {
   kind: PersonalKind;
@@ -119,6 +134,15 @@ export const PERSONAL_RULES: PersonalRule[] = [
   rule("outing", "venue", String.raw`${I_DID}(?:attended|visited|toured)\s+${X}`, "past_state"),
   rule("outing", "venue", String.raw`${I_DID}(?:got back|came back|returned) from\s+${X}`, "past_state"),
   rule("outing", "event", String.raw`I\s+${ADV}(?:was at|took part in|participated in|competed in|went on|took)\s+${X}`, "past_state"),
+  // "We had a blast at the street fair", "I had a great time on our camping trip": where one was, and that it went well.
+  rule(
+    "outing",
+    "occasion",
+    String.raw`${WE}had (?:a|an|such a|the|the best|so much|lots of)\s+(?:[\p{L}-]+\s+){0,2}(?:time|blast|day|night|weekend|fun|experience)\s+(?:at|on|in|during)\s+${X}`,
+    "past_state",
+  ),
+  // "I had an interview for a design internship", "we had a picnic in the park": an event of one's own.
+  rule("had_event", "event", String.raw`${WE}had\s+${X}`, "past_state"),
   rule("activity_outing", "activity", String.raw`${I_DID}went\s+${X}`, "past_state"),
   rule("won", "own_event", String.raw`${I_DID}won\s+${X}`, "past_state"),
   rule("plan_attend", "venue", String.raw`${I_AM}(?:going|heading|off) to\s+${X}`, "future"),
@@ -127,6 +151,12 @@ export const PERSONAL_RULES: PersonalRule[] = [
   // A hope is a plan only once it has a date ("hoping to attend a conference next month").
   rule("plan", "verb_phrase", String.raw`${I_AM}hoping to\s+${X}`, "future", "any"),
   rule("plan", "verb_phrase", String.raw`I\s+${ADV}plan to\s+${X}`, "future"),
+  rule(
+    "goal",
+    "verb_phrase",
+    String.raw`[Mm]y (?:main |big |biggest |ultimate |long-term |real )?(?:goal|dream|aim|ambition) (?:is|has always been|is still) to\s+${X}`,
+    "future",
+  ),
   rule("plan", "plan_noun", String.raw`${I_AM}planning\s+${X}`, "future"),
   rule("plan", "activity", String.raw`${I_AM}(?:planning on|thinking of|thinking about)\s+${X}`, "future"),
   rule(
@@ -141,6 +171,9 @@ export const PERSONAL_RULES: PersonalRule[] = [
   rule("started", "thing", String.raw`${I_DID}(?:took up|picked up|got into)\s+${X}`, "change"),
   rule("joined", "group", String.raw`I(?:'ve| have)?\s+${ADV}(?:joined|became a member of)\s+${X}`, "change"),
   rule("signed_up", "venue", String.raw`I(?:'ve| have)?\s+${ADV}(?:signed up|registered|enrolled)\s+(?:for|in)\s+${X}`, "change"),
+  rule("likes", "thing", String.raw`${I_BEEN}(?:enjoying|loving)\s+${X}`),
+  rule("involved", "thing", String.raw`${I_BEEN}(?:involved|active) (?:in|with)\s+${X}`),
+  rule("practice_since", "activity", String.raw`${I_BEEN}doing\s+${X}`),
   rule("researching", "thing", String.raw`${I_BEEN}(?:researching|reading up on|looking into)\s+${X}`),
   rule("reading", "title", String.raw`${I_BEEN}(?:reading|re-reading|rereading)\s+${X}`),
   rule("watched", "title", String.raw`I\s+${ADV}(?:watched|saw|read|finished reading|finished watching)\s+${X}`, "past_state"),

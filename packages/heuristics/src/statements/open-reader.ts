@@ -90,11 +90,15 @@ export function detectOpenStatement(clause: Sentence, context: TurnContext, prep
   return { diff: { attributes: [attribute] }, confidence: OPEN_READING_CONFIDENCE, rule: `open ${reading.kind}`, complete: true };
 }
 
+const FINITE = /^(?:is|are|was|were|am|has|have|had|does|do|did|can|could|will|would|should|must|might|may|'s|'re)$/i;
+
 /** "Took the kids to the zoo", "Been working on a screenplay": a past tense or "been" opening the clause. */
 function opensWithDroppedSubject(body: string, terms: Term[]): boolean {
   const first = terms[0];
   if (!/^\p{Lu}/u.test(body) || first === undefined) return false;
   if (/^been$/i.test(first.text)) return true;
+  // "Researching adoption agencies": a gerund opening a clause with no finite verb of its own ("Taking care of it is vital" has one).
+  if (first.tags.includes("Gerund")) return !terms.slice(1).some((t) => FINITE.test(t.normal));
   return first.tags.includes("PastTense") && !first.tags.includes("Copula") && !first.tags.includes("Auxiliary");
 }
 
@@ -124,7 +128,10 @@ function readPredicate(parsed: ParsedTurn, terms: Term[], rest: string, original
   const after = terms.slice(i + 1);
   // The speaker's own words from the verb on, punctuation and all.
   const from = original.indexOf(verb.text);
-  const value = (from >= 0 ? original.slice(from) : rest.slice(Math.max(0, rest.indexOf(verb.text)))).replace(/[\s,;:.!?-]+$/u, "");
+  const value = (from >= 0 ? original.slice(from) : rest.slice(Math.max(0, rest.indexOf(verb.text))))
+    .replace(/[\s,;:.!?-]+$/u, "")
+    // A time phrase taken out of the clause may leave a word of it behind ("volunteering at the shelter every").
+    .replace(/\s+(?:every|each|on|in|at|by|since|during|from|last|next|this)$/i, "");
   if (WANTS.test(verb.normal) && after[0]?.normal === "to") {
     const next = after[1];
     return next && !MENTAL.has(next.normal) && !LIGHT.test(next.normal) && namesThing(parsed, after.slice(2))
@@ -133,6 +140,8 @@ function readPredicate(parsed: ParsedTurn, terms: Term[], rest: string, original
   }
   if (MENTAL.has(lemma) || MENTAL.has(verb.normal.replace(/(?:ed|d|ing)$/, "")) || !namesThing(parsed, after)) return undefined;
   if (STARTS.test(verb.normal)) return { kind: "started", value };
+  // A clause opening on a gerund ("Volunteering at the shelter") is ongoing, as "I'm volunteering" is.
+  if (i === 0 && /^\p{Lu}/u.test(verb.text) && verb.tags.includes("Gerund")) progressive = true;
   const kind: OpenKind = progressive && gerund ? "doing" : perfect || verb.tags.includes("PastTense") ? "did" : "does";
   return { kind, value };
 }

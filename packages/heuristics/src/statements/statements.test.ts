@@ -114,6 +114,20 @@ const cases: Case[] = [
     attributes: [["Caroline", "started", "starting a dance studio 'cause I'm passionate about dancing"]],
   },
   {
+    name: "open: a clause opening on a gerund is ongoing, and a time phrase leaves no word behind",
+    text: "Volunteering at the food bank every Saturday.",
+    input: asCaroline,
+    finished: true,
+    attributes: [["Caroline", "doing", "Volunteering at the food bank"]],
+  },
+  {
+    name: "open: a gerund that is the subject of its own verb is not a deed",
+    text: "Gardening is my escape.",
+    input: asCaroline,
+    finished: false,
+    noFacts: true,
+  },
+  {
     name: "open: a goal",
     text: "I hope to build my own family.",
     input: asCaroline,

@@ -23,7 +23,9 @@ export function readThing(phrase: string): Thing | undefined {
   if (title) return { name: title, type: "work" };
   if (isProperName(text)) return { name: text, type: "topic" };
   const words = plainWords(text.replace(/^all\s+/i, ""));
-  if (!words || words.length > 6 || /^(?:a|an|the|some|any|to|with|about|for|in|on|at)$/i.test(words[0] ?? "")) return undefined;
+  // An activity may take a few more words than a topic: "helping people and making a positive impact".
+  const most = isGerund(words?.[0]) ? 8 : 6;
+  if (!words || words.length > most || /^(?:a|an|the|some|any|to|with|about|for|in|on|at)$/i.test(words[0] ?? "")) return undefined;
   return words.some(isConcrete) ? { name: words.join(" "), type: isGerund(words[0]) ? "activity" : "topic" } : undefined;
 }
 
@@ -45,13 +47,27 @@ export function readVenue(phrase: string): Thing | undefined {
     return { name: text, type: "event" };
   const words = plainWords(text);
   // "to see a concert" is a purpose, not a place: a venue starts with a noun or its modifier.
-  if (!words || words.length > 6 || isFunctionWord(words[0] ?? "")) return undefined;
+  if (!words || words.length > 8 || isFunctionWord(words[0] ?? "")) return undefined;
+  if (words.length > 6) return modifiedEvent(words);
   if (PLACE_HEADS.has(head)) return { name: words.join(" "), type: "location" };
   // "an event" or "a class" alone does not say which one.
   if (words.length < 2) return undefined;
   if (EVENT_HEADS.has(head)) return { name: words.join(" "), type: "event" };
   if (GROUP_HEADS.has(head)) return { name: words.join(" "), type: "group" };
-  return undefined;
+  return modifiedEvent(words);
+}
+
+/** "a council meeting for adoption", "an interview for a design internship": an event named by what it is for or about. */
+function modifiedEvent(words: string[]): Thing | undefined {
+  const at = words.findIndex((w, i) => i > 0 && /^(?:for|about|on|of)$/i.test(w));
+  const head = words[at - 1]?.toLowerCase() ?? "";
+  if (at < 1 || words.length - at < 2 || words.length > 8 || !EVENT_HEADS.has(head)) return undefined;
+  return words.slice(at + 1).some(isConcrete) ? { name: words.join(" "), type: "event" } : undefined;
+}
+
+/** Where one had a good time: an event or a place, which may be the speaker's own ("our camping trip"). */
+export function readOccasion(phrase: string): Thing | undefined {
+  return readVenue(phrase.replace(/^(?:my|our)\s+/i, ""));
 }
 
 /** A group one joins: "a book club", "the local choir", or a named one. */

@@ -6,7 +6,7 @@ import { isProperName } from "./phrase-words";
 
 /** Frequency and degree words after an object ("hiking a lot", "yoga every week"); kept in the evidence, not the name. */
 const TAIL =
-  /(?:,?\s+(?:since (?:I was )?(?:a kid|a child|a boy|a girl|a teen|a teenager|little|young|childhood)|as a (?:kid|child)|too|as well|a lot|so much|very much|a ton|lately|recently|these days|nowadays|now|right now|again|together|for fun|anymore|sometimes|often|all the time|a bit|so|really|every (?:day|week|weekend|month|year|morning|night)|each (?:day|week|month)|(?:once|twice|a few times) (?:a|per|every) (?:day|week|month|year)|on (?:the )?weekends))+$/i;
+  /(?:,?\s+(?:since (?:I was )?(?:a kid|a child|a boy|a girl|a teen|a teenager|little|young|childhood)|as a (?:kid|child)|too|as well|a lot|so much|very much|a ton|lately|recently|these days|nowadays|now|right now|again|together|for fun|anymore|sometimes|often|all the time|a bit|so|really|every (?:day|week|weekend|month|year|morning|night)|each (?:day|week|month)|(?:once|twice|a few times) (?:a|per|every) (?:day|week|month|year)|on (?:the )?weekends|as (?:a|an) (?:career|hobby|job|living|profession|side hustle|side project)))+$/i;
 /** "volunteering to help out" is volunteering; "listening to music" and "going to the gym" keep their "to". */
 const DETERMINER = /^(?:the|a|an|my|your|his|her|their|our|its|this|that|these|those|some|any|all|each|every)$/i;
 const PURPOSE = /\s+(?:in order\s+)?to\s+(\p{L}+)\b.*$/u;

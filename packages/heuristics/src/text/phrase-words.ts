@@ -31,7 +31,8 @@ export const GENERIC_GERUNDS = new Set([
 /** The phrase's words when it neither points into the conversation nor holds a clause. */
 export function plainWords(text: string): string[] | undefined {
   if (text.length === 0 || POINTING.test(text) || CLAUSE_VERB.test(text) || /\bmy\b/i.test(text)) return undefined;
-  if (/[^\p{L}\p{N}\s'&-]/u.test(text)) return undefined;
+  // "+" stays inside a word ("LGBTQ+", "C++"); other punctuation means more than a name.
+  if (/[^\p{L}\p{N}\s'&+-]|(?<![\p{L}+])\+/u.test(text)) return undefined;
   return text.split(/\s+/);
 }
 
