@@ -1,5 +1,5 @@
 // What other packages use of @recall/test-support, and only that: everything else in it is internal.
-export { compiledEntry } from "./compiled-entry";
+export { compiledCpuTasks, compiledEntry } from "./compiled-entry";
 export { type TestDatabase, adminQuery, adminUrl, createTestDatabase, withDatabase } from "./databases";
 export { type AcceptedInput, type EffectsReport, auditEffects, describeEffects } from "./effects-audit";
 export { auditExactlyOnce, exactlyOnceMismatches } from "./exactly-once-audit";
