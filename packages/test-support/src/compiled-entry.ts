@@ -18,6 +18,8 @@ const CPU_DIR = path.join(REPO_ROOT, "packages/extraction/src/cpu");
 const CPU_TASKS = path.join(CPU_DIR, "cpu-tasks.ts");
 /** Where global setup's build of the CPU tasks is, for the test files of its run. */
 const CPU_TASKS_ENV = "RECALL_TEST_CPU_TASKS";
+/** A run's builds are directories `<tmp>/recall-test-<run id>-…`. */
+const RUN_BUILD_PREFIX = "recall-test-";
 
 /**
  * Files whose `__dirname` must be the bundle's directory: the CPU pool starts its threads from `cpu-thread.cjs` beside
@@ -29,42 +31,64 @@ const BUILT_BESIDE = new Set([path.join(CPU_DIR, "cpu-pool.ts"), path.join(REPO_
 const builds = new Map<string, Promise<string>>();
 
 /**
- * The JavaScript of a TypeScript entry of the repository (a path from its root), built on first use in this process
- * and removed when it exits. Run it with plain `node` (`--enable-source-maps` for stacks that name the sources).
+ * The JavaScript of a TypeScript entry of the repository (a path from its root), to run with plain `node`
+ * (`--enable-source-maps` for stacks that name the sources). Inside a `jest` run it is built once for the run, by the
+ * first test file that asks, and removed with the run's other builds (runBuildDirs); elsewhere (a benchmark), once
+ * per process, removed when it exits.
  */
 export function compiledEntry(entry: string): Promise<string> {
   let built = builds.get(entry);
   if (!built) {
-    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), "recall-entry-"));
-    process.once("exit", () => fs.rmSync(outdir, { recursive: true, force: true }));
-    built = bundle({ main: path.join(REPO_ROOT, entry), "cpu-tasks": CPU_TASKS }, outdir).then(() => {
-      fs.copyFileSync(path.join(CPU_DIR, "cpu-thread.cjs"), path.join(outdir, "cpu-thread.cjs"));
-      return path.join(outdir, "main.js");
-    });
+    built = buildEntry(entry);
     builds.set(entry, built);
     built.catch(() => builds.delete(entry));
   }
   return built;
 }
 
+async function buildEntry(entry: string): Promise<string> {
+  const runId = currentTestRunId();
+  const shared = runId && path.join(os.tmpdir(), `${RUN_BUILD_PREFIX}${runId}-${entry.replace(/\.ts$/, "").replace(/[^\w]+/g, "-")}`);
+  if (shared && fs.existsSync(path.join(shared, "main.js"))) return path.join(shared, "main.js");
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), "recall-entry-"));
+  await bundle({ main: path.join(REPO_ROOT, entry), "cpu-tasks": CPU_TASKS }, outdir);
+  fs.copyFileSync(path.join(CPU_DIR, "cpu-thread.cjs"), path.join(outdir, "cpu-thread.cjs"));
+  if (!shared) {
+    process.once("exit", () => fs.rmSync(outdir, { recursive: true, force: true }));
+    return path.join(outdir, "main.js");
+  }
+  // Published whole by a rename; a test file that built the same entry at the same time keeps the first one published.
+  try {
+    fs.renameSync(outdir, shared);
+  } catch {
+    fs.rmSync(outdir, { recursive: true, force: true });
+  }
+  return path.join(shared, "main.js");
+}
+
 /**
  * Global setup: the CPU pool's tasks compiled once for the whole run (CpuPoolOptions.tasksModule), in a directory
- * named by the run; test files find it with compiledCpuTasks(). Answers the directory, for global teardown to remove.
+ * named by the run; test files find it with compiledCpuTasks().
  */
-export async function buildCpuTasksForRun(runId: string): Promise<string> {
-  const outdir = cpuTasksDir(runId);
+export async function buildCpuTasksForRun(runId: string): Promise<void> {
+  const outdir = path.join(os.tmpdir(), `${RUN_BUILD_PREFIX}${runId}-cpu-tasks`);
   fs.rmSync(outdir, { recursive: true, force: true });
   await bundle({ "cpu-tasks": CPU_TASKS }, outdir);
   process.env[CPU_TASKS_ENV] = path.join(outdir, "cpu-tasks.js");
-  return outdir;
 }
-
-export const cpuTasksDir = (runId: string) => path.join(os.tmpdir(), `recall-test-${runId}-cpu-tasks`);
 
 /** This run's compiled CPU tasks (global setup built them), or undefined: the threads then load the source under tsx. */
 export function compiledCpuTasks(): string | undefined {
   const built = process.env[CPU_TASKS_ENV];
   return built && currentTestRunId() && fs.existsSync(built) ? built : undefined;
+}
+
+/** Removes what run `runId` built (global teardown, and infra/test.ts after a run that was interrupted). */
+export function removeRunBuilds(runId: string): void {
+  const prefix = `${RUN_BUILD_PREFIX}${runId}-`;
+  for (const name of fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(prefix))) {
+    fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+  }
 }
 
 async function bundle(entryPoints: Record<string, string>, outdir: string): Promise<void> {

@@ -15,7 +15,7 @@ export {
 export { type CodeBlock, codeBlocks, documentationCodeBlocks, documentationFiles } from "./markdown-code-blocks";
 export { buildPdf } from "./pdf-fixture";
 export { PrivatePostgres, PrivateRedis, PrivateRedisCluster, freePort, portAnswers } from "./private-servers";
-export { type SpawnedEntry, runCommand, spawnEntry, stopChild } from "./processes";
+export { type SpawnedEntry, runCommand, spawnCompiledEntry, spawnEntry, stopChild } from "./processes";
 export { sampleValue } from "./prometheus-text";
 export { removeQueuePrefix, testQueuePrefix } from "./queues";
 export { removeTestRun } from "./test-run";

@@ -1,10 +1,9 @@
 // What one `jest` run leaves on the shared servers, and its removal: the run's template and per-file databases,
 // and every key under its tests' queue prefixes. Global teardown removes the databases after a finished run;
 // infra/test.ts calls removeTestRun after jest exits however it exits (Ctrl-C, SIGTERM, a crash).
-import fs from "node:fs";
 import { Client } from "pg";
 import { createRedisConnection } from "@recall/pipeline";
-import { cpuTasksDir } from "./compiled-entry";
+import { removeRunBuilds } from "./compiled-entry";
 import { adminUrl, fileDbPrefix, templateDb } from "./databases";
 import { removeMatching, testRunKeys } from "./queues";
 
@@ -25,9 +24,9 @@ export async function dropRunDatabases(databaseUrl: string, runId: string): Prom
   }
 }
 
-/** Everything run `runId` made: its databases, its queue keys and its build of the CPU tasks. */
+/** Everything run `runId` made: its databases, its queue keys and its builds. */
 export async function removeTestRun(databaseUrl: string, redisUrl: string, runId: string): Promise<void> {
-  fs.rmSync(cpuTasksDir(runId), { recursive: true, force: true });
+  removeRunBuilds(runId);
   await dropRunDatabases(databaseUrl, runId);
   const redis = createRedisConnection(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true });
   try {
