@@ -2,7 +2,7 @@
 // seconds each took in an earlier run (infra/test-durations.json), so the two workers finish together instead of one
 // starting a two-minute file as the other runs out of work. Where Jest has timings of this checkout (its cache), they
 // win. Files in neither run after the known long ones, largest first. Refresh the list when a file grows much longer:
-// `pnpm test` prints each slow file's seconds.
+// `pnpm test:durations` writes it from Jest's --json reports (infra/test-durations.ts).
 const Sequencer = require("@jest/test-sequencer").default;
 const path = require("node:path");
 const known = require("./test-durations.json");

@@ -27,8 +27,15 @@ export interface WorkerProcess {
   close(): Promise<void>;
 }
 
-export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOptions, "destination"> = {}): Promise<WorkerProcess> {
-  const logger = createLogger(config.LOG_LEVEL, "recall-worker", { ...logOptions, secrets: configSecrets(config) });
+export interface WorkerOptions {
+  /** Where log lines go (a test that reads them). */
+  destination?: LoggerOptions["destination"];
+  /** The CPU tasks compiled to JavaScript for the pool's threads (CpuPoolOptions.tasksModule; tests build them once). */
+  cpuTasksModule?: string;
+}
+
+export async function bootstrapWorker(config: Config, options: WorkerOptions = {}): Promise<WorkerProcess> {
+  const logger = createLogger(config.LOG_LEVEL, "recall-worker", { destination: options.destination, secrets: configSecrets(config) });
   setModelPrices(config.RECALL_MODEL_PRICES_JSON);
   const db = createDb({ databaseUrl: config.DATABASE_URL, serviceRole: serviceRoleOf(config) });
   const producer = createProducerConnection(config.REDIS_URL);
@@ -50,7 +57,7 @@ export async function bootstrapWorker(config: Config, logOptions: Pick<LoggerOpt
   );
   if (config.RECALL_MODEL_RPM) installRequestGate(new RedisRateGate(producer, `${config.QUEUE_PREFIX}:model-rpm`, config.RECALL_MODEL_RPM));
   const skills = await loadSkills(config.PIPELINE_SKILLS_DIR ?? DEFAULT_SKILLS_DIR);
-  const cpu = new CpuPool(cpuPoolOptions(config));
+  const cpu = new CpuPool({ ...cpuPoolOptions(config), tasksModule: options.cpuTasksModule });
   const deps: WorkerDeps = {
     config,
     db,

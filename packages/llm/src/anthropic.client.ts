@@ -1,5 +1,6 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { withProviderErrors } from "./classify-provider-error";
+import { anthropicSdk } from "./provider-sdks";
 import { MalformedOutputError } from "./llm-errors";
 import type { Completion, CompletionRequest, ModelClient, Usage } from "./model-client";
 import { assertSchemaName, jsonSchemaFor } from "./output-schema";
@@ -26,8 +27,9 @@ export class AnthropicModelClient implements ModelClient {
   constructor(options: AnthropicClientOptions) {
     this.model = options.model;
     this.#timeoutMs = options.timeoutMs;
-    // maxRetries 0: the queue owns retries and needs to see every failure.
-    this.#sdk = new Anthropic({
+    // Loaded with the first client (provider-sdks.ts); maxRetries 0: the queue owns retries and needs to see every failure.
+    const { Anthropic: Sdk } = anthropicSdk();
+    this.#sdk = new Sdk({
       apiKey: options.apiKey,
       baseURL: options.baseURL,
       timeout: options.timeoutMs,

@@ -1,21 +1,25 @@
-import * as AnthropicErrors from "@anthropic-ai/sdk";
-import * as OpenAiErrors from "openai";
+import type * as AnthropicErrors from "@anthropic-ai/sdk";
+import type * as OpenAiErrors from "openai";
 import { ProviderError, type ProviderErrorKind } from "./llm-errors";
+import { anthropicSdk, openAiSdkModule } from "./provider-sdks";
 import { parseRetryAfterMs } from "./retry-after";
 
 type SdkApiError = AnthropicErrors.APIError | OpenAiErrors.APIError;
 
+// Only an SDK's call throws its errors, so both SDKs are loaded here only once a call has failed (provider-sdks.ts).
+const sdks = () => [anthropicSdk(), openAiSdkModule()] as const;
+
 function isSdkApiError(err: unknown): err is SdkApiError {
-  return err instanceof AnthropicErrors.APIError || err instanceof OpenAiErrors.APIError;
+  return sdks().some((sdk) => err instanceof sdk.APIError);
 }
 
 // The timeout classes extend the connection classes, so test for them first.
 function isSdkTimeout(err: unknown): boolean {
-  return err instanceof AnthropicErrors.APIConnectionTimeoutError || err instanceof OpenAiErrors.APIConnectionTimeoutError;
+  return sdks().some((sdk) => err instanceof sdk.APIConnectionTimeoutError);
 }
 
 function isSdkConnectionError(err: unknown): boolean {
-  return err instanceof AnthropicErrors.APIConnectionError || err instanceof OpenAiErrors.APIConnectionError;
+  return sdks().some((sdk) => err instanceof sdk.APIConnectionError);
 }
 
 /** By HTTP status, the way the providers document them. */

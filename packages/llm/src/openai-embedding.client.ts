@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { withProviderErrors } from "./classify-provider-error";
 import type { EmbeddingClient, EmbeddingResult } from "./embedding-client";
 import { ProviderError } from "./llm-errors";

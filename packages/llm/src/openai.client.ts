@@ -1,5 +1,6 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { withProviderErrors } from "./classify-provider-error";
+import { openAiSdkModule } from "./provider-sdks";
 import { MalformedOutputError } from "./llm-errors";
 import type { Completion, CompletionRequest, ModelClient, Usage } from "./model-client";
 import { assertSchemaName, strictJsonSchemaFor } from "./output-schema";
@@ -19,7 +20,8 @@ export interface OpenAiClientOptions {
  * organization/project null: config, not the process environment, decides what is sent.
  */
 export function openAiSdk(options: OpenAiClientOptions): OpenAI {
-  return new OpenAI({
+  const { OpenAI: Sdk } = openAiSdkModule();
+  return new Sdk({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     timeout: options.timeoutMs,

@@ -1,6 +1,6 @@
 // JSON Schemas sent to the providers, derived from the zod schema the output is validated with.
-import { zodResponseFormat } from "openai/helpers/zod";
 import { z } from "zod";
+import { openAiZodHelpers } from "./provider-sdks";
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -33,6 +33,6 @@ export function jsonSchemaFor(schema: z.ZodType): JsonSchema {
  * model answers null), open objects (`z.record`, `z.looseObject`), transforms.
  */
 export function strictJsonSchemaFor(schema: z.ZodType, name: string): JsonSchema {
-  const format = zodResponseFormat(schema, name);
+  const format = openAiZodHelpers().zodResponseFormat(schema, name);
   return format.json_schema.schema as JsonSchema;
 }

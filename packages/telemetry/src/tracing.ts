@@ -1,18 +1,13 @@
 // Tracing: a tracer provider is always registered so every request and job has a real
 // trace id (returned to callers as trace_id); spans are exported only when an OTLP
 // endpoint is configured. Trace context travels inside job payloads (W3C traceparent).
+// The SDK, the exporter and the instrumentations are loaded by initTracing, not with this module: everything that
+// imports this package for its spans (every Jest file that starts a harness, a quarter of a second of CPU each
+// under Jest) would otherwise load them, and only the API's and the worker's entry points set tracing up.
 import { randomBytes } from "node:crypto";
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { registerInstrumentations } from "@opentelemetry/instrumentation";
-import { ExpressInstrumentation, ExpressLayerType } from "@opentelemetry/instrumentation-express";
-import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
-import { IORedisInstrumentation } from "@opentelemetry/instrumentation-ioredis";
-import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
-import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 
 let provider: NodeTracerProvider | undefined;
 let unregister: (() => void) | undefined;
@@ -32,14 +27,22 @@ export interface TracingOptions {
 
 export function initTracing(serviceName: string, otlpEndpoint?: string, options: TracingOptions = {}): void {
   if (provider) return;
+  const { NodeTracerProvider } = require("@opentelemetry/sdk-trace-node") as typeof import("@opentelemetry/sdk-trace-node");
+  const { resourceFromAttributes } = require("@opentelemetry/resources") as typeof import("@opentelemetry/resources");
+  const { ATTR_SERVICE_NAME } = require("@opentelemetry/semantic-conventions") as typeof import("@opentelemetry/semantic-conventions");
   const spanProcessors: SpanProcessor[] = [...(options.spanProcessors ?? [])];
   if (otlpEndpoint) {
+    const { BatchSpanProcessor } = require("@opentelemetry/sdk-trace-base") as typeof import("@opentelemetry/sdk-trace-base");
+    const { OTLPTraceExporter } =
+      require("@opentelemetry/exporter-trace-otlp-http") as typeof import("@opentelemetry/exporter-trace-otlp-http");
     spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: `${otlpEndpoint.replace(/\/$/, "")}/v1/traces` })));
   }
   provider = new NodeTracerProvider({ resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }), spanProcessors });
   provider.register();
-  if (options.instrument ?? otlpEndpoint !== undefined)
+  if (options.instrument ?? otlpEndpoint !== undefined) {
+    const { registerInstrumentations } = require("@opentelemetry/instrumentation") as typeof import("@opentelemetry/instrumentation");
     unregister = registerInstrumentations({ tracerProvider: provider, instrumentations: instrumentations() });
+  }
 }
 
 /**
@@ -49,6 +52,13 @@ export function initTracing(serviceName: string, otlpEndpoint?: string, options:
  * once the response is done, and Express's layer spans have their `:param`s rewritten.
  */
 function instrumentations() {
+  const { ExpressInstrumentation, ExpressLayerType } =
+    require("@opentelemetry/instrumentation-express") as typeof import("@opentelemetry/instrumentation-express");
+  const { HttpInstrumentation } = require("@opentelemetry/instrumentation-http") as typeof import("@opentelemetry/instrumentation-http");
+  const { IORedisInstrumentation } =
+    require("@opentelemetry/instrumentation-ioredis") as typeof import("@opentelemetry/instrumentation-ioredis");
+  const { PgInstrumentation } = require("@opentelemetry/instrumentation-pg") as typeof import("@opentelemetry/instrumentation-pg");
+  const { ATTR_HTTP_ROUTE } = require("@opentelemetry/semantic-conventions") as typeof import("@opentelemetry/semantic-conventions");
   return [
     new HttpInstrumentation({
       ignoreIncomingRequestHook: (req) => /^\/(metrics|healthz|readyz)/.test(req.url ?? ""),

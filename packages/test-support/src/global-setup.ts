@@ -1,16 +1,19 @@
 // Runs once per `jest` run: checks Postgres and Redis answer, then builds a migrated
-// template database that each test file clones (CREATE DATABASE … TEMPLATE is fast).
+// template database that each test file clones (CREATE DATABASE … TEMPLATE is fast), and
+// the CPU pool's tasks compiled for the threads of every worker the tests start (compiled-entry.ts).
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/migrator";
 import { createRedisConnection } from "@recall/pipeline";
+import { buildCpuTasksForRun } from "./compiled-entry";
 import { adminUrl, newTestRunId, templateDb, withDatabase } from "./databases";
 
 export default async function globalSetup(): Promise<void> {
   const config = loadConfig();
   await assertPostgres(config.DATABASE_URL);
   await assertRedis(config.REDIS_URL);
-  const template = templateDb(newTestRunId());
+  const runId = newTestRunId();
+  const template = templateDb(runId);
   const admin = new Client({ connectionString: adminUrl(config.DATABASE_URL) });
   await admin.connect();
   try {
@@ -18,7 +21,7 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await admin.end();
   }
-  await migrate(withDatabase(config.DATABASE_URL, template));
+  await Promise.all([migrate(withDatabase(config.DATABASE_URL, template)), buildCpuTasksForRun(runId)]);
 }
 
 async function assertPostgres(url: string): Promise<void> {

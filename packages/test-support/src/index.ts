@@ -1,4 +1,5 @@
 // What other packages use of @recall/test-support, and only that: everything else in it is internal.
+export { compiledCpuTasks, compiledEntry } from "./compiled-entry";
 export { type TestDatabase, adminQuery, adminUrl, createTestDatabase, withDatabase } from "./databases";
 export { type AcceptedInput, type EffectsReport, auditEffects, describeEffects } from "./effects-audit";
 export { auditExactlyOnce, exactlyOnceMismatches } from "./exactly-once-audit";
@@ -14,7 +15,7 @@ export {
 export { type CodeBlock, codeBlocks, documentationCodeBlocks, documentationFiles } from "./markdown-code-blocks";
 export { buildPdf } from "./pdf-fixture";
 export { PrivatePostgres, PrivateRedis, PrivateRedisCluster, freePort, portAnswers } from "./private-servers";
-export { type SpawnedEntry, runCommand, spawnEntry, stopChild } from "./processes";
+export { type SpawnedEntry, runCommand, spawnCompiledEntry, spawnEntry, stopChild } from "./processes";
 export { sampleValue } from "./prometheus-text";
 export { removeQueuePrefix, testQueuePrefix } from "./queues";
 export { removeTestRun } from "./test-run";

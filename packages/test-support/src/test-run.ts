@@ -3,6 +3,7 @@
 // infra/test.ts calls removeTestRun after jest exits however it exits (Ctrl-C, SIGTERM, a crash).
 import { Client } from "pg";
 import { createRedisConnection } from "@recall/pipeline";
+import { removeRunBuilds } from "./compiled-entry";
 import { adminUrl, fileDbPrefix, templateDb } from "./databases";
 import { removeMatching, testRunKeys } from "./queues";
 
@@ -23,8 +24,9 @@ export async function dropRunDatabases(databaseUrl: string, runId: string): Prom
   }
 }
 
-/** Everything run `runId` made: its databases and its queue keys. */
+/** Everything run `runId` made: its databases, its queue keys and its builds. */
 export async function removeTestRun(databaseUrl: string, redisUrl: string, runId: string): Promise<void> {
+  removeRunBuilds(runId);
   await dropRunDatabases(databaseUrl, runId);
   const redis = createRedisConnection(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true });
   try {

@@ -5,7 +5,7 @@
 import request from "supertest";
 import { configWith, type Config } from "@recall/config";
 import { QUEUE_NAMES } from "@recall/pipeline";
-import { startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
+import { compiledCpuTasks, startFakeLlmServer, waitFor, type FakeLlmServer } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "@recall/worker/bootstrap";
 import { startWorkers, type WorkerRuntime } from "@recall/worker/runtime";
 import { createApp } from "../app";
@@ -59,7 +59,7 @@ function configOf(overrides: Overrides): Config {
 /** Replaces the running workers with ones built from this configuration, as a redeploy would. */
 async function restartWorkers(overrides: Overrides): Promise<void> {
   await stopWorkers();
-  const process = await bootstrapWorker(configOf(overrides));
+  const process = await bootstrapWorker(configOf(overrides), { cpuTasksModule: compiledCpuTasks() });
   workers = { process, runtime: startWorkers(process.deps, process.connection, QUEUE_NAMES) };
 }
 

@@ -5,7 +5,7 @@
 import request from "supertest";
 import { configWith, type Config } from "@recall/config";
 import { QUEUE_NAMES } from "@recall/pipeline";
-import { startFakeLlmServer, waitFor, type FakeLlmResponse, type FakeLlmServer } from "@recall/test-support";
+import { compiledCpuTasks, startFakeLlmServer, waitFor, type FakeLlmResponse, type FakeLlmServer } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "@recall/worker/bootstrap";
 import { startWorkers, type WorkerRuntime } from "@recall/worker/runtime";
 import { pipelineState } from "../views/pipeline-status";
@@ -53,7 +53,7 @@ async function restartWorkers(overrides: Overrides): Promise<void> {
     LLM_TIMEOUT_MS: "5000",
     ...overrides,
   });
-  const process = await bootstrapWorker(config);
+  const process = await bootstrapWorker(config, { cpuTasksModule: compiledCpuTasks() });
   workers = { process, runtime: startWorkers(process.deps, process.connection, QUEUE_NAMES) };
 }
 

@@ -10,6 +10,7 @@ import { loadConfig } from "@recall/config";
 import { QUEUE_NAMES, type QueueName } from "@recall/pipeline";
 import {
   auditEffects,
+  compiledEntry,
   createTestDatabase,
   describeEffects,
   promptText,
@@ -41,6 +42,7 @@ beforeAll(async () => {
     queuePrefix: testQueuePrefix(),
     processes: 1,
     overrides: { SHUTDOWN_TIMEOUT_MS: String(WORKER_SHUTDOWN_MS), RECALL_FAULT_DELAY_MS: "0" },
+    compiledWorkers: true,
   });
   // Inputs naming a Sloth take longer than any bound here; the rest answer quickly.
   service.llm.respondWith((request) => {
@@ -167,6 +169,7 @@ test("worker: handed back mid-commit, nothing is half-committed, and the next wo
   const pausing = new WorkerFleet({
     env: { ...service.env, RECALL_FAULT_DELAY_MS: "1500", SHUTDOWN_TIMEOUT_MS: "500" },
     groups: { pausing: QUEUE_NAMES },
+    compiled: await compiledEntry("apps/worker/src/main.ts"),
   });
   await service.fleet.terminate("w0");
   pausing.startAll();

@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import request from "supertest";
-import { freePort, spawnEntry, stopChild, waitFor, type SpawnedEntry } from "@recall/test-support";
+import { freePort, spawnCompiledEntry, stopChild, waitFor, type SpawnedEntry } from "@recall/test-support";
 import { startHarness, type Harness } from "../testing/harness";
 
 const PROMTOOL = "/usr/bin/promtool";
@@ -34,7 +34,7 @@ beforeAll(async () => {
   // No workers in this process: the worker's endpoint is a process of its own.
   h = await startHarness({}, []);
   workerPort = await freePort();
-  worker = spawnEntry("apps/worker/src/main.ts", [], {
+  worker = await spawnCompiledEntry("apps/worker/src/main.ts", [], {
     ...process.env,
     DATABASE_URL: h.config.DATABASE_URL,
     REDIS_URL: h.config.REDIS_URL,

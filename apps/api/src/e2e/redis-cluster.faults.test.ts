@@ -8,7 +8,7 @@ import { QUEUE_NAMES } from "@recall/pipeline";
 import {
   PrivateRedisCluster,
   freePort,
-  spawnEntry,
+  spawnCompiledEntry,
   startFakeLlmServer,
   stopChild,
   waitFor,
@@ -58,7 +58,7 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     const port = await freePort();
     metricsPorts.push(port);
-    workers.push(spawnEntry("apps/worker/src/main.ts", [], { ...env, WORKER_METRICS_PORT: String(port) }));
+    workers.push(await spawnCompiledEntry("apps/worker/src/main.ts", [], { ...env, WORKER_METRICS_PORT: String(port) }));
   }
   await waitFor(
     async () => {

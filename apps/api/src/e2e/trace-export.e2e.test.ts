@@ -6,7 +6,7 @@
 // turn's words.
 import http from "node:http";
 import { loadConfig } from "@recall/config";
-import { createTestDatabase, freePort, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
+import { compiledEntry, createTestDatabase, freePort, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { WorkerFleet } from "@recall/worker/testing";
 import { QUEUE_NAMES } from "@recall/pipeline";
 import { startApiProcess, type ApiProcess } from "../testing/api-process";
@@ -68,7 +68,7 @@ beforeAll(async () => {
     LOG_LEVEL: "warn",
     WORKER_METRICS_PORT: "0",
   };
-  fleet = new WorkerFleet({ env, groups: { all: QUEUE_NAMES } });
+  fleet = new WorkerFleet({ env, groups: { all: QUEUE_NAMES }, compiled: await compiledEntry("apps/worker/src/main.ts") });
   fleet.startAll();
   api = await startApiProcess(env);
 });

@@ -34,7 +34,13 @@ let service: FaultService;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  service = await startFaultService({ databaseUrl: database.url, redisUrl: loadConfig().REDIS_URL, queuePrefix: testQueuePrefix() });
+  // Compiled workers: each of the run's kills starts a new process, which under tsx cost about twice the CPU.
+  service = await startFaultService({
+    databaseUrl: database.url,
+    redisUrl: loadConfig().REDIS_URL,
+    queuePrefix: testQueuePrefix(),
+    compiledWorkers: true,
+  });
 });
 
 afterAll(async () => {

@@ -1,12 +1,12 @@
-// The API as its own process (`node --import tsx apps/api/src/main.ts`, what `pnpm start` runs), for
-// tests that signal it: SIGTERM and the time until it exits.
+// The API as its own process (apps/api/src/main.ts compiled to JavaScript and run by node, as the image runs it;
+// supervisor.faults.test.ts starts it under tsx, as `pnpm start` does), for tests that signal it: SIGTERM and the
+// time until it exits.
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
-import path from "node:path";
 import { inheritedEnv } from "@recall/config";
-import { freePort, portAnswers } from "@recall/test-support";
+import { compiledEntry, freePort, portAnswers } from "@recall/test-support";
 
-const MAIN = path.resolve(__dirname, "..", "main.ts");
+const API_ENTRY = "apps/api/src/main.ts";
 
 export interface ApiProcess {
   url: string;
@@ -21,7 +21,7 @@ export interface ApiProcess {
 
 export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+  const child = spawn(process.execPath, ["--enable-source-maps", await compiledEntry(API_ENTRY)], {
     env: { ...inheritedEnv(), ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });

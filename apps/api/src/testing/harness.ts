@@ -6,7 +6,14 @@ import { Client } from "pg";
 import { createDb } from "@recall/db";
 import { migrate } from "@recall/db/migrator";
 import { configWith, loadConfig, type Config } from "@recall/config";
-import { createTestDatabase, removeQueuePrefix, testQueuePrefix, type PrivatePostgres, type TestDatabase } from "@recall/test-support";
+import {
+  compiledCpuTasks,
+  createTestDatabase,
+  removeQueuePrefix,
+  testQueuePrefix,
+  type PrivatePostgres,
+  type TestDatabase,
+} from "@recall/test-support";
 import { QUEUE_NAMES, createRedisConnection, type QueueName } from "@recall/pipeline";
 import { bootstrapWorker, type WorkerProcess } from "@recall/worker/bootstrap";
 import { startWorkers, type WorkerRuntime } from "@recall/worker/runtime";
@@ -46,7 +53,7 @@ export async function startHarness(
     RECALL_CPU_BACKGROUND_NICE: "0",
     ...overrides,
   });
-  const worker = await bootstrapWorker(config, { destination: logDestination });
+  const worker = await bootstrapWorker(config, { destination: logDestination, cpuTasksModule: compiledCpuTasks() });
   // As main.ts does: the CPU pool's threads load the rules and parsers now, not inside a test's first wait.
   if (queues.length > 0) await worker.warm();
   const runtime = startWorkers(worker.deps, worker.connection, queues);

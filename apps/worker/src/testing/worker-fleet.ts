@@ -1,6 +1,7 @@
 // Worker processes for fault tests and the soak: each group of queues runs as its own child process
-// (`node --import tsx apps/worker/src/main.ts --queues …`, exactly what an operator runs), so a test can
-// `kill -9` the process running a given stage, start it again, or send it SIGTERM and time its exit.
+// (`node --import tsx apps/worker/src/main.ts --queues …`, what an operator runs, or the same entry compiled to
+// JavaScript as the image runs it), so a test can `kill -9` the process running a given stage, start it again, or
+// send it SIGTERM and time its exit.
 import { spawn, type ChildProcess } from "node:child_process";
 import { inheritedEnv } from "@recall/config";
 import fs from "node:fs";
@@ -18,6 +19,11 @@ export interface FleetOptions {
   groups: Record<string, readonly QueueName[]>;
   /** Each process's output is appended to `<logDir>/<group>.log` when set. */
   logDir?: string;
+  /**
+   * The worker entry compiled to JavaScript (test-support's compiledEntry), run with plain node: a test that starts
+   * many processes (a kill each) saves the CPU tsx costs at every start. Default: main.ts under tsx.
+   */
+  compiled?: string;
 }
 
 export interface WorkerChild {
@@ -66,7 +72,8 @@ export class WorkerFleet {
   start(group: string): WorkerChild {
     const queues = this.options.groups[group];
     if (!queues) throw new Error(`unknown worker group ${group}`);
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "--queues", queues.join(",")], {
+    const command = this.options.compiled ? ["--enable-source-maps", this.options.compiled] : ["--import", "tsx", MAIN];
+    const child = spawn(process.execPath, [...command, "--queues", queues.join(",")], {
       env: { ...inheritedEnv(), ...this.options.env },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -7,7 +7,7 @@ import { DIFF_KINDS, type ExtractionDiff } from "@recall/contracts";
 import { chunkText } from "@recall/extraction";
 import { scopeSetIdOf } from "@recall/memory";
 import { QUEUE_NAMES, createRedisConnection, enqueueWorkItem, ensureWorkItem, type QueueName, type SubjectType } from "@recall/pipeline";
-import { createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
+import { compiledCpuTasks, createTestDatabase, removeQueuePrefix, testQueuePrefix, waitFor, type TestDatabase } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "../bootstrap";
 import { startWorkers, type WorkerRuntime } from "../worker-runtime";
 
@@ -31,7 +31,7 @@ export async function startWorkerHarness(overrides: Partial<Record<keyof Config,
     NODE_ENV: "test",
     ...overrides,
   });
-  const worker = await bootstrapWorker(config);
+  const worker = await bootstrapWorker(config, { cpuTasksModule: compiledCpuTasks() });
   const runtime = startWorkers(worker.deps, worker.connection, QUEUE_NAMES);
   // The workers' pool shows a query outside a context nothing (row-level security); the test's reads,
   // fixtures and injected triggers see every context, as the tables' owner, through a pool of their own.

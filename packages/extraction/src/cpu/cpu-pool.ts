@@ -39,6 +39,11 @@ export interface CpuPoolOptions {
   taskTimeoutMs: number;
   /** A thread's heap limit. */
   maxHeapMb: number;
+  /**
+   * The tasks compiled to JavaScript, for the threads to load instead of the TypeScript source under tsx (cpu-thread.cjs):
+   * tests build them once per run, as each of their worker processes starts two threads.
+   */
+  tasksModule?: string;
 }
 
 /** A CPU task past its time or heap limit. Class `budget`, never retried: the same input costs the same. */
@@ -104,7 +109,7 @@ class Lane {
 
   constructor(
     private readonly threads: number,
-    private readonly limits: Pick<CpuPoolOptions, "taskTimeoutMs" | "maxHeapMb">,
+    private readonly limits: Pick<CpuPoolOptions, "taskTimeoutMs" | "maxHeapMb" | "tasksModule">,
     niceIncrement: number,
   ) {
     if (niceIncrement > 0) keepNiceLoaded();
@@ -117,6 +122,7 @@ class Lane {
       idleTimeout: 10 * 60_000,
       niceIncrement,
       resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb },
+      workerData: { tasksModule: limits.tasksModule },
     });
     // A thread that fails between tasks (out of heap just as its task was ended) must not take the process down
     // as an unhandled 'error' event: the task that caused it has its answer already, and Piscina replaces the thread.
