@@ -12,6 +12,8 @@
 //   --interactive-sessions N    interactive turns on the first N sessions of each (default 2; 0: none)
 //   --model-only                every turn goes to the stand-in (RECALL_HEURISTIC_CONFIDENCE=1)
 //   --no-loo                    skip the leave-one-out ascent
+//   --bulk-only                 stop after the bulk import's figures (no retrieval)
+//   --count-sql                 count the statements Recall sends during the bulk import (bench/shared/sql-counter.ts)
 import pg from "pg";
 import { startService } from "../shared/bench-service";
 import type { GateConversation } from "../shared/gate-locomo";
@@ -23,6 +25,7 @@ import { loadAll, type LoadRun } from "./facts-load";
 import { readBytesByTable, readStageTimes, readSupersessions } from "./facts-store";
 import { measureRetrieval } from "./facts-retrieval";
 import { p50 } from "../recall/recall-http";
+import * as sqlCounter from "../shared/sql-counter";
 
 interface Options {
   data: RecallData;
@@ -30,6 +33,8 @@ interface Options {
   interactiveSessions: number;
   modelOnly: boolean;
   loo: boolean;
+  bulkOnly: boolean;
+  countSql: boolean;
 }
 
 async function main(): Promise<void> {
@@ -43,6 +48,7 @@ async function main(): Promise<void> {
     ...(options.modelOnly ? { RECALL_HEURISTIC_CONFIDENCE: "1" } : {}),
   });
   const pool = new pg.Pool({ connectionString: service.config.DATABASE_URL, max: 2 });
+  sqlCounter.ignore(pool);
   try {
     const { conversations } = options.data;
     const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
@@ -50,19 +56,28 @@ async function main(): Promise<void> {
       `bench:facts: ${turns} turns of ${conversations.length} conversations${options.modelOnly ? ", model only" : ""}; ` +
         `the stand-in knows ${standin.index.turns} turns, ${standin.index.annotated} annotated`,
     );
+    // The stand-in reads every annotation once, before any clock starts, so its answers cost a lookup (standin-answer.ts).
+    for (const c of conversations) answeredNames(standin, c);
     const interactive = await interactiveRun(service.baseUrl, pool, options, standin);
+    if (options.countSql) sqlCounter.start();
     const bulk = await loadAll(service.baseUrl, pool, conversations, "batch");
+    const counted = options.countSql ? sqlCounter.report(bulk.turns) : undefined;
     const summary = await describe("bulk import (…/turns/batch)", pool, bulk, standin, conversations);
     await printStore(pool, bulk);
     await service.stopWorkers();
+    const bulkTurnsPerS = round(bulk.turns / bulk.seconds);
+    const sql = counted && { statements_per_turn: round(counted.statements), transactions_per_turn: round(counted.transactions) };
+    if (options.bulkOnly) {
+      console.log(JSON.stringify({ ...summary, ...sql, bulk_turns_per_s: bulkTurnsPerS, interactive }));
+      return;
+    }
     const retrieval = await measureRetrieval(
       { baseUrl: service.baseUrl, databaseUrl: service.config.DATABASE_URL },
       options.data,
       bulk.loaded,
       options.loo,
     );
-    const bulkTurnsPerS = round(bulk.turns / bulk.seconds);
-    console.log(JSON.stringify({ ...summary, ...retrieval, bulk_turns_per_s: bulkTurnsPerS, interactive }));
+    console.log(JSON.stringify({ ...summary, ...sql, ...retrieval, bulk_turns_per_s: bulkTurnsPerS, interactive }));
   } finally {
     await pool.end();
     await service.close();
@@ -93,6 +108,8 @@ function readOptions(): Options {
     interactiveSessions: Number(arg("--interactive-sessions") ?? 2),
     modelOnly: process.argv.includes("--model-only"),
     loo: !process.argv.includes("--no-loo"),
+    bulkOnly: process.argv.includes("--bulk-only"),
+    countSql: process.argv.includes("--count-sql"),
   };
 }
 
