@@ -13,6 +13,7 @@
 //   --model-only                every turn goes to the stand-in (RECALL_HEURISTIC_CONFIDENCE=1)
 //   --no-loo                    skip the leave-one-out ascent
 //   --bulk-only                 stop after the bulk import's figures (no retrieval)
+//   --keep-database <name>      load into this database and keep it (created when missing; one run a name)
 //   --count-sql                 count the statements Recall sends during the bulk import (bench/shared/sql-counter.ts)
 import pg from "pg";
 import { startService } from "../shared/bench-service";
@@ -35,18 +36,22 @@ interface Options {
   loo: boolean;
   bulkOnly: boolean;
   countSql: boolean;
+  keepDatabase?: string;
 }
 
 async function main(): Promise<void> {
   const options = readOptions();
   const standin = await startStandinServer(options.dir);
-  const service = await startService({
-    RECALL_FAST_MODEL: "openai-compatible:standin-fast",
-    RECALL_STRONG_MODEL: "openai-compatible:standin-strong",
-    OPENAI_BASE_URL: standin.baseUrl,
-    TURN_TIMEOUT_MS: "300000",
-    ...(options.modelOnly ? { RECALL_HEURISTIC_CONFIDENCE: "1" } : {}),
-  });
+  const service = await startService(
+    {
+      RECALL_FAST_MODEL: "openai-compatible:standin-fast",
+      RECALL_STRONG_MODEL: "openai-compatible:standin-strong",
+      OPENAI_BASE_URL: standin.baseUrl,
+      TURN_TIMEOUT_MS: "300000",
+      ...(options.modelOnly ? { RECALL_HEURISTIC_CONFIDENCE: "1" } : {}),
+    },
+    options.keepDatabase ? { keepDatabase: options.keepDatabase } : {},
+  );
   const pool = new pg.Pool({ connectionString: service.config.DATABASE_URL, max: 2 });
   sqlCounter.ignore(pool);
   try {
@@ -110,6 +115,7 @@ function readOptions(): Options {
     loo: !process.argv.includes("--no-loo"),
     bulkOnly: process.argv.includes("--bulk-only"),
     countSql: process.argv.includes("--count-sql"),
+    keepDatabase: arg("--keep-database"),
   };
 }
 
