@@ -14,6 +14,8 @@
 //   --no-loo                    skip the leave-one-out ascent
 //   --bulk-only                 stop after the bulk import's figures (no retrieval)
 //   --keep-database <name>      load into this database and keep it (created when missing; one run a name)
+//   --outbox-poll-ms N          the outbox relay's safety-net poll (default 2,000, a deployment's; the benches' is 20)
+//   --no-model                  no model at all (the rules' reading only, the rest awaiting a model): the same import's floor
 //   --count-sql                 count the statements Recall sends during the bulk import (bench/shared/sql-counter.ts)
 import pg from "pg";
 import { startService } from "../shared/bench-service";
@@ -37,6 +39,8 @@ interface Options {
   bulkOnly: boolean;
   countSql: boolean;
   keepDatabase?: string;
+  outboxPollMs: number;
+  noModel: boolean;
 }
 
 async function main(): Promise<void> {
@@ -44,10 +48,17 @@ async function main(): Promise<void> {
   const standin = await startStandinServer(options.dir);
   const service = await startService(
     {
-      RECALL_FAST_MODEL: "openai-compatible:standin-fast",
-      RECALL_STRONG_MODEL: "openai-compatible:standin-strong",
-      OPENAI_BASE_URL: standin.baseUrl,
+      ...(options.noModel
+        ? {}
+        : {
+            RECALL_FAST_MODEL: "openai-compatible:standin-fast",
+            RECALL_STRONG_MODEL: "openai-compatible:standin-strong",
+            OPENAI_BASE_URL: standin.baseUrl,
+          }),
       TURN_TIMEOUT_MS: "300000",
+      // A deployment's safety-net poll: the relay is woken by NOTIFY, and commits create truth maintenance's items
+      // themselves. The benches' 20 ms poll (bench-service.ts) cost a relay transaction per imported turn here.
+      OUTBOX_POLL_MS: String(options.outboxPollMs),
       ...(options.modelOnly ? { RECALL_HEURISTIC_CONFIDENCE: "1" } : {}),
     },
     options.keepDatabase ? { keepDatabase: options.keepDatabase } : {},
@@ -116,6 +127,8 @@ function readOptions(): Options {
     bulkOnly: process.argv.includes("--bulk-only"),
     countSql: process.argv.includes("--count-sql"),
     keepDatabase: arg("--keep-database"),
+    outboxPollMs: Number(arg("--outbox-poll-ms") ?? 2_000),
+    noModel: process.argv.includes("--no-model"),
   };
 }
 
