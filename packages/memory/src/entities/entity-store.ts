@@ -69,14 +69,15 @@ export async function snapshotNames(db: DbOrTx, contextId: string, names: readon
   return { matches: (context, key) => (context === contextId && keys.has(key) ? matchesIn(entities, contextId, key) : undefined) };
 }
 
-/** Serialises commits that could create the same entity: every key in one statement, in sorted order. */
+/** The locks that serialise commits that could create the same entity: one a key, in sorted order. */
+export function identityLocks(contextId: string, keys: Iterable<string>): { key: string; mode: "exclusive" }[] {
+  return [...new Set(keys)].sort().map((key) => ({ key: lockKey("entity", contextId, key), mode: "exclusive" as const }));
+}
+
+/** Holds the identity keys' locks (identityLocks) in one statement. */
 export async function lockIdentityKeys(tx: Tx, contextId: string, keys: Iterable<string>): Promise<void> {
-  const sorted = [...new Set(keys)].sort();
-  if (sorted.length === 0) return;
-  await holdLocks(
-    tx,
-    sorted.map((key) => ({ key: lockKey("entity", contextId, key), mode: "exclusive" as const })),
-  );
+  const locks = identityLocks(contextId, keys);
+  if (locks.length > 0) await holdLocks(tx, locks);
 }
 
 /** One commit's store: each question a statement in its transaction; a key locked once. */
@@ -114,10 +115,12 @@ export class EntityBook implements EntityStore {
 
   private constructor(private readonly tx: Tx) {}
 
-  /** Locks the keys, then reads every entity they match in one statement (and the scopes of those in one more). */
+  /**
+   * Reads every entity the keys (whose identity locks the caller holds: identityLocks) and the look-alike keys match,
+   * in one statement, and the scopes of those in one more.
+   */
   static async open(tx: Tx, contextId: string, lockedKeys: readonly string[], lookalikeKeys: readonly string[]): Promise<EntityBook> {
     const book = new EntityBook(tx);
-    await lockIdentityKeys(tx, contextId, lockedKeys);
     for (const key of [...lockedKeys, ...lookalikeKeys]) book.read.add(key);
     book.entities.push(...(await readNameMatches(tx, contextId, [...book.read])));
     if (book.entities.length === 0) return book;

@@ -81,12 +81,13 @@ export function sameValue(a: Fact, b: Fact): boolean {
 /** Which group a fact belongs to: its kind, subject and key (the unit lockFactGroups serialises). */
 export const groupKeyOf = (fact: Fact): string => lockKey("facts", fact.contextId, fact.kind, fact.subjectId, fact.key);
 
-/** Serialises truth maintenance per subject and key, taken in sorted order (in one statement) so two runs never deadlock. */
+/** The locks that serialise truth maintenance per subject and key, in sorted order so two runs never deadlock. */
+export function factGroupLocks(facts: readonly Fact[]): { key: string; mode: "exclusive" }[] {
+  return [...new Set(facts.map(groupKeyOf))].sort().map((key) => ({ key, mode: "exclusive" as const }));
+}
+
+/** Holds the facts' group locks (factGroupLocks) in one statement. */
 export async function lockFactGroups(tx: Tx, facts: readonly Fact[]): Promise<void> {
-  const keys = [...new Set(facts.map(groupKeyOf))].sort();
-  if (keys.length === 0) return;
-  await holdLocks(
-    tx,
-    keys.map((key) => ({ key, mode: "exclusive" as const })),
-  );
+  const locks = factGroupLocks(facts);
+  if (locks.length > 0) await holdLocks(tx, locks);
 }

@@ -21,7 +21,7 @@ import {
   type UncertaintyReport,
 } from "./conflicts";
 import { ordered, loadStated, timingOf, type Stated } from "./fact-origin";
-import { factGroup, groupKeyOf, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
+import { factGroup, factGroupLocks, groupKeyOf, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
 import { revokeInstruction } from "./revocation";
 import { isSourceRetracted, sourceSharedLock } from "../core/source-lock";
 import { DEFAULT_SINGLE_VALUED } from "../core/fact-keys";
@@ -101,22 +101,23 @@ export interface TruthMaintenanceRun {
  * need read, at once: their sources' locks, then their fact groups' (sorted), as a retraction takes them.
  */
 export async function applyTruthMaintenanceMany(tx: Tx, runs: readonly TruthMaintenanceRun[]): Promise<TruthMaintenanceReport[]> {
-  // First, so the lock order is the retraction's own: the sources, then fact groups.
-  const sources = runs.flatMap((r) => (r.refs.subjectId ? [r.refs.subjectId] : []));
-  if (sources.length > 0) await holdLocks(tx, sources.map(sourceSharedLock));
+  // Which groups the facts are in (a fact's group never changes), then every lock in one statement, in the
+  // retraction's own order: the sources, then the fact groups. Each fact is placed as its group stands under them.
   const facts = await loadFactsOf(
     tx,
     runs.flatMap((r) => r.refs.attributeIds ?? []),
     runs.flatMap((r) => r.refs.relationIds ?? []),
   );
-  await lockFactGroups(tx, facts);
+  const sources = runs.flatMap((r) => (r.refs.subjectId ? [r.refs.subjectId] : []));
+  const locks = [...sources.map(sourceSharedLock), ...factGroupLocks(facts)];
+  if (locks.length > 0) await holdLocks(tx, locks);
   const shared: Run = { ...newRun(tx, new Set()), open: await openUncertaintiesOf(tx, facts) };
   const reports: TruthMaintenanceReport[] = [];
   for (const { refs, options = {} } of runs) {
     const mine = new Set([...(refs.attributeIds ?? []), ...(refs.relationIds ?? [])]);
     const run: Run = { ...shared, singleValued: options.singleValued ?? new Set<string>(DEFAULT_SINGLE_VALUED), report: emptyReport() };
     for (const fact of facts) if (mine.has(fact.id)) await maintainFact(run, fact);
-    shared.uncertaintiesChanged = run.uncertaintiesChanged;
+    shared.uncertaintiesChanged = changedUncertainties(run);
     const { report } = run;
     const ids = await revocationsToApply(tx, refs);
     if (ids.length > 0) {
@@ -170,10 +171,14 @@ function newRun(tx: Tx, singleValued: ReadonlySet<string>): Run {
 
 /** The open uncertainties the fact may clarify: as read for the run, while nothing has changed them since. */
 async function openFor(run: Run, fact: Fact): Promise<OpenUncertainty[]> {
-  // Every uncertainty a run records or resolves is in its report.
-  if (run.report.resolvedUncertaintyIds.length + run.report.conflictUncertaintyIds.length > 0) run.uncertaintiesChanged = true;
-  if (run.open && !run.uncertaintiesChanged) return run.open(fact);
+  if (run.open && !changedUncertainties(run)) return run.open(fact);
   return openUncertainties(run.tx, fact);
+}
+
+/** Whether the run (or one before it in the same application) recorded or resolved an uncertainty: all are in its report. */
+function changedUncertainties(run: Run): boolean {
+  if (run.report.resolvedUncertaintyIds.length + run.report.conflictUncertaintyIds.length > 0) run.uncertaintiesChanged = true;
+  return run.uncertaintiesChanged;
 }
 
 /** The fact's group as it stands under the lock (read on its first use in the run), and where each member was stated. */

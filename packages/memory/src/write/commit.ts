@@ -30,7 +30,7 @@ import {
   type DisambiguationPlan,
   type EntityDisambiguator,
 } from "../entities/entity-disambiguation";
-import { EntityBook, liveEntities, snapshotNames, type EntityStore, type NameSnapshot } from "../entities/entity-store";
+import { EntityBook, identityLocks, liveEntities, snapshotNames, type EntityStore, type NameSnapshot } from "../entities/entity-store";
 import { identityKey, lookalikeKey } from "../core/identity";
 import { normaliseScope } from "../core/scope";
 import { scopeSetIdOf } from "../core/scope-sets";
@@ -81,11 +81,16 @@ type CheckedSource = Pick<CommitSource, "workItemId" | "subjectId" | "contextId"
  * Every commit's lock and its source's, in one statement (commit locks, then source locks, each in the order given),
  * then every check in one more. Answers each work item's check.
  */
-async function checkCommits(tx: Tx, sources: readonly CheckedSource[]): Promise<Map<string, CommitCheck>> {
+async function checkCommits(
+  tx: Tx,
+  sources: readonly CheckedSource[],
+  thenLocks: Parameters<typeof holdLocks>[1] = [],
+): Promise<Map<string, CommitCheck>> {
   if (sources.length === 0) return new Map();
   await holdLocks(tx, [
     ...sources.map((s) => ({ key: lockKey("commit", s.workItemId), mode: "exclusive" as const })),
     ...sources.map((s) => sourceSharedLock(s.subjectId)),
+    ...thenLocks,
   ]);
   const rows = await tx.$queryRaw<({ id: string } & CommitCheck)[]>`
     SELECT s.id,
@@ -115,7 +120,7 @@ export interface CommitBatch {
 
 /**
  * For commits written together: every commit's lock, then its source's, then every identity key any of their
- * candidates names (sorted) in one statement; every check in the next; then the entities those names (and their
+ * candidates names (sorted), in one statement; every check in the next; then the entities those names (and their
  * look-alikes) match. Pass the answer to each commit (`CommitOptions.batch`), then `completeCommits`.
  */
 export async function prepareCommits(
@@ -123,15 +128,18 @@ export async function prepareCommits(
   commits: readonly { source: CheckedSource; candidates: readonly KnowledgeCandidate[] }[],
   announce: AnnounceCommit,
 ): Promise<CommitBatch> {
+  const names = new Map<string, string[]>();
+  for (const { source, candidates } of commits)
+    names.set(source.contextId, [...(names.get(source.contextId) ?? []), ...nameUses(candidates).map((u) => u.name)]);
   const checks = await checkCommits(
     tx,
     commits.map((c) => c.source),
+    [...names].flatMap(([contextId, used]) => identityLocks(contextId, used.map(identityKey))),
   );
   const books = new Map<string, EntityBook>();
-  for (const contextId of new Set(commits.map((c) => c.source.contextId))) {
-    const names = commits.filter((c) => c.source.contextId === contextId).flatMap((c) => nameUses(c.candidates).map((u) => u.name));
-    const lookalikes = names.map(lookalikeKey).filter((k): k is string => k !== undefined);
-    books.set(contextId, await EntityBook.open(tx, contextId, names.map(identityKey), lookalikes));
+  for (const [contextId, used] of names) {
+    const lookalikes = used.map(lookalikeKey).filter((k): k is string => k !== undefined);
+    books.set(contextId, await EntityBook.open(tx, contextId, used.map(identityKey), lookalikes));
   }
   return { checks, books, rows: new RowBuffer(), committedCandidateIds: [], records: [], announcements: [], announce };
 }
