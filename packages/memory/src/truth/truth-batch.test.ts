@@ -3,7 +3,6 @@
 // same transaction: supersession inside the group, a conflict a turn of the group clarifies, an extractor's
 // uncertainty one turn resolves and the next finds resolved, many-valued keys left alone.
 import { transaction } from "@recall/db";
-import { ensureWorkItem } from "@recall/pipeline";
 import {
   addDocument,
   addTurn,
@@ -12,21 +11,15 @@ import {
   ingest,
   newContext,
   stageCandidates,
-  startMemoryDatabase,
+  oneDatabaseForFile,
   validateStaged,
-  type MemoryDatabase,
+  workItem,
   type MemoryFixture,
 } from "../testing/memory-fixture";
 import { committedRefs } from "../write/commit-records";
 import { applyTruthMaintenanceIn, applyTruthMaintenanceMany, type CommittedRefs } from "./truth-maintenance";
 
-let database: MemoryDatabase;
-beforeAll(async () => {
-  database = await startMemoryDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
+const db = oneDatabaseForFile();
 
 const JAN = new Date("2025-01-10T09:00:00Z");
 const MAR = new Date("2025-03-10T09:00:00Z");
@@ -63,13 +56,7 @@ async function committedGroup(f: MemoryFixture): Promise<CommittedRefs[]> {
     await stageCandidates(f, turn, { attributes: [attribute(entity, key, value, content.slice(0, -1))] });
     await validateStaged(f, turn);
     await commitSubject(f, turn);
-    const item = await ensureWorkItem(f.db, {
-      contextId: f.contextId,
-      queue: "commit_artifacts",
-      subjectType: "turn",
-      subjectId: turn.id,
-      traceId: turn.traceId,
-    });
+    const item = await workItem(f, turn, "commit_artifacts");
     refs.push((await committedRefs(f.db, item.id))!);
   }
   return refs;
@@ -93,7 +80,7 @@ async function snapshot(f: MemoryFixture) {
 }
 
 async function maintained(apply: (refs: CommittedRefs[]) => (tx: Parameters<typeof applyTruthMaintenanceIn>[0]) => Promise<unknown>) {
-  const f = await newContext(database.db);
+  const f = await newContext(db());
   await knownBefore(f);
   const refs = await committedGroup(f);
   await transaction(f.db, apply(refs));

@@ -2,7 +2,7 @@
 // exactly as the same commits written one after another in the same transaction: entities found, created, upgraded
 // and widened across the group's turns, contested and look-alike names, mentions, evidence, facts, instructions,
 // uncertainties, a retracted turn's bare record, and each commit's record and announcement.
-import { ensureWorkItem, commitAnnouncer } from "@recall/pipeline";
+import { commitAnnouncer } from "@recall/pipeline";
 import { transaction, type KnowledgeCandidate } from "@recall/db";
 import {
   addTurn,
@@ -11,24 +11,18 @@ import {
   instruction,
   relation,
   stageCandidates,
-  startMemoryDatabase,
+  oneDatabaseForFile,
   newContext,
   validateStaged,
+  workItem,
   type DiffInput,
-  type MemoryDatabase,
   type MemoryFixture,
   type TestSubject,
 } from "../testing/memory-fixture";
 import { commitPlanned, completeCommits, prepareCommits, type CommitSource } from "./commit";
 import { scopeOf } from "../core/scope-sets";
 
-let database: MemoryDatabase;
-beforeAll(async () => {
-  database = await startMemoryDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
+const db = oneDatabaseForFile();
 
 const AT = new Date("2026-03-02T10:00:00Z");
 const NO_PLAN = { decisions: new Map(), tokensUsed: 0, failures: [] };
@@ -104,13 +98,7 @@ async function stageGroup(f: MemoryFixture): Promise<Staged[]> {
     });
     await stageCandidates(f, subject, turn.diff);
     await validateStaged(f, subject);
-    const item = await ensureWorkItem(f.db, {
-      contextId: f.contextId,
-      queue: "commit_artifacts",
-      subjectType: "turn",
-      subjectId: subject.id,
-      traceId: subject.traceId,
-    });
+    const item = await workItem(f, subject, "commit_artifacts");
     const candidates = await f.db.knowledgeCandidate.findMany({
       where: { subjectId: subject.id, status: "valid" },
       orderBy: { ordinal: "asc" },
@@ -188,7 +176,7 @@ async function snapshot(f: MemoryFixture) {
 }
 
 async function committedOneByOne(): Promise<Awaited<ReturnType<typeof snapshot>>> {
-  const f = await newContext(database.db);
+  const f = await newContext(db());
   await knownBefore(f);
   const staged = await stageGroup(f);
   await transaction(f.db, async (tx) => {
@@ -198,7 +186,7 @@ async function committedOneByOne(): Promise<Awaited<ReturnType<typeof snapshot>>
 }
 
 async function committedTogether(): Promise<Awaited<ReturnType<typeof snapshot>>> {
-  const f = await newContext(database.db);
+  const f = await newContext(db());
   await knownBefore(f);
   const staged = await stageGroup(f);
   await transaction(f.db, async (tx) => {
