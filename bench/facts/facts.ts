@@ -29,6 +29,7 @@ import { readBytesByTable, readStageTimes, readSupersessions } from "./facts-sto
 import { measureRetrieval } from "./facts-retrieval";
 import { p50 } from "../recall/recall-http";
 import * as sqlCounter from "../shared/sql-counter";
+import { startCpuMeter } from "../shared/cpu-meter";
 
 interface Options {
   data: RecallData;
@@ -76,13 +77,23 @@ async function main(): Promise<void> {
     for (const c of conversations) answeredNames(standin, c);
     const interactive = await interactiveRun(service.baseUrl, pool, options, standin);
     if (options.countSql) sqlCounter.start();
+    const meter = await startCpuMeter(pool);
     const bulk = await loadAll(service.baseUrl, pool, conversations, "batch");
+    const cpu = await meter.stop();
+    console.log(
+      `  CPU per imported turn: ${(cpu.processMs / bulk.turns).toFixed(2)} ms this process (service and benchmark), ` +
+        `${(cpu.postgresMs / bulk.turns).toFixed(2)} ms Postgres`,
+    );
     const counted = options.countSql ? sqlCounter.report(bulk.turns) : undefined;
     const summary = await describe("bulk import (…/turns/batch)", pool, bulk, standin, conversations);
     await printStore(pool, bulk);
     await service.stopWorkers();
     const bulkTurnsPerS = round(bulk.turns / bulk.seconds);
-    const sql = counted && { statements_per_turn: round(counted.statements), transactions_per_turn: round(counted.transactions) };
+    const sql = {
+      cpu_ms_per_turn: round(cpu.processMs / bulk.turns),
+      postgres_cpu_ms_per_turn: round(cpu.postgresMs / bulk.turns),
+      ...(counted && { statements_per_turn: round(counted.statements), transactions_per_turn: round(counted.transactions) }),
+    };
     if (options.bulkOnly) {
       console.log(JSON.stringify({ ...summary, ...sql, bulk_turns_per_s: bulkTurnsPerS, interactive }));
       return;
