@@ -13,8 +13,7 @@ export function windowModelUsable(deps: Pick<WorkerDeps, "config">): boolean {
   if (known !== undefined) return known;
   let answer = true;
   try {
-    // None configured at all answers no client; one configured without its key or URL throws.
-    answer = createModelClient(providerOptions(deps.config), "fast") !== undefined;
+    createModelClient(providerOptions(deps.config), "fast");
   } catch (err) {
     if (!(err instanceof NoProviderError)) throw err;
     answer = false;

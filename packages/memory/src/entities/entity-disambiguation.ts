@@ -7,7 +7,7 @@
 import { typedCandidate, type DisambiguationDecision } from "@recall/contracts";
 import type { Db, Entity, KnowledgeCandidate } from "@recall/db";
 import { classifyMatches } from "./entity-matching";
-import { findNameMatches, type NameSnapshot } from "./entity-store";
+import { findNameMatches } from "./entity-resolver";
 import { identityKey, normaliseType } from "../core/identity";
 
 export interface DisambiguationOption {
@@ -95,7 +95,6 @@ export async function planDisambiguations(
   uses: readonly NameUse[],
   disambiguator: EntityDisambiguator,
   saved?: DisambiguationCheckpoint,
-  known?: NameSnapshot,
 ): Promise<DisambiguationPlan> {
   const checkpoint: Checkpoint = { ...saved?.decided };
   const plan = { tokensUsed: 0, failures: [] as DisambiguationPlan["failures"] };
@@ -103,7 +102,7 @@ export async function planDisambiguations(
   for (const use of distinctUses(uses)) {
     const key = decisionKey(use.name, use.type);
     if (checkpoint[key]) continue;
-    const request = await contestedRequest(db, target.contextId, use, known);
+    const request = await contestedRequest(db, target.contextId, use);
     if (!request) continue;
     const answer = await askSafely(disambiguator, request);
     if ("message" in answer) {
@@ -129,11 +128,10 @@ function distinctUses(uses: readonly NameUse[]): NameUse[] {
   return [...byKey.values()];
 }
 
-async function contestedRequest(db: Db, contextId: string, use: NameUse, known?: NameSnapshot): Promise<DisambiguationRequest | undefined> {
+async function contestedRequest(db: Db, contextId: string, use: NameUse): Promise<DisambiguationRequest | undefined> {
   const key = identityKey(use.name);
   const type = normaliseType(use.type);
-  const matches = known?.matches(contextId, key) ?? (await findNameMatches(db, contextId, key));
-  const outcome = classifyMatches(matches, key, type);
+  const outcome = classifyMatches(await findNameMatches(db, contextId, key), key, type);
   if (outcome.kind !== "contested") return undefined;
   return { name: use.name, type, reason: outcome.reason, quote: use.quote, options: await optionsFor(db, outcome.matches) };
 }

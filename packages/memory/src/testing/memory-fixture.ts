@@ -52,8 +52,8 @@ export async function newContext(db: Db): Promise<MemoryFixture> {
   return { db, contextId: context.id };
 }
 
-/** One database for the test file (its hooks registered): answers its client, for tests that take contexts of their own. */
-export function oneDatabaseForFile(): () => Db {
+/** Registers the usual hooks: one database for the test file, a fresh context for each test, handed to `use`. */
+export function eachTestInNewContext(use: (f: MemoryFixture) => void): void {
   let database: MemoryDatabase | undefined;
   beforeAll(async () => {
     database = await startMemoryDatabase();
@@ -61,14 +61,8 @@ export function oneDatabaseForFile(): () => Db {
   afterAll(async () => {
     await database?.close();
   });
-  return () => database!.db;
-}
-
-/** Registers the usual hooks: one database for the test file, a fresh context for each test, handed to `use`. */
-export function eachTestInNewContext(use: (f: MemoryFixture) => void): void {
-  const db = oneDatabaseForFile();
   beforeEach(async () => {
-    use(await newContext(db()));
+    use(await newContext(database!.db));
   });
 }
 
@@ -315,7 +309,7 @@ export async function tombstonedRows(db: Db, contextId: string): Promise<string[
 }
 
 /** The subject's work item on `queue`, made once even when two commits race for it. */
-export function workItem(f: MemoryFixture, subject: TestSubject, queue: QueueName) {
+function workItem(f: MemoryFixture, subject: TestSubject, queue: QueueName) {
   return ensureWorkItem(f.db, {
     contextId: f.contextId,
     queue,
