@@ -56,7 +56,7 @@ const STARTS = /^(?:start|started|starting|begin|began|begun)$/i;
 /** The object is a clause or a purpose, not a thing. */
 const CLAUSE_OPENER = /^(?:so|to|how|what|why|when|where|if|whether|because|like|as)\b/i;
 /** The object points into the conversation: what it means depends on what was said before. */
-const POINTING = /\b(?:you|your|yours|it|this|that|those|these|they|them|he|him|she|her|something|anything|everything|everyone's)\b/i;
+const POINTING = /\b(?:you|your|yours|it|this|that|those|these|there|they|them|he|him|she|her|something|anything|everything|everyone's)\b/i;
 /** Verbs too light to say what was done ("got a surge of energy", "had to"), and "going to", "gonna": the personal grammar's plans. */
 const LIGHT =
   /^(?:to|get|got|gotten|getting|have|has|had|having|do|does|did|doing|going|gonna|wanna|gotta|go|goes|went|be|being|need|needs|try|tried|trying|let|keep|kept)$/i;

@@ -128,6 +128,13 @@ const cases: Case[] = [
     noFacts: true,
   },
   {
+    name: "open: 'there' points back into the conversation",
+    text: "Planning a trip there.",
+    input: asCaroline,
+    finished: false,
+    noFacts: true,
+  },
+  {
     name: "open: a goal",
     text: "I hope to build my own family.",
     input: asCaroline,
