@@ -46,7 +46,7 @@ export interface StageTime {
   attempts: number;
 }
 
-const STAGES = ["commit_artifacts", "truth_maintenance"] as const;
+const STAGES = ["validate_artifacts", "commit_artifacts", "truth_maintenance"] as const;
 
 export async function readStageTimes(pool: pg.Pool, contextIds: string[]): Promise<Record<string, StageTime>> {
   const { rows } = await pool.query<{ queue: string; wall_ms: number | null; started: number; finished: number | null }>(

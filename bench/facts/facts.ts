@@ -12,6 +12,11 @@
 //   --interactive-sessions N    interactive turns on the first N sessions of each (default 2; 0: none)
 //   --model-only                every turn goes to the stand-in (RECALL_HEURISTIC_CONFIDENCE=1)
 //   --no-loo                    skip the leave-one-out ascent
+//   --bulk-only                 stop after the bulk import's figures (no retrieval)
+//   --keep-database <name>      load into this database and keep it (created when missing; one run a name)
+//   --outbox-poll-ms N          the outbox relay's safety-net poll (default 2,000, a deployment's; the benches' is 20)
+//   --no-model                  no model at all (the rules' reading only, the rest awaiting a model): the same import's floor
+//   --count-sql                 count the statements Recall sends during the bulk import (bench/shared/sql-counter.ts)
 import pg from "pg";
 import { startService } from "../shared/bench-service";
 import type { GateConversation } from "../shared/gate-locomo";
@@ -23,6 +28,8 @@ import { loadAll, type LoadRun } from "./facts-load";
 import { readBytesByTable, readStageTimes, readSupersessions } from "./facts-store";
 import { measureRetrieval } from "./facts-retrieval";
 import { p50 } from "../recall/recall-http";
+import * as sqlCounter from "../shared/sql-counter";
+import { startCpuMeter } from "../shared/cpu-meter";
 
 interface Options {
   data: RecallData;
@@ -30,19 +37,35 @@ interface Options {
   interactiveSessions: number;
   modelOnly: boolean;
   loo: boolean;
+  bulkOnly: boolean;
+  countSql: boolean;
+  keepDatabase?: string;
+  outboxPollMs: number;
+  noModel: boolean;
 }
 
 async function main(): Promise<void> {
   const options = readOptions();
   const standin = await startStandinServer(options.dir);
-  const service = await startService({
-    RECALL_FAST_MODEL: "openai-compatible:standin-fast",
-    RECALL_STRONG_MODEL: "openai-compatible:standin-strong",
-    OPENAI_BASE_URL: standin.baseUrl,
-    TURN_TIMEOUT_MS: "300000",
-    ...(options.modelOnly ? { RECALL_HEURISTIC_CONFIDENCE: "1" } : {}),
-  });
+  const service = await startService(
+    {
+      ...(options.noModel
+        ? {}
+        : {
+            RECALL_FAST_MODEL: "openai-compatible:standin-fast",
+            RECALL_STRONG_MODEL: "openai-compatible:standin-strong",
+            OPENAI_BASE_URL: standin.baseUrl,
+          }),
+      TURN_TIMEOUT_MS: "300000",
+      // A deployment's safety-net poll: the relay is woken by NOTIFY, and commits create truth maintenance's items
+      // themselves. The benches' 20 ms poll (bench-service.ts) cost a relay transaction per imported turn here.
+      OUTBOX_POLL_MS: String(options.outboxPollMs),
+      ...(options.modelOnly ? { RECALL_HEURISTIC_CONFIDENCE: "1" } : {}),
+    },
+    options.keepDatabase ? { keepDatabase: options.keepDatabase } : {},
+  );
   const pool = new pg.Pool({ connectionString: service.config.DATABASE_URL, max: 2 });
+  sqlCounter.ignore(pool);
   try {
     const { conversations } = options.data;
     const turns = conversations.reduce((n, c) => n + c.turns.length, 0);
@@ -50,19 +73,38 @@ async function main(): Promise<void> {
       `bench:facts: ${turns} turns of ${conversations.length} conversations${options.modelOnly ? ", model only" : ""}; ` +
         `the stand-in knows ${standin.index.turns} turns, ${standin.index.annotated} annotated`,
     );
+    // The stand-in reads every annotation once, before any clock starts, so its answers cost a lookup (standin-answer.ts).
+    for (const c of conversations) answeredNames(standin, c);
     const interactive = await interactiveRun(service.baseUrl, pool, options, standin);
+    if (options.countSql) sqlCounter.start();
+    const meter = await startCpuMeter(pool);
     const bulk = await loadAll(service.baseUrl, pool, conversations, "batch");
+    const cpu = await meter.stop();
+    console.log(
+      `  CPU per imported turn: ${(cpu.processMs / bulk.turns).toFixed(2)} ms this process (service and benchmark), ` +
+        `${(cpu.postgresMs / bulk.turns).toFixed(2)} ms Postgres`,
+    );
+    const counted = options.countSql ? sqlCounter.report(bulk.turns) : undefined;
     const summary = await describe("bulk import (…/turns/batch)", pool, bulk, standin, conversations);
     await printStore(pool, bulk);
     await service.stopWorkers();
+    const bulkTurnsPerS = round(bulk.turns / bulk.seconds);
+    const sql = {
+      cpu_ms_per_turn: round(cpu.processMs / bulk.turns),
+      postgres_cpu_ms_per_turn: round(cpu.postgresMs / bulk.turns),
+      ...(counted && { statements_per_turn: round(counted.statements), transactions_per_turn: round(counted.transactions) }),
+    };
+    if (options.bulkOnly) {
+      console.log(JSON.stringify({ ...summary, ...sql, bulk_turns_per_s: bulkTurnsPerS, interactive }));
+      return;
+    }
     const retrieval = await measureRetrieval(
       { baseUrl: service.baseUrl, databaseUrl: service.config.DATABASE_URL },
       options.data,
       bulk.loaded,
       options.loo,
     );
-    const bulkTurnsPerS = round(bulk.turns / bulk.seconds);
-    console.log(JSON.stringify({ ...summary, ...retrieval, bulk_turns_per_s: bulkTurnsPerS, interactive }));
+    console.log(JSON.stringify({ ...summary, ...sql, ...retrieval, bulk_turns_per_s: bulkTurnsPerS, interactive }));
   } finally {
     await pool.end();
     await service.close();
@@ -93,6 +135,11 @@ function readOptions(): Options {
     interactiveSessions: Number(arg("--interactive-sessions") ?? 2),
     modelOnly: process.argv.includes("--model-only"),
     loo: !process.argv.includes("--no-loo"),
+    bulkOnly: process.argv.includes("--bulk-only"),
+    countSql: process.argv.includes("--count-sql"),
+    keepDatabase: arg("--keep-database"),
+    outboxPollMs: Number(arg("--outbox-poll-ms") ?? 2_000),
+    noModel: process.argv.includes("--no-model"),
   };
 }
 

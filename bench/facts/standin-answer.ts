@@ -8,7 +8,7 @@
 import { findTemporalPhrases, splitSentences, validityFor, type FactAspect } from "@recall/heuristics";
 import type { ModelDiff } from "@recall/extraction";
 import type { AnnotatedTurn, Annotation } from "./standin-data";
-import { factOf, kinFacts } from "./standin-facts";
+import { factOf, kinFacts, type Fact } from "./standin-facts";
 
 export type { ModelDiff };
 import { namedThings, type NamedThing } from "./standin-names";
@@ -43,14 +43,14 @@ export function standinDiff(turn: AnnotatedTurn, known: ReadonlyMap<string, stri
   };
   for (const note of turn.annotations) {
     addEntity({ name: note.speaker, type: "person" });
-    const names = namedThings(note.sentence).filter((n) => !sameName(n.name, note.speaker));
+    const { names, evidence, read } = readingOf(turn, note);
     names.forEach(addEntity);
-    const scored = { evidence: bestSentence(turn.text, note.sentence), confidence: CONFIDENCE, significance: "medium" as const };
-    for (const fact of [factOf(note, names), ...kinFacts(note, names)]) {
+    const scored = { evidence, confidence: CONFIDENCE, significance: "medium" as const };
+    for (const { fact, validity } of read) {
       const said = JSON.stringify([fact.predicate, fact.kind === "relation" ? fact.object : fact.value]);
       if (facts.has(said)) continue;
       facts.add(said);
-      const item = { ...scored, memory_category: fact.category, ...validity(note, turn.sessionDate, fact.aspect) };
+      const item = { ...scored, memory_category: fact.category, ...validity };
       if (fact.kind === "relation")
         diff.relations.push({ ...item, subject: note.speaker, verb: fact.predicate, object: fact.object } satisfies Relation);
       else diff.attributes.push({ ...item, entity: note.speaker, key: fact.predicate, value: fact.value } satisfies Attribute);
@@ -58,6 +58,35 @@ export function standinDiff(turn: AnnotatedTurn, known: ReadonlyMap<string, stri
   }
   diff.entities = [...entities.values()];
   return diff;
+}
+
+interface Reading {
+  names: NamedThing[];
+  evidence: string;
+  read: { fact: Fact; validity: ReturnType<typeof validity> }[];
+}
+
+/**
+ * What an annotation says of a turn's text, whatever the request knows: its named things, its evidence sentence and
+ * its facts with their validity. Read once (compromise and the temporal parser are the stand-in's whole cost), so an
+ * answer is a lookup and the stand-in stays near instant beside the Recall it serves in the same process.
+ */
+const readings = new WeakMap<Annotation, Map<string, Reading>>();
+
+function readingOf(turn: AnnotatedTurn, note: Annotation): Reading {
+  const byText = readings.get(note) ?? new Map<string, Reading>();
+  readings.set(note, byText);
+  const key = `${turn.sessionDate.toISOString()}\0${turn.text}`;
+  const known = byText.get(key);
+  if (known) return known;
+  const names = namedThings(note.sentence).filter((n) => !sameName(n.name, note.speaker));
+  const read = [factOf(note, names), ...kinFacts(note, names)].map((fact) => ({
+    fact,
+    validity: validity(note, turn.sessionDate, fact.aspect),
+  }));
+  const reading = { names, evidence: bestSentence(turn.text, note.sentence), read };
+  byText.set(key, reading);
+  return reading;
 }
 
 /** "Mel" and "Melanie Smith" are the speaker "Melanie" only when a word of one is the other's first word. */

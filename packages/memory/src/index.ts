@@ -15,6 +15,7 @@ export { rekeyEntities, type RekeyReport } from "./entities/entity-rekey";
 export { embedCommitted } from "./embeddings/embedding-writer";
 export { DisambiguationAnswer, decisionFrom, disambiguationPrompt } from "./entities/disambiguation-prompt";
 export { type DisambiguationCheckpoint, type EntityDisambiguator } from "./entities/entity-disambiguation";
+export { type NameSnapshot } from "./entities/entity-store";
 export { identityKey, normaliseType } from "./core/identity";
 export { ERASURE_LIMITS, type ErasureReceipt, UnknownErasureInputsError, eraseContext, eraseInputs, readErasure } from "./erasure/erasure";
 export { type EraseRequest } from "./erasure/erasure-inputs";
@@ -42,11 +43,26 @@ export { PIPELINE_WORK, REFERENCE_TARGETS as IMPORT_REFERENCE_TARGETS } from "./
 export { normaliseScope, scopeFromQuery } from "./core/scope";
 export { holdScopeExclusive, holdScopeShared } from "./core/scope-lock";
 export { scopeColumn, scopeOf, scopeSetIdOf, scopeSetIdsOf, scopesOf } from "./core/scope-sets";
-export { applyTruthMaintenance, applyTruthMaintenanceIn, truthMaintained } from "./truth/truth-maintenance";
+export {
+  type TruthMaintenanceRun,
+  applyTruthMaintenance,
+  applyTruthMaintenanceIn,
+  applyTruthMaintenanceMany,
+  truthMaintained,
+} from "./truth/truth-maintenance";
 export { DEFAULT_SINGLE_VALUED } from "./core/fact-keys";
 export { attachmentColumns, turnTextExpr, turnTextSql } from "./core/turn-text";
-export { type CommitCheck, type CommitSource, commitPlanned, planCommit, prepareCommits } from "./write/commit";
-export { committedRefs, sourceCommitted } from "./write/commit-records";
+export {
+  type CommitBatch,
+  type CommitCheck,
+  type CommitSource,
+  commitPlanned,
+  completeCommits,
+  planCommit,
+  prepareCommits,
+  snapshotCommitNames,
+} from "./write/commit";
+export { committedRefs, committedRefsMany, sourceCommitted } from "./write/commit-records";
 export { type WriteFactsResult, writeFacts } from "./write/fact-write";
 export { validateCandidate } from "./write/validate";
 export {

@@ -36,7 +36,7 @@ export { ClaimedPlan, type ClaimedWork } from "./work-state/claim-item";
 export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "./work-state/create-items";
 export { directStages } from "./work-state/direct-stages";
 export { commitAnnouncer, pipelineRecords } from "./work-state/pipeline-records";
-export { type NextItem, type Success, finishInTransaction } from "./work-state/finish-item";
+export { type NextItem, type Success, finishInTransaction, finishManyInTransaction } from "./work-state/finish-item";
 export { type GroupTurnRun, type GroupTurnSucceeded, type GroupTurns, nextInGroup } from "./work-state/group-finish";
 export { resetToQueued } from "./work-state/requeue-item";
 export { assignWindow, failWaitingTurns, finishWaitingTurns, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";

@@ -99,9 +99,12 @@ export interface StageHandler<I> {
   loadMany?(tx: Tx, claimed: ClaimedWork[]): Promise<I[]>;
   /**
    * Before a group's turns are written together: what their writes share (a commit's locks and checks for all of them
-   * at once), handed to each write. Rolled back with them when one fails, and not used when each is written alone.
+   * at once, and the rows they buffer), handed to each write. Rolled back with them when one fails, and not used when
+   * each is written alone. `inputs` are what `loadMany` read for them, in the same order.
    */
-  prepareWrites?(tx: Tx, claimed: ClaimedWork[]): Promise<unknown>;
+  prepareWrites?(tx: Tx, claimed: ClaimedWork[], inputs: I[]): Promise<unknown>;
+  /** After every turn of a group written together wrote into what `prepareWrites` answered: its rows, in a few statements. */
+  completeWrites?(tx: Tx, prepared: unknown): Promise<void>;
   process(ctx: StageContext<I>): Promise<StageResult>;
   /** The item failed for good (dead): what it held must not be lost with it (a window's turns run alone). */
   onDead?(item: WorkItem, message: string): Promise<void>;

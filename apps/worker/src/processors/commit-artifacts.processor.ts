@@ -7,13 +7,17 @@ import { itemResult, kindOf } from "@recall/contracts";
 import type { KnowledgeCandidate, Tx, WorkItem } from "@recall/db";
 import {
   committedRefs,
+  committedRefsMany,
   commitPlanned,
+  completeCommits,
   planCommit,
   prepareCommits,
+  snapshotCommitNames,
   splitForReview,
-  type CommitCheck,
+  type CommitBatch,
   type CommitSource,
   type DisambiguationCheckpoint,
+  type NameSnapshot,
 } from "@recall/memory";
 import { commitAnnouncer, truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
@@ -25,6 +29,8 @@ interface CommitInput {
   units: TextUnit[];
   /** A pass of this commit ran before (an input extracted again): with nothing new, truth maintenance has nothing to redo. */
   committedBefore?: boolean;
+  /** What the names of a group's candidates matched, read at once with its claim, for the disambiguator's plan. */
+  known?: NameSnapshot;
 }
 
 async function loadCommitInput(tx: Tx, claim: ClaimedWork): Promise<CommitInput> {
@@ -37,30 +43,47 @@ async function loadCommitInput(tx: Tx, claim: ClaimedWork): Promise<CommitInput>
   return { candidates, units: await documentUnits(tx, claim), committedBefore };
 }
 
-/** `loadCommitInput` for a group's turns: their valid candidates in one read. */
-async function loadCommitInputs(tx: Tx, claims: ClaimedWork[]): Promise<CommitInput[]> {
+/**
+ * `loadCommitInput` for a group's turns: their valid candidates in one read, and, when a disambiguator will plan
+ * their commits (`planNames`), what all their names match in one more.
+ */
+async function loadCommitInputs(tx: Tx, claims: ClaimedWork[], planNames: boolean): Promise<CommitInput[]> {
   if (claims.some((c) => kindOf(c.item.subjectType).commitsApproved)) return Promise.all(claims.map((c) => loadCommitInput(tx, c)));
   const bySubject = await candidatesOf(tx, claims, "valid");
+  // Whether a pass of the commit ran before matters only to a subject with nothing new: their records in one read.
+  const before = await committedRefsMany(
+    tx,
+    claims.filter((_, i) => bySubject[i]!.length === 0).map((c) => c.item.id),
+  );
+  const contextId = claims[0]?.item.contextId;
+  const sameContext = claims.every((c) => c.item.contextId === contextId);
+  const known = planNames && contextId && sameContext ? await snapshotCommitNames(tx, contextId, bySubject.flat()) : undefined;
   const inputs: CommitInput[] = [];
   for (const [i, claim] of claims.entries()) {
     const candidates = bySubject[i]!;
-    const committedBefore = candidates.length === 0 && (await committedRefs(tx, claim.item.id)) !== undefined;
-    inputs.push({ candidates, units: await documentUnits(tx, claim), committedBefore });
+    const committedBefore = candidates.length === 0 && before.has(claim.item.id);
+    inputs.push({ candidates, units: await documentUnits(tx, claim), committedBefore, known });
   }
   return inputs;
 }
 
 export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitInput> {
   const strong = strongModel(deps.config, deps.logger);
+  const announce = commitAnnouncer({ relayed: true });
   return {
     load: loadCommitInput,
-    loadMany: loadCommitInputs,
-    // A group's turns: every commit's locks and checks at once, not two statements a turn.
-    prepareWrites: (tx, claims) =>
+    loadMany: (tx, claims) => loadCommitInputs(tx, claims, strong !== undefined),
+    // A group's turns: every commit's locks, checks and entities at once, and their rows written together after.
+    prepareWrites: (tx, claims, inputs) =>
       prepareCommits(
         tx,
-        claims.map((c) => ({ workItemId: c.item.id, subjectId: c.item.subjectId, contextId: c.item.contextId })),
+        claims.map((c, i) => ({
+          source: { workItemId: c.item.id, subjectId: c.item.subjectId, contextId: c.item.contextId },
+          candidates: inputs[i]!.candidates,
+        })),
+        announce,
       ),
+    completeWrites: (tx, batch) => completeCommits(tx, batch as CommitBatch),
     async process({ item, claim, input, logger }) {
       const subject = stageSubject(claim, input.units);
       const source = commitSource(item, subject);
@@ -68,15 +91,14 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
       // A review commit's candidates were approved: the rule held them once and does not hold them again.
       const rule = kindOf(item.subjectType).commitsApproved ? undefined : subject.contextConfig.review;
       const { commit, hold } = splitForReview(input.candidates, rule, subject.scope);
-      const options = { disambiguator, checkpoint: checkpointOf(deps, item), announce: commitAnnouncer({ relayed: true }), hold };
-      const plan = await planCommit(deps.db, source, commit, options);
+      const options = { disambiguator, checkpoint: checkpointOf(deps, item), announce, hold };
+      const plan = await planCommit(deps.db, source, commit, { ...options, known: input.known });
       for (const failure of plan.failures) logger.warn(failure, "entity disambiguation failed; a new entity was created");
       return {
         status: "succeeded",
         tokensUsed: plan.tokensUsed,
-        write: async (tx, prepared) => {
-          const checked = (prepared as Map<string, CommitCheck> | undefined)?.get(item.id);
-          await commitPlanned(tx, source, commit, plan, { ...options, checked });
+        write: async (tx, batch) => {
+          await commitPlanned(tx, source, commit, plan, { ...options, batch: batch as CommitBatch | undefined });
         },
         nextDone:
           nothingToMaintain(deps, item, commit) || (commit.length === 0 && input.committedBefore) ? truthMaintainedNow() : undefined,

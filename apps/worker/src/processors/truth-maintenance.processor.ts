@@ -8,12 +8,15 @@ import type { Tx } from "@recall/db";
 import {
   applyTruthMaintenance,
   applyTruthMaintenanceIn,
+  applyTruthMaintenanceMany,
   closeReviewCommit,
   committedRefs,
+  committedRefsMany,
   documentAwaitsReview,
   embedCommitted,
   retirePreviousVersion,
   truthMaintained,
+  type TruthMaintenanceRun,
 } from "@recall/memory";
 import {
   WorkError,
@@ -27,9 +30,20 @@ import type { WorkerDeps } from "../deps";
 import { singleValuedPredicates } from "../services/skill-types";
 import { inputOf } from "../services/subject-loader";
 
+/** A group's turns written together: each turn's run, applied at once once all are in (applyTruthMaintenanceMany). */
+interface TruthBatch {
+  runs: TruthMaintenanceRun[];
+}
+
 export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<CommittedRefs> {
   return {
     load: committedRefsOf,
+    loadMany: committedRefsOfMany,
+    // A group's turns: their locks, facts and open uncertainties read at once, then each applied in turn.
+    prepareWrites: async (): Promise<TruthBatch> => ({ runs: [] }),
+    completeWrites: async (tx, batch) => {
+      await applyTruthMaintenanceMany(tx, (batch as TruthBatch).runs);
+    },
     async process(ctx) {
       const { item, claim, input: refs, payload } = ctx;
       // The document a commit (its own, or a review commit of its candidates) wrote from: its previous version retires.
@@ -46,12 +60,13 @@ export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<Commit
       };
       if (deps.config.RECALL_EMBEDDING_MODEL === undefined && documentId === undefined) {
         if (applied) return { status: "succeeded" };
+        const run = { refs, options: { ...options, onApplied: reviewsDone } };
         return {
           status: "succeeded",
           output: truthMaintainedNow(),
-          write: async (tx) => {
-            await applyTruthMaintenanceIn(tx, refs, options);
-            await reviewsDone(tx);
+          write: async (tx, batch) => {
+            if (batch) (batch as TruthBatch).runs.push(run);
+            else await applyTruthMaintenanceIn(tx, run.refs, run.options);
           },
         };
       }
@@ -80,6 +95,27 @@ async function committedRefsOf(tx: Tx, claim: ClaimedWork): Promise<CommittedRef
   const refs = commit && (await committedRefs(tx, commit.id));
   if (!refs) throw new WorkError("internal", `no commit record for ${subjectType} ${subjectId}`, true);
   return refs;
+}
+
+/** `committedRefsOf` for a group's turns: their commits' items, then their records, in two reads. */
+async function committedRefsOfMany(tx: Tx, claims: ClaimedWork[]): Promise<CommittedRefs[]> {
+  const key = (subjectType: string, subjectId: string) => `${subjectType}:${subjectId}`;
+  const commits = await tx.workItem.findMany({
+    where: {
+      queue: "commit_artifacts",
+      subjectType: { in: [...new Set(claims.map((c) => c.item.subjectType))] },
+      subjectId: { in: claims.map((c) => c.item.subjectId) },
+    },
+    select: { id: true, subjectType: true, subjectId: true },
+  });
+  const commitOf = new Map(commits.map((c) => [key(c.subjectType, c.subjectId), c.id]));
+  const refs = await committedRefsMany(tx, [...commitOf.values()]);
+  return claims.map(({ item: { subjectType, subjectId } }) => {
+    const commitId = commitOf.get(key(subjectType, subjectId));
+    const found = commitId && refs.get(commitId);
+    if (!found) throw new WorkError("internal", `no commit record for ${subjectType} ${subjectId}`, true);
+    return found;
+  });
 }
 
 /**

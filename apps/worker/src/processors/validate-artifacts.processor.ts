@@ -3,13 +3,23 @@
 // the subject's status and the valid ones go on to commit.
 import type { StageHandler } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
-import { ValidationService, loadValidationInput, loadValidationInputs, type ValidationInput } from "../services/validation.service";
+import {
+  ValidationService,
+  loadValidationInput,
+  loadValidationInputs,
+  writeVerdicts,
+  type ValidationInput,
+  type VerdictBatch,
+} from "../services/validation.service";
 
 export function validateArtifactsProcessor(deps: WorkerDeps): StageHandler<ValidationInput> {
   const validation = new ValidationService(deps);
   return {
     load: loadValidationInput,
     loadMany: loadValidationInputs,
+    // A group's turns: every verdict of all of them in one statement.
+    prepareWrites: async (): Promise<VerdictBatch> => ({ verdicts: [] }),
+    completeWrites: (tx, prepared) => writeVerdicts(tx, (prepared as VerdictBatch).verdicts),
     process: async (ctx) => validation.validate(ctx),
   };
 }

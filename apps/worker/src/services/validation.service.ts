@@ -4,7 +4,7 @@
 // Every verdict of one work item is written in the transaction that records the stage's
 // success, so a crash leaves all or none.
 import { kindOf } from "@recall/contracts";
-import { toJson, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
+import type { KnowledgeCandidate, Tx } from "@recall/db";
 import { validateCandidate } from "@recall/memory";
 import type { ClaimedWork, StageContext, StageResult } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
@@ -37,6 +37,14 @@ export async function loadValidationInputs(tx: Tx, claims: ClaimedWork[]): Promi
   return inputs;
 }
 
+/** A candidate's verdict: valid with its checked payload, or invalid with why. */
+export type Verdict = { id: string } & ({ status: "valid"; payload: unknown } | { status: "invalid"; issues: unknown });
+
+/** Verdicts of a group's turns written together (validate's `prepareWrites`): each turn's write adds its own. */
+export interface VerdictBatch {
+  verdicts: Verdict[];
+}
+
 export class ValidationService {
   constructor(private readonly deps: Pick<WorkerDeps, "skills">) {}
 
@@ -48,19 +56,35 @@ export class ValidationService {
     // Instructions come from the scope's own user (or a direct write), never from a document or an assistant's words.
     const { instructs } = kindOf(subject.type);
     const mayInstruct = instructs === "always" || (instructs === "from the user" && (subject.role ?? "user") === "user");
-    const verdicts = input.candidates.map((candidate) => {
+    const verdicts = input.candidates.map((candidate): Verdict => {
       const sourceText = textByNode.get(candidate.documentNodeId ?? "") ?? "";
       const result = validateCandidate(candidate.kind, candidate.payload, { sourceText, allowedTypes, mayInstruct });
-      const data: Prisma.KnowledgeCandidateUpdateInput = result.ok
-        ? { status: "valid", payload: toJson(result.payload), validationErrors: [] }
-        : { status: "invalid", validationErrors: toJson(result.issues) };
-      return { id: candidate.id, data };
+      return result.ok
+        ? { id: candidate.id, status: "valid", payload: result.payload }
+        : { id: candidate.id, status: "invalid", issues: result.issues };
     });
     return {
       status: "succeeded",
-      write: async (tx) => {
-        for (const { id, data } of verdicts) await tx.knowledgeCandidate.update({ where: { id }, data });
+      write: async (tx, prepared) => {
+        if (prepared) (prepared as VerdictBatch).verdicts.push(...verdicts);
+        else await writeVerdicts(tx, verdicts);
       },
     };
   }
+}
+
+/**
+ * Every verdict in one statement: a valid candidate takes its checked payload and no errors, an invalid one keeps its
+ * payload and gets its errors.
+ */
+export async function writeVerdicts(tx: Tx, verdicts: readonly Verdict[]): Promise<void> {
+  if (verdicts.length === 0) return;
+  const column = <T>(f: (v: Verdict) => T) => verdicts.map(f);
+  await tx.$executeRaw`
+    UPDATE knowledge_candidates c SET status = v.status::"CandidateStatus", payload = coalesce(v.payload, c.payload),
+      validation_errors = v.errors
+    FROM unnest(${column((v) => v.id)}::uuid[], ${column((v) => v.status)}::text[],
+      ${column((v) => (v.status === "valid" ? JSON.stringify(v.payload) : null))}::jsonb[],
+      ${column((v) => JSON.stringify(v.status === "valid" ? [] : v.issues))}::jsonb[]) AS v(id, status, payload, errors)
+    WHERE c.id = v.id`;
 }

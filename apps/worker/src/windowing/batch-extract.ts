@@ -14,7 +14,7 @@ import {
   claimGroupTurns,
   enqueueOrLeaveForSweeper,
   ensureWorkItem,
-  finishInTransaction,
+  finishManyInTransaction,
   leaveGroup,
   nextInGroup,
   releaseGroupTurns,
@@ -193,26 +193,34 @@ async function finishTurns(
 ): Promise<{ validation?: WorkItem; rerun: WorkItem[] }> {
   const rerun: WorkItem[] = [];
   const staged: Parameters<typeof candidateRows>[] = [];
-  for (const p of placements) {
-    if (p.kind !== "finished") continue;
-    const { item, attemptId, turn } = p.turn;
-    const { attempt } = p.reading;
-    const awaiting = p.awaitingModel ? { awaiting_model: true } : {};
-    const reason = p.awaitingModel ? `${attempt.reason}; no model configured: the rules' sure part is committed` : attempt.reason;
-    const outcome: UnitOutcome = { node_id: null, stage: "heuristic", model: null, reason, tokens_used: 0, ...awaiting };
-    const result: ExtractResult = { outcomes: [outcome] };
-    const finished = await finishInTransaction(tx, {
-      workItemId: item.id,
-      attemptId,
-      wallMs,
-      result: { value: result, replace: true },
-      next: nextInGroup("extract_assertions", item, batchOf(batch)),
-      status: p.awaitingModel ? "awaiting_model" : "succeeded",
-    });
-    if (!finished.first) continue;
-    staged.push([item, turn, attempt.diff, { stage: "heuristic", model: null }]);
-    if (finished.next?.rerun) {
-      const alone = await resetToQueued(tx, finished.next.item.id, "waiting");
+  const done = placements.filter((p): p is Extract<Placement, { kind: "finished" }> => p.kind === "finished");
+  // Every finished turn's success in one statement, each as its own finish would record it.
+  const finished = await finishManyInTransaction(
+    tx,
+    done.map((p) => {
+      const { item, attemptId } = p.turn;
+      const { attempt } = p.reading;
+      const awaiting = p.awaitingModel ? { awaiting_model: true } : {};
+      const reason = p.awaitingModel ? `${attempt.reason}; no model configured: the rules' sure part is committed` : attempt.reason;
+      const outcome: UnitOutcome = { node_id: null, stage: "heuristic", model: null, reason, tokens_used: 0, ...awaiting };
+      const result: ExtractResult = { outcomes: [outcome] };
+      return {
+        workItemId: item.id,
+        attemptId,
+        wallMs,
+        result: { value: result, replace: true },
+        next: nextInGroup("extract_assertions", item, batchOf(batch)),
+        status: p.awaitingModel ? ("awaiting_model" as const) : ("succeeded" as const),
+      };
+    }),
+  );
+  for (const p of done) {
+    const { item, turn } = p.turn;
+    const answer = finished.get(item.id);
+    if (!answer?.first) continue;
+    staged.push([item, turn, p.reading.attempt.diff, { stage: "heuristic", model: null }]);
+    if (answer.next?.rerun) {
+      const alone = await resetToQueued(tx, answer.next.item.id, "waiting");
       if (alone) rerun.push(alone);
     }
   }

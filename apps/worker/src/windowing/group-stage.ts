@@ -67,7 +67,9 @@ export function groupStage(
               turnStage.prepareWrites!(
                 tx,
                 ctx.input.map((t) => t.work),
+                ctx.input.map((t) => t.input),
               )),
+          complete: turnStage.completeWrites && ((tx, shared) => turnStage.completeWrites!(tx, shared)),
         },
       };
     },

@@ -13,7 +13,8 @@ export function windowModelUsable(deps: Pick<WorkerDeps, "config">): boolean {
   if (known !== undefined) return known;
   let answer = true;
   try {
-    createModelClient(providerOptions(deps.config), "fast");
+    // None configured at all answers no client; one configured without its key or URL throws.
+    answer = createModelClient(providerOptions(deps.config), "fast") !== undefined;
   } catch (err) {
     if (!(err instanceof NoProviderError)) throw err;
     answer = false;

@@ -14,7 +14,8 @@ export interface CommitAnnouncement {
   refs: CommittedRefs;
 }
 
-export type AnnounceCommit = (tx: Tx, commit: CommitAnnouncement) => Promise<void>;
+/** Announces one commit, or a group's written together, in one statement. */
+export type AnnounceCommit = (tx: Tx, ...commits: CommitAnnouncement[]) => Promise<void>;
 
 /** A deleted work item: its queue job (`wi-<id>` in its queue) outlives it unless removed after the commit. */
 export interface ErasedWorkItem {

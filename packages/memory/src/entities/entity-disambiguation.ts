@@ -7,7 +7,7 @@
 import { typedCandidate, type DisambiguationDecision } from "@recall/contracts";
 import type { Db, Entity, KnowledgeCandidate } from "@recall/db";
 import { classifyMatches } from "./entity-matching";
-import { findNameMatches } from "./entity-resolver";
+import { findNameMatches, type NameSnapshot } from "./entity-store";
 import { identityKey, normaliseType } from "../core/identity";
 
 export interface DisambiguationOption {
@@ -95,6 +95,7 @@ export async function planDisambiguations(
   uses: readonly NameUse[],
   disambiguator: EntityDisambiguator,
   saved?: DisambiguationCheckpoint,
+  known?: NameSnapshot,
 ): Promise<DisambiguationPlan> {
   const checkpoint: Checkpoint = { ...saved?.decided };
   const plan = { tokensUsed: 0, failures: [] as DisambiguationPlan["failures"] };
@@ -102,7 +103,7 @@ export async function planDisambiguations(
   for (const use of distinctUses(uses)) {
     const key = decisionKey(use.name, use.type);
     if (checkpoint[key]) continue;
-    const request = await contestedRequest(db, target.contextId, use);
+    const request = await contestedRequest(db, target.contextId, use, known);
     if (!request) continue;
     const answer = await askSafely(disambiguator, request);
     if ("message" in answer) {
@@ -128,10 +129,11 @@ function distinctUses(uses: readonly NameUse[]): NameUse[] {
   return [...byKey.values()];
 }
 
-async function contestedRequest(db: Db, contextId: string, use: NameUse): Promise<DisambiguationRequest | undefined> {
+async function contestedRequest(db: Db, contextId: string, use: NameUse, known?: NameSnapshot): Promise<DisambiguationRequest | undefined> {
   const key = identityKey(use.name);
   const type = normaliseType(use.type);
-  const outcome = classifyMatches(await findNameMatches(db, contextId, key), key, type);
+  const matches = known?.matches(contextId, key) ?? (await findNameMatches(db, contextId, key));
+  const outcome = classifyMatches(matches, key, type);
   if (outcome.kind !== "contested") return undefined;
   return { name: use.name, type, reason: outcome.reason, quote: use.quote, options: await optionsFor(db, outcome.matches) };
 }

@@ -8,7 +8,7 @@
 // an uncertainty naming the entity it looks like, so it is never a silent twin. A second run
 // changes nothing.
 import { Prisma, transaction, type Db, type Entity, type Tx } from "@recall/db";
-import { lockIdentityKeys } from "./entity-resolver";
+import { lockIdentityKeys } from "./entity-store";
 import { identityKey, typesCompatible, visibleName } from "../core/identity";
 
 export interface RekeyReport {

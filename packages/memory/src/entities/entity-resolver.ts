@@ -2,10 +2,10 @@
 // type-guarded reuse (entity-matching.ts), a disambiguator's checkpointed answer for
 // contested names, and a new entity rather than a false merge. Every resolution leaves
 // a mention, the entity's support: delete-by-source retracts entities left without one.
-import { holdLock, lockKey, type DbOrTx, type Entity, type MemoryCategory, type Tx } from "@recall/db";
+import type { Entity, MemoryCategory } from "@recall/db";
 import type { DisambiguationDecision } from "./entity-disambiguation";
 import { classifyMatches, widensScope } from "./entity-matching";
-import { scopeOf } from "../core/scope-sets";
+import type { EntityStore } from "./entity-store";
 import { WILDCARD_TYPE, identityKey, lookalikeKey, normaliseType, typesCompatible, visibleName } from "../core/identity";
 
 export interface EntityNameRef {
@@ -34,28 +34,13 @@ export interface ResolvedEntity {
   lookalikeOf?: Entity[];
 }
 
-/** Entities a normalised name matches by identity key or alias (retracted ones are gone). */
-export async function findNameMatches(db: DbOrTx, contextId: string, key: string): Promise<Entity[]> {
-  return db.entity.findMany({
-    where: { contextId, retractedAt: null, OR: [{ identityKey: key }, { aliases: { has: key } }] },
-    orderBy: { createdAt: "asc" },
-  });
-}
-
-/** Serialises commits that could create the same entity; taken in sorted order so two commits never deadlock. */
-export async function lockIdentityKeys(tx: Tx, contextId: string, keys: Iterable<string>): Promise<void> {
-  for (const key of [...new Set(keys)].sort()) {
-    await holdLock(tx, lockKey("entity", contextId, key));
-  }
-}
-
 /** Resolves names within one commit; the cache keeps one entity per name and type across candidates. */
 export class EntityResolver {
   private readonly cache = new Map<string, Entity>();
   private readonly mentioned = new Set<string>();
 
   constructor(
-    private readonly tx: Tx,
+    private readonly store: EntityStore,
     private readonly source: MentionSource,
     private readonly decisions: ReadonlyMap<string, DisambiguationDecision> = new Map(),
   ) {}
@@ -71,8 +56,8 @@ export class EntityResolver {
   }
 
   private async lookUp(ref: EntityNameRef, key: string, type: string): Promise<ResolvedEntity> {
-    await lockIdentityKeys(this.tx, this.source.contextId, [key]);
-    const outcome = classifyMatches(await findNameMatches(this.tx, this.source.contextId, key), key, type);
+    await this.store.lock(this.source.contextId, [key]);
+    const outcome = classifyMatches(await this.store.matches(this.source.contextId, key), key, type);
     if (outcome.kind === "none") return this.createBeside(ref, key, type, await this.lookalikes(ref.name, type));
     if (outcome.kind === "unique") return { entity: await this.reuse(outcome.entity, type), created: false };
     const decision = this.decisions.get(`${key}|${type}`);
@@ -93,7 +78,7 @@ export class EntityResolver {
   private async lookalikes(name: string, type: string): Promise<Entity[]> {
     const key = lookalikeKey(name);
     if (!key) return [];
-    const matches = await findNameMatches(this.tx, this.source.contextId, key);
+    const matches = await this.store.matches(this.source.contextId, key);
     return matches.filter((e) => typesCompatible(e.type, type));
   }
 
@@ -114,26 +99,23 @@ export class EntityResolver {
   /** `topic` upgrades to the specific type; a writer with a broader scope widens where the entity is shown. */
   private async reuse(entity: Entity, type: string): Promise<Entity> {
     const upgradedType = entity.type === WILDCARD_TYPE && type !== WILDCARD_TYPE ? type : entity.type;
-    const widens =
-      entity.scopeSetId !== this.source.scopeSetId && widensScope(await scopeOf(this.tx, entity.scopeSetId), this.source.scope);
+    const widens = entity.scopeSetId !== this.source.scopeSetId && widensScope(await this.store.scopeOf(entity), this.source.scope);
     const scopeSetId = widens ? this.source.scopeSetId : entity.scopeSetId;
     if (upgradedType === entity.type && scopeSetId === entity.scopeSetId) return entity;
-    return this.tx.entity.update({ where: { id: entity.id }, data: { type: upgradedType, scopeSetId } });
+    return this.store.update(entity, { type: upgradedType, scopeSetId });
   }
 
   private async create(ref: EntityNameRef, key: string, type: string): Promise<Entity> {
     const aliases = [...new Set((ref.aliases ?? []).map(identityKey).filter((a) => a && a !== key))];
-    return this.tx.entity.create({
-      data: {
-        contextId: this.source.contextId,
-        // Stored as shown: a name never carries a control that reorders the text printed after it.
-        name: visibleName(ref.name),
-        identityKey: key,
-        type,
-        memoryCategory: ref.memoryCategory,
-        aliases,
-        scopeSetId: this.source.scopeSetId,
-      },
+    return this.store.create({
+      contextId: this.source.contextId,
+      // Stored as shown: a name never carries a control that reorders the text printed after it.
+      name: visibleName(ref.name),
+      identityKey: key,
+      type,
+      memoryCategory: ref.memoryCategory,
+      aliases,
+      scopeSetId: this.source.scopeSetId,
     });
   }
 
@@ -142,6 +124,6 @@ export class EntityResolver {
     if (this.mentioned.has(key)) return;
     this.mentioned.add(key);
     const { contextId, scopeSetId, turnId, documentId, factWriteId } = this.source;
-    await this.tx.entityMention.create({ data: { contextId, entityId, candidateId, scopeSetId, turnId, documentId, factWriteId } });
+    await this.store.mention({ contextId, entityId, candidateId, scopeSetId, turnId, documentId, factWriteId });
   }
 }

@@ -52,8 +52,8 @@ export async function newContext(db: Db): Promise<MemoryFixture> {
   return { db, contextId: context.id };
 }
 
-/** Registers the usual hooks: one database for the test file, a fresh context for each test, handed to `use`. */
-export function eachTestInNewContext(use: (f: MemoryFixture) => void): void {
+/** One database for the test file (its hooks registered): answers its client, for tests that take contexts of their own. */
+export function oneDatabaseForFile(): () => Db {
   let database: MemoryDatabase | undefined;
   beforeAll(async () => {
     database = await startMemoryDatabase();
@@ -61,8 +61,14 @@ export function eachTestInNewContext(use: (f: MemoryFixture) => void): void {
   afterAll(async () => {
     await database?.close();
   });
+  return () => database!.db;
+}
+
+/** Registers the usual hooks: one database for the test file, a fresh context for each test, handed to `use`. */
+export function eachTestInNewContext(use: (f: MemoryFixture) => void): void {
+  const db = oneDatabaseForFile();
   beforeEach(async () => {
-    use(await newContext(database!.db));
+    use(await newContext(db()));
   });
 }
 
@@ -309,7 +315,7 @@ export async function tombstonedRows(db: Db, contextId: string): Promise<string[
 }
 
 /** The subject's work item on `queue`, made once even when two commits race for it. */
-function workItem(f: MemoryFixture, subject: TestSubject, queue: QueueName) {
+export function workItem(f: MemoryFixture, subject: TestSubject, queue: QueueName) {
   return ensureWorkItem(f.db, {
     contextId: f.contextId,
     queue,

@@ -46,6 +46,29 @@ export async function openUncertainties(tx: Tx, fact: Fact): Promise<OpenUncerta
   return open.map((u) => ({ ...u, scope: entriesOf(u.scopeSetId) }));
 }
 
+/** The open uncertainties each fact might clarify (as `openUncertainties` answers), from one read for all of them. */
+export type OpenUncertaintiesByFact = (fact: Fact) => OpenUncertainty[];
+
+export async function openUncertaintiesOf(tx: Tx, facts: readonly Fact[]): Promise<OpenUncertaintiesByFact> {
+  if (facts.length === 0) return () => [];
+  const open = await tx.uncertainty.findMany({
+    where: {
+      contextId: { in: [...new Set(facts.map((f) => f.contextId))] },
+      entityId: { in: [...new Set(facts.map((f) => f.subjectId))] },
+      resolved: false,
+      retractedAt: null,
+      OR: [{ key: { in: [...new Set(facts.map((f) => f.key))] } }, { key: null }],
+    },
+  });
+  const entriesOf = await scopesOf(
+    tx,
+    open.map((u) => u.scopeSetId),
+  );
+  const scoped = open.map((u) => ({ ...u, scope: entriesOf(u.scopeSetId) }));
+  return (fact) =>
+    scoped.filter((u) => u.contextId === fact.contextId && u.entityId === fact.subjectId && (u.key === fact.key || u.key === null));
+}
+
 /** Resolves the open uncertainties `fact` clarifies; returns the ids of the conflicting facts it may now order. */
 export async function resolveClarified(
   tx: Tx,

@@ -1,6 +1,6 @@
 // Attributes (entity → literal) and relations (entity → entity) obey the same truth
 // maintenance; this adapter gives both one shape, so the rules are written once.
-import { holdLock, lockKey, type Attribute, type FactKind, type Relation, type Tx } from "@recall/db";
+import { holdLocks, lockKey, type Attribute, type FactKind, type Relation, type Tx } from "@recall/db";
 import { scopesOf } from "../core/scope-sets";
 
 export interface Fact {
@@ -81,8 +81,13 @@ export function sameValue(a: Fact, b: Fact): boolean {
 /** Which group a fact belongs to: its kind, subject and key (the unit lockFactGroups serialises). */
 export const groupKeyOf = (fact: Fact): string => lockKey("facts", fact.contextId, fact.kind, fact.subjectId, fact.key);
 
-/** Serialises truth maintenance per subject and key, taken in sorted order so two runs never deadlock. */
+/** The locks that serialise truth maintenance per subject and key, in sorted order so two runs never deadlock. */
+export function factGroupLocks(facts: readonly Fact[]): { key: string; mode: "exclusive" }[] {
+  return [...new Set(facts.map(groupKeyOf))].sort().map((key) => ({ key, mode: "exclusive" as const }));
+}
+
+/** Holds the facts' group locks (factGroupLocks) in one statement. */
 export async function lockFactGroups(tx: Tx, facts: readonly Fact[]): Promise<void> {
-  const keys = [...new Set(facts.map(groupKeyOf))].sort();
-  for (const key of keys) await holdLock(tx, key);
+  const locks = factGroupLocks(facts);
+  if (locks.length > 0) await holdLocks(tx, locks);
 }

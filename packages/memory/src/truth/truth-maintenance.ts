@@ -10,12 +10,20 @@
 // instructions are left alone. Runs touching the same entity and key serialise on an
 // advisory lock, so two workers never close the same fact twice.
 import { itemResult, type CommittedRefs } from "@recall/contracts";
-import { transaction, type Db, type Tx, type WorkItem } from "@recall/db";
-import { openUncertainties, recordConflict, resolveClarified, type UncertaintyReport } from "./conflicts";
+import { holdLocks, transaction, type Db, type Tx, type WorkItem } from "@recall/db";
+import {
+  openUncertainties,
+  openUncertaintiesOf,
+  recordConflict,
+  resolveClarified,
+  type OpenUncertaintiesByFact,
+  type OpenUncertainty,
+  type UncertaintyReport,
+} from "./conflicts";
 import { ordered, loadStated, timingOf, type Stated } from "./fact-origin";
-import { factGroup, groupKeyOf, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
+import { factGroup, factGroupLocks, groupKeyOf, loadFacts, lockFactGroups, sameValue, type Fact } from "./fact-store";
 import { revokeInstruction } from "./revocation";
-import { holdSourceShared, isSourceRetracted } from "../core/source-lock";
+import { isSourceRetracted, sourceSharedLock } from "../core/source-lock";
 import { DEFAULT_SINGLE_VALUED } from "../core/fact-keys";
 import { sameScope } from "../core/scope";
 import { scopeOf } from "../core/scope-sets";
@@ -55,6 +63,12 @@ interface Run {
   groups: Map<string, Fact[]>;
   /** Where each loaded fact was stated (its assertion and input, which truth maintenance never changes). */
   stated: Map<string, Stated>;
+  /**
+   * The open uncertainties the run's facts may clarify, read for all of them at once before any was placed. They are
+   * what Postgres holds only until the run records or resolves one (`uncertaintiesChanged`); then each fact asks again.
+   */
+  open?: OpenUncertaintiesByFact;
+  uncertaintiesChanged: boolean;
 }
 
 export async function applyTruthMaintenance(
@@ -71,20 +85,54 @@ export async function applyTruthMaintenanceIn(
   refs: CommittedRefs,
   options: TruthMaintenanceOptions = {},
 ): Promise<TruthMaintenanceReport> {
-  const singleValued = options.singleValued ?? new Set<string>(DEFAULT_SINGLE_VALUED);
-  // First, so the lock order is the retraction's own: the source, then fact groups.
-  if (refs.subjectId) await holdSourceShared(tx, refs.subjectId);
-  const facts = [
-    ...(await loadFacts(tx, "attribute", refs.attributeIds ?? [])),
-    ...(await loadFacts(tx, "relation", refs.relationIds ?? [])),
-  ];
-  const report = await maintainFacts(tx, facts, singleValued);
-  const revoker = { scope: await revokerScope(tx, refs), turnId: options.turnId ?? refs.turnId };
-  for (const id of await revocationsToApply(tx, refs)) {
-    report.revokedInstructionIds.push(...(await revokeInstruction(tx, id, revoker)));
+  const [report] = await applyTruthMaintenanceMany(tx, [{ refs, options }]);
+  return report!;
+}
+
+/** One commit's truth maintenance among several applied together. */
+export interface TruthMaintenanceRun {
+  refs: CommittedRefs;
+  options?: TruthMaintenanceOptions;
+}
+
+/**
+ * The truth maintenance of several commits (a group's turns) in the caller's transaction, each applied in turn as
+ * `applyTruthMaintenanceIn` would apply it alone, but with every lock taken, and every fact and open uncertainty they
+ * need read, at once: their sources' locks, then their fact groups' (sorted), as a retraction takes them.
+ */
+export async function applyTruthMaintenanceMany(tx: Tx, runs: readonly TruthMaintenanceRun[]): Promise<TruthMaintenanceReport[]> {
+  // Which groups the facts are in (a fact's group never changes), then every lock in one statement, in the
+  // retraction's own order: the sources, then the fact groups. Each fact is placed as its group stands under them.
+  const facts = await loadFactsOf(
+    tx,
+    runs.flatMap((r) => r.refs.attributeIds ?? []),
+    runs.flatMap((r) => r.refs.relationIds ?? []),
+  );
+  const sources = runs.flatMap((r) => (r.refs.subjectId ? [r.refs.subjectId] : []));
+  const locks = [...sources.map(sourceSharedLock), ...factGroupLocks(facts)];
+  if (locks.length > 0) await holdLocks(tx, locks);
+  const shared: Run = { ...newRun(tx, new Set()), open: await openUncertaintiesOf(tx, facts) };
+  const reports: TruthMaintenanceReport[] = [];
+  for (const { refs, options = {} } of runs) {
+    const mine = new Set([...(refs.attributeIds ?? []), ...(refs.relationIds ?? [])]);
+    const run: Run = { ...shared, singleValued: options.singleValued ?? new Set<string>(DEFAULT_SINGLE_VALUED), report: emptyReport() };
+    for (const fact of facts) if (mine.has(fact.id)) await maintainFact(run, fact);
+    shared.uncertaintiesChanged = changedUncertainties(run);
+    const { report } = run;
+    const ids = await revocationsToApply(tx, refs);
+    if (ids.length > 0) {
+      const revoker = { scope: await revokerScope(tx, refs), turnId: options.turnId ?? refs.turnId };
+      for (const id of ids) report.revokedInstructionIds.push(...(await revokeInstruction(tx, id, revoker)));
+    }
+    await options.onApplied?.(tx);
+    reports.push(report);
   }
-  await options.onApplied?.(tx);
-  return report;
+  return reports;
+}
+
+/** Attributes, then relations, with their scopes' entries. */
+async function loadFactsOf(tx: Tx, attributeIds: readonly string[], relationIds: readonly string[]): Promise<Fact[]> {
+  return [...(await loadFacts(tx, "attribute", attributeIds)), ...(await loadFacts(tx, "relation", relationIds))];
 }
 
 /** The scope the committed source was written in: its set's pairs (or, in an event from before scope sets, the pairs). */
@@ -111,10 +159,26 @@ export function truthMaintained(item: Pick<WorkItem, "payload">): boolean {
 
 /** Places each fact among the other values of its entity and key, inside the caller's transaction. */
 export async function maintainFacts(tx: Tx, facts: readonly Fact[], singleValued: ReadonlySet<string>): Promise<TruthMaintenanceReport> {
-  const run: Run = { tx, singleValued, report: emptyReport(), groups: new Map(), stated: new Map() };
+  const run = newRun(tx, singleValued);
   await lockFactGroups(tx, facts);
   for (const fact of facts) await maintainFact(run, fact);
   return run.report;
+}
+
+function newRun(tx: Tx, singleValued: ReadonlySet<string>): Run {
+  return { tx, singleValued, report: emptyReport(), groups: new Map(), stated: new Map(), uncertaintiesChanged: false };
+}
+
+/** The open uncertainties the fact may clarify: as read for the run, while nothing has changed them since. */
+async function openFor(run: Run, fact: Fact): Promise<OpenUncertainty[]> {
+  if (run.open && !changedUncertainties(run)) return run.open(fact);
+  return openUncertainties(run.tx, fact);
+}
+
+/** Whether the run (or one before it in the same application) recorded or resolved an uncertainty: all are in its report. */
+function changedUncertainties(run: Run): boolean {
+  if (run.report.resolvedUncertaintyIds.length + run.report.conflictUncertaintyIds.length > 0) run.uncertaintiesChanged = true;
+  return run.uncertaintiesChanged;
 }
 
 /** The fact's group as it stands under the lock (read on its first use in the run), and where each member was stated. */
@@ -136,7 +200,7 @@ function emptyReport(): TruthMaintenanceReport {
 
 /** Places one fact among the other values of its entity and key in the same scope. */
 async function maintainFact(run: Run, committed: Fact): Promise<void> {
-  const open = await openUncertainties(run.tx, committed);
+  const open = await openFor(run, committed);
   // A key of many values is placed by nothing but the uncertainties it may clarify: with none open, its group is
   // not read at all (a large group of a multi-valued key costs nothing to add one value to).
   const singleValued = run.singleValued.has(committed.key);

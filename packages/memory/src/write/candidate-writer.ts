@@ -1,7 +1,9 @@
 // Writes one validated candidate inside the commit transaction: entities through the
 // resolver, then the assertion (the evidence layer, always: source, span, quote,
 // confidence, stage, model), then the attribute or relation unless significance is
-// `skip`; instructions and uncertainties with their source and span.
+// `skip`; instructions and uncertainties with their source and span. Entities go through
+// an EntityStore and rows through CommitRows: statement by statement for a commit alone,
+// buffered for the commits of a group written together (entity-store.ts, commit-rows.ts).
 import {
   typedCandidate,
   type AttributeCandidate,
@@ -10,10 +12,12 @@ import {
   type RelationCandidate,
   type UncertaintyCandidate,
 } from "@recall/contracts";
-import type { Entity, ExtractionStage, KnowledgeCandidate, Tx } from "@recall/db";
+import type { Entity, ExtractionStage, KnowledgeCandidate } from "@recall/db";
 import type { CommitSummary, StoredSource } from "./commit";
+import type { CommitRows } from "./commit-rows";
 import type { DisambiguationDecision } from "../entities/entity-disambiguation";
 import { EntityResolver, type EntityNameRef } from "../entities/entity-resolver";
+import type { EntityStore } from "../entities/entity-store";
 import { identityKey } from "../core/identity";
 
 type Claim = { subjectEntityId: string; predicate: string; objectEntityId?: string; objectLiteral?: string };
@@ -22,13 +26,14 @@ export class CandidateWriter {
   private readonly resolver: EntityResolver;
 
   constructor(
-    private readonly tx: Tx,
+    private readonly rows: CommitRows,
+    entities: EntityStore,
     private readonly source: StoredSource,
     private readonly summary: CommitSummary,
     private readonly types: ReadonlyMap<string, string>,
     decisions: ReadonlyMap<string, DisambiguationDecision>,
   ) {
-    this.resolver = new EntityResolver(tx, source, decisions);
+    this.resolver = new EntityResolver(entities, source, decisions);
   }
 
   async write(candidate: KnowledgeCandidate): Promise<void> {
@@ -64,23 +69,19 @@ export class CandidateWriter {
 
   private async attribute(candidate: KnowledgeCandidate, p: AttributeCandidate): Promise<void> {
     const entityId = await this.entityId({ name: p.entity, type: p.entity_type, memoryCategory: p.memory_category }, candidate);
-    const assertion = await this.assertion(candidate, p, { subjectEntityId: entityId, predicate: p.key, objectLiteral: p.value });
+    const assertionId = await this.assertion(candidate, p, { subjectEntityId: entityId, predicate: p.key, objectLiteral: p.value });
     if (p.significance === "skip") return;
-    const attribute = await this.tx.attribute.create({
-      data: { ...this.fact(p), entityId, key: p.key, value: p.value, assertionId: assertion.id },
-    });
-    this.summary.attributeIds.push(attribute.id);
+    const attributeId = await this.rows.attribute({ ...this.fact(p), entityId, key: p.key, value: p.value, assertionId });
+    this.summary.attributeIds.push(attributeId);
   }
 
   private async relation(candidate: KnowledgeCandidate, p: RelationCandidate): Promise<void> {
     const subjectId = await this.entityId({ name: p.subject, type: p.subject_type, memoryCategory: p.memory_category }, candidate);
     const objectId = await this.entityId({ name: p.object, type: p.object_type, memoryCategory: p.memory_category }, candidate);
-    const assertion = await this.assertion(candidate, p, { subjectEntityId: subjectId, predicate: p.verb, objectEntityId: objectId });
+    const assertionId = await this.assertion(candidate, p, { subjectEntityId: subjectId, predicate: p.verb, objectEntityId: objectId });
     if (p.significance === "skip") return;
-    const relation = await this.tx.relation.create({
-      data: { ...this.fact(p), subjectId, predicate: p.verb, objectId, assertionId: assertion.id },
-    });
-    this.summary.relationIds.push(relation.id);
+    const relationId = await this.rows.relation({ ...this.fact(p), subjectId, predicate: p.verb, objectId, assertionId });
+    this.summary.relationIds.push(relationId);
   }
 
   /** Valid time starts at the extracted event time where there is one, else when the source was said or written. */
@@ -97,27 +98,25 @@ export class CandidateWriter {
 
   private async assertion(candidate: KnowledgeCandidate, p: AttributeCandidate | RelationCandidate, claim: Claim) {
     const span = this.span(candidate, p.evidence);
-    const assertion = await this.tx.assertion.create({
-      data: {
-        ...this.origin(),
-        candidateId: candidate.id,
-        ...claim,
-        documentNodeId: candidate.documentNodeId,
-        startByte: span.startByte ?? 0,
-        endByte: span.endByte ?? 0,
-        quote: p.evidence.quote,
-        confidence: p.confidence,
-        significance: p.significance,
-        memoryCategory: p.memory_category,
-        stage: candidate.stage as ExtractionStage,
-        model: candidate.model,
-        eventTime: p.valid_from ? new Date(p.valid_from) : null,
-        scopeSetId: this.source.scopeSetId,
-        traceId: this.source.traceId,
-      },
+    const assertionId = await this.rows.assertion({
+      ...this.origin(),
+      candidateId: candidate.id,
+      ...claim,
+      documentNodeId: candidate.documentNodeId,
+      startByte: span.startByte ?? 0,
+      endByte: span.endByte ?? 0,
+      quote: p.evidence.quote,
+      confidence: p.confidence,
+      significance: p.significance,
+      memoryCategory: p.memory_category,
+      stage: candidate.stage as ExtractionStage,
+      model: candidate.model,
+      eventTime: p.valid_from ? new Date(p.valid_from) : null,
+      scopeSetId: this.source.scopeSetId,
+      traceId: this.source.traceId,
     });
-    this.summary.assertionIds.push(assertion.id);
-    return assertion;
+    this.summary.assertionIds.push(assertionId);
+    return assertionId;
   }
 
   /** Candidate offsets are relative to their document node; stored spans are into the whole source text. */
@@ -134,34 +133,30 @@ export class CandidateWriter {
 
   private async instruction(candidate: KnowledgeCandidate, p: InstructionCandidate): Promise<void> {
     const span = this.span(candidate, p.evidence);
-    const instruction = await this.tx.instruction.create({
-      data: {
-        ...this.origin(),
-        candidateId: candidate.id,
-        label: p.label,
-        description: p.description,
-        scopeSetId: this.source.scopeSetId,
-        quote: p.evidence?.quote,
-        ...span,
-      },
+    const instructionId = await this.rows.instruction({
+      ...this.origin(),
+      candidateId: candidate.id,
+      label: p.label,
+      description: p.description,
+      scopeSetId: this.source.scopeSetId,
+      quote: p.evidence?.quote,
+      ...span,
     });
-    this.summary.instructionIds.push(instruction.id);
+    this.summary.instructionIds.push(instructionId);
   }
 
   private async uncertainty(candidate: KnowledgeCandidate, p: UncertaintyCandidate): Promise<void> {
     const entityId = p.entity ? await this.entityId({ name: p.entity, memoryCategory: "context" }, candidate) : undefined;
-    const uncertainty = await this.tx.uncertainty.create({
-      data: {
-        ...this.origin(),
-        candidateId: candidate.id,
-        about: p.about,
-        reason: p.reason,
-        entityId,
-        key: p.key,
-        scopeSetId: this.source.scopeSetId,
-      },
+    const uncertaintyId = await this.rows.uncertainty({
+      ...this.origin(),
+      candidateId: candidate.id,
+      about: p.about,
+      reason: p.reason,
+      entityId,
+      key: p.key,
+      scopeSetId: this.source.scopeSetId,
     });
-    this.summary.uncertaintyIds.push(uncertainty.id);
+    this.summary.uncertaintyIds.push(uncertaintyId);
   }
 
   /** A name that fitted several known entities was stored as a new one; say so, so a reader can ask. */
@@ -176,10 +171,14 @@ export class CandidateWriter {
   }
 
   private async flag(entity: Entity, about: string, reason: string): Promise<void> {
-    const uncertainty = await this.tx.uncertainty.create({
-      data: { ...this.origin(), about, reason, entityId: entity.id, scopeSetId: this.source.scopeSetId },
+    const uncertaintyId = await this.rows.uncertainty({
+      ...this.origin(),
+      about,
+      reason,
+      entityId: entity.id,
+      scopeSetId: this.source.scopeSetId,
     });
-    this.summary.uncertaintyIds.push(uncertainty.id);
+    this.summary.uncertaintyIds.push(uncertaintyId);
   }
 }
 

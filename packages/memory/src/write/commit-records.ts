@@ -10,6 +10,13 @@ export async function committedRefs(db: DbOrTx, commitId: string): Promise<Commi
   return record ? CommittedRefs.parse(record.refs) : undefined;
 }
 
+/** What each of these commits produced, from their records in one read; a commit that has not committed is absent. */
+export async function committedRefsMany(db: DbOrTx, commitIds: readonly string[]): Promise<Map<string, CommittedRefs>> {
+  if (commitIds.length === 0) return new Map();
+  const records = await db.commitRecord.findMany({ where: { commitId: { in: [...commitIds] } }, select: { commitId: true, refs: true } });
+  return new Map(records.map((r) => [r.commitId, CommittedRefs.parse(r.refs)]));
+}
+
 /** Whether the source has committed (one commit a source): false while it is on its way, failed, or never ran. */
 export async function sourceCommitted(db: DbOrTx, contextId: string, sourceId: string): Promise<boolean> {
   return (await db.commitRecord.count({ where: { contextId, subjectId: sourceId } })) > 0;

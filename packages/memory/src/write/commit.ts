@@ -18,9 +18,10 @@
 // the commit writes nothing but its record (and its announcement); the two serialise on the source's lock
 // (core/source-lock.ts), so a retraction never slips in while the commit is running.
 import { CommittedRefs } from "@recall/contracts";
-import { holdLocks, lockKey, toJson, transaction, type Db, type KnowledgeCandidate, type Tx } from "@recall/db";
-import type { AnnounceCommit } from "../core/pipeline-records";
+import { holdLocks, lockKey, toJson, transaction, type Db, type DbOrTx, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
+import type { AnnounceCommit, CommitAnnouncement } from "../core/pipeline-records";
 import { CandidateWriter } from "./candidate-writer";
+import { RowBuffer, liveRows, type CommitRows } from "./commit-rows";
 import {
   declaredTypes,
   nameUses,
@@ -29,8 +30,8 @@ import {
   type DisambiguationPlan,
   type EntityDisambiguator,
 } from "../entities/entity-disambiguation";
-import { lockIdentityKeys } from "../entities/entity-resolver";
-import { identityKey } from "../core/identity";
+import { EntityBook, identityLocks, liveEntities, snapshotNames, type EntityStore, type NameSnapshot } from "../entities/entity-store";
+import { identityKey, lookalikeKey } from "../core/identity";
 import { normaliseScope } from "../core/scope";
 import { scopeSetIdOf } from "../core/scope-sets";
 import { markRetractionsApplied, sourceSharedLock } from "../core/source-lock";
@@ -64,8 +65,8 @@ export interface CommitOptions {
   faultPoint?: () => Promise<void>;
   /** Valid candidates held for review instead (review/review-rule.ts): marked pending_review, each with a review. */
   hold?: readonly KnowledgeCandidate[];
-  /** This commit's locks are held and its checks made already, in this transaction (`prepareCommits`, a group's). */
-  checked?: CommitCheck;
+  /** Written with a group's other commits (`prepareCommits`): its locks held and checks made, its rows buffered there. */
+  batch?: CommitBatch;
 }
 
 /** Whether the commit went through before (its record), and whether its source was retracted. */
@@ -74,19 +75,22 @@ export interface CommitCheck {
   retracted: boolean;
 }
 
+type CheckedSource = Pick<CommitSource, "workItemId" | "subjectId" | "contextId">;
+
 /**
- * For commits written together in one transaction (a group's turns): every commit's lock and its source's, in one
- * statement (commit locks, then source locks, each in the order given), then every check in one more. Answers each
- * work item's check, for `CommitOptions.checked`.
+ * Every commit's lock and its source's, in one statement (commit locks, then source locks, each in the order given),
+ * then every check in one more. Answers each work item's check.
  */
-export async function prepareCommits(
+async function checkCommits(
   tx: Tx,
-  sources: readonly Pick<CommitSource, "workItemId" | "subjectId" | "contextId">[],
+  sources: readonly CheckedSource[],
+  thenLocks: Parameters<typeof holdLocks>[1] = [],
 ): Promise<Map<string, CommitCheck>> {
   if (sources.length === 0) return new Map();
   await holdLocks(tx, [
     ...sources.map((s) => ({ key: lockKey("commit", s.workItemId), mode: "exclusive" as const })),
     ...sources.map((s) => sourceSharedLock(s.subjectId)),
+    ...thenLocks,
   ]);
   const rows = await tx.$queryRaw<({ id: string } & CommitCheck)[]>`
     SELECT s.id,
@@ -95,6 +99,62 @@ export async function prepareCommits(
     FROM unnest(${sources.map((s) => s.workItemId)}::uuid[], ${sources.map((s) => s.contextId)}::uuid[],
                 ${sources.map((s) => s.subjectId)}::uuid[]) AS s(id, context_id, subject_id)`;
   return new Map(rows.map(({ id, ...check }) => [id, check]));
+}
+
+/**
+ * Commits written together in one transaction (a group's turns): their locks and checks made at once, the entities
+ * their names match read at once, and what each writes kept until `completeCommits` writes it all, a few statements
+ * for the group. Each commit decides exactly as it would alone: the entities it resolves against include what the
+ * group's earlier commits created or changed.
+ */
+export interface CommitBatch {
+  checks: ReadonlyMap<string, CommitCheck>;
+  /** Each context's entities (a group's turns are of one). */
+  books: ReadonlyMap<string, EntityBook>;
+  rows: RowBuffer;
+  committedCandidateIds: string[];
+  records: Prisma.CommitRecordCreateManyInput[];
+  announcements: CommitAnnouncement[];
+  announce: AnnounceCommit;
+}
+
+/**
+ * For commits written together: every commit's lock, then its source's, then every identity key any of their
+ * candidates names (sorted), in one statement; every check in the next; then the entities those names (and their
+ * look-alikes) match. Pass the answer to each commit (`CommitOptions.batch`), then `completeCommits`.
+ */
+export async function prepareCommits(
+  tx: Tx,
+  commits: readonly { source: CheckedSource; candidates: readonly KnowledgeCandidate[] }[],
+  announce: AnnounceCommit,
+): Promise<CommitBatch> {
+  const names = new Map<string, string[]>();
+  for (const { source, candidates } of commits)
+    names.set(source.contextId, [...(names.get(source.contextId) ?? []), ...nameUses(candidates).map((u) => u.name)]);
+  const checks = await checkCommits(
+    tx,
+    commits.map((c) => c.source),
+    [...names].flatMap(([contextId, used]) => identityLocks(contextId, used.map(identityKey))),
+  );
+  const books = new Map<string, EntityBook>();
+  for (const [contextId, used] of names) {
+    const lookalikes = used.map(lookalikeKey).filter((k): k is string => k !== undefined);
+    books.set(contextId, await EntityBook.open(tx, contextId, used.map(identityKey), lookalikes));
+  }
+  return { checks, books, rows: new RowBuffer(), committedCandidateIds: [], records: [], announcements: [], announce };
+}
+
+/** Writes what the batch's commits kept: entities and mentions, the facts and their evidence, records, announcements. */
+export async function completeCommits(tx: Tx, batch: CommitBatch): Promise<void> {
+  for (const book of batch.books.values()) await book.flush();
+  await batch.rows.flush(tx);
+  if (batch.committedCandidateIds.length > 0)
+    await tx.knowledgeCandidate.updateMany({ where: { id: { in: batch.committedCandidateIds } }, data: { status: "committed" } });
+  if (batch.records.length > 0) await tx.commitRecord.createMany({ data: batch.records });
+  await batch.announce(tx, ...batch.announcements);
+  batch.committedCandidateIds.length = 0;
+  batch.records.length = 0;
+  batch.announcements.length = 0;
 }
 
 export interface CommitSummary {
@@ -130,10 +190,23 @@ export async function planCommit(
   db: Db,
   source: CommitSource,
   candidates: readonly KnowledgeCandidate[],
-  options: Pick<CommitOptions, "disambiguator" | "checkpoint">,
+  options: Pick<CommitOptions, "disambiguator" | "checkpoint"> & { known?: NameSnapshot },
 ): Promise<DisambiguationPlan> {
   if (!options.disambiguator) return { decisions: new Map(), tokensUsed: 0, failures: [] };
-  return planDisambiguations(db, source, nameUses(candidates), options.disambiguator, options.checkpoint);
+  return planDisambiguations(db, source, nameUses(candidates), options.disambiguator, options.checkpoint, options.known);
+}
+
+/**
+ * What a group's commits' names match now, in one read, for `planCommit` (its `known`): a plan is made before the
+ * commit's transaction, from what the names match then, however it is read; the commit resolves them again under
+ * its locks.
+ */
+export async function snapshotCommitNames(db: DbOrTx, contextId: string, candidates: readonly KnowledgeCandidate[]): Promise<NameSnapshot> {
+  return snapshotNames(
+    db,
+    contextId,
+    nameUses(candidates).map((u) => u.name),
+  );
 }
 
 /** The commit itself, in the caller's transaction. */
@@ -158,8 +231,9 @@ async function commitInTransaction(
   options: CommitOptions,
 ): Promise<CommitSummary> {
   const summary = emptySummary();
+  const { batch } = options;
   // Both locks first, then what they guard, read in the next statement (whose snapshot follows the waits).
-  const found = options.checked ?? (await prepareCommits(tx, [source])).get(source.workItemId)!;
+  const found = batch?.checks.get(source.workItemId) ?? (await checkCommits(tx, [source])).get(source.workItemId)!;
   let later = false;
   if (found.committed) {
     // Committed before: a repeated delivery finds its candidates committed and writes nothing; a later pass (the rest
@@ -174,14 +248,15 @@ async function commitInTransaction(
     await writeRecord(tx, source, { ...summary, retracted: true }, options);
     return { ...summary, retracted: true };
   }
-  await lockIdentityKeys(
-    tx,
+  const { entities, rows } = writersOf(tx, source, batch);
+  await entities.lock(
     source.contextId,
     nameUses(candidates).map((u) => identityKey(u.name)),
   );
-  const writer = new CandidateWriter(tx, source, summary, declaredTypes(candidates), plan.decisions);
+  const writer = new CandidateWriter(rows, entities, source, summary, declaredTypes(candidates), plan.decisions);
   for (const candidate of candidates) await writer.write(candidate);
-  if (candidates.length > 0)
+  if (batch) batch.committedCandidateIds.push(...candidates.map((c) => c.id));
+  else if (candidates.length > 0)
     await tx.knowledgeCandidate.updateMany({ where: { id: { in: candidates.map((c) => c.id) } }, data: { status: "committed" } });
   summary.held = await holdForReview(
     tx,
@@ -191,6 +266,13 @@ async function commitInTransaction(
   await writeRecord(tx, source, summary, options, later);
   await options.faultPoint?.();
   return summary;
+}
+
+/** Where a commit resolves entities and puts its rows: its group's book and buffer, or statements of its own. */
+function writersOf(tx: Tx, source: StoredSource, batch: CommitBatch | undefined): { entities: EntityStore; rows: CommitRows } {
+  const book = batch?.books.get(source.contextId);
+  if (batch && book) return { entities: book, rows: batch.rows };
+  return { entities: liveEntities(tx), rows: liveRows(tx) };
 }
 
 /** The candidates not yet committed (nor held), read after the commit's lock. */
@@ -223,17 +305,23 @@ async function writeRecord(tx: Tx, source: StoredSource, summary: CommitSummary,
     await options.announce(tx, { commitId: source.workItemId, contextId: source.contextId, traceId: source.traceId, refs });
     return;
   }
-  await tx.commitRecord.create({
-    data: {
-      commitId: source.workItemId,
-      contextId: source.contextId,
-      subjectType: source.subjectType,
-      subjectId: source.subjectId,
-      retracted: summary.retracted,
-      refs: toJson(refs),
-    },
-  });
-  await options.announce(tx, { commitId: source.workItemId, contextId: source.contextId, traceId: source.traceId, refs });
+  const record = {
+    commitId: source.workItemId,
+    contextId: source.contextId,
+    subjectType: source.subjectType,
+    subjectId: source.subjectId,
+    retracted: summary.retracted,
+    refs: toJson(refs),
+  };
+  const announcement = { commitId: source.workItemId, contextId: source.contextId, traceId: source.traceId, refs };
+  if (options.batch) {
+    // Recorded with the group's other commits, once every one of them has written (completeCommits).
+    options.batch.records.push({ ...record, committedAt: new Date() });
+    options.batch.announcements.push(announcement);
+    return;
+  }
+  await tx.commitRecord.create({ data: record });
+  await options.announce(tx, announcement);
 }
 
 function emptySummary(): CommitSummary {

@@ -102,17 +102,17 @@ export async function finishInTransaction(db: DbOrTx, success: Success): Promise
   if (!row) throw new Error(`work item ${success.workItemId} does not exist`);
   const { first, priorNext, ...next } = row;
   if (!first || next.id === null) return { first };
-  const kept = priorNext === null || priorNext === "queued" || priorNext === "running" || priorNext === "waiting";
-  return { first, next: { item: next, rerun: !kept, created: priorNext === null } };
+  return { first, next: nextItemOf(next, priorNext) };
 }
 
 /**
  * `finishInTransaction` for many items of one stage (the turns of a group) in one statement, each as that would
- * finish it alone: its attempt closed, the item succeeded unless a run of it had succeeded first, and then only its
- * successor created (or, found finished before, reset as there). Every `next` is of the same queue.
+ * finish it alone: its attempt closed, the item finished (succeeded, or awaiting a model) unless a run of it had
+ * succeeded first, and then only its successor created (or, found finished before, reset as there). Every `next` is
+ * of the same queue. Answers each item's outcome as `finishInTransaction` does, by work item id.
  */
-export async function finishManyInTransaction(tx: Tx, successes: readonly Success[]): Promise<void> {
-  if (successes.length === 0) return;
+export async function finishManyInTransaction(tx: Tx, successes: readonly Success[]): Promise<Map<string, Finished>> {
+  if (successes.length === 0) return new Map();
   const queues = new Set(successes.flatMap((s) => (s.next ? [s.next.queue] : [])));
   if (queues.size > 1) throw new Error(`one finish for successors in ${[...queues].join(", ")}`);
   const [nextQueue] = [...queues];
@@ -120,7 +120,7 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
   const start = (s: Success) => (s.nextDone ? "succeeded" : s.next ? startingStatus(s.next) : null);
   const keep = Prisma.sql`w.status IN ('queued', 'running', 'waiting')`;
   const done = DONE;
-  await tx.$executeRaw`
+  const rows = await tx.$queryRaw<ManyRow[]>`
     WITH input AS (
       SELECT * FROM unnest(
         ${column((s) => s.workItemId)}::uuid[], ${column((s) => s.attemptId)}::uuid[], ${column((s) => s.tokensUsed ?? 0)}::int[],
@@ -128,23 +128,30 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
         ${column((s) => s.result?.replace ?? false)}::boolean[], ${column((s) => s.next?.contextId ?? null)}::uuid[],
         ${column((s) => s.next?.subjectType ?? null)}::text[], ${column((s) => s.next?.subjectId ?? null)}::uuid[],
         ${column((s) => s.next?.traceId ?? null)}::text[], ${column((s) => (s.next ? JSON.stringify(startingPayload(s.next)) : null))}::jsonb[],
-        ${column((s) => JSON.stringify(s.nextDone?.value ?? {}))}::jsonb[], ${column(start)}::text[]
-      ) AS i(id, attempt_id, tokens, wall_ms, result, replace, next_context, next_subject_type, next_subject, next_trace, next_payload, next_result, next_status)
+        ${column((s) => JSON.stringify(s.nextDone?.value ?? {}))}::jsonb[], ${column(start)}::text[],
+        ${column((s) => s.status ?? "succeeded")}::text[]
+      ) AS i(id, attempt_id, tokens, wall_ms, result, replace, next_context, next_subject_type, next_subject, next_trace, next_payload, next_result, next_status, status)
     ), target AS (
       SELECT w.id, w.status FROM work_items w WHERE w.id IN (SELECT id FROM input) ORDER BY w.id FOR UPDATE
     ), closed AS (
-      UPDATE work_attempts a SET status = 'succeeded', error_class = NULL, error_message = NULL, tokens_used = i.tokens,
+      UPDATE work_attempts a SET status = i.status::"WorkStatus", error_class = NULL, error_message = NULL, tokens_used = i.tokens,
         wall_ms = i.wall_ms, finished_at = now()
       FROM input i WHERE a.id = i.attempt_id
     ), item AS (
       UPDATE work_items w SET
-        ${succeededUnless(done, "succeeded")},
+        status = CASE WHEN ${done} THEN w.status ELSE i.status::"WorkStatus" END,
+        error_class = CASE WHEN ${done} THEN w.error_class END,
+        error_message = CASE WHEN ${done} THEN w.error_message END,
+        finished_at = CASE WHEN ${done} THEN w.finished_at ELSE now() END,
         payload = CASE WHEN ${done} OR i.result IS NULL THEN w.payload WHEN i.replace THEN i.result || ${KEPT_TRACE} ELSE w.payload || i.result END,
         tokens_used = w.tokens_used + i.tokens, wall_ms_used = w.wall_ms_used + i.wall_ms
       FROM target t JOIN input i ON i.id = t.id WHERE w.id = t.id
       RETURNING w.id, NOT ${done} AS first
     ), chained AS (
       SELECT i.* FROM item JOIN input i ON i.id = item.id WHERE item.first AND i.next_status IS NOT NULL
+    ), prior AS (
+      SELECT w.subject_type, w.subject_id, w.status FROM work_items w JOIN chained c
+        ON w.queue = ${nextQueue ?? null} AND w.subject_type = c.next_subject_type AND w.subject_id = c.next_subject
     ), reset AS (
       UPDATE work_items w SET
         status = CASE WHEN ${keep} THEN w.status ELSE c.next_status::"WorkStatus" END,
@@ -153,15 +160,37 @@ export async function finishManyInTransaction(tx: Tx, successes: readonly Succes
         finished_at = CASE WHEN ${keep} THEN w.finished_at WHEN c.next_status = 'succeeded' THEN now() END,
         payload = CASE WHEN ${keep} THEN w.payload ELSE ${RERUN_PAYLOAD} || c.next_payload || c.next_result END
       FROM chained c WHERE w.queue = ${nextQueue ?? null} AND w.subject_type = c.next_subject_type AND w.subject_id = c.next_subject
-      RETURNING w.subject_id
+      RETURNING ${itemColumns("w")}
+    ), created AS (
+      INSERT INTO work_items (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload, status, finished_at)
+      SELECT gen_random_uuid(), c.next_context, ${nextQueue ?? null}, c.next_subject_type, c.next_subject, c.next_trace,
+        ${nextQueue ? QUEUES[nextQueue].attempts : 0}, c.next_payload || c.next_result, c.next_status::"WorkStatus",
+        CASE WHEN c.next_status = 'succeeded' THEN now() END
+      FROM chained c
+      WHERE NOT EXISTS (SELECT 1 FROM work_items w WHERE w.queue = ${nextQueue ?? null} AND w.subject_type = c.next_subject_type AND w.subject_id = c.next_subject)
+      ON CONFLICT (queue, subject_type, subject_id) DO NOTHING
+      RETURNING ${itemColumns("work_items")}
+    ), nexts AS (
+      SELECT * FROM reset UNION ALL SELECT * FROM created
     )
-    INSERT INTO work_items (id, context_id, queue, subject_type, subject_id, trace_id, max_attempts, payload, status, finished_at)
-    SELECT gen_random_uuid(), c.next_context, ${nextQueue ?? null}, c.next_subject_type, c.next_subject, c.next_trace,
-      ${nextQueue ? QUEUES[nextQueue].attempts : 0}, c.next_payload || c.next_result, c.next_status::"WorkStatus",
-      CASE WHEN c.next_status = 'succeeded' THEN now() END
-    FROM chained c
-    WHERE NOT EXISTS (SELECT 1 FROM work_items w WHERE w.queue = ${nextQueue ?? null} AND w.subject_type = c.next_subject_type AND w.subject_id = c.next_subject)
-    ON CONFLICT (queue, subject_type, subject_id) DO NOTHING`;
+    SELECT item.id AS "finishedId", item.first, p.status::text AS "priorNext", n.*
+    FROM item JOIN input i ON i.id = item.id
+    LEFT JOIN nexts n ON item.first AND n."subjectType" = i.next_subject_type AND n."subjectId" = i.next_subject
+    LEFT JOIN prior p ON n.id IS NOT NULL AND p.subject_type = i.next_subject_type AND p.subject_id = i.next_subject`;
+  return new Map(
+    rows.map(({ finishedId, first, priorNext, ...next }) => {
+      if (!first || next.id === null) return [finishedId, { first }];
+      return [finishedId, { first, next: nextItemOf(next, priorNext) }];
+    }),
+  );
+}
+
+type ManyRow = WorkItem & { finishedId: string; first: boolean; priorNext: WorkStatus | null };
+
+/** The successor as a finish answers it: whether it ran before (its old job must give way) and whether it is new. */
+function nextItemOf(item: WorkItem, priorNext: WorkStatus | null): NextItem {
+  const kept = priorNext === null || priorNext === "queued" || priorNext === "running" || priorNext === "waiting";
+  return { item, rerun: !kept, created: priorNext === null };
 }
 
 /** The item's columns as a success sets them, unless `done` (another run succeeded first): then as they were. */

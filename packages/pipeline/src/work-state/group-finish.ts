@@ -29,14 +29,16 @@ export interface GroupTurns {
   turns: GroupTurnRun[];
   /** What the turns' writes share when written together (a commit's locks and checks for all of them at once). */
   prepare?: (tx: Tx) => Promise<unknown>;
+  /** Once every turn wrote into what `prepare` answered: the rows they buffered there, written together. */
+  complete?: (tx: Tx, shared: unknown) => Promise<void>;
 }
 
 /** A turn whose stage succeeded in the group's job. */
 export type GroupTurnSucceeded = Exclude<GroupTurnRun, { error: unknown }>;
 
 /** Records every turn's outcome in the caller's transaction; answers the turns that left the group, to queue after it commits. */
-export async function finishGroupTurns(tx: Tx, { queue, ref: group, turns, prepare }: GroupTurns): Promise<WorkItem[]> {
-  if (await finishAll(tx, queue, group, turns, prepare)) return [];
+export async function finishGroupTurns(tx: Tx, { queue, ref: group, turns, prepare, complete }: GroupTurns): Promise<WorkItem[]> {
+  if (await finishAll(tx, queue, group, turns, prepare, complete)) return [];
   const left: WorkItem[] = [];
   for (const turn of turns) {
     const item = await finishAlone(tx, queue, group, turn);
@@ -52,6 +54,7 @@ async function finishAll(
   group: GroupRef,
   turns: GroupTurnRun[],
   prepare: GroupTurns["prepare"],
+  complete: GroupTurns["complete"],
 ): Promise<boolean> {
   if (turns.some((t) => "error" in t)) return false;
   const ran = turns as GroupTurnSucceeded[];
@@ -63,6 +66,7 @@ async function finishAll(
       ran.map((turn) => success(queue, group, turn)),
     );
     for (const turn of ran) await turn.write?.(tx, shared);
+    await complete?.(tx, shared);
     await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turns");
     return true;
   } catch {

@@ -31,28 +31,35 @@ function namingAny(ids: Record<WebhookIdTarget, readonly string[]>): Prisma.Sql 
   return tests.length > 0 ? Prisma.join(tests, " OR ") : undefined;
 }
 
+/** A commit as its announcement names it. */
+interface Announced {
+  commitId: string;
+  contextId: string;
+  traceId: string;
+  refs: SubjectRef;
+}
+
 /**
- * The announcement of a commit, in its transaction; `relayed` when truth maintenance's item is already created beside it.
- * It names the commit's subject only (what the relay needs once an erasure took the work item): what the commit
- * produced is memory's record (commit_records), which truth maintenance reads.
+ * The announcement of commits (one, or a group's), in their transaction, in one statement; `relayed` when truth
+ * maintenance's items are already created beside them. It names the commit's subject only (what the relay needs once
+ * an erasure took the work item): what the commit produced is memory's record (commit_records), which truth
+ * maintenance reads.
  */
 export function commitAnnouncer(options: { relayed: boolean }) {
-  return async (tx: Tx, commit: { commitId: string; contextId: string; traceId: string; refs: SubjectRef }): Promise<void> => {
-    const { subjectType, subjectId } = commit.refs;
-    const processedAt = options.relayed ? new Date() : null;
+  return async (tx: Tx, ...commits: Announced[]): Promise<void> => {
+    if (commits.length === 0) return;
+    const now = new Date();
+    const processedAt = options.relayed ? now : null;
+    const column = <T>(f: (c: Announced) => T) => commits.map(f);
     // A later pass of the same commit (an input extracted again once a model was set) announces it again: one row a commit.
-    await tx.outboxEvent.upsert({
-      where: { workItemId: commit.commitId },
-      create: {
-        contextId: commit.contextId,
-        type: "artifacts_committed",
-        workItemId: commit.commitId,
-        traceId: commit.traceId,
-        payload: { subjectType, subjectId },
-        processedAt,
-      },
-      update: { traceId: commit.traceId, processedAt, createdAt: new Date() },
-    });
+    await tx.$executeRaw`
+      INSERT INTO outbox_events (id, context_id, type, work_item_id, payload, trace_id, created_at, processed_at)
+      SELECT gen_random_uuid(), a.context_id, 'artifacts_committed', a.commit_id, a.payload, a.trace_id, ${now}, ${processedAt}::timestamptz
+      FROM unnest(${column((c) => c.contextId)}::uuid[], ${column((c) => c.commitId)}::uuid[],
+        ${column((c) => JSON.stringify({ subjectType: c.refs.subjectType, subjectId: c.refs.subjectId }))}::jsonb[],
+        ${column((c) => c.traceId)}::text[]) AS a(context_id, commit_id, payload, trace_id)
+      ON CONFLICT (work_item_id) DO UPDATE SET trace_id = EXCLUDED.trace_id, processed_at = EXCLUDED.processed_at,
+        created_at = EXCLUDED.created_at`;
   };
 }
 

@@ -21,6 +21,7 @@ import {
   groupOf,
   finishGroupTurns,
   type ClaimOutcome,
+  type Finished,
   type GroupTurnRun,
   type Success,
 } from ".";
@@ -402,11 +403,20 @@ test("a group's turns that all succeed are finished in one savepoint, with what 
       await tx.turn.update({ where: { id: claim.turn.id }, data: { speaker: "written" } });
     },
   }));
+  const completed: unknown[] = [];
   const left = await transaction(db, (tx) =>
-    finishGroupTurns(tx, { queue: "validate_artifacts", ref: group, turns: runs, prepare: async () => "locks taken" }),
+    finishGroupTurns(tx, {
+      queue: "validate_artifacts",
+      ref: group,
+      turns: runs,
+      prepare: async () => "locks taken",
+      complete: async (_tx, prepared) => void completed.push(prepared),
+    }),
   );
   expect(left).toEqual([]);
   expect(shared).toEqual(["locks taken", "locks taken", "locks taken"]);
+  // Once every turn wrote into what they share: its rows written once.
+  expect(completed).toEqual(["locks taken"]);
   const rows = await db.workItem.findMany({ where: { id: { in: claims.map((c) => c.item.id) } } });
   expect(rows.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
   expect(await db.workItem.count({ where: { queue: "commit_artifacts", subjectId: { in: turns.map((t) => t.id) } } })).toBe(0);
@@ -417,7 +427,7 @@ test("a group's turns that all succeed are finished in one savepoint, with what 
  * Six commits of a group's turns, each a case of the finish: a next item waiting for the group, one created done, none,
  * one found dead before (reset), one found queued (kept), and a run that lost to an earlier success.
  */
-async function sixFinishes(finish: (tx: Tx, successes: Success[]) => Promise<void>) {
+async function sixFinishes(finish: (tx: Tx, successes: Success[]) => Promise<Map<string, Finished>>) {
   const works = await Promise.all(Array.from({ length: 6 }, () => newItem("commit_artifacts")));
   await db.workItem.updateMany({ where: { id: { in: works.map((w) => w.id) } }, data: { payload: { before: true } } });
   const nexts = works.map((w) => ({ ...successorOf(w, "truth_maintenance"), waiting: true, payload: { window_id: "w1" } }));
@@ -441,8 +451,10 @@ async function sixFinishes(finish: (tx: Tx, successes: Success[]) => Promise<voi
     result: i % 2 === 0 ? { value: { committed: i } } : { value: { replaced: i }, replace: true },
     next: i === 2 ? undefined : nexts[i],
     nextDone: i === 1 ? { value: { truth_maintained_at: "2026-12-06T00:00:00.000Z" } } : undefined,
+    // The rules' sure part of an input with no model: finished awaiting one, its successor chained all the same.
+    status: i === 0 ? ("awaiting_model" as const) : undefined,
   }));
-  await transaction(db, (tx) => finish(tx, successes));
+  const answers = await transaction(db, (tx) => finish(tx, successes));
   const shown = async (id: string | undefined) => {
     const row = id ? await db.workItem.findUnique({ where: { id } }) : null;
     return row && { ...pick(row), finished: row.finishedAt !== null };
@@ -455,8 +467,13 @@ async function sixFinishes(finish: (tx: Tx, successes: Success[]) => Promise<voi
     error: w.errorMessage,
     trace: w.traceId,
   });
+  const answered = (id: string) => {
+    const a = answers.get(id);
+    return a && { first: a.first, next: a.next && { rerun: a.next.rerun, created: a.next.created, status: a.next.item.status } };
+  };
   return Promise.all(
     works.map(async (w, i) => ({
+      answer: answered(w.id),
       item: await shown(w.id),
       attempts: (await attemptsOf(w.id)).map((a) => [a.status, a.tokensUsed, a.wallMs]),
       next: await shown(
@@ -468,10 +485,21 @@ async function sixFinishes(finish: (tx: Tx, successes: Success[]) => Promise<voi
 
 test("a group's turns finished in one statement end as each finished alone would: items, attempts and next items", async () => {
   const alone = await sixFinishes(async (tx, successes) => {
-    for (const s of successes) await finishInTransaction(tx, s);
+    const answers = new Map<string, Finished>();
+    for (const s of successes) answers.set(s.workItemId, await finishInTransaction(tx, s));
+    return answers;
   });
   const many = await sixFinishes(finishManyInTransaction);
   expect(many).toEqual(alone);
   expect(many.map((m) => m.next?.status ?? null)).toEqual(["waiting", "succeeded", null, "waiting", "queued", "waiting"]);
+  expect(many.map((m) => m.item?.status)).toEqual(["awaiting_model", "succeeded", "succeeded", "succeeded", "succeeded", "succeeded"]);
+  expect(many.map((m) => m.answer)).toEqual([
+    { first: true, next: { rerun: false, created: true, status: "waiting" } },
+    { first: true, next: { rerun: false, created: true, status: "succeeded" } },
+    { first: true, next: undefined },
+    { first: true, next: { rerun: true, created: false, status: "waiting" } },
+    { first: true, next: { rerun: false, created: false, status: "queued" } },
+    { first: false, next: undefined },
+  ]);
   expect(many[3]!.next).toMatchObject({ payload: { old: true }, error: null });
 });
