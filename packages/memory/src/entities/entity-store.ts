@@ -112,6 +112,8 @@ export class EntityBook implements EntityStore {
   private readonly created = new Map<string, Entity>();
   private readonly changed = new Map<string, Pick<Entity, "type" | "scopeSetId">>();
   private readonly mentions: (NewMention & { createdAt: Date })[] = [];
+  /** The last creation time given: each entity gets a later one, so creation order survives a shared millisecond. */
+  private lastCreatedAt = 0;
 
   private constructor(private readonly tx: Tx) {}
 
@@ -157,7 +159,8 @@ export class EntityBook implements EntityStore {
 
   async create(data: NewEntity): Promise<Entity> {
     // As Prisma would create it: its id and creation time given here, the rest Postgres's defaults.
-    const entity: Entity = { ...data, id: randomUUID(), createdAt: new Date(), retractedAt: null };
+    this.lastCreatedAt = Math.max(Date.now(), this.lastCreatedAt + 1);
+    const entity: Entity = { ...data, id: randomUUID(), createdAt: new Date(this.lastCreatedAt), retractedAt: null };
     this.entities.push(entity);
     this.created.set(entity.id, entity);
     return entity;
