@@ -10,7 +10,9 @@ import { startHarness, type Harness } from "../testing/harness";
 let h: Harness;
 let hostile: ContextClient;
 let other: ContextClient;
-const TASK_LIMIT_MS = 1_500;
+// Long enough for a bystander's turn on a loaded 2-core machine (at 1,500 ms one failed, reason not recorded, in a full suite
+// beside other work); the 5 MB file still runs far past it.
+const TASK_LIMIT_MS = 5_000;
 
 beforeAll(async () => {
   h = await startHarness({ RECALL_CPU_TASK_TIMEOUT_MS: String(TASK_LIMIT_MS) });
@@ -63,7 +65,8 @@ it("ends the hostile document as budget while health checks and another context'
     expect((await request(h.app).get("/healthz")).status).toBe(200);
     health.push(performance.now() - started);
     const turn = await other.turn(session, `I'm Dana, CTO at ${companies[i % companies.length]}.`, ["user=dana"]);
-    answers.push(turn.extraction.status);
+    // A turn that did not commit is shown whole, so a failure names its reason.
+    answers.push(turn.extraction.status === "committed" ? "committed" : JSON.stringify(turn.extraction));
   }
   const stage = await dead;
   expect(stage.error?.class).toBe("budget");
