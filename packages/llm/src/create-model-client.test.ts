@@ -2,7 +2,7 @@ import { configWith, providerOptions } from "@recall/config";
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { createModelClient, requireModelClient } from "./create-model-client";
 import { NoProviderError } from "./llm-errors";
-import { factsRequest, GOOD_FACTS } from "./test-clients";
+import { factsRequest, GOOD_FACTS } from "./testing/test-clients";
 
 /** Provider options as the apps build them from their environment. */
 const optionsWith = (env: Parameters<typeof configWith>[0]) => providerOptions(configWith(env));

@@ -1,6 +1,6 @@
 import { startFakeLlmServer, type FakeLlmServer } from "@recall/test-support";
 import { MalformedOutputError, OutputValidationError, ProviderError } from "./llm-errors";
-import { fakeClient, factsRequest, GOOD_FACTS } from "./test-clients";
+import { fakeClient, factsRequest, GOOD_FACTS } from "./testing/test-clients";
 
 describe("OpenAI client against the Chat Completions wire protocol", () => {
   let server: FakeLlmServer;

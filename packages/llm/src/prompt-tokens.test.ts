@@ -1,6 +1,6 @@
 import { countTokens } from "gpt-tokenizer/cjs/encoding/o200k_base";
 import { promptTokens } from "./prompt-tokens";
-import { factsRequest } from "./test-clients";
+import { factsRequest } from "./testing/test-clients";
 
 describe("promptTokens", () => {
   test("is at least the o200k count of everything sent, repair included", async () => {

@@ -3,7 +3,7 @@ import { Budget } from "./budget";
 import { BudgetExceededError, MalformedOutputError, OutputValidationError, ProviderError } from "./llm-errors";
 import { promptTokens } from "./prompt-tokens";
 import { structuredCall } from "./structured-call";
-import { fakeClient, factsRequest, GOOD_FACTS, type TestProvider } from "./test-clients";
+import { fakeClient, factsRequest, GOOD_FACTS, type TestProvider } from "./testing/test-clients";
 
 const roomyBudget = () => new Budget({ maxTokens: 100_000, maxWallMs: 60_000 });
 

@@ -1,27 +1,10 @@
 // Every Redis client the service opens comes from here, so REDIS_URL may name one server
-// (`redis://`) or a Redis Cluster (`redis-cluster://h1:p1,h2:p2,…`, an ioredis Cluster).
-import IORedis, { Cluster, type Redis, type RedisOptions } from "ioredis";
-import { parseRedisUrl } from "@recall/config";
+// (`redis://`) or a Redis Cluster (`redis-cluster://h1:p1,h2:p2,…`, an ioredis Cluster): the connections a worker and
+// a producer need, from config's one factory (`@recall/config/redis`).
+import { createRedisConnection, type RedisConnection } from "@recall/config/redis";
 
-/** A client of one Redis server or of a Redis Cluster; BullMQ and every caller here take either. */
-export type RedisConnection = Redis | Cluster;
-
-/**
- * Per-connection options (timeouts, retries); for a cluster they apply to each node's connection.
- * A cluster client always queues commands until it knows the slots (BullMQ's start-up needs it),
- * so `enableOfflineQueue: false` holds for one server only; callers that must not wait bound the
- * wait themselves (enqueueOrLeaveForSweeper).
- */
-export function createRedisConnection(redisUrl: string, options: RedisOptions = {}): RedisConnection {
-  const target = parseRedisUrl(redisUrl);
-  if (!target.mode) throw new Error(`REDIS_URL ${target.error}`);
-  if (target.mode === "single") return new IORedis(target.url, options);
-  const { enableOfflineQueue: _queuedUntilReady, lazyConnect, ...nodeOptions } = options;
-  return new Cluster(target.nodes, {
-    redisOptions: { ...nodeOptions, username: target.username, password: target.password },
-    ...(lazyConnect === undefined ? {} : { lazyConnect }),
-  });
-}
+// The one factory of Redis clients is config's (the test support opens its own there too, below the pipeline).
+export { createRedisConnection, type RedisConnection };
 
 /** Workers block on Redis and must never give up on a command (BullMQ requires maxRetriesPerRequest: null). */
 export function createWorkerConnection(redisUrl: string): RedisConnection {

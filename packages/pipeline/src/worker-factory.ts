@@ -440,7 +440,7 @@ async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result:
     (write || group) &&
       (async (tx) => {
         await write?.(tx);
-        left = group ? await finishGroupTurns(tx, group) : [];
+        left = group ? await finishGroupTurns(tx, group, ctx.logger) : [];
         await faultPoint();
       }),
   );

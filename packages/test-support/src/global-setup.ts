@@ -4,7 +4,7 @@
 import { Client } from "pg";
 import { loadConfig } from "@recall/config";
 import { migrate } from "@recall/db/migrator";
-import { createRedisConnection } from "@recall/pipeline";
+import { createRedisConnection } from "@recall/config/redis";
 import { buildCpuTasksForRun } from "./compiled-entry";
 import { adminUrl, newTestRunId, templateDb, withDatabase } from "./databases";
 

@@ -2,7 +2,7 @@
 // and every key under its tests' queue prefixes. Global teardown removes the databases after a finished run;
 // infra/test.ts calls removeTestRun after jest exits however it exits (Ctrl-C, SIGTERM, a crash).
 import { Client } from "pg";
-import { createRedisConnection } from "@recall/pipeline";
+import { createRedisConnection } from "@recall/config/redis";
 import { removeRunBuilds } from "./compiled-entry";
 import { adminUrl, fileDbPrefix, templateDb } from "./databases";
 import { removeMatching, testRunKeys } from "./queues";

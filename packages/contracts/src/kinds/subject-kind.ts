@@ -1,6 +1,6 @@
 // What the pipeline needs to know of an input kind (a work item's subject type), in one interface: each kind is one
-// file beside this one, and code asks a kind's traits (kindOf(item.subjectType).windowable) instead of comparing
-// subject types. A new kind is a new file here and an entry in SUBJECT_KINDS.
+// file beside this one, and code asks a kind's traits (kindOf(item.subjectType).groupable, .group, .parsed, …: the
+// fields of SubjectKind below) instead of comparing subject types. A new kind is a new file here and an entry in SUBJECT_KINDS.
 
 export type GroupKind = "window" | "batch";
 

@@ -1,7 +1,9 @@
 // Scope precedence on real Postgres: a user's newer value of a single-valued fact, written
 // in a narrower scope than the org's value, is what that user's reader sees in state,
 // profile and search; everyone else still sees the org's value, and history keeps both.
-import { readFacts, readProfile, searchMemory } from ".";
+import { readFacts } from "./fact-query";
+import { readProfile } from "./profile-reader";
+import { searchMemory } from "./search/search-reader";
 import { SEARCH_KINDS } from "./search/search-types";
 import { addTurn, attribute, ingest, eachTestInNewContext, type MemoryFixture } from "../testing/memory-fixture";
 

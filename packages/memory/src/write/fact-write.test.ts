@@ -3,7 +3,9 @@
 import { directStages } from "@recall/pipeline";
 import { writeFacts } from "./fact-write";
 import { committedRefs } from "./commit-records";
-import { readEntityHistory, readProfile, readProvenance } from "../read";
+import { readEntityHistory } from "../read/history-reader";
+import { readProfile } from "../read/profile-reader";
+import { readProvenance } from "../read/provenance-reader";
 import { addDocument, attribute, ingest, eachTestInNewContext, type MemoryFixture } from "../testing/memory-fixture";
 import { scopeOf } from "../core/scope-sets";
 

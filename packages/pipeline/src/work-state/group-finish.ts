@@ -3,6 +3,7 @@
 // (the factory's one success path, worker-factory.ts). All turns under one savepoint first; only when one of them
 // fails is each written under its own, and a turn that fails (its stage, or its writes) leaves the group to run alone.
 import type { Tx, WorkItem } from "@recall/db";
+import type { Logger } from "@recall/telemetry";
 import { classifyError } from "../errors";
 import { QUEUES, type QueueName } from "../registry";
 import { successorOf, type NewWorkItem } from "./create-items";
@@ -36,9 +37,13 @@ export interface GroupTurns {
 /** A turn whose stage succeeded in the group's job. */
 export type GroupTurnSucceeded = Exclude<GroupTurnRun, { error: unknown }>;
 
-/** Records every turn's outcome in the caller's transaction; answers the turns that left the group, to queue after it commits. */
-export async function finishGroupTurns(tx: Tx, { queue, ref: group, turns, prepare, complete }: GroupTurns): Promise<WorkItem[]> {
-  if (await finishAll(tx, queue, group, turns, prepare, complete)) return [];
+/**
+ * Records every turn's outcome in the caller's transaction; answers the turns that left the group, to queue after it
+ * commits. `logger` hears why the turns' writes together failed, when they did and each turn was then written alone.
+ */
+export async function finishGroupTurns(tx: Tx, turnsOfGroup: GroupTurns, logger: Logger): Promise<WorkItem[]> {
+  const { queue, ref: group, turns } = turnsOfGroup;
+  if (await finishAll(tx, turnsOfGroup, logger)) return [];
   const left: WorkItem[] = [];
   for (const turn of turns) {
     const item = await finishAlone(tx, queue, group, turn);
@@ -48,14 +53,7 @@ export async function finishGroupTurns(tx: Tx, { queue, ref: group, turns, prepa
 }
 
 /** All turns' successes and writes in one savepoint, when every turn's stage succeeded; false (and nothing written) if one fails. */
-async function finishAll(
-  tx: Tx,
-  queue: QueueName,
-  group: GroupRef,
-  turns: GroupTurnRun[],
-  prepare: GroupTurns["prepare"],
-  complete: GroupTurns["complete"],
-): Promise<boolean> {
+async function finishAll(tx: Tx, { queue, ref: group, turns, prepare, complete }: GroupTurns, logger: Logger): Promise<boolean> {
   if (turns.some((t) => "error" in t)) return false;
   const ran = turns as GroupTurnSucceeded[];
   await tx.$executeRawUnsafe("SAVEPOINT group_turns");
@@ -69,8 +67,13 @@ async function finishAll(
     await complete?.(tx, shared);
     await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turns");
     return true;
-  } catch {
+  } catch (err) {
     await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT group_turns");
+    // Not the turns' failure yet: each is written alone next, and only a turn whose own write fails leaves the group.
+    logger.warn(
+      { groupKind: group.kind, groupId: group.id, turns: turns.length, err: (err as Error).message },
+      "a group's turns could not be written together; writing each alone",
+    );
     return false;
   }
 }

@@ -63,9 +63,16 @@ export function commitAnnouncer(options: { relayed: boolean }) {
   };
 }
 
-/** Work items (their attempts cascade), kept with their queues so their jobs can be removed after the commit. */
-async function deleteWorkItems(tx: Tx, where: Prisma.Sql): Promise<ErasedWorkItem[]> {
-  return tx.$queryRaw<ErasedWorkItem[]>`DELETE FROM work_items WHERE ${where} RETURNING id::text, queue`;
+/**
+ * Work items (their attempts cascade), kept with their queues so their jobs can be removed after the commit, and how
+ * many attempts went with them: the statement's snapshot still sees the attempts the cascade deletes.
+ */
+async function deleteWorkItems(tx: Tx, where: Prisma.Sql): Promise<{ items: ErasedWorkItem[]; attempts: number }> {
+  const rows = await tx.$queryRaw<(ErasedWorkItem & { attempts: number })[]>`
+    WITH gone AS (DELETE FROM work_items WHERE ${where} RETURNING id, queue)
+    SELECT g.id::text AS id, g.queue, (SELECT count(*) FROM work_attempts a WHERE a.work_item_id = g.id)::int AS attempts
+    FROM gone g`;
+  return { items: rows.map(({ id, queue }) => ({ id, queue })), attempts: rows.reduce((n, r) => n + r.attempts, 0) };
 }
 
 export const pipelineRecords = {
@@ -91,12 +98,12 @@ export const pipelineRecords = {
    */
   async forget(tx: Tx, { contextId, subjects, emptyWindows, keptWindows, derived }: ForgetRequest) {
     const counts: Record<string, number> = {};
-    const [attempts] = await tx.$queryRaw<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM work_attempts a JOIN work_items w ON w.id = a.work_item_id WHERE w.subject_id = ANY(${subjects}::uuid[])`;
-    counts.work_attempts = attempts?.n ?? 0;
-    const workItems = await deleteWorkItems(tx, Prisma.sql`subject_id = ANY(${subjects}::uuid[])`);
+    // Every stage's item of the inputs, and the items of the windows they leave empty: each with all its attempts.
+    const inputs = await deleteWorkItems(tx, Prisma.sql`subject_id = ANY(${subjects}::uuid[])`);
     // The windows' own items are not in an outbox (a window commits nothing itself) but their events name them.
-    workItems.push(...(await deleteWorkItems(tx, Prisma.sql`subject_type = 'window' AND subject_id = ANY(${emptyWindows}::uuid[])`)));
+    const windows = await deleteWorkItems(tx, Prisma.sql`subject_type = 'window' AND subject_id = ANY(${emptyWindows}::uuid[])`);
+    const workItems = [...inputs.items, ...windows.items];
+    counts.work_attempts = inputs.attempts + windows.attempts;
     const items = workItems.map((w) => w.id);
     counts.outbox_events = await tx.$executeRaw`DELETE FROM outbox_events WHERE work_item_id = ANY(${items}::uuid[])
       OR (context_id = ${contextId}::uuid AND payload->>'subjectId' = ANY(${subjects}::text[]))`;

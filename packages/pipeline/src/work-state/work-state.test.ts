@@ -3,7 +3,8 @@
 // a success, a second success, a claim of a cancelled item).
 import { randomUUID } from "node:crypto";
 import { AbandonedAttemptError } from "../errors";
-import { attemptsOf, db, newItem, useQueueTestEnv } from "../testing/queue-test-env";
+import { createLogger } from "@recall/telemetry";
+import { attemptsOf, db, logger, newItem, useQueueTestEnv } from "../testing/queue-test-env";
 import {
   cancelWorkItem,
   claimGroupTurns,
@@ -369,7 +370,7 @@ test("a group's turns are finished together; when one fails, each is finished al
     },
     { claim: claims[2]!, wallMs: 5, error: new Error("stage broke") },
   ];
-  const left = await transaction(db, (tx) => finishGroupTurns(tx, { queue: "validate_artifacts", ref: group, turns: runs }));
+  const left = await transaction(db, (tx) => finishGroupTurns(tx, { queue: "validate_artifacts", ref: group, turns: runs }, logger));
 
   expect(left.map((i) => i.id).sort()).toEqual([claims[1]!.item.id, claims[2]!.item.id].sort());
   expect(left.every((i) => i.status === "queued" && groupOf(i) === undefined)).toBe(true);
@@ -389,6 +390,31 @@ test("a group's turns are finished together; when one fails, each is finished al
   expect((await attemptsOf(claims[2]!.item.id)).map((a) => [a.status, a.errorMessage])).toEqual([["failed", "window: stage broke"]]);
 });
 
+test("a group's writes together that fail are logged with the group and its error, then each turn is written alone", async () => {
+  const { window, turns } = await windowOfThree();
+  const group = { kind: "window", id: window.id } as const;
+  const claims = await db.$transaction((tx) => claimGroupTurns(tx, "validate_artifacts", group, TRACE));
+  const lines: string[] = [];
+  const heard = createLogger("warn", "test", { destination: { write: (line: string) => void lines.push(line) } });
+  // Every turn's stage succeeded; the last turn's write fails, together and alone.
+  const runs: GroupTurnRun[] = claims.map((claim, i) => ({
+    claim,
+    wallMs: 1,
+    next: false,
+    write: async (tx) => {
+      if (i === 2) throw new Error("constraint broke");
+      await tx.turn.update({ where: { id: claim.turn.id }, data: { speaker: "written" } });
+    },
+  }));
+  const left = await transaction(db, (tx) => finishGroupTurns(tx, { queue: "validate_artifacts", ref: group, turns: runs }, heard));
+
+  expect(lines.map((line) => JSON.parse(line))).toEqual([
+    expect.objectContaining({ level: 40, groupKind: "window", groupId: window.id, err: "constraint broke" }),
+  ]);
+  expect(left.map((i) => i.id)).toEqual([claims[2]!.item.id]);
+  expect(await db.turn.count({ where: { id: { in: turns.map((t) => t.id) }, speaker: "written" } })).toBe(2);
+});
+
 test("a group's turns that all succeed are finished in one savepoint, with what their writes share", async () => {
   const { window, turns } = await windowOfThree();
   const group = { kind: "window", id: window.id } as const;
@@ -405,13 +431,17 @@ test("a group's turns that all succeed are finished in one savepoint, with what 
   }));
   const completed: unknown[] = [];
   const left = await transaction(db, (tx) =>
-    finishGroupTurns(tx, {
-      queue: "validate_artifacts",
-      ref: group,
-      turns: runs,
-      prepare: async () => "locks taken",
-      complete: async (_tx, prepared) => void completed.push(prepared),
-    }),
+    finishGroupTurns(
+      tx,
+      {
+        queue: "validate_artifacts",
+        ref: group,
+        turns: runs,
+        prepare: async () => "locks taken",
+        complete: async (_tx, prepared) => void completed.push(prepared),
+      },
+      logger,
+    ),
   );
   expect(left).toEqual([]);
   expect(shared).toEqual(["locks taken", "locks taken", "locks taken"]);

@@ -2,8 +2,8 @@
 import { configWith, providerOptions, type Config } from "@recall/config";
 import type { FakeLlmServer } from "@recall/test-support";
 import { z } from "zod";
-import { createModelClient } from "./create-model-client";
-import type { ModelClient } from "./model-client";
+import { createModelClient } from "../create-model-client";
+import type { ModelClient } from "../model-client";
 
 export type TestProvider = "anthropic" | "openai" | "openai-compatible";
 
