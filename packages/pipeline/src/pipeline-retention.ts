@@ -6,7 +6,7 @@
 import { lockKey, transaction, tryLock, withoutTenant, type Db, type Tx } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
 import { WakeLoop } from "./wake-loop";
-import { compactFinishedWork, dropRelayedOutbox, rollUpModelCalls, type CompactStep } from "./work-state";
+import { compactFinishedWork, rollUpModelCalls, type CompactStep } from "./work-state";
 
 /** Rows one statement compacts at most. */
 export const BATCH_ROWS = 1_000;
@@ -58,12 +58,8 @@ async function compactAll({ db, days, batchRows = BATCH_ROWS }: RetentionOptions
       report.attempts += done.attempts;
       report.plans += done.plans;
       report.workItems += done.workItems;
+      report.outboxEvents += done.outboxEvents;
       return done.workItems;
-    },
-    async (tx) => {
-      const n = await dropRelayedOutbox(tx, step);
-      report.outboxEvents += n;
-      return n;
     },
   ];
   for (const run of steps) {

@@ -41,15 +41,16 @@ export interface CompactedWork {
   workItems: number;
   attempts: number;
   plans: number;
+  outboxEvents: number;
 }
 
 /**
  * Compacts the work items of inputs whose every stage succeeded before `before` (and whose commit's announcement was
- * relayed): their attempts and extraction plans are deleted, their payload cut to KEPT_PAYLOAD_KEYS. The rows and every
+ * relayed): their attempts, extraction plans and relayed announcements are deleted, their payload cut to KEPT_PAYLOAD_KEYS. The rows and every
  * column a work item is shown with stay, so provenance, turn and document status and usage read them as before.
  */
 export async function compactFinishedWork(db: DbOrTx, { before, limit }: CompactStep): Promise<CompactedWork> {
-  const [row] = await db.$queryRaw<{ items: number; attempts: number; plans: number }[]>`
+  const [row] = await db.$queryRaw<{ items: number; attempts: number; plans: number; outbox: number }[]>`
     WITH picked AS (
       SELECT w.id FROM work_items w
       WHERE w.status = 'succeeded' AND w.compacted_at IS NULL AND w.finished_at < ${before}
@@ -71,15 +72,10 @@ export async function compactFinishedWork(db: DbOrTx, { before, limit }: Compact
     ), plans AS (
       DELETE FROM extraction_plans p USING (SELECT DISTINCT subject_type, subject_id FROM items) s
       WHERE p.subject_type = s.subject_type AND p.subject_id = s.subject_id RETURNING 1
+    ), outbox AS (
+      DELETE FROM outbox_events e USING items i WHERE e.work_item_id = i.id AND e.processed_at IS NOT NULL RETURNING 1
     )
     SELECT (SELECT count(*) FROM items)::int AS items, (SELECT count(*) FROM attempts)::int AS attempts,
-      (SELECT count(*) FROM plans)::int AS plans`;
-  return { workItems: row?.items ?? 0, attempts: row?.attempts ?? 0, plans: row?.plans ?? 0 };
-}
-
-/** Deletes commit announcements the relay moved on before `before` (an unrelayed one is work still to do). */
-export async function dropRelayedOutbox(db: DbOrTx, { before, limit }: CompactStep): Promise<number> {
-  return db.$executeRaw`
-    DELETE FROM outbox_events WHERE id IN (
-      SELECT id FROM outbox_events WHERE processed_at < ${before} ORDER BY processed_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
+      (SELECT count(*) FROM plans)::int AS plans, (SELECT count(*) FROM outbox)::int AS outbox`;
+  return { workItems: row?.items ?? 0, attempts: row?.attempts ?? 0, plans: row?.plans ?? 0, outboxEvents: row?.outbox ?? 0 };
 }
