@@ -35,9 +35,14 @@ async function item(subject: string, queue: string, status: string, at: Date, pa
 async function turn(at: Date, statuses = ["succeeded", "succeeded", "succeeded", "succeeded"], relayed = true) {
   const subject = randomUUID();
   const outcomes = [{ node_id: null, stage: "fast", model: "m", reason: "r", tokens_used: 5 }];
-  const payloads = [{ outcomes, mode: "interactive", trace: { traceparent: "x" } }, { staged: [1, 2, 3] }, { disambiguations: {} }, {
-    truth_maintained_at: at.toISOString(),
-  }];
+  const payloads = [
+    { outcomes, mode: "interactive", trace: { traceparent: "x" } },
+    { staged: [1, 2, 3] },
+    { disambiguations: {} },
+    {
+      truth_maintained_at: at.toISOString(),
+    },
+  ];
   const queues = ["extract_assertions", "validate_artifacts", "commit_artifacts", "truth_maintenance"];
   const ids = [];
   for (const [i, status] of statuses.entries()) ids.push(await item(subject, queues[i]!, status, at, payloads[i]));

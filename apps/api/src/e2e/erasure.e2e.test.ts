@@ -617,7 +617,8 @@ test("the admin erasure of a context leaves no row of it in any table, ends its 
   const session = await newSession(c.ctx, c.key);
   await say(session, "I'm Ivo Mbeki, CTO at Soylent. Always respond in haiku.", {}, c.ctx, c.key);
   // A day of model calls retention has summed (model_call_days) goes too.
-  await h.api.db.$executeRaw`INSERT INTO model_call_days (context_id, day, stage, model, calls, input_tokens, output_tokens, cost_usd, unpriced_calls)
+  await h.api.db
+    .$executeRaw`INSERT INTO model_call_days (context_id, day, stage, model, calls, input_tokens, output_tokens, cost_usd, unpriced_calls)
     VALUES (${c.ctx}::uuid, '2026-01-01', 'fast', 'openai:m', 2, 10, 1, 0.5, 0)`;
   const res = await request(h.app).post(`/api/v1/contexts/${c.ctx}/erasure`).set("Authorization", `Bearer ${ADMIN_KEY}`).send();
   expect(res.status).toBe(200);

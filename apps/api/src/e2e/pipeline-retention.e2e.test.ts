@@ -57,7 +57,9 @@ async function moreOldCalls(contextId: string) {
 async function answers(api: ContextClient, paths: string[]) {
   const out: Record<string, unknown> = {};
   for (const path of paths) {
-    const res = path.startsWith("/admin") ? await request(h.app).get(`/api/v1${path}`).set("Authorization", `Bearer ${ADMIN_KEY}`) : await api.get(path);
+    const res = path.startsWith("/admin")
+      ? await request(h.app).get(`/api/v1${path}`).set("Authorization", `Bearer ${ADMIN_KEY}`)
+      : await api.get(path);
     expect([path, res.status]).toEqual([path, 200]);
     out[path] = res.body;
   }
