@@ -6,7 +6,7 @@
 import { lockKey, transaction, tryLock, withoutTenant, type Db, type Tx } from "@recall/db";
 import type { Logger } from "@recall/telemetry";
 import { WakeLoop } from "./wake-loop";
-import { compactFinishedWork, rollUpModelCalls, type CompactStep } from "./work-state";
+import { WORK_CURSOR_START, compactFinishedWork, rollUpModelCalls, type CompactStep } from "./work-state";
 
 /** Rows one statement compacts at most. */
 export const BATCH_ROWS = 1_000;
@@ -47,6 +47,7 @@ async function compactAll({ db, days, batchRows = BATCH_ROWS }: RetentionOptions
   const report: RetentionReport = { busy: false, modelCalls: 0, workItems: 0, attempts: 0, plans: 0, outboxEvents: 0 };
   if (days <= 0) return report;
   const step: CompactStep = { before: retentionCutoff(now, days), limit: batchRows };
+  let cursor = WORK_CURSOR_START;
   const steps: ((tx: Tx) => Promise<number>)[] = [
     async (tx) => {
       const n = await rollUpModelCalls(tx, step);
@@ -54,12 +55,13 @@ async function compactAll({ db, days, batchRows = BATCH_ROWS }: RetentionOptions
       return n;
     },
     async (tx) => {
-      const done = await compactFinishedWork(tx, step);
+      const done = await compactFinishedWork(tx, step, cursor);
+      cursor = done.next;
       report.attempts += done.attempts;
       report.plans += done.plans;
       report.workItems += done.workItems;
       report.outboxEvents += done.outboxEvents;
-      return done.workItems;
+      return done.scanned;
     },
   ];
   for (const run of steps) {

@@ -25,9 +25,10 @@ CREATE TABLE "model_call_days" (
 -- CreateIndex
 CREATE INDEX "model_call_days_day_idx" ON "model_call_days"("day");
 
--- What retention still has to look at: succeeded items not yet compacted, oldest finish first. Compacted items leave
--- this index, so a run's cost follows the new work, not the table's age. (Hand-written: Prisma cannot say WHERE.)
-CREATE INDEX "work_items_compactable_idx" ON "work_items"("finished_at") WHERE status = 'succeeded' AND compacted_at IS NULL;
+-- What retention still has to look at: succeeded items not yet compacted, in the order a run walks them (finish
+-- time, then id). Compacted items leave this index, so a run's cost follows the new work, not the table's age.
+-- (Hand-written: Prisma's schema cannot say WHERE.)
+CREATE INDEX "work_items_compactable_idx" ON "work_items"("finished_at", "id") WHERE status = 'succeeded' AND compacted_at IS NULL;
 
 -- The same row-level security as every table of a context's rows (20261206030000_policies_by_role).
 ALTER TABLE "model_call_days" ENABLE ROW LEVEL SECURITY;
