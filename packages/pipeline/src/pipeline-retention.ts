@@ -47,32 +47,45 @@ async function compactAll({ db, days, batchRows = BATCH_ROWS }: RetentionOptions
   const report: RetentionReport = { busy: false, modelCalls: 0, workItems: 0, attempts: 0, plans: 0, outboxEvents: 0 };
   if (days <= 0) return report;
   const step: CompactStep = { before: retentionCutoff(now, days), limit: batchRows };
-  let cursor = WORK_CURSOR_START;
-  const steps: ((tx: Tx) => Promise<number>)[] = [
-    async (tx) => {
-      const n = await rollUpModelCalls(tx, step);
+  const calls = await inBatches(
+    db,
+    batchRows,
+    (tx) => rollUpModelCalls(tx, step),
+    (n) => {
       report.modelCalls += n;
       return n;
     },
-    async (tx) => {
-      const done = await compactFinishedWork(tx, step, cursor);
-      cursor = done.next;
-      report.attempts += done.attempts;
-      report.plans += done.plans;
-      report.workItems += done.workItems;
-      report.outboxEvents += done.outboxEvents;
-      return done.scanned;
-    },
-  ];
-  for (const run of steps) {
-    for (;;) {
-      const rows = await transaction(db, async (tx) => ((await tryLock(tx, lockKey("retention"))) ? run(tx) : undefined));
-      if (rows === undefined) return { ...report, busy: true };
-      if (rows < batchRows) break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+  );
+  let cursor = WORK_CURSOR_START;
+  const work =
+    calls &&
+    (await inBatches(
+      db,
+      batchRows,
+      (tx) => compactFinishedWork(tx, step, cursor),
+      (done) => {
+        cursor = done.next;
+        report.workItems += done.workItems;
+        report.attempts += done.attempts;
+        report.plans += done.plans;
+        report.outboxEvents += done.outboxEvents;
+        return done.scanned;
+      },
+    ));
+  return { ...report, busy: !work };
+}
+
+/**
+ * Runs `batch` in a transaction of its own under the retention lock, then `committed` with its result (answering the
+ * rows it looked at), until a batch looks at fewer than `limit`. False when another process held the lock.
+ */
+async function inBatches<T>(db: Db, limit: number, batch: (tx: Tx) => Promise<T>, committed: (result: T) => number): Promise<boolean> {
+  for (;;) {
+    const result = await transaction(db, async (tx) => ((await tryLock(tx, lockKey("retention"))) ? { done: await batch(tx) } : undefined));
+    if (!result) return false;
+    if (committed(result.done) < limit) return true;
+    await new Promise((resolve) => setImmediate(resolve));
   }
-  return report;
 }
 
 export class PipelineRetention {
