@@ -6,6 +6,7 @@
 // (table, indexes, TOAST) after VACUUM FULL on both sides, so they count live rows only: what a table keeps once
 // autovacuum has made the space of dead versions reusable, not the bloat of its updates; less the same tables' size
 // before the first turn (an empty index still takes a page), so a figure is what the turns added.
+import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { createDb } from "@recall/db";
 import { compactPipelineRecords } from "@recall/pipeline";
@@ -63,10 +64,12 @@ async function main(): Promise<void> {
       await client.query(`UPDATE ${table} SET ${set.replaceAll(" i", " interval '45 days'")}`);
     }
     const db = createDb({ databaseUrl: service.config.DATABASE_URL, poolMax: 2, unscoped: "bypass" });
+    const started = performance.now();
     const report = await compactPipelineRecords({ db, logger: createLogger("silent", "bench"), days: 30 });
+    const ms = performance.now() - started;
     await db.$disconnect();
     const after = await sizes(client);
-    console.log(`${TURNS} turns: ${JSON.stringify(outcomes)}; compacted: ${JSON.stringify(report)}`);
+    console.log(`${TURNS} turns: ${JSON.stringify(outcomes)}; compacted in ${Math.round(ms)} ms: ${JSON.stringify(report)}`);
     console.log("| table | rows before | bytes/turn before | rows after | bytes/turn after |");
     console.log("|---|---|---|---|---|");
     let [sumBefore, sumAfter] = [0, 0];
