@@ -1,7 +1,8 @@
 // Retention of the pipeline's records on real Postgres: finished work past the cutoff compacted, recent and unfinished
 // work left exactly as it was whatever its age, and model calls summed into days exactly once however many runs race.
 import { randomUUID } from "node:crypto";
-import { compactPipelineRecords, retentionCutoff } from "./pipeline-retention";
+import { waitFor } from "@recall/test-support";
+import { PipelineRetention, compactPipelineRecords, retentionCutoff } from "./pipeline-retention";
 import { db, logger, useQueueTestEnv } from "./testing/queue-test-env";
 import { rollUpModelCalls } from "./work-state";
 
@@ -172,4 +173,15 @@ test("model calls are summed into days exactly once, however many runs race, and
 test("the cutoff is the UTC midnight RECALL_PIPELINE_RETENTION_DAYS before now", () => {
   expect(retentionCutoff(new Date("2026-12-07T15:20:00Z"), 30).toISOString()).toBe("2026-11-07T00:00:00.000Z");
   expect(retentionCutoff(new Date("2026-12-07T00:00:00Z"), 8).toISOString()).toBe("2026-11-29T00:00:00.000Z");
+});
+
+test("a worker process's retention runs as it starts, and stops with it", async () => {
+  const old = await turn(OLD);
+  const on = new PipelineRetention({ ...retention(), everyMs: 60_000 });
+  on.start();
+  try {
+    await waitFor(async () => (await db.workAttempt.count({ where: { workItemId: { in: old.ids } } })) === 0, { what: "the first run" });
+  } finally {
+    await on.stop();
+  }
 });
