@@ -1,10 +1,12 @@
-// Starts the processors for the chosen queues, plus the outbox relay and the webhook dispatcher, in this process.
+// Starts the processors for the chosen queues, plus the outbox relay, the webhook dispatcher and the retention of
+// the pipeline's records, in this process.
 import type { Worker } from "bullmq";
 import { webhookOptions } from "@recall/config";
 import { CHANNELS, NotificationListener } from "@recall/db";
 import {
   HAND_BACK,
   OutboxRelay,
+  PipelineRetention,
   WebhookDispatcher,
   createStageWorker,
   startHeartbeat,
@@ -57,6 +59,7 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
     sweepIntervalMs: deps.config.RECALL_SWEEP_INTERVAL_MS,
   });
   const webhooks = new WebhookDispatcher({ ...webhookOptions(deps.config), db: deps.db, logger: deps.logger, listener });
+  const retention = new PipelineRetention({ db: deps.db, logger: deps.logger, days: deps.config.RECALL_PIPELINE_RETENTION_DAYS });
   // A window's later stages run as one job per stage for all its turns, and so do those of a batch's turns the rules
   // finished (windowing/group-stage.ts).
   const perTurnOrGroup = (queue: QueueName, turn: StageHandler<unknown>) =>
@@ -105,6 +108,7 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
   for (const worker of workers) worker.on("error", (err) => deps.logger.error({ err: err.message }, "worker error"));
   relay.start();
   webhooks.start();
+  retention.start();
   const heartbeat = startHeartbeat(connection, deps.config.QUEUE_PREFIX, { name: workerName(), queues: [...queues] });
   return {
     workers,
@@ -115,6 +119,7 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
       const closing = Promise.all(workers.map((w) => w.close()));
       await relay.stop();
       await webhooks.stop();
+      await retention.stop();
       await listener.close();
       if (await settlesWithin(closing, timeoutMs)) return { drained: true };
       deps.logger.warn({ timeoutMs }, "jobs still running at the shutdown bound; handing them back");

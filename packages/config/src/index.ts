@@ -153,6 +153,18 @@ export const EnvSchema = z.object({
   /** A queued or retry-waiting item younger than this is left to whoever just queued it. */
   RECALL_SWEEP_AFTER_MS: z.coerce.number().int().min(0).default(30_000),
   /**
+   * Finished pipeline records older than this many days are compacted by each worker process's retention loop
+   * (docs/operating.md#retention-of-pipeline-records): model calls summed per day, attempts, plans and relayed outbox
+   * events dropped, work items cut to what provenance and usage read. 0 disables it. At least 8 otherwise, so the
+   * usage API's default range (7 days, any time of day) never reaches a day that is kept only as a daily sum.
+   */
+  RECALL_PIPELINE_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .refine((days) => days === 0 || days >= 8, "0 (off) or at least 8 days")
+    .default(30),
+  /**
    * BullMQ's job lock: a worker renews it every half of this while it runs a job; a job whose lock ran out
    * (its worker died) is stalled and runs again on another worker. Also how often stalled jobs are looked for.
    */

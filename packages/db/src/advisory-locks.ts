@@ -15,6 +15,8 @@ interface LockKinds {
   entity: [contextId: string, identityKey: string];
   /** A context's erasures (shared) against an import's batches (exclusive) (memory erasure-lock.ts). */
   erasure: [contextId: string];
+  /** The pipeline's retention: one process compacts at a time, the others skip their turn (pipeline retention/). */
+  retention: [];
   /** A fact group, truth maintenance's unit (memory fact-store.ts). */
   facts: [contextId: string, factKind: string, subjectId: string, key: string];
   /** A source's retraction (exclusive) against its commits (shared) (memory source-lock.ts). */
@@ -41,6 +43,12 @@ export function lockKey<K extends LockKind>(kind: K, ...parts: LockKinds[K]): st
 export async function holdLock(tx: Prisma.TransactionClient, key: string, mode: LockMode = "exclusive"): Promise<void> {
   if (mode === "shared") await tx.$executeRaw`SELECT pg_advisory_xact_lock_shared(hashtextextended(${key}, 0))`;
   else await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+}
+
+/** Takes the lock until the transaction ends if no one holds it; answers whether it did, without waiting. */
+export async function tryLock(tx: Prisma.TransactionClient, key: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ taken: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) AS taken`;
+  return row?.taken === true;
 }
 
 /** Holds several locks of different kinds in one statement, in the order given (each as holdLock would). */

@@ -17,6 +17,8 @@ export type BypassReason =
   | "sweeper"
   | "outbox-relay"
   | "webhook-delivery"
+  /** Compaction of finished pipeline records past RECALL_PIPELINE_RETENTION_DAYS, across contexts. */
+  | "pipeline-retention"
   | "startup"
   | "test-fixture"
   /** An import's check, inside its context's transaction, that no id it carries is another context's row. */

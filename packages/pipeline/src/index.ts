@@ -10,6 +10,14 @@ export { WorkError, classifyError, isFinalFailure } from "./errors";
 export { batchExtraction, extractionMode, turnExtraction } from "./extraction-mode";
 export { ExtractAgainService, NoModelConfiguredError, type ExtractAgainOptions, type ExtractAgainReport } from "./extract-again";
 export { OutboxRelay } from "./outbox-relay";
+export {
+  BATCH_ROWS,
+  PipelineRetention,
+  type RetentionOptions,
+  type RetentionReport,
+  compactPipelineRecords,
+  retentionCutoff,
+} from "./pipeline-retention";
 export { claimQueuePrefixFor } from "./prefix-claim";
 export { isBackground } from "./priority";
 export {

@@ -616,10 +616,14 @@ test("the admin erasure of a context leaves no row of it in any table, ends its 
   const c = await newContext("leaving");
   const session = await newSession(c.ctx, c.key);
   await say(session, "I'm Ivo Mbeki, CTO at Soylent. Always respond in haiku.", {}, c.ctx, c.key);
+  // A day of model calls retention has summed (model_call_days) goes too.
+  await h.api.db
+    .$executeRaw`INSERT INTO model_call_days (context_id, day, stage, model, calls, input_tokens, output_tokens, cost_usd, unpriced_calls)
+    VALUES (${c.ctx}::uuid, '2026-01-01', 'fast', 'openai:m', 2, 10, 1, 0.5, 0)`;
   const res = await request(h.app).post(`/api/v1/contexts/${c.ctx}/erasure`).set("Authorization", `Bearer ${ADMIN_KEY}`).send();
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ kind: "context", complete: true, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-  expect(res.body.counts).toMatchObject({ contexts: 1, turns: 1, sessions: 1, api_keys: 1, idempotency_keys: 1 });
+  expect(res.body.counts).toMatchObject({ contexts: 1, turns: 1, sessions: 1, api_keys: 1, idempotency_keys: 1, model_call_days: 1 });
   expect(await tablesHolding(h.api.db, "Mbeki")).toEqual([]);
   const tables = await h.api.db.$queryRaw<{ table: string }[]>`
     SELECT table_name::text AS table FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'context_id'

@@ -2,7 +2,9 @@
 // estimated cost (from RECALL_MODEL_PRICES_JSON at the time of each call), grouped by day, stage, model or
 // context; and the inputs extracted in that range by the stage that finished them (heuristic, fast, strong),
 // which says how much of the work needed no model at all. Read from model_calls (one row per call, kept with
-// the attempt that made it: a window's one call is one row) and the extraction work items' outcomes.
+// the attempt that made it: a window's one call is one row), from model_call_days for days past
+// RECALL_PIPELINE_RETENTION_DAYS (the same calls summed per context, UTC day, stage and model; a day counts when its
+// start is in the range), and the extraction work items' outcomes (kept when retention compacts them).
 import { Prisma, type Db } from "@recall/db";
 
 export const USAGE_GROUPS = ["day", "stage", "model", "context"] as const;
@@ -32,6 +34,11 @@ const KEY: Record<UsageGroup, Prisma.Sql> = {
   context: Prisma.sql`context_id::text`,
 };
 
+const DAY_KEY: Record<UsageGroup, Prisma.Sql> = { ...KEY, day: Prisma.sql`to_char(day, 'YYYY-MM-DD')` };
+
+const DAY_MS = 86_400_000;
+const utcDay = (ms: number) => new Date(ms - (ms % DAY_MS)).toISOString().slice(0, 10);
+
 interface SumRow {
   key: string;
   calls: number;
@@ -43,13 +50,23 @@ interface SumRow {
 
 export async function readUsage(db: Db, q: UsageQuery) {
   const inContext = q.contextId ? Prisma.sql`AND context_id = ${q.contextId}::uuid` : Prisma.empty;
+  // The days whose start (UTC midnight) lies in [from, to).
+  const [firstDay, lastDay] = [utcDay(q.from.getTime() + DAY_MS - 1), utcDay(q.to.getTime() - 1)];
   const [rows, extracted] = await Promise.all([
+    // Costs are added as numeric, exactly, so a day's sum is the same whether its calls are rows or a rollup.
     db.$queryRaw<SumRow[]>`
-      SELECT ${KEY[q.groupBy]} AS key, count(*)::int AS calls, sum(input_tokens)::bigint AS input_tokens,
-             sum(output_tokens)::bigint AS output_tokens, sum(cost_usd) AS cost_usd,
-             (count(*) FILTER (WHERE cost_usd IS NULL))::int AS unpriced_calls
-      FROM model_calls
-      WHERE created_at >= ${q.from} AND created_at < ${q.to} ${inContext}
+      SELECT key, sum(calls)::int AS calls, sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens,
+             sum(cost_usd)::float8 AS cost_usd, sum(unpriced_calls)::int AS unpriced_calls
+      FROM (
+        SELECT ${KEY[q.groupBy]} AS key, 1 AS calls, input_tokens::bigint AS input_tokens, output_tokens::bigint AS output_tokens,
+               cost_usd::numeric AS cost_usd, (cost_usd IS NULL)::int AS unpriced_calls
+        FROM model_calls
+        WHERE created_at >= ${q.from} AND created_at < ${q.to} ${inContext}
+        UNION ALL
+        SELECT ${DAY_KEY[q.groupBy]}, calls, input_tokens, output_tokens, cost_usd, unpriced_calls
+        FROM model_call_days
+        WHERE day >= ${firstDay}::date AND day <= ${lastDay}::date ${inContext}
+      ) calls
       GROUP BY 1 ORDER BY 1`,
     db.$queryRaw<{ stage: string; inputs: number }[]>`
       SELECT o.value->>'stage' AS stage, count(*)::int AS inputs

@@ -28,6 +28,7 @@ const BY_CONTEXT = [
   "erased_inputs",
   "webhooks",
   "model_calls",
+  "model_call_days",
   "context_imports",
   // Last: every row above named its scope set (core/scope-sets.ts).
   "scope_sets",

@@ -15,3 +15,4 @@ export * from "./turn-groups";
 export * from "./group-finish";
 export * from "./model-calls";
 export * from "./pipeline-records";
+export * from "./compact-records";
