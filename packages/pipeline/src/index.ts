@@ -41,6 +41,15 @@ export { type GroupTurnRun, type GroupTurnSucceeded, type GroupTurns, nextInGrou
 export { resetToQueued } from "./work-state/requeue-item";
 export { assignWindow, failWaitingTurns, finishWaitingTurns, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";
 export { type GroupRef, type WindowTurnClaim, claimGroupTurns, groupKey, leaveGroup, releaseGroupTurns } from "./work-state/turn-groups";
-export { type StageContext, type StageHandler, type StageProcessor, type StageResult, type StageWorkerOptions } from "./stage-handler";
+export {
+  type LoadingStage,
+  type StageContext,
+  type StageHandler,
+  type StageProcessor,
+  type StageResult,
+  type StageSuccess,
+  type StageWorkerOptions,
+  stageSuccess,
+} from "./stage-handler";
 export { HAND_BACK, createStageWorker, workerName } from "./worker-factory";
 export { liveWorkers, startHeartbeat } from "./worker-heartbeat";

@@ -23,14 +23,11 @@ export interface StageContext<I = undefined> {
   logger: Logger;
 }
 
-export interface StageResult {
-  /**
-   * `waiting`: the processor handed its item on (a turn to its extraction window) and recorded
-   * that itself, in the same transaction; the factory then records nothing and chains nothing.
-   * `awaiting_model`: recorded and chained as a success (the rules' sure part goes on to commit), the item marked
-   * as waiting for a model for the rest; never a failure.
-   */
-  status: "succeeded" | "skipped" | "waiting" | "awaiting_model";
+/**
+ * What a stage's success records: its writes, its output and tokens, and what its successor is to do. `W` is what the
+ * handler's `prepareWrites` answers, handed to `write` when the item is written with a group's turns.
+ */
+export interface StageSuccess<W = unknown> {
   tokensUsed?: number;
   /** false stops the chain here (the stage found nothing for the next one to do). */
   next?: boolean;
@@ -38,7 +35,7 @@ export interface StageResult {
    * The stage's writes: committed in the transaction that records its success, and only for the item's first success.
    * `prepared`: what the handler's `prepareWrites` answered for the group this item is written with, when it is.
    */
-  write?: (tx: Tx, prepared?: unknown) => Promise<void>;
+  write?(tx: Tx, prepared?: W): Promise<void>;
   /** What the stage keeps on its item's payload. */
   output?: StageOutput;
   /** The next stage has nothing to do: its item is created finished with this result, and no job runs for it. */
@@ -50,13 +47,36 @@ export interface StageResult {
    */
   group?: GroupTurns;
   /** Runs once the success is committed, when it was the item's first. */
-  after?: () => Promise<void>;
+  after?(): Promise<void>;
+}
+
+/**
+ * What a stage answered, by its status:
+ * `succeeded`: recorded with what it carries, and the next stage chained.
+ * `awaiting_model`: recorded and chained as a success (the rules' sure part goes on to commit), the item marked as
+ * waiting for a model for the rest; never a failure.
+ * `waiting`: the processor handed its item on (a turn to its extraction window) and recorded that itself, in the same
+ * transaction; the factory then records nothing and chains nothing.
+ * `skipped`: the factory found nothing to run (the item done already, its subject erased, a late duplicate's failure).
+ */
+export type StageResult<W = unknown> =
+  | ({ status: "succeeded" } & StageSuccess<W>)
+  | ({ status: "awaiting_model" } & Pick<StageSuccess<W>, "tokensUsed" | "output" | "write">)
+  | { status: "waiting" }
+  | { status: "skipped" };
+
+/** What a result records as a success: nothing for one that carries nothing. */
+export function stageSuccess<W>(result: StageResult<W>): StageSuccess<W> {
+  return result.status === "succeeded" || result.status === "awaiting_model" ? result : {};
 }
 
 export type StageProcessor = (ctx: StageContext) => Promise<StageResult>;
 
-/** A stage that reads its input (candidates, known entities) in the claim's transaction before it runs. */
-export interface StageHandler<I> {
+/**
+ * A stage that reads its input (`I`: candidates, known entities) in the claim's transaction before it runs; `W` is what
+ * its `prepareWrites` answers for a group's turns written together, which each turn's `write` and `completeWrites` take.
+ */
+export interface StageHandler<I, W = unknown> {
   load?(tx: Tx, claimed: ClaimedWork): Promise<I>;
   /** `load` for the turns of a group (a window's, a batch's) at once, in the same order; `load` per turn without it. */
   loadMany?(tx: Tx, claimed: ClaimedWork[]): Promise<I[]>;
@@ -65,13 +85,16 @@ export interface StageHandler<I> {
    * at once, and the rows they buffer), handed to each write. Rolled back with them when one fails, and not used when
    * each is written alone. `inputs` are what `loadMany` read for them, in the same order.
    */
-  prepareWrites?(tx: Tx, claimed: ClaimedWork[], inputs: I[]): Promise<unknown>;
+  prepareWrites?(tx: Tx, claimed: ClaimedWork[], inputs: I[]): Promise<W>;
   /** After every turn of a group written together wrote into what `prepareWrites` answered: its rows, in a few statements. */
-  completeWrites?(tx: Tx, prepared: unknown): Promise<void>;
-  process(ctx: StageContext<I>): Promise<StageResult>;
+  completeWrites?(tx: Tx, prepared: W): Promise<void>;
+  process(ctx: StageContext<I>): Promise<StageResult<W>>;
   /** The item failed for good (dead): what it held must not be lost with it (a window's turns run alone). */
   onDead?(item: WorkItem, message: string): Promise<void>;
 }
+
+/** A stage that always reads its input: a group's job (a window's, a batch's) reads each of its turns' through it. */
+export type LoadingStage<I, W = unknown> = StageHandler<I, W> & Required<Pick<StageHandler<I, W>, "load">>;
 
 export interface StageWorkerOptions {
   queue: QueueName;

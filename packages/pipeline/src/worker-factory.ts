@@ -26,7 +26,7 @@ import { enqueueOrLeaveForSweeper } from "./producer";
 import { fairShareStarted } from "./fair-share";
 import { laneQueueName } from "./priority";
 import { QUEUES, backoffDelay, type StagePayload } from "./registry";
-import { DEFAULT_LOCK_MS, type StageHandler, type StageResult, type StageWorkerOptions } from "./stage-handler";
+import { DEFAULT_LOCK_MS, stageSuccess, type StageHandler, type StageResult, type StageWorkerOptions } from "./stage-handler";
 import {
   claimWorkItem,
   subjectErased,
@@ -242,27 +242,32 @@ async function leaveForOwner(
  * Records the success with the stage's writes and the next stage's item, in one transaction: a crash
  * can never leave a finished stage without its output or its successor. Then queues the successor.
  */
-async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result: StageResult): Promise<WorkItem | undefined> {
+async function succeed(
+  options: StageWorkerOptions,
+  ctx: RunningAttempt,
+  result: Exclude<StageResult, { status: "waiting" }>,
+): Promise<WorkItem | undefined> {
   const { queue, faultPoint = () => Promise.resolve() } = options;
-  const { write, group } = result;
+  const success = stageSuccess(result);
+  const { group } = success;
   // The group's turns that left it (their stage or writes failed): set by the last run of the transaction.
   let left: WorkItem[] = [];
-  if (!write && !group) await faultPoint();
+  if (!success.write && !group) await faultPoint();
   const finished = await finishWorkItem(
     options.db,
     {
       workItemId: ctx.item.id,
       attemptId: ctx.attemptId,
-      tokensUsed: result.tokensUsed,
+      tokensUsed: success.tokensUsed,
       wallMs: elapsed(ctx.started),
-      result: result.output,
-      next: result.next === false ? undefined : successorIn(queue, ctx.item),
-      nextDone: result.nextDone,
+      result: success.output,
+      next: success.next === false ? undefined : successorIn(queue, ctx.item),
+      nextDone: success.nextDone,
       status: result.status === "awaiting_model" ? "awaiting_model" : "succeeded",
     },
-    (write || group) &&
+    (success.write || group) &&
       (async (tx) => {
-        await write?.(tx);
+        await success.write?.(tx);
         left = group ? await finishGroupTurns(tx, group, ctx.logger) : [];
         await faultPoint();
       }),
@@ -274,7 +279,7 @@ async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result:
   if (!finished.first) ctx.logger.warn("a duplicate run succeeded after the item had; the first success stands");
   else {
     for (const item of left) await enqueueOrLeaveForSweeper({ queues: options.queues, logger: ctx.logger }, item);
-    await result.after?.();
+    await success.after?.();
   }
   await faultPoint();
   // The success is committed: the next stage starts (chain-next.ts).
