@@ -35,7 +35,7 @@ export { markTruthMaintained, truthMaintainedNow, writeCheckpoint } from "./work
 export { ClaimedPlan, type ClaimedWork } from "./work-state/claim-item";
 export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "./work-state/create-items";
 export { directStages } from "./work-state/direct-stages";
-export { commitAnnouncer, pipelineRecords } from "./work-state/pipeline-records";
+export { commitAnnouncer, pipelineRecords, workOnSubject } from "./work-state/pipeline-records";
 export { type NextItem, type Success, finishInTransaction, finishManyInTransaction } from "./work-state/finish-item";
 export { type GroupTurnRun, type GroupTurnSucceeded, type GroupTurns, nextInGroup } from "./work-state/group-finish";
 export { resetToQueued } from "./work-state/requeue-item";
