@@ -57,6 +57,7 @@ export {
 export {
   type AnnounceCommit,
   type CommitAnnouncement,
+  type Embedder,
   type ErasedWorkItem,
   type ForgetRequest,
   type Forgotten,

@@ -1,6 +1,6 @@
-// The ports memory asks the pipeline through, declared once: memory calls them (packages/memory/src/core binds them to
-// the database's types), the pipeline implements them and says so with `satisfies` (work-state/pipeline-records.ts),
-// and the apps hand one to the other. This leaf names no database: each port is generic over the transaction (`Tx`)
+// The ports the apps hand memory, declared once: memory calls them (packages/memory/src/core binds the pipeline's to
+// the database's types), their adapters say they implement them (the pipeline's records with `satisfies`,
+// work-state/pipeline-records.ts; @recall/llm's EmbeddingClient extends Embedder), and the apps hand one to the other. This leaf names no database: each port is generic over the transaction (`Tx`)
 // and the SQL fragment (`Sql`) both sides take from @recall/db.
 import type { CommittedRefs } from "./stage-results";
 
@@ -60,4 +60,12 @@ export interface PipelineRecords<Tx, Sql> {
   forgetContext(tx: Tx, contextId: string): Promise<Record<string, number>>;
   /** Where a name an erased input stated may have been copied to in the pipeline's rows. */
   textColumns: readonly TextColumn<Sql>[];
+}
+
+/** What memory needs from an embedding model; @recall/llm's EmbeddingClient is one. Memory never talks to a provider. */
+export interface Embedder {
+  /** `provider:model`; stored with every vector, so vectors of different models are never compared. */
+  readonly modelRef: string;
+  /** One vector per text, in order; throws the provider's error when the call fails. */
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<{ vectors: number[][]; usage: { inputTokens: number } }>;
 }
