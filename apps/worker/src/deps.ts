@@ -1,7 +1,7 @@
 import type { Config } from "@recall/config";
+import type { Embedder } from "@recall/contracts";
 import type { Db } from "@recall/db";
 import type { CpuRunner, ExtractorFactory, Skill } from "@recall/extraction";
-import type { Embedder } from "@recall/memory";
 import type { QueueSet } from "@recall/pipeline";
 import type { Logger } from "@recall/telemetry";
 

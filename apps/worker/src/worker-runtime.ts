@@ -11,9 +11,9 @@ import {
   createStageWorker,
   startHeartbeat,
   workerName,
+  type LoadingStage,
   type QueueName,
   type RedisConnection,
-  type StageHandler,
   type StageWorkerOptions,
 } from "@recall/pipeline";
 import { settlesWithin } from "@recall/telemetry";
@@ -62,12 +62,12 @@ export function startWorkers(deps: WorkerDeps, connection: RedisConnection, queu
   const retention = new PipelineRetention({ db: deps.db, logger: deps.logger, days: deps.config.RECALL_PIPELINE_RETENTION_DAYS });
   // A window's later stages run as one job per stage for all its turns, and so do those of a batch's turns the rules
   // finished (windowing/group-stage.ts).
-  const perTurnOrGroup = (queue: QueueName, turn: StageHandler<unknown>) =>
+  const perTurnOrGroup = <I, W>(queue: QueueName, turn: LoadingStage<I, W>) =>
     byKind(turn, { window: groupStage(deps, queue, "window", turn), batch: groupStage(deps, queue, "batch", turn) });
   const processors: Record<QueueName, StageWorkerOptions["process"]> = {
     // A history import's turns are read by one job per batch (windowing/batch-extract.ts).
-    extract_assertions: byKind(windowAwareExtract(deps, extractAssertionsProcessor(deps)) as StageHandler<unknown>, {
-      batch: batchExtract(deps) as StageHandler<unknown>,
+    extract_assertions: byKind(windowAwareExtract(deps, extractAssertionsProcessor(deps)), {
+      batch: batchExtract(deps),
     }),
     extract_window: extractWindowProcessor(deps),
     validate_artifacts: perTurnOrGroup("validate_artifacts", validateArtifactsProcessor(deps)),

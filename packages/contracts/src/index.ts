@@ -54,6 +54,16 @@ export {
   withinMetadataCap,
   withinScopeEntries,
 } from "./limits";
+export {
+  type AnnounceCommit,
+  type CommitAnnouncement,
+  type Embedder,
+  type ErasedWorkItem,
+  type ForgetRequest,
+  type Forgotten,
+  type PipelineRecords,
+  type TextColumn,
+} from "./ports";
 export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, itemResult } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";
 export { CommittedRefs, DisambiguationDecision, ExtractResult, UnitOutcome } from "./stage-results";

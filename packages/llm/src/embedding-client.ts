@@ -1,3 +1,4 @@
+import type { Embedder } from "@recall/contracts";
 import type { Usage } from "./model-client";
 
 export interface EmbeddingResult {
@@ -12,7 +13,7 @@ export interface EmbeddingResult {
  * One configured embedding model. Like ModelClient, one HTTP attempt per call: the queue
  * (or, for a search, the fallback to full text) decides what a failure means.
  */
-export interface EmbeddingClient {
+export interface EmbeddingClient extends Embedder {
   /** `provider:model` as configured; what stored vectors are labelled with, so models are never mixed. */
   readonly modelRef: string;
   embed(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddingResult>;

@@ -1,15 +1,5 @@
 // What other packages use of @recall/memory, and only that: everything else in it is internal.
 export { readOriginal, sha256, storeOriginal } from "./core/document-originals";
-export {
-  type AnnounceCommit,
-  type CommitAnnouncement,
-  type ErasedWorkItem,
-  type ForgetRequest,
-  type Forgotten,
-  type PipelineRecords,
-  type TextColumn,
-} from "./core/pipeline-records";
-export { type Embedder } from "./read/search/embedder";
 export { backfillEmbeddings } from "./embeddings/embedding-backfill";
 export { rekeyEntities, type RekeyReport } from "./entities/entity-rekey";
 export { embedCommitted } from "./embeddings/embedding-writer";

@@ -6,7 +6,7 @@ import { waitFor } from "@recall/test-support";
 import { WorkError } from "./errors";
 import { enqueueWorkItem, findJob } from "./producer";
 import type { QueueName } from "./registry";
-import type { StageResult } from "./worker-factory";
+import type { StageResult } from "./stage-handler";
 import { ensureWorkItem } from "./work-state";
 import { attemptsOf, db, newItem, queues, settled, startWorker, useQueueTestEnv } from "./testing/queue-test-env";
 

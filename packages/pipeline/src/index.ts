@@ -43,20 +43,21 @@ export { markTruthMaintained, truthMaintainedNow, writeCheckpoint } from "./work
 export { ClaimedPlan, type ClaimedWork } from "./work-state/claim-item";
 export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "./work-state/create-items";
 export { directStages } from "./work-state/direct-stages";
-export { commitAnnouncer, pipelineRecords } from "./work-state/pipeline-records";
+export { commitAnnouncer, pipelineRecords, workOnSubject } from "./work-state/pipeline-records";
 export { type NextItem, type Success, finishInTransaction, finishManyInTransaction } from "./work-state/finish-item";
 export { type GroupTurnRun, type GroupTurnSucceeded, type GroupTurns, nextInGroup } from "./work-state/group-finish";
 export { resetToQueued } from "./work-state/requeue-item";
 export { assignWindow, failWaitingTurns, finishWaitingTurns, handOverToWindow, returnWaitingTurn } from "./work-state/window-items";
 export { type GroupRef, type WindowTurnClaim, claimGroupTurns, groupKey, leaveGroup, releaseGroupTurns } from "./work-state/turn-groups";
 export {
-  HAND_BACK,
+  type LoadingStage,
   type StageContext,
   type StageHandler,
   type StageProcessor,
   type StageResult,
+  type StageSuccess,
   type StageWorkerOptions,
-  createStageWorker,
-  workerName,
-} from "./worker-factory";
+  stageSuccess,
+} from "./stage-handler";
+export { HAND_BACK, createStageWorker, workerName } from "./worker-factory";
 export { liveWorkers, startHeartbeat } from "./worker-heartbeat";

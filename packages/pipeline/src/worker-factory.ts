@@ -1,11 +1,10 @@
 // One worker factory for every queue: parses the payload, claims the work item (work-state/),
 // runs the stage against its wall-time budget, records its outcome with the stage's own writes
-// in one transaction, classifies failures, chains the next stage. BullMQ owns retries; inputs
+// in one transaction, classifies failures; the next stage starts from chain-next.ts. BullMQ owns retries; inputs
 // that can never succeed end as `dead`.
 import { hostname } from "node:os";
 import { DelayedError, Worker, UnrecoverableError, WaitingError, type Job } from "bullmq";
-import type { RedisConnection } from "./connection";
-import { withTenant, type Db, type Tx, type WorkItem } from "@recall/db";
+import { withTenant, type Tx, type WorkItem } from "@recall/db";
 import {
   SpanKind,
   currentTraceId,
@@ -20,14 +19,14 @@ import {
   type Logger,
   type Span,
 } from "@recall/telemetry";
+import { runChained, startNext, successorIn, type AttemptOutcome, type Delivery } from "./chain-next";
 import { OutageBackoff, runThroughOutages } from "./database-outage";
 import { HandBackError, WorkTimeoutError, classifyError, isFinalFailure, jobFailure, tokensSpent } from "./errors";
-import { enqueueOrLeaveForSweeper, type QueueSet } from "./producer";
+import { enqueueOrLeaveForSweeper } from "./producer";
 import { fairShareStarted } from "./fair-share";
-import { ChainGuard, chainable } from "./chain-guard";
-import { laneQueueName, type Lane } from "./priority";
-import { requeueWorkItem } from "./retry";
-import { QUEUES, backoffDelay, type QueueName, type StagePayload } from "./registry";
+import { laneQueueName } from "./priority";
+import { QUEUES, backoffDelay, type StagePayload } from "./registry";
+import { DEFAULT_LOCK_MS, stageSuccess, type StageHandler, type StageResult, type StageWorkerOptions } from "./stage-handler";
 import {
   claimWorkItem,
   subjectErased,
@@ -36,104 +35,9 @@ import {
   finishWorkItem,
   handBackWorkItem,
   recordModelCalls,
-  successorOf,
   type CallingAttempt,
   type ClaimedWork,
-  type GroupTurns,
-  type NewWorkItem,
-  type NextItem,
-  type StageOutput,
 } from "./work-state";
-
-export interface StageContext<I = undefined> {
-  /** The item as claimed (running, `attempts` counting this attempt). */
-  item: WorkItem;
-  /** What the claim returned with it: the context's config, the subject's row, its extraction plan. */
-  claim: ClaimedWork;
-  /** What the stage's `load` read in the claim's transaction. */
-  input: I;
-  payload: StagePayload;
-  attempt: number;
-  /** Whether BullMQ gives up after this attempt: its own count, which an operator's retry restarts (`attempt` does not). */
-  lastTry: boolean;
-  signal: AbortSignal;
-  logger: Logger;
-}
-
-export interface StageResult {
-  /**
-   * `waiting`: the processor handed its item on (a turn to its extraction window) and recorded
-   * that itself, in the same transaction; the factory then records nothing and chains nothing.
-   * `awaiting_model`: recorded and chained as a success (the rules' sure part goes on to commit), the item marked
-   * as waiting for a model for the rest; never a failure.
-   */
-  status: "succeeded" | "skipped" | "waiting" | "awaiting_model";
-  tokensUsed?: number;
-  /** false stops the chain here (the stage found nothing for the next one to do). */
-  next?: boolean;
-  /**
-   * The stage's writes: committed in the transaction that records its success, and only for the item's first success.
-   * `prepared`: what the handler's `prepareWrites` answered for the group this item is written with, when it is.
-   */
-  write?: (tx: Tx, prepared?: unknown) => Promise<void>;
-  /** What the stage keeps on its item's payload. */
-  output?: StageOutput;
-  /** The next stage has nothing to do: its item is created finished with this result, and no job runs for it. */
-  nextDone?: StageOutput;
-  /**
-   * A group's job (a window's, a batch's): what its stage did for each of the group's turns, whose successes are
-   * recorded with the group's own, in its transaction (work-state/group-finish.ts); the turns that fail leave the group
-   * and are queued to run alone once it commits.
-   */
-  group?: GroupTurns;
-  /** Runs once the success is committed, when it was the item's first. */
-  after?: () => Promise<void>;
-}
-
-export type StageProcessor = (ctx: StageContext) => Promise<StageResult>;
-
-/** A stage that reads its input (candidates, known entities) in the claim's transaction before it runs. */
-export interface StageHandler<I> {
-  load?(tx: Tx, claimed: ClaimedWork): Promise<I>;
-  /** `load` for the turns of a group (a window's, a batch's) at once, in the same order; `load` per turn without it. */
-  loadMany?(tx: Tx, claimed: ClaimedWork[]): Promise<I[]>;
-  /**
-   * Before a group's turns are written together: what their writes share (a commit's locks and checks for all of them
-   * at once, and the rows they buffer), handed to each write. Rolled back with them when one fails, and not used when
-   * each is written alone. `inputs` are what `loadMany` read for them, in the same order.
-   */
-  prepareWrites?(tx: Tx, claimed: ClaimedWork[], inputs: I[]): Promise<unknown>;
-  /** After every turn of a group written together wrote into what `prepareWrites` answered: its rows, in a few statements. */
-  completeWrites?(tx: Tx, prepared: unknown): Promise<void>;
-  process(ctx: StageContext<I>): Promise<StageResult>;
-  /** The item failed for good (dead): what it held must not be lost with it (a window's turns run alone). */
-  onDead?(item: WorkItem, message: string): Promise<void>;
-}
-
-export interface StageWorkerOptions {
-  queue: QueueName;
-  /** Which of the stage's two queues this worker takes jobs from (priority.ts); default interactive. */
-  lane?: Lane;
-  process: StageProcessor | StageHandler<unknown>;
-  db: Db;
-  queues: QueueSet;
-  connection: RedisConnection;
-  prefix: string;
-  logger: Logger;
-  concurrency?: number;
-  wallBudgetMs: number;
-  /** BullMQ's lock: renewed every half of it; a job whose lock runs out is stalled and runs again elsewhere. */
-  lockDurationMs?: number;
-  /** Stored on each job it takes (`processedBy`), so the dashboard and tests see which process runs it. Default: `workerName()`. */
-  name?: string;
-  /** Awaited between a stage's work and its outcome, and between the outcome and the next stage's enqueue (fault tests). */
-  faultPoint?: () => Promise<void>;
-  /**
-   * The later stages this process runs, by queue: an interactive turn's next stage runs in this job once this one
-   * succeeded (chained, docs/guarantees.md), each with its own claim, attempt and finish. Absent: every next stage is queued.
-   */
-  chain?: Partial<Record<QueueName, StageProcessor | StageHandler<unknown>>>;
-}
 
 /**
  * The reason a shutting-down worker cancels its jobs with (`worker.cancelAllJobs(HAND_BACK)`): each
@@ -145,9 +49,6 @@ export const HAND_BACK = "recall:hand-back";
 export function workerName(pid = process.pid): string {
   return `${hostname()}:${pid}`;
 }
-
-/** BullMQ's lock when the options name none. */
-const DEFAULT_LOCK_MS = 30_000;
 
 export function createStageWorker(options: StageWorkerOptions): Worker<StagePayload> {
   const {
@@ -195,20 +96,6 @@ interface JobDelivery {
   job: Job<StagePayload>;
   token: string | undefined;
   signal: AbortSignal | undefined;
-}
-
-/** How a stage run came to this process: its own BullMQ job, or the job of the stage before it (chained). */
-interface Delivery {
-  /** Aborted by a shutdown (the worker's cancelAllJobs). */
-  signal: AbortSignal | undefined;
-  /** Whether BullMQ gives up after this attempt. */
-  lastTry(item: WorkItem): boolean;
-  /** The item names no work item of this database: what to throw. */
-  notOurs(options: StageWorkerOptions, payload: StagePayload): Promise<Error>;
-  /** A shutdown stopped the attempt (closed as abandoned, the item queued again): gives the work back, answers what to throw. */
-  handBack(err: HandBackError): Promise<Error>;
-  /** The attempt was recorded as failed (`final`: dead); the error is about to be thrown. */
-  failed?(err: Error, final: boolean): Promise<void>;
 }
 
 function jobDelivery({ job, token, signal }: JobDelivery): Delivery {
@@ -264,14 +151,8 @@ function handlerOf(process: StageWorkerOptions["process"]): StageHandler<unknown
 /** One attempt of the stage; then, when it handed its successor to this process, that stage's (chained). */
 async function runStage(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload, span: Span): Promise<StageResult> {
   const { result, chained } = await runAttempt(options, delivery, payload, span);
-  if (chained) await runChained(options, chained.item, delivery.signal, chained.logger);
+  if (chained) await runChained(options, chained.item, { signal: delivery.signal, logger: chained.logger, runAttempt });
   return result;
-}
-
-interface AttemptOutcome {
-  result: StageResult;
-  /** The next stage's item, created queued with this success, to run in this job. */
-  chained?: { item: WorkItem; logger: Logger };
 }
 
 async function runAttempt(options: StageWorkerOptions, delivery: Delivery, payload: StagePayload, span: Span): Promise<AttemptOutcome> {
@@ -321,64 +202,6 @@ async function runAttempt(options: StageWorkerOptions, delivery: Delivery, paylo
   }
 }
 
-/**
- * Runs an interactive turn's next stage in the job of the stage before it (docs/guarantees.md, Chained stages), as its
- * own attempt: claimed, recorded and finished through work-state like any other, under a span of its own. Its job
- * is queued first, held back for as long as a job's lock lasts (the guard): a process killed mid-run leaves the
- * stage to that job, as BullMQ runs a stalled job again; a run that ends takes it away again, or, having failed,
- * leaves the retry to it with the attempts left.
- */
-async function runChained(options: StageWorkerOptions, item: WorkItem, signal: AbortSignal | undefined, logger: Logger): Promise<void> {
-  const queue = item.queue as QueueName;
-  const process = options.chain?.[queue];
-  if (!process) return;
-  // Shutting down: the stage goes to its queue, for whichever process takes it.
-  if (signal?.aborted) return void (await enqueueOrLeaveForSweeper({ queues: options.queues, logger }, item));
-  const guard = await ChainGuard.hold({ queues: options.queues, logger }, item, options.lockDurationMs ?? DEFAULT_LOCK_MS);
-  // Redis did not take the guard: the item stays queued for the sweeper, as any successor Redis did not take.
-  if (!guard) return;
-  const payload = QUEUES[queue].payload.parse({
-    workItemId: item.id,
-    contextId: item.contextId,
-    subjectType: item.subjectType,
-    subjectId: item.subjectId,
-  });
-  const delivery: Delivery = {
-    signal,
-    lastTry: (claimed) => claimed.maxAttempts <= 1,
-    notOurs: async () => new Error(`chained work item ${item.id} is not in this database`),
-    handBack: async (err) => {
-      await guard.runNow();
-      return err;
-    },
-    failed: (err, final) => (final ? guard.release() : guard.retryLater(err)),
-  };
-  let chained: AttemptOutcome["chained"];
-  try {
-    ({ chained } = await withSpan<AttemptOutcome>(
-      `process ${queue}`,
-      {
-        "recall.chained": 1,
-        "recall.work_item_id": item.id,
-        "recall.queue": queue,
-        "recall.context_id": item.contextId,
-        "recall.subject_type": item.subjectType,
-        "recall.subject_id": item.subjectId,
-      },
-      (span) => runAttempt({ ...options, queue, process }, delivery, payload, span),
-      SpanKind.INTERNAL,
-    ));
-    await guard.release();
-  } catch (err) {
-    // The attempt's outcome is recorded and its guard handled (retry, hand-back, dead); anything that failed before
-    // an attempt was recorded (the database unreachable) leaves the stage to its guard, as it stands.
-    logger.warn({ err: (err as Error).message, queue, workItemId: item.id }, "chained stage did not finish; its own job takes it");
-  } finally {
-    guard.stop();
-  }
-  if (chained) await runChained(options, chained.item, signal, chained.logger);
-}
-
 /** The attempt's model calls, for the usage API; a failure to keep them is logged (the metrics counted them anyway). */
 async function keepModelCalls(options: StageWorkerOptions, attempt: CallingAttempt, calls: LedgerEntry[], logger: Logger) {
   try {
@@ -419,27 +242,32 @@ async function leaveForOwner(
  * Records the success with the stage's writes and the next stage's item, in one transaction: a crash
  * can never leave a finished stage without its output or its successor. Then queues the successor.
  */
-async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result: StageResult): Promise<WorkItem | undefined> {
+async function succeed(
+  options: StageWorkerOptions,
+  ctx: RunningAttempt,
+  result: Exclude<StageResult, { status: "waiting" }>,
+): Promise<WorkItem | undefined> {
   const { queue, faultPoint = () => Promise.resolve() } = options;
-  const { write, group } = result;
+  const success = stageSuccess(result);
+  const { group } = success;
   // The group's turns that left it (their stage or writes failed): set by the last run of the transaction.
   let left: WorkItem[] = [];
-  if (!write && !group) await faultPoint();
+  if (!success.write && !group) await faultPoint();
   const finished = await finishWorkItem(
     options.db,
     {
       workItemId: ctx.item.id,
       attemptId: ctx.attemptId,
-      tokensUsed: result.tokensUsed,
+      tokensUsed: success.tokensUsed,
       wallMs: elapsed(ctx.started),
-      result: result.output,
-      next: result.next === false ? undefined : successorIn(queue, ctx.item),
-      nextDone: result.nextDone,
+      result: success.output,
+      next: success.next === false ? undefined : successorIn(queue, ctx.item),
+      nextDone: success.nextDone,
       status: result.status === "awaiting_model" ? "awaiting_model" : "succeeded",
     },
-    (write || group) &&
+    (success.write || group) &&
       (async (tx) => {
-        await write?.(tx);
+        await success.write?.(tx);
         left = group ? await finishGroupTurns(tx, group, ctx.logger) : [];
         await faultPoint();
       }),
@@ -451,17 +279,11 @@ async function succeed(options: StageWorkerOptions, ctx: RunningAttempt, result:
   if (!finished.first) ctx.logger.warn("a duplicate run succeeded after the item had; the first success stands");
   else {
     for (const item of left) await enqueueOrLeaveForSweeper({ queues: options.queues, logger: ctx.logger }, item);
-    await result.after?.();
+    await success.after?.();
   }
   await faultPoint();
-  // The success is committed: a Redis that does not take the next job leaves it `queued` for the sweeper.
-  if (finished.next?.item.status === "succeeded") {
-    // Created done (nothing for it to do): finished like any other, with no job.
-    workItemsFinished.inc({ queue: finished.next.item.queue, status: "succeeded", error_class: "" });
-  } else if (finished.next && !finished.next.rerun && options.chain?.[finished.next.item.queue as QueueName] && chainable(ctx.item)) {
-    return finished.next.item;
-  } else if (finished.next) await chainNext(options, finished.next, ctx.logger);
-  return undefined;
+  // The success is committed: the next stage starts (chain-next.ts).
+  return startNext(options, ctx.item, finished.next, ctx.logger);
 }
 
 /**
@@ -520,28 +342,6 @@ async function failAttempt(
   // The cause travels with it, so the stage's span can say what failed without quoting the message (recordError).
   if (!retryable) return Object.assign(new UnrecoverableError(`${errorClass}: ${message}`), { cause: err });
   return err instanceof Error ? err : new Error(message);
-}
-
-async function chainNext(options: StageWorkerOptions, next: NextItem, logger: Logger): Promise<void> {
-  if (!next.rerun) {
-    await enqueueOrLeaveForSweeper({ queues: options.queues, logger }, next.item);
-    return;
-  }
-  try {
-    await requeueWorkItem(options.queues, next.item);
-  } catch (err) {
-    logger.warn({ err: (err as Error).message, workItemId: next.item.id }, "requeue failed; the sweeper will queue it");
-  }
-}
-
-/**
- * The next stage's work item, created with the success or found. Found finished, failed or cancelled,
- * this stage ran again (an operator re-extracted): its new output is the next stage's input, so the
- * finish resets that stage to run again too (`rerun`: its old job must give way to a new one).
- */
-function successorIn(queue: QueueName, item: WorkItem): NewWorkItem | undefined {
-  const next = (QUEUES[queue] as { next?: QueueName }).next;
-  return next && successorOf(item, next);
 }
 
 /**

@@ -1,20 +1,9 @@
 // Erasure (docs/erasure.md): the text of some inputs, or of a whole context, deleted for good with a receipt.
 // The service checks the request against the context and maps what memory reports to domain errors.
-import { notFound } from "@recall/contracts";
-import {
-  eraseContext,
-  eraseInputs,
-  readErasure,
-  type EraseRequest,
-  type ErasedWorkItem,
-  type ErasureReceipt,
-  type PipelineRecords,
-} from "@recall/memory";
-import { pipelineRecords, removeWorkItemJobs } from "@recall/pipeline";
+import { notFound, type ErasedWorkItem } from "@recall/contracts";
+import { eraseContext, eraseInputs, readErasure, type EraseRequest, type ErasureReceipt } from "@recall/memory";
+import { pipelineRecords as records, removeWorkItemJobs } from "@recall/pipeline";
 import type { ServiceDeps } from "./service-deps";
-
-/** The pipeline's records, as erasure asks them (queues implements memory's port). */
-const records: PipelineRecords = pipelineRecords;
 
 export class ErasureService {
   constructor(

@@ -19,7 +19,7 @@ import {
   type DisambiguationCheckpoint,
   type NameSnapshot,
 } from "@recall/memory";
-import { commitAnnouncer, truthMaintainedNow, writeCheckpoint, type ClaimedWork, type StageHandler } from "@recall/pipeline";
+import { commitAnnouncer, truthMaintainedNow, writeCheckpoint, type ClaimedWork, type LoadingStage } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 import { commitBudget, modelDisambiguator, strongModel } from "../services/entity-disambiguator";
 import { candidatesOf, documentUnits, stageSubject, type StageSubject, type TextUnit } from "../services/subject-loader";
@@ -67,7 +67,7 @@ async function loadCommitInputs(tx: Tx, claims: ClaimedWork[], planNames: boolea
   return inputs;
 }
 
-export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitInput> {
+export function commitArtifactsProcessor(deps: WorkerDeps): LoadingStage<CommitInput, CommitBatch> {
   const strong = strongModel(deps.config, deps.logger);
   const announce = commitAnnouncer({ relayed: true });
   return {
@@ -83,7 +83,7 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
         })),
         announce,
       ),
-    completeWrites: (tx, batch) => completeCommits(tx, batch as CommitBatch),
+    completeWrites: (tx, batch) => completeCommits(tx, batch),
     async process({ item, claim, input, logger }) {
       const subject = stageSubject(claim, input.units);
       const source = commitSource(item, subject);
@@ -98,7 +98,7 @@ export function commitArtifactsProcessor(deps: WorkerDeps): StageHandler<CommitI
         status: "succeeded",
         tokensUsed: plan.tokensUsed,
         write: async (tx, batch) => {
-          await commitPlanned(tx, source, commit, plan, { ...options, batch: batch as CommitBatch | undefined });
+          await commitPlanned(tx, source, commit, plan, { ...options, batch });
         },
         nextDone:
           nothingToMaintain(deps, item, commit) || (commit.length === 0 && input.committedBefore) ? truthMaintainedNow() : undefined,

@@ -24,7 +24,7 @@ import {
   truthMaintainedNow,
   type ClaimedWork,
   type StageContext,
-  type StageHandler,
+  type LoadingStage,
 } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 import { singleValuedPredicates } from "../services/skill-types";
@@ -35,7 +35,7 @@ interface TruthBatch {
   runs: TruthMaintenanceRun[];
 }
 
-export function truthMaintenanceProcessor(deps: WorkerDeps): StageHandler<CommittedRefs> {
+export function truthMaintenanceProcessor(deps: WorkerDeps): LoadingStage<CommittedRefs> {
   return {
     load: committedRefsOf,
     loadMany: committedRefsOfMany,

@@ -1,7 +1,7 @@
 // validate_artifacts: checks every staged candidate of the subject and records its errors
 // (see ValidationService). Invalid candidates never fail the stage; they are reported in
 // the subject's status and the valid ones go on to commit.
-import type { StageHandler } from "@recall/pipeline";
+import type { LoadingStage } from "@recall/pipeline";
 import type { WorkerDeps } from "../deps";
 import {
   ValidationService,
@@ -12,7 +12,7 @@ import {
   type VerdictBatch,
 } from "../services/validation.service";
 
-export function validateArtifactsProcessor(deps: WorkerDeps): StageHandler<ValidationInput> {
+export function validateArtifactsProcessor(deps: WorkerDeps): LoadingStage<ValidationInput> {
   const validation = new ValidationService(deps);
   return {
     load: loadValidationInput,

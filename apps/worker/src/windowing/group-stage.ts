@@ -11,32 +11,34 @@ import {
   claimGroupTurns,
   enqueueOrLeaveForSweeper,
   releaseGroupTurns,
+  stageSuccess,
   type ClaimedWork,
   type GroupRef,
   type GroupTurnRun,
   type GroupTurnSucceeded,
+  type GroupTurns,
+  type LoadingStage,
   type QueueName,
   type StageContext,
   type StageHandler,
-  type StageResult,
   type WindowTurnClaim,
 } from "@recall/pipeline";
 import { currentTraceId } from "@recall/telemetry";
 import type { WorkerDeps } from "../deps";
 
-interface WindowTurn {
+interface WindowTurn<I> {
   claim: WindowTurnClaim;
   work: ClaimedWork;
-  input: unknown;
+  input: I;
 }
 
 /** The stage's handler for a group's job (a window's, a batch's), running `turnStage` (the stage's own handler) for each of its turns. */
-export function groupStage(
+export function groupStage<I, W>(
   deps: WorkerDeps,
   queue: QueueName,
   kind: GroupRef["kind"],
-  turnStage: StageHandler<unknown>,
-): StageHandler<WindowTurn[]> {
+  turnStage: LoadingStage<I, W>,
+): StageHandler<WindowTurn<I>[]> {
   const groupRef = (item: Pick<WorkItem, "subjectId">): GroupRef => ({ kind, id: item.subjectId });
   return {
     async load(tx, window) {
@@ -44,33 +46,34 @@ export function groupStage(
       const works = claims.map((claim) => turnWork(window, claim));
       const inputs = turnStage.loadMany
         ? await turnStage.loadMany(tx, works)
-        : await sequentially(works, (work) => turnStage.load?.(tx, work) ?? Promise.resolve(undefined));
-      return claims.map((claim, i) => ({ claim, work: works[i]!, input: inputs[i] }));
+        : await sequentially(works, (work) => turnStage.load(tx, work));
+      return claims.map((claim, i) => ({ claim, work: works[i]!, input: inputs[i]! }));
     },
     async process(ctx) {
-      const turns: GroupTurnRun[] = [];
+      const turns: GroupTurnRun<W>[] = [];
       for (const turn of ctx.input) turns.push(await runTurn(turnStage, ctx, turn));
-      const going = turns.filter((t): t is GroupTurnSucceeded => !("error" in t));
+      const going = turns.filter((t): t is GroupTurnSucceeded<W> => !("error" in t));
+      const group: GroupTurns<W> = {
+        queue,
+        ref: groupRef(ctx.item),
+        turns,
+        prepare:
+          turnStage.prepareWrites &&
+          ((tx) =>
+            turnStage.prepareWrites!(
+              tx,
+              ctx.input.map((t) => t.work),
+              ctx.input.map((t) => t.input),
+            )),
+        complete: turnStage.completeWrites && ((tx, shared) => turnStage.completeWrites!(tx, shared)),
+      };
       return {
         status: "succeeded",
         tokensUsed: going.reduce((n, t) => n + (t.tokensUsed ?? 0), 0),
         // The window's next stage runs for the turns that go on to it; done when none has anything left to do there.
         next: going.some((t) => t.next !== false),
         nextDone: going.every((t) => t.nextDone) ? going[0]?.nextDone : undefined,
-        group: {
-          queue,
-          ref: groupRef(ctx.item),
-          turns,
-          prepare:
-            turnStage.prepareWrites &&
-            ((tx) =>
-              turnStage.prepareWrites!(
-                tx,
-                ctx.input.map((t) => t.work),
-                ctx.input.map((t) => t.input),
-              )),
-          complete: turnStage.completeWrites && ((tx, shared) => turnStage.completeWrites!(tx, shared)),
-        },
+        group,
       };
     },
     async onDead(window, message) {
@@ -113,10 +116,14 @@ function turnWork(window: ClaimedWork, claim: WindowTurnClaim): ClaimedWork {
   };
 }
 
-async function runTurn(stage: StageHandler<unknown>, window: StageContext<unknown>, turn: WindowTurn): Promise<GroupTurnRun> {
+async function runTurn<I, W>(
+  stage: StageHandler<I, W>,
+  window: StageContext<WindowTurn<I>[]>,
+  turn: WindowTurn<I>,
+): Promise<GroupTurnRun<W>> {
   const started = performance.now();
   const { item } = turn.claim;
-  const ctx: StageContext<unknown> = {
+  const ctx: StageContext<I> = {
     ...window,
     item,
     claim: turn.work,
@@ -127,8 +134,7 @@ async function runTurn(stage: StageHandler<unknown>, window: StageContext<unknow
   };
   const wallMs = () => Math.round(performance.now() - started);
   try {
-    const result: StageResult = await stage.process(ctx);
-    const { tokensUsed, output, next, nextDone, write } = result;
+    const { tokensUsed, output, next, nextDone, write } = stageSuccess(await stage.process(ctx));
     return { claim: turn.claim, wallMs: wallMs(), tokensUsed, output, next, nextDone, write };
   } catch (error) {
     return { claim: turn.claim, wallMs: wallMs(), error };

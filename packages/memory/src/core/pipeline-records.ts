@@ -1,63 +1,19 @@
 // What memory needs of the pipeline's own records (its work items and their attempts, the announcement a commit
-// leaves for truth maintenance, the events it raised), asked through this port and never by reading the pipeline's
-// tables: packages/pipeline implements it (work-state/pipeline-records.ts) and the apps hand it in. A change to the
-// pipeline's schema stays in the pipeline.
-import type { CommittedRefs } from "@recall/contracts";
+// leaves for truth maintenance, the events it raised), asked through these ports and never by reading the pipeline's
+// tables. The ports are declared in @recall/contracts (ports.ts); this binds them to the database's transaction and
+// SQL types. packages/pipeline implements them (work-state/pipeline-records.ts) and the apps hand them in. A change to
+// the pipeline's schema stays in the pipeline.
+import type {
+  AnnounceCommit as AnnounceCommitPort,
+  PipelineRecords as PipelineRecordsPort,
+  TextColumn as TextColumnPort,
+} from "@recall/contracts";
 import type { Prisma, Tx } from "@recall/db";
 
-/** A commit, as the pipeline announces it to truth maintenance, in the commit's own transaction. */
-export interface CommitAnnouncement {
-  /** The committing unit (its work item). */
-  commitId: string;
-  contextId: string;
-  traceId: string;
-  refs: CommittedRefs;
-}
+/** Announces one commit, or a group's written together, in one statement, in the commit's transaction. */
+export type AnnounceCommit = AnnounceCommitPort<Tx>;
 
-/** Announces one commit, or a group's written together, in one statement. */
-export type AnnounceCommit = (tx: Tx, ...commits: CommitAnnouncement[]) => Promise<void>;
+export type PipelineRecords = PipelineRecordsPort<Tx, Prisma.Sql>;
 
-/** A deleted work item: its queue job (`wi-<id>` in its queue) outlives it unless removed after the commit. */
-export interface ErasedWorkItem {
-  id: string;
-  queue: string;
-}
-
-/** What an erasure asks the pipeline to forget, in the erasure's transaction. */
-export interface ForgetRequest {
-  contextId: string;
-  /** The erased inputs, their sessions and their review commits: the pipeline's records of each go. */
-  subjects: string[];
-  /** Extraction windows left without turns: their work goes too. */
-  emptyWindows: string[];
-  /** Windows that keep turns: their work stays, without error messages (a provider's error may quote a turn). */
-  keptWindows: string[];
-  /** What the erasure deleted that the pipeline's events may name (WEBHOOK_ID_KEYS): facts, supersessions, instructions. */
-  derived?: { fact: string[]; supersession: string[]; instruction: string[] };
-}
-
-export interface Forgotten {
-  /** Rows deleted per table, for the erasure's receipt. */
-  counts: Record<string, number>;
-  workItems: ErasedWorkItem[];
-}
-
-/** A column of the pipeline's that may hold a copy of an input's text; `rows` narrows it to one context's rows. */
-export interface TextColumn {
-  table: string;
-  column: string;
-  json: boolean;
-  rows(contextId: string): Prisma.Sql;
-}
-
-export interface PipelineRecords {
-  /** Of these ids, the ones naming the pipeline's work of another context: a statement answering `id` (text). */
-  foreignWork(contextId: string, ids: readonly string[]): Prisma.Sql;
-  /** Locks the work on these inputs (and on the review commits of `reviewSources`) in id order: an erasure's first lock. */
-  lockWork(tx: Tx, subjects: readonly string[], reviewSources: readonly string[]): Promise<void>;
-  forget(tx: Tx, request: ForgetRequest): Promise<Forgotten>;
-  /** Every record of a context (the context's own erasure). */
-  forgetContext(tx: Tx, contextId: string): Promise<Record<string, number>>;
-  /** Where a name an erased input stated may have been copied to in the pipeline's rows. */
-  textColumns: readonly TextColumn[];
-}
+/** A column that may hold a copy of an input's text (the pipeline's, and memory's own). */
+export type TextColumn = TextColumnPort<Prisma.Sql>;

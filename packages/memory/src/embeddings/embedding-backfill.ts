@@ -5,8 +5,9 @@
 // return (current facts, active instructions, every turn and document node), in batches
 // of one embeddings call each. Safe to stop and run again: each batch is stored as it
 // comes back, and what was stored is not asked for twice.
+import type { Embedder } from "@recall/contracts";
 import { Prisma, type DbOrTx } from "@recall/db";
-import { OWNER_OF, type Embedder } from "../read/search/embedder";
+import { OWNER_OF } from "../read/search/embedder";
 import { storeEmbeddings, type EmbeddingReport } from "./embedding-writer";
 import { searchableAt, TEXT_SOURCES } from "../read/search/search-sql";
 import { SEARCH_KINDS, type SearchKind } from "../read/search/search-types";

@@ -4,10 +4,10 @@
 // maintenance in the same work item. One embeddings call per subject; only a subject
 // past the provider's per-request limits is split. Running it again is harmless: rows
 // are upserted by (owner_kind, owner_id, model), so a retry replaces, never duplicates.
-import { StageFailure, type CommittedRefs, kindOf } from "@recall/contracts";
+import { StageFailure, type CommittedRefs, type Embedder, kindOf } from "@recall/contracts";
 import { Prisma, transaction, type Db, type DbOrTx } from "@recall/db";
 import { holdSourceShared } from "../core/source-lock";
-import { OWNER_OF, type Embedder } from "../read/search/embedder";
+import { OWNER_OF } from "../read/search/embedder";
 import { TEXT_SOURCES } from "../read/search/search-sql";
 import type { SearchKind } from "../read/search/search-types";
 

@@ -8,7 +8,8 @@
 // triggers subtract them), and search term statistics no row counts any more. The ids of the rows read from the
 // inputs are answered (`readFrom`) to be tombstoned with the inputs: an export's line of one names no input.
 import { Prisma, type Tx } from "@recall/db";
-import type { ErasedWorkItem, ForgetRequest, PipelineRecords } from "../core/pipeline-records";
+import type { ErasedWorkItem, ForgetRequest } from "@recall/contracts";
+import type { PipelineRecords } from "../core/pipeline-records";
 import type { InputIds } from "./erasure-inputs";
 import { forgetCopiedNames } from "./erasure-names";
 import { deleteUnnamedSets, setsOfInputs } from "./erasure-scope-sets";

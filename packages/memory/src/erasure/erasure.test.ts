@@ -1,12 +1,9 @@
 // Erasure in the memory package: rows deleted (not marked), what the erased input had superseded reopened, the
 // receipt's hash as documented, the cap making a session's erasure resumable, and unknown ids refused whole.
 import { createHash, randomUUID } from "node:crypto";
-import { pipelineRecords } from "@recall/pipeline";
-import type { PipelineRecords } from "../core/pipeline-records";
+import { pipelineRecords as records } from "@recall/pipeline";
 import { eraseInputs, hashLines, readErasure, UnknownErasureInputsError } from "./erasure";
 import { addDocument, addTurn, attribute, eachTestInNewContext, ingest, relation, type MemoryFixture } from "../testing/memory-fixture";
-
-const records: PipelineRecords = pipelineRecords;
 
 let f: MemoryFixture;
 eachTestInNewContext((fixture) => (f = fixture));

@@ -13,12 +13,12 @@
 // job's next claim finds no item. Two erasures of one input queue on the same locks; the second finds the input
 // gone and reports it as already erased.
 import { createHash } from "node:crypto";
-import { DomainError } from "@recall/contracts";
+import { DomainError, type ErasedWorkItem } from "@recall/contracts";
 import { Prisma, toJson, transaction, type Db, type Tx } from "@recall/db";
 import { removeOriginal } from "../core/document-originals";
 import { undoSourceInTransaction, type RetractableSource } from "../retraction/retraction";
 import { holdSourceExclusive } from "../core/source-lock";
-import type { ErasedWorkItem, PipelineRecords } from "../core/pipeline-records";
+import type { PipelineRecords } from "../core/pipeline-records";
 import { deleteErased, type DerivedRow, type ErasureCounts } from "./erasure-delete";
 import { emptyIds, presentIds, resolveInputs, type EraseRequest, type InputIds, type InputKind } from "./erasure-inputs";
 import { deleteContext } from "./context-erasure";

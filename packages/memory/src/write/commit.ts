@@ -17,9 +17,9 @@
 // A retraction of the source, even one sent before this commit ran (recorded as pending), means
 // the commit writes nothing but its record (and its announcement); the two serialise on the source's lock
 // (core/source-lock.ts), so a retraction never slips in while the commit is running.
-import { CommittedRefs } from "@recall/contracts";
+import { CommittedRefs, type CommitAnnouncement } from "@recall/contracts";
 import { holdLocks, lockKey, toJson, transaction, type Db, type DbOrTx, type KnowledgeCandidate, type Prisma, type Tx } from "@recall/db";
-import type { AnnounceCommit, CommitAnnouncement } from "../core/pipeline-records";
+import type { AnnounceCommit } from "../core/pipeline-records";
 import { CandidateWriter } from "./candidate-writer";
 import { RowBuffer, liveRows, type CommitRows } from "./commit-rows";
 import {

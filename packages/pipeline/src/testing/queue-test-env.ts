@@ -12,7 +12,8 @@ import { createProducerConnection, createWorkerConnection, type RedisConnection 
 import { createQueues, type QueueSet } from "../producer";
 import type { QueueName } from "../registry";
 import { ensureWorkItem } from "../work-state";
-import { createStageWorker, type StageWorkerOptions } from "../worker-factory";
+import type { StageWorkerOptions } from "../stage-handler";
+import { createStageWorker } from "../worker-factory";
 
 export const logger = createLogger("silent", "test");
 export let db: Db;

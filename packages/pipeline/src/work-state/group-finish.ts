@@ -11,7 +11,7 @@ import { finishInTransaction, finishManyInTransaction, type StageOutput, type Su
 import { groupKey, leaveGroup, type GroupRef, type WindowTurnClaim } from "./turn-groups";
 
 /** What the group's job ran for one turn: its stage's result, as the turn's own job would have it, or its error. */
-export type GroupTurnRun = { claim: Pick<WindowTurnClaim, "item" | "attemptId">; wallMs: number } & (
+export type GroupTurnRun<W = unknown> = { claim: Pick<WindowTurnClaim, "item" | "attemptId">; wallMs: number } & (
   | {
       tokensUsed?: number;
       output?: StageOutput;
@@ -19,29 +19,29 @@ export type GroupTurnRun = { claim: Pick<WindowTurnClaim, "item" | "attemptId">;
       next?: boolean;
       nextDone?: StageOutput;
       /** The turn's writes; `shared` is what `prepare` answered when the turns are written together. */
-      write?: (tx: Tx, shared?: unknown) => Promise<void>;
+      write?(tx: Tx, shared?: W): Promise<void>;
     }
   | { error: unknown }
 );
 
-export interface GroupTurns {
+export interface GroupTurns<W = unknown> {
   queue: QueueName;
   ref: GroupRef;
-  turns: GroupTurnRun[];
+  turns: GroupTurnRun<W>[];
   /** What the turns' writes share when written together (a commit's locks and checks for all of them at once). */
-  prepare?: (tx: Tx) => Promise<unknown>;
+  prepare?(tx: Tx): Promise<W>;
   /** Once every turn wrote into what `prepare` answered: the rows they buffered there, written together. */
-  complete?: (tx: Tx, shared: unknown) => Promise<void>;
+  complete?(tx: Tx, shared: W): Promise<void>;
 }
 
 /** A turn whose stage succeeded in the group's job. */
-export type GroupTurnSucceeded = Exclude<GroupTurnRun, { error: unknown }>;
+export type GroupTurnSucceeded<W = unknown> = Exclude<GroupTurnRun<W>, { error: unknown }>;
 
 /**
  * Records every turn's outcome in the caller's transaction; answers the turns that left the group, to queue after it
  * commits. `logger` hears why the turns' writes together failed, when they did and each turn was then written alone.
  */
-export async function finishGroupTurns(tx: Tx, turnsOfGroup: GroupTurns, logger: Logger): Promise<WorkItem[]> {
+export async function finishGroupTurns<W>(tx: Tx, turnsOfGroup: GroupTurns<W>, logger: Logger): Promise<WorkItem[]> {
   const { queue, ref: group, turns } = turnsOfGroup;
   if (await finishAll(tx, turnsOfGroup, logger)) return [];
   const left: WorkItem[] = [];
@@ -53,18 +53,19 @@ export async function finishGroupTurns(tx: Tx, turnsOfGroup: GroupTurns, logger:
 }
 
 /** All turns' successes and writes in one savepoint, when every turn's stage succeeded; false (and nothing written) if one fails. */
-async function finishAll(tx: Tx, { queue, ref: group, turns, prepare, complete }: GroupTurns, logger: Logger): Promise<boolean> {
-  if (turns.some((t) => "error" in t)) return false;
-  const ran = turns as GroupTurnSucceeded[];
+async function finishAll<W>(tx: Tx, together: GroupTurns<W>, logger: Logger): Promise<boolean> {
+  const { queue, ref: group, turns } = together;
+  const ran = turns.filter((t): t is GroupTurnSucceeded<W> => !("error" in t));
+  if (ran.length < turns.length) return false;
   await tx.$executeRawUnsafe("SAVEPOINT group_turns");
   try {
-    const shared = await prepare?.(tx);
+    const prepared = together.prepare && { shared: await together.prepare(tx) };
     await finishManyInTransaction(
       tx,
       ran.map((turn) => success(queue, group, turn)),
     );
-    for (const turn of ran) await turn.write?.(tx, shared);
-    await complete?.(tx, shared);
+    for (const turn of ran) await turn.write?.(tx, prepared?.shared);
+    if (prepared) await together.complete?.(tx, prepared.shared);
     await tx.$executeRawUnsafe("RELEASE SAVEPOINT group_turns");
     return true;
   } catch (err) {
@@ -79,7 +80,7 @@ async function finishAll(tx: Tx, { queue, ref: group, turns, prepare, complete }
 }
 
 /** The turn's success and writes in a savepoint of its own; a turn that fails leaves the group instead (its item answered). */
-async function finishAlone(tx: Tx, queue: QueueName, group: GroupRef, turn: GroupTurnRun): Promise<WorkItem | undefined> {
+async function finishAlone<W>(tx: Tx, queue: QueueName, group: GroupRef, turn: GroupTurnRun<W>): Promise<WorkItem | undefined> {
   await tx.$executeRawUnsafe("SAVEPOINT group_turn");
   try {
     if ("error" in turn) throw turn.error;
@@ -95,7 +96,7 @@ async function finishAlone(tx: Tx, queue: QueueName, group: GroupRef, turn: Grou
 }
 
 /** The turn's success as its own job would record it, its next stage's item waiting for the group's. */
-function success(queue: QueueName, group: GroupRef, turn: GroupTurnSucceeded): Success {
+function success<W>(queue: QueueName, group: GroupRef, turn: GroupTurnSucceeded<W>): Success {
   const { claim } = turn;
   return {
     workItemId: claim.item.id,

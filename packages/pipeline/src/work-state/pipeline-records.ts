@@ -1,27 +1,17 @@
-// The pipeline's side of memory's PipelineRecords port (packages/memory/src/core/pipeline-records.ts): the reads, locks
-// and deletes memory needs of work items, their attempts, commit announcements (the outbox) and webhook events. The
-// apps hand this object to memory's erasure, provenance and commit; memory names none of these tables.
-import { WEBHOOK_ID_KEYS, type WebhookIdTarget } from "@recall/contracts";
+// The pipeline's side of the ports memory asks it through (PipelineRecords and AnnounceCommit, declared in
+// @recall/contracts, ports.ts): the reads, locks and deletes memory needs of work items, their attempts, commit
+// announcements (the outbox) and webhook events. The apps hand these to memory's erasure, import and commit; memory
+// names none of these tables.
+import {
+  WEBHOOK_ID_KEYS,
+  type AnnounceCommit,
+  type CommitAnnouncement,
+  type ErasedWorkItem,
+  type ForgetRequest,
+  type PipelineRecords,
+  type WebhookIdTarget,
+} from "@recall/contracts";
 import { Prisma, type DbOrTx, type Tx, type WorkItem } from "@recall/db";
-
-/** What a commit's announcement names of it. */
-interface SubjectRef {
-  subjectType?: string;
-  subjectId?: string;
-}
-
-interface ErasedWorkItem {
-  id: string;
-  queue: string;
-}
-
-interface ForgetRequest {
-  contextId: string;
-  subjects: string[];
-  emptyWindows: string[];
-  keptWindows: string[];
-  derived?: { fact: string[]; supersession: string[]; instruction: string[] };
-}
 
 /** The events whose data names any of the deleted ids, by what each id key names (WEBHOOK_ID_KEYS). */
 function namingAny(ids: Record<WebhookIdTarget, readonly string[]>): Prisma.Sql | undefined {
@@ -31,26 +21,18 @@ function namingAny(ids: Record<WebhookIdTarget, readonly string[]>): Prisma.Sql 
   return tests.length > 0 ? Prisma.join(tests, " OR ") : undefined;
 }
 
-/** A commit as its announcement names it. */
-interface Announced {
-  commitId: string;
-  contextId: string;
-  traceId: string;
-  refs: SubjectRef;
-}
-
 /**
  * The announcement of commits (one, or a group's), in their transaction, in one statement; `relayed` when truth
  * maintenance's items are already created beside them. It names the commit's subject only (what the relay needs once
  * an erasure took the work item): what the commit produced is memory's record (commit_records), which truth
  * maintenance reads.
  */
-export function commitAnnouncer(options: { relayed: boolean }) {
-  return async (tx: Tx, ...commits: Announced[]): Promise<void> => {
+export function commitAnnouncer(options: { relayed: boolean }): AnnounceCommit<Tx> {
+  return async (tx, ...commits) => {
     if (commits.length === 0) return;
     const now = new Date();
     const processedAt = options.relayed ? now : null;
-    const column = <T>(f: (c: Announced) => T) => commits.map(f);
+    const column = <T>(f: (c: CommitAnnouncement) => T) => commits.map(f);
     // A later pass of the same commit (an input extracted again once a model was set) announces it again: one row a commit.
     await tx.$executeRaw`
       INSERT INTO outbox_events (id, context_id, type, work_item_id, payload, trace_id, created_at, processed_at)
@@ -75,13 +57,14 @@ async function deleteWorkItems(tx: Tx, where: Prisma.Sql): Promise<{ items: Eras
   return { items: rows.map(({ id, queue }) => ({ id, queue })), attempts: rows.reduce((n, r) => n + r.attempts, 0) };
 }
 
+/** The work on one subject (its items of every stage, oldest first): a fact's provenance shows it. */
+export function workOnSubject(db: DbOrTx, contextId: string, subject: { type: string; id: string }): Promise<WorkItem[]> {
+  return db.workItem.findMany({ where: { contextId, subjectType: subject.type, subjectId: subject.id }, orderBy: { createdAt: "asc" } });
+}
+
 export const pipelineRecords = {
   foreignWork(contextId: string, ids: readonly string[]): Prisma.Sql {
     return Prisma.sql`SELECT id::text AS id FROM work_items WHERE id = ANY(${[...ids]}::uuid[]) AND context_id <> ${contextId}::uuid`;
-  },
-
-  workOf(db: DbOrTx, contextId: string, subject: { type: string; id: string }): Promise<WorkItem[]> {
-    return db.workItem.findMany({ where: { contextId, subjectType: subject.type, subjectId: subject.id }, orderBy: { createdAt: "asc" } });
   },
 
   async lockWork(tx: Tx, subjects: readonly string[], reviewSources: readonly string[]): Promise<void> {
@@ -148,4 +131,4 @@ export const pipelineRecords = {
     { table: "outbox_events", column: "payload", json: true, rows: (contextId: string) => Prisma.sql`context_id = ${contextId}::uuid` },
     { table: "webhook_events", column: "data", json: true, rows: (contextId: string) => Prisma.sql`context_id = ${contextId}::uuid` },
   ],
-};
+} satisfies PipelineRecords<Tx, Prisma.Sql>;

@@ -1,15 +1,8 @@
-// What memory needs from an embedding model. @recall/llm's EmbeddingClient fits this
-// shape; the apps pass one in, so this package never talks to a provider itself.
+// How memory stores and judges what an embedding model (the Embedder port, @recall/contracts ports.ts, which the apps
+// hand in) answers: which table's rows a kind's vectors belong to, and whether a failure was the provider's.
 import { isClassifiedError } from "@recall/contracts";
 import type { EmbeddingOwner } from "@recall/db";
 import type { SearchKind } from "./search-types";
-
-export interface Embedder {
-  /** `provider:model`; stored with every vector, so vectors of different models are never compared. */
-  readonly modelRef: string;
-  /** One vector per text, in order; throws the provider's error when the call fails. */
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<{ vectors: number[][]; usage: { inputTokens: number } }>;
-}
 
 /** Attributes and relations are both `fact` rows of the embeddings table: their ids never collide. */
 export const OWNER_OF: Record<SearchKind, EmbeddingOwner> = {

@@ -3,8 +3,9 @@
 // cosine similarity in Postgres (vector-sql.ts); fusion then merges that list with the
 // full-text ones by reciprocal rank. A provider failure is not the reader's problem: the
 // search answers from full text and the retriever's status says why the vector list is missing.
+import type { Embedder } from "@recall/contracts";
 import type { DbOrTx } from "@recall/db";
-import { isProviderFailure, type Embedder } from "./embedder";
+import { isProviderFailure } from "./embedder";
 import type { SearchHit, SearchInput } from "./search-types";
 import { prepareVectorIndex, type VectorIndex } from "./vector-index";
 import { vectorStatements } from "./vector-sql";
