@@ -2,14 +2,14 @@
 // the no-model guard (packages/memory/src/read/search/search-recall.test.ts) stores the raw turns only; this one
 // also commits, for every annotated turn, what the stand-in model answers for it (standin-answer.ts: the
 // annotators' observations as Recall's diff), through the same validation, commit and truth maintenance the
-// workers run (memory's test fixture). Every QA question of categories 1–4 is ranked by searchMemory with the
+// workers run (memory's test fixture), a session's turns written together as the bulk import's workers write them. Every QA question of categories 1–4 is ranked by searchMemory with the
 // defaults, and by the bench's BM25 over the same raw turns; the test fails when hit@10 falls below FLOOR times
 // the BM25's, or when a name has more than 1.05 entities on average (twins across sessions). Skips, saying so, when
 // the data is absent.
 import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import { fromModelDiff } from "../../packages/extraction/src/model-output";
-import { ingest, startMemoryDatabase, type MemoryDatabase, type TestSubject } from "../../packages/memory/src/testing/memory-fixture";
+import { ingestGroup, startMemoryDatabase, type MemoryDatabase, type TestSubject } from "../../packages/memory/src/testing/memory-fixture";
 import { scopeSetIdOf } from "../../packages/memory/src/core/scope-sets";
 import { readRecallData } from "../recall/recall-data";
 import { hit10AgainstBm25, type StoredConversation } from "../recall/recall-guard";
@@ -61,6 +61,8 @@ afterAll(async () => {
       const diaIds = new Map(created.map((r) => [r.id, c.turns[r.seq]!.diaId]));
       stored.set(c.file, { contextId, diaIds });
       const known = new Map<string, string>();
+      // A session's annotated turns are written together, as the bulk import's workers write a group's turns.
+      const groups = new Map<string, { subject: TestSubject; diff: ReturnType<typeof fromModelDiff> }[]>();
       for (const { id, seq } of [...created].sort((a, b) => a.seq - b.seq)) {
         const t = c.turns[seq]!;
         const annotated = standin.find({ text: t.text, speaker: t.speaker, when: t.referenceTime });
@@ -72,9 +74,11 @@ afterAll(async () => {
           ...{ type: "turn", id, turnId: id, contextId, text: t.text, scope: SCOPE },
           ...{ occurredAt: t.referenceTime, traceId: randomUUID().replace(/-/g, "") },
         };
-        await ingest({ db, contextId }, subject, fromModelDiff(diff));
+        const session = t.diaId.split(":")[0]!;
+        groups.set(session, [...(groups.get(session) ?? []), { subject, diff: fromModelDiff(diff) }]);
         facts += diff.attributes.length + diff.relations.length;
       }
+      for (const group of groups.values()) await ingestGroup({ db, contextId }, group);
     };
     await Promise.all(data.conversations.map(store));
     const { ours, theirs } = await hit10AgainstBm25(db, data, stored, SCOPE);

@@ -7,9 +7,17 @@ import { createDb, toJson, transaction, type Db, type KnowledgeCandidate, type P
 import { DIFF_KINDS, itemResult, type ExtractionDiff, type ReviewRule } from "@recall/contracts";
 import { commitAnnouncer, ensureWorkItem, writeCheckpoint, type QueueName } from "@recall/pipeline";
 import { createTestDatabase, type TestDatabase } from "@recall/test-support";
-import { commitCandidates, type CommitOptions, type CommitSummary } from "../write/commit";
-import { applyTruthMaintenance, type TruthMaintenanceReport } from "../truth/truth-maintenance";
-import { committedRefs } from "../write/commit-records";
+import {
+  commitCandidates,
+  commitPlanned,
+  completeCommits,
+  prepareCommits,
+  type CommitOptions,
+  type CommitSource,
+  type CommitSummary,
+} from "../write/commit";
+import { applyTruthMaintenance, applyTruthMaintenanceMany, type TruthMaintenanceReport } from "../truth/truth-maintenance";
+import { committedRefs, committedRefsMany } from "../write/commit-records";
 import { validateCandidate } from "../write/validate";
 import { splitForReview } from "../review/review-rule";
 import { retractSource } from "../retraction/retraction";
@@ -135,15 +143,20 @@ export type DiffInput = Partial<Record<keyof ExtractionDiff, object[]>>;
 /** Stages the diff as pending candidates of the subject, as extract_assertions does. */
 export async function stageCandidates(f: MemoryFixture, subject: TestSubject, diff: DiffInput): Promise<void> {
   const item = await workItem(f, subject, "extract_assertions");
-  const rows: Prisma.KnowledgeCandidateCreateManyInput[] = [];
+  await f.db.knowledgeCandidate.createMany({ data: candidateRows(f, subject, item.id, diff) });
+}
+
+/** The diff's candidates as the fast model's extraction stages them, numbered in the diff's order. */
+function candidateRows(f: MemoryFixture, subject: TestSubject, workItemId: string, diff: DiffInput) {
+  const rows: (Prisma.KnowledgeCandidateCreateManyInput & { kind: KnowledgeCandidate["kind"]; payload: Prisma.InputJsonValue })[] = [];
   for (const [field, kind] of DIFF_KINDS) {
     for (const payload of diff[field] ?? []) {
-      const common = { contextId: f.contextId, workItemId: item.id, subjectType: subject.type, subjectId: subject.id };
+      const common = { contextId: f.contextId, workItemId, subjectType: subject.type, subjectId: subject.id };
       const where = { documentNodeId: subject.nodeId, turnId: subject.turnId, ordinal: rows.length, kind };
       rows.push({ ...common, ...where, payload: payload as Prisma.InputJsonValue, stage: "fast", model: "openai:test-fast" });
     }
   }
-  await f.db.knowledgeCandidate.createMany({ data: rows });
+  return rows;
 }
 
 /** Validates the subject's pending candidates; returns the invalid ones. */
@@ -207,6 +220,51 @@ export async function ingest(f: MemoryFixture, subject: TestSubject, diff: DiffI
   await commitSubject(f, subject);
   return maintainSubject(f, subject);
 }
+
+/**
+ * A group's subjects through the memory path as the workers write a group's turns: each subject's candidates staged
+ * already validated (the same `validateCandidate`, its verdict written with the rows: a fixture diff must be valid),
+ * then every commit in one transaction (prepareCommits, commitPlanned each, completeCommits) and their truth
+ * maintenance in the next (applyTruthMaintenanceMany). For tests that load many subjects.
+ */
+export async function ingestGroup(
+  f: MemoryFixture,
+  group: readonly { subject: TestSubject; diff: DiffInput }[],
+): Promise<TruthMaintenanceReport[]> {
+  const staged: { source: CommitSource; candidates: KnowledgeCandidate[] }[] = [];
+  for (const { subject, diff } of group) {
+    const extract = await workItem(f, subject, "extract_assertions");
+    const rows = candidateRows(f, subject, extract.id, diff).map((row) => {
+      const result = validateCandidate(row.kind, row.payload, { sourceText: subject.text });
+      if (!result.ok) throw new Error(`fixture diff has an invalid candidate: ${JSON.stringify(result.issues)}`);
+      return { ...row, status: "valid" as const, payload: result.payload as Prisma.InputJsonValue };
+    });
+    const candidates = await f.db.knowledgeCandidate.createManyAndReturn({ data: rows });
+    const commit = await workItem(f, subject, "commit_artifacts");
+    const nodeOffsets = new Map(subject.nodeId ? [[subject.nodeId, 0]] : []);
+    const source = { ...subject, subjectType: subject.type, subjectId: subject.id, workItemId: commit.id, nodeOffsets };
+    staged.push({ source, candidates: candidates.sort((a, b) => a.ordinal - b.ordinal) });
+  }
+  const announce = commitAnnouncer({ relayed: false });
+  await transaction(f.db, async (tx) => {
+    const batch = await prepareCommits(tx, staged, announce);
+    for (const { source, candidates } of staged) await commitPlanned(tx, source, candidates, NO_PLAN, { announce, batch });
+    await completeCommits(tx, batch);
+  });
+  const refs = await committedRefsMany(
+    f.db,
+    staged.map((s) => s.source.workItemId),
+  );
+  return transaction(f.db, (tx) =>
+    applyTruthMaintenanceMany(
+      tx,
+      staged.map((s) => ({ refs: refs.get(s.source.workItemId)! })),
+    ),
+  );
+}
+
+/** No disambiguation asked of a model: a name that fits several entities is recorded as an uncertainty. */
+const NO_PLAN = { decisions: new Map(), tokensUsed: 0, failures: [] };
 
 /** Stage, validate and commit with the context's review rule, as the commit worker splits: answers the reviews opened. */
 export async function ingestForReview(f: MemoryFixture, subject: TestSubject, diff: DiffInput, rule: ReviewRule = "required") {
