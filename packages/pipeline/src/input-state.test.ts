@@ -1,10 +1,12 @@
 // The webhook triggers and inputState are one definition: each scenario drives an input's work items through
 // its transitions on real Postgres, and after every step `*.committed` was written exactly when inputState
-// entered committed (or awaiting_model), with that state, and `*.failed` exactly when it entered failed.
+// entered committed (or awaiting_model), with that state, `*.failed` exactly when it entered failed, and
+// /metrics' awaiting-model gauge counted the input exactly while it read awaiting_model.
 import { randomUUID } from "node:crypto";
 import type { QueueName, SubjectType } from "@recall/contracts";
 import { toJson, type WorkStatus } from "@recall/db";
 import { MAINTAINED_ITEM_SQL, inputState, type InputState } from "./input-state";
+import { awaitingModelCounts } from "./queue-metrics";
 import { db, useQueueTestEnv } from "./testing/queue-test-env";
 import { newWebhookSecret } from "./webhooks/signature";
 import { ensureWorkItem } from "./work-state/create-items";
@@ -35,6 +37,9 @@ async function apply(input: Input, step: Step): Promise<void> {
   await db.workItem.update({ where: { id: item.id }, data: { status: step.status, payload: toJson(payload) } });
 }
 
+const awaitingCount = async (subjectType: SubjectType) =>
+  (await awaitingModelCounts(db)).filter((c) => c.subjectType === subjectType).reduce((n, c) => n + c.count, 0);
+
 async function drive(subjectType: SubjectType, steps: Step[]): Promise<void> {
   const input = { contextId: randomUUID(), subjectType, subjectId: randomUUID() };
   await db.webhook.create({
@@ -46,6 +51,7 @@ async function drive(subjectType: SubjectType, steps: Step[]): Promise<void> {
     },
   });
   let before: InputState = "queued";
+  const awaitingBefore = await awaitingCount(subjectType);
   for (const [n, step] of steps.entries()) {
     const seen = await db.webhookEvent.count({ where: { contextId: input.contextId } });
     await apply(input, step);
@@ -62,6 +68,8 @@ async function drive(subjectType: SubjectType, steps: Step[]): Promise<void> {
     });
     const failed = events.filter((e) => e.type === `${subjectType}.failed`).length;
     expect({ label, failed }).toEqual({ label, failed: after === "failed" && before !== "failed" ? 1 : 0 });
+    const awaiting = (await awaitingCount(subjectType)) - awaitingBefore;
+    expect({ label, awaiting }).toEqual({ label, awaiting: after === "awaiting_model" ? 1 : 0 });
     before = after;
   }
 }
