@@ -64,7 +64,7 @@ export {
   type PipelineRecords,
   type TextColumn,
 } from "./ports";
-export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, itemResult } from "./queues";
+export { JOB_CATALOG, type QueueName, StagePayload, SubjectType, itemResult, truthMaintained } from "./queues";
 export { ByteOffsets, byteSpanOf, locateQuote, sliceBytes } from "./spans";
 export { CommittedRefs, DisambiguationDecision, ExtractResult, UnitOutcome } from "./stage-results";
 export { WEBHOOK_EVENT_TYPES, WEBHOOK_ID_KEYS, WebhookEventType, type WebhookIdTarget } from "./webhooks";

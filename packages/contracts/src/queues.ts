@@ -49,3 +49,12 @@ export function itemResult<Q extends QueueName>(queue: Q, payload: unknown): Ite
   const parsed = schema.safeParse(payload ?? {});
   return (parsed.success ? parsed.data : schema.parse({})) as ItemResult<Q>;
 }
+
+/**
+ * Whether a truth-maintenance item's supersession and conflicts were applied (checkpointed): the input
+ * is committed from then on, and a retry only embeds. The SQL twin is the pipeline's MAINTAINED_ITEM_SQL.
+ */
+export function truthMaintained(item: { queue?: string; payload: unknown }): boolean {
+  if (item.queue !== undefined && item.queue !== "truth_maintenance") return false;
+  return itemResult("truth_maintenance", item.payload).truth_maintained_at !== undefined;
+}

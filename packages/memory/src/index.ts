@@ -38,7 +38,6 @@ export {
   applyTruthMaintenance,
   applyTruthMaintenanceIn,
   applyTruthMaintenanceMany,
-  truthMaintained,
 } from "./truth/truth-maintenance";
 export { DEFAULT_SINGLE_VALUED } from "./core/fact-keys";
 export { attachmentColumns, turnTextExpr, turnTextSql } from "./core/turn-text";

@@ -9,6 +9,15 @@ export {
 export { WorkError, classifyError, isFinalFailure } from "./errors";
 export { batchExtraction, extractionMode, turnExtraction } from "./extraction-mode";
 export { ExtractAgainService, NoModelConfiguredError, type ExtractAgainOptions, type ExtractAgainReport } from "./extract-again";
+export {
+  type EmbeddingState,
+  type InputState,
+  MAINTAINED_ITEM_SQL,
+  SETTLED_STATES,
+  type StateItem,
+  embeddingState,
+  inputState,
+} from "./input-state";
 export { OutboxRelay } from "./outbox-relay";
 export {
   BATCH_ROWS,

@@ -43,12 +43,17 @@ export async function outboxBacklog(db: Db): Promise<{ pending: number; oldestAg
   return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1_000) : 0 };
 }
 
-/** Work items awaiting a model across contexts, by queue and subject type (the (context_id, status) index serves it). */
+/**
+ * Inputs whose state (input-state.ts) is awaiting_model across contexts, by the queue that awaits and subject type:
+ * an item awaiting a model whose input is committed (recall_input_committed, the triggers' and inputState's
+ * condition). The (context_id, status) index serves it.
+ */
 export async function awaitingModelCounts(db: Db): Promise<AwaitingModelCount[]> {
   const rows = await withoutTenant(
     "metrics",
     () => db.$queryRaw<{ queue: string; subject_type: string; n: bigint }[]>`
-    SELECT queue, subject_type, count(*) AS n FROM work_items WHERE status = 'awaiting_model' GROUP BY queue, subject_type`,
+    SELECT queue, subject_type, count(*) AS n FROM work_items
+    WHERE status = 'awaiting_model' AND recall_input_committed(subject_type, subject_id) GROUP BY queue, subject_type`,
   );
   return rows.map((r) => ({ queue: r.queue, subjectType: r.subject_type, count: Number(r.n) }));
 }

@@ -4,11 +4,10 @@
 // evidence checking, and a service with no model that is configured later.
 import request from "supertest";
 import { configWith, type Config } from "@recall/config";
-import { QUEUE_NAMES } from "@recall/pipeline";
+import { QUEUE_NAMES, inputState } from "@recall/pipeline";
 import { compiledCpuTasks, startFakeLlmServer, waitFor, type FakeLlmResponse, type FakeLlmServer } from "@recall/test-support";
 import { bootstrapWorker, type WorkerProcess } from "@recall/worker/bootstrap";
 import { startWorkers, type WorkerRuntime } from "@recall/worker/runtime";
-import { pipelineState } from "../views/pipeline-status";
 import { ADMIN_KEY, startHarness, type Harness } from "../testing/harness";
 
 type Overrides = Partial<Record<keyof Config, string>>;
@@ -445,7 +444,7 @@ function turnCommitted(turnId: string) {
   return waitFor(
     async () => {
       const items = await h.api.db.workItem.findMany({ where: { subjectType: "turn", subjectId: turnId } });
-      return pipelineState(items) === "committed" || undefined;
+      return inputState(items) === "committed" || undefined;
     },
     { what: `turn ${turnId} committed` },
   );

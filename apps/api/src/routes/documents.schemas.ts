@@ -145,7 +145,16 @@ export const DocumentStatus = z.object({
   trace_id: z.string(),
   state: z
     .enum(["queued", "processing", "committed", "awaiting_model", "failed", "cancelled"])
-    .describe("awaiting_model: the rules' sure part is committed; the rest needs a model none is configured for (not a failure)"),
+    .describe(
+      "committed once truth maintenance applied it, when document.committed fires (embedding is reported apart); " +
+        "awaiting_model: the rules' sure part is committed; the rest needs a model none is configured for (not a failure)",
+    ),
+  embedding: z
+    .enum(["pending", "done", "failed"])
+    .describe(
+      "the step after the commit (embedding it, when an embedding model is configured; retiring the previous version): " +
+        "done once finished, failed when it has no retry left (the document stays committed; retry truth_maintenance's work item)",
+    ),
   stages: z.array(StageView),
   extraction_plan: z
     .object({

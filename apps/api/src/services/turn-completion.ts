@@ -3,9 +3,9 @@
 // listening connection wakes exactly the requests waiting on that turn. A slow re-read stays
 // as the safety net for a notification lost while the connection was down.
 import { CHANNELS, NotificationListener, type Db } from "@recall/db";
+import { SETTLED_STATES, inputState } from "@recall/pipeline";
 import type { Logger } from "@recall/telemetry";
-import { SETTLED_STATES } from "../views/pipeline-status";
-import { readTurn, turnState, type TurnProgress } from "../views/turn-result";
+import { readTurn, type TurnProgress } from "../views/turn-result";
 
 export class TurnCompletion {
   readonly #waiters = new Map<string, Set<() => void>>();
@@ -92,7 +92,7 @@ export async function waitForTurn(
       wait.cancel();
       wait = completion.next(turn.id);
       const progress = await readTurn(db, turn);
-      const state = turnState(progress.items);
+      const state = inputState(progress.items);
       if (SETTLED_STATES.includes(state) || Date.now() >= deadline || completion.released) return progress;
     }
   } finally {

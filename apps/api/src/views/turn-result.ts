@@ -2,18 +2,7 @@
 // interactive answer's wait for it is TurnCompletion.waitForTurn.)
 import type { Db, KnowledgeCandidate, Turn, WorkItem } from "@recall/db";
 import { candidatePayload, itemResult, type CandidateKind } from "@recall/contracts";
-import { truthMaintained } from "@recall/memory";
-import { committedState, extractingAgain, pipelineState, type PipelineState } from "./pipeline-status";
-
-/**
- * A turn counts as committed once truth maintenance has applied it, even while (or if)
- * embedding its text for vector search is still retrying: the caller's next read already
- * reflects it, and a failing embedding provider must not hold up or fail the conversation.
- */
-export function turnState(items: WorkItem[]): PipelineState {
-  const maintenance = items.find((i) => i.queue === "truth_maintenance");
-  return maintenance && truthMaintained(maintenance) && !extractingAgain(items) ? committedState(items) : pipelineState(items);
-}
+import { inputState } from "@recall/pipeline";
 
 /** The 202 answer for a stored turn whose extraction is followed at its status URL (wait: false, or the wait failed). */
 export function turnAccepted(ref: { contextId: string; sessionId: string }, turn: Pick<Turn, "id" | "traceId">) {
@@ -62,7 +51,7 @@ function summarise(turns: { id: string; seq: number }[], items: WorkItem[]) {
   const failures = [];
   for (const turn of turns) {
     const own = bySubject.get(turn.id) ?? [];
-    const state = turnState(own);
+    const state = inputState(own);
     counts[state]++;
     const dead = own.find((i) => i.status === "dead");
     if (dead) {
@@ -96,7 +85,7 @@ export async function readTurn(db: Db, turn: { id: string; contextId: string }):
  * A failure names the work item, so the caller can retry it once the cause is fixed.
  */
 export function extractionView(items: WorkItem[], candidates: readonly Pick<KnowledgeCandidate, "status">[] = []) {
-  const state = turnState(items);
+  const state = inputState(items);
   const extract = items.find((i) => i.queue === "extract_assertions");
   const result = itemResult("extract_assertions", extract?.payload);
   const dead = items.find((i) => i.status === "dead");

@@ -3,7 +3,7 @@
 // Without embedding (and for a turn) it is applied in the transaction that records the stage's
 // success; otherwise the first step is checkpointed in its own, so a retry after an embedding
 // provider failure only embeds.
-import { kindOf, type CommittedRefs } from "@recall/contracts";
+import { kindOf, truthMaintained, type CommittedRefs } from "@recall/contracts";
 import type { Tx } from "@recall/db";
 import {
   applyTruthMaintenance,
@@ -15,7 +15,6 @@ import {
   documentAwaitsReview,
   embedCommitted,
   retirePreviousVersion,
-  truthMaintained,
   type TruthMaintenanceRun,
 } from "@recall/memory";
 import {

@@ -1918,6 +1918,11 @@ export interface operations {
             };
             /** Format: uuid */
             document_id: string;
+            /**
+             * @description the step after the commit (embedding it, when an embedding model is configured; retiring the previous version): done once finished, failed when it has no retry left (the document stays committed; retry truth_maintenance's work item)
+             * @enum {string}
+             */
+            embedding: "pending" | "done" | "failed";
             extraction_plan: {
               purpose: string | null;
               purpose_source: string | null;
@@ -1940,7 +1945,7 @@ export interface operations {
               work_item_id?: string;
             }[];
             /**
-             * @description awaiting_model: the rules' sure part is committed; the rest needs a model none is configured for (not a failure)
+             * @description committed once truth maintenance applied it, when document.committed fires (embedding is reported apart); awaiting_model: the rules' sure part is committed; the rest needs a model none is configured for (not a failure)
              * @enum {string}
              */
             state: "queued" | "processing" | "committed" | "awaiting_model" | "failed" | "cancelled";

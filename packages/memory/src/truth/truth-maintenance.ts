@@ -9,8 +9,8 @@
 // conflicts are recorded once per pair, resolved uncertainties and inactive
 // instructions are left alone. Runs touching the same entity and key serialise on an
 // advisory lock, so two workers never close the same fact twice.
-import { itemResult, type CommittedRefs } from "@recall/contracts";
-import { holdLocks, transaction, type Db, type Tx, type WorkItem } from "@recall/db";
+import type { CommittedRefs } from "@recall/contracts";
+import { holdLocks, transaction, type Db, type Tx } from "@recall/db";
 import {
   openUncertainties,
   openUncertaintiesOf,
@@ -150,11 +150,6 @@ async function revocationsToApply(tx: Tx, refs: CommittedRefs): Promise<string[]
   const ids = refs.revocationCandidateIds ?? [];
   if (ids.length === 0 || !refs.subjectId) return ids;
   return (await isSourceRetracted(tx, refs.subjectId)) ? [] : ids;
-}
-
-/** Whether the item's truth maintenance was applied (checkpointed), so a retry only embeds. */
-export function truthMaintained(item: Pick<WorkItem, "payload">): boolean {
-  return itemResult("truth_maintenance", item.payload).truth_maintained_at !== undefined;
 }
 
 /** Places each fact among the other values of its entity and key, inside the caller's transaction. */
