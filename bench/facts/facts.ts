@@ -46,7 +46,7 @@ interface Options {
 
 async function main(): Promise<void> {
   const options = readOptions();
-  const standin = await startStandinServer(options.dir);
+  const standin = await startStandinServer(options.dir, 0, { instant: true });
   const service = await startService(
     {
       ...(options.noModel

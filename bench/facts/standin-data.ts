@@ -32,6 +32,8 @@ export interface StandinIndex {
   turns: number;
   annotated: number;
   find(query: TurnQuery): AnnotatedTurn | undefined;
+  /** Every turn with at least one annotation, in the directory's order. */
+  annotatedTurns(): AnnotatedTurn[];
 }
 
 export function loadStandinIndex(dir: string): StandinIndex {
@@ -47,7 +49,12 @@ export function loadStandinIndex(dir: string): StandinIndex {
       if (entry.annotations.length > 0) annotated += 1;
     }
   }
-  return { turns, annotated, find: (query) => closest(byText.get(textKey(query.text)) ?? [], query) };
+  return {
+    turns,
+    annotated,
+    find: (query) => closest(byText.get(textKey(query.text)) ?? [], query),
+    annotatedTurns: () => [...byText.values()].flat().filter((t) => t.annotations.length > 0),
+  };
 }
 
 function annotatedTurn(file: string, turn: GateTurn, annotations: Annotation[]): AnnotatedTurn {

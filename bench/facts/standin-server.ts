@@ -47,8 +47,15 @@ export interface StandinServer {
 
 const LISTS = ["entities", "attributes", "relations", "instructions", "revocations", "uncertainties"] as const;
 
-export async function startStandinServer(dataDir: string, port = 0): Promise<StandinServer> {
+/**
+ * `instant`: every annotated turn's reading is worked out before the server answers (standin-answer.ts keeps each
+ * annotation's reading by the turn's text), so an answer costs a lookup, as an instant model's would, and a
+ * benchmark's CPU figures are Recall's, not the stand-in's parsing. A request whose text differs from the dataset's is
+ * still read when it comes.
+ */
+export async function startStandinServer(dataDir: string, port = 0, options: { instant?: boolean } = {}): Promise<StandinServer> {
   const index = loadStandinIndex(dataDir);
+  if (options.instant) for (const turn of index.annotatedTurns()) standinDiff(turn);
   const counts: StandinCounts = {
     chatCalls: 0,
     chatByModel: {},
