@@ -59,7 +59,11 @@ export const CommitResult = z.object({
 export type CommitResult = z.infer<typeof CommitResult>;
 
 /** truth_maintenance: set once supersession and conflicts are applied, so a retry only embeds. */
-export const TruthMaintenanceResult = z.object({ truth_maintained_at: z.string().optional() });
+/**
+ * `truth_maintained_at`: the input is in memory (what "committed" reads). A versioned document's facts are placed
+ * first (`facts_placed_at`, so a retry does not place them again) and it is maintained once its previous version retired.
+ */
+export const TruthMaintenanceResult = z.object({ truth_maintained_at: z.string().optional(), facts_placed_at: z.string().optional() });
 export type TruthMaintenanceResult = z.infer<typeof TruthMaintenanceResult>;
 
 /** The outbox event a commit writes in its own transaction: what it wrote, for truth maintenance. */

@@ -48,7 +48,7 @@ export { newWebhookSecret } from "./webhooks/signature";
 export { AddressPolicy, WebhookUrlError, checkWebhookUrl } from "./webhooks/url-guard";
 export { WebhookDispatcher } from "./webhooks/webhook-dispatcher";
 export { NotCancellableError, type RetryFrom, type WorkItemFilter, WorkItemService } from "./work-item-service";
-export { markTruthMaintained, truthMaintainedNow, writeCheckpoint } from "./work-state/checkpoints";
+export { markFactsPlaced, markTruthMaintained, truthMaintainedNow, writeCheckpoint } from "./work-state/checkpoints";
 export { ClaimedPlan, type ClaimedWork } from "./work-state/claim-item";
 export { type NewWorkItem, createWorkItems, ensureWorkItem, successorOf } from "./work-state/create-items";
 export { directStages } from "./work-state/direct-stages";

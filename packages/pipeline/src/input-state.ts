@@ -2,8 +2,9 @@
 // place: turn answers, batch and document status read `inputState`, and the webhook trigger's
 // `*.committed` condition is MAINTAINED_ITEM_SQL (input-state.test.ts drives every transition and checks
 // the trigger fires exactly when `inputState` turns committed). An input is committed once truth
-// maintenance has applied it; what truth maintenance does after that (embedding the commit, retiring a
-// document's previous version) is reported apart, as `embeddingState`, and never makes it read failed.
+// maintenance has applied it (a new version of a document: and its previous version has retired); what truth
+// maintenance does after that (embedding the commit) is reported apart, as `embeddingState`, and never makes it
+// read failed.
 import { truthMaintained } from "@recall/contracts";
 
 export type InputState = "queued" | "processing" | "committed" | "awaiting_model" | "failed" | "cancelled";
@@ -39,8 +40,8 @@ export function inputState(items: readonly StateItem[]): InputState {
 export type EmbeddingState = "pending" | "done" | "failed";
 
 /**
- * What truth maintenance does after the commit (embedding it, when a model is configured; a document's
- * previous version retiring): `done` once its item succeeded, `failed` when it has no retry left.
+ * What truth maintenance does after the commit (embedding it, when a model is configured): `done` once its item
+ * succeeded, `failed` when it has no retry left.
  */
 export function embeddingState(items: readonly StateItem[]): EmbeddingState {
   const maintenance = items.find((i) => i.queue === "truth_maintenance");

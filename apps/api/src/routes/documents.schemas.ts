@@ -152,7 +152,7 @@ export const DocumentStatus = z.object({
   embedding: z
     .enum(["pending", "done", "failed"])
     .describe(
-      "the step after the commit (embedding it, when an embedding model is configured; retiring the previous version): " +
+      "the step after the commit (embedding it, when an embedding model is configured; the previous version retires before the document reads committed): " +
         "done once finished, failed when it has no retry left (the document stays committed; retry truth_maintenance's work item)",
     ),
   stages: z.array(StageView),

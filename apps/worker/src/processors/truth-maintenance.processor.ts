@@ -3,8 +3,8 @@
 // Without embedding (and for a turn) it is applied in the transaction that records the stage's
 // success; otherwise the first step is checkpointed in its own, so a retry after an embedding
 // provider failure only embeds.
-import { kindOf, truthMaintained, type CommittedRefs } from "@recall/contracts";
-import type { Tx } from "@recall/db";
+import { itemResult, kindOf, truthMaintained, type CommittedRefs } from "@recall/contracts";
+import type { DbOrTx, Tx } from "@recall/db";
 import {
   applyTruthMaintenance,
   applyTruthMaintenanceIn,
@@ -19,6 +19,7 @@ import {
 } from "@recall/memory";
 import {
   WorkError,
+  markFactsPlaced,
   markTruthMaintained,
   truthMaintainedNow,
   type ClaimedWork,
@@ -69,18 +70,23 @@ export function truthMaintenanceProcessor(deps: WorkerDeps): LoadingStage<Commit
           },
         };
       }
+      // A versioned document is maintained (committed, to its readers and its webhook) once its previous version has
+      // retired too: until then a reader would still find what only the old version said. Its facts placed are
+      // checkpointed on their own, so a retry between the two retires without placing them again.
+      const placed = documentId !== undefined && itemResult("truth_maintenance", item.payload).facts_placed_at !== undefined;
       const onApplied = async (tx: Tx) => {
         await reviewsDone(tx);
-        await checkpoint(deps, tx, item.id);
+        if (documentId !== undefined) await markFactsPlaced(tx, item.id);
+        else await checkpoint(deps, tx, item.id);
       };
-      if (!applied) await applyTruthMaintenance(deps.db, refs, { ...options, onApplied });
-      return embedAfter(deps, ctx, documentId);
+      if (!applied && !placed) await applyTruthMaintenance(deps.db, refs, { ...options, onApplied });
+      return embedAfter(deps, ctx, documentId, applied);
     },
   };
 }
 
-async function checkpoint(deps: WorkerDeps, tx: Tx, workItemId: string): Promise<void> {
-  await markTruthMaintained(tx, workItemId);
+async function checkpoint(deps: WorkerDeps, db: DbOrTx, workItemId: string): Promise<void> {
+  await markTruthMaintained(db, workItemId);
   await deps.faultPoint();
 }
 
@@ -124,11 +130,14 @@ async function committedRefsOfMany(tx: Tx, claims: ClaimedWork[]): Promise<Commi
  * a document's reviews comes here too, as its document). Then the commit's facts are embedded, when an
  * embedding model is configured.
  */
-async function embedAfter(deps: WorkerDeps, ctx: StageContext<CommittedRefs>, documentId: string | undefined) {
+async function embedAfter(deps: WorkerDeps, ctx: StageContext<CommittedRefs>, documentId: string | undefined, maintained: boolean) {
   const { payload, claim, input: refs, signal } = ctx;
   const singleValued = singleValuedPredicates(deps, claim.plan);
-  if (documentId !== undefined && !(await documentAwaitsReview(deps.db, documentId)))
-    await retirePreviousVersion(deps.db, { contextId: payload.contextId, documentId, singleValued });
+  if (documentId !== undefined && !maintained) {
+    if (!(await documentAwaitsReview(deps.db, documentId)))
+      await retirePreviousVersion(deps.db, { contextId: payload.contextId, documentId, singleValued });
+    await checkpoint(deps, deps.db, ctx.item.id);
+  }
   const embedder = deps.embedder();
   if (!embedder) return { status: "succeeded" as const };
   const report = await embedCommitted(deps.db, embedder, { contextId: payload.contextId, refs }, signal);

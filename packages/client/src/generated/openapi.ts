@@ -1919,7 +1919,7 @@ export interface operations {
             /** Format: uuid */
             document_id: string;
             /**
-             * @description the step after the commit (embedding it, when an embedding model is configured; retiring the previous version): done once finished, failed when it has no retry left (the document stays committed; retry truth_maintenance's work item)
+             * @description the step after the commit (embedding it, when an embedding model is configured; the previous version retires before the document reads committed): done once finished, failed when it has no retry left (the document stays committed; retry truth_maintenance's work item)
              * @enum {string}
              */
             embedding: "pending" | "done" | "failed";

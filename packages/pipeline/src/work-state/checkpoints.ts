@@ -21,6 +21,11 @@ export async function markTruthMaintained(db: DbOrTx, workItemId: string): Promi
   await db.$executeRaw`UPDATE work_items SET payload = payload || jsonb_build_object('truth_maintained_at', now()) WHERE id = ${workItemId}::uuid`;
 }
 
+/** A versioned document's facts are placed (its previous version not yet retired): a retry does not place them again. */
+export async function markFactsPlaced(db: DbOrTx, workItemId: string): Promise<void> {
+  await db.$executeRaw`UPDATE work_items SET payload = payload || jsonb_build_object('facts_placed_at', now()) WHERE id = ${workItemId}::uuid`;
+}
+
 /** The payload a successful truth-maintenance attempt leaves when it applied and finished in one transaction. */
 export function truthMaintainedNow(): StageOutput {
   return { value: { truth_maintained_at: new Date().toISOString() } };
