@@ -2,7 +2,8 @@
 // for one commit, then embeds what the commit wrote when an embedding model is configured.
 // Without embedding (and for a turn) it is applied in the transaction that records the stage's
 // success; otherwise the first step is checkpointed in its own, so a retry after an embedding
-// provider failure only embeds.
+// provider failure only embeds. A new version of a document is checkpointed twice: its facts placed, then
+// maintained once its previous version has retired.
 import { itemResult, kindOf, truthMaintained, type CommittedRefs } from "@recall/contracts";
 import type { DbOrTx, Tx } from "@recall/db";
 import {
@@ -35,14 +36,14 @@ interface TruthBatch {
   runs: TruthMaintenanceRun[];
 }
 
-export function truthMaintenanceProcessor(deps: WorkerDeps): LoadingStage<CommittedRefs> {
+export function truthMaintenanceProcessor(deps: WorkerDeps): LoadingStage<CommittedRefs, TruthBatch> {
   return {
     load: committedRefsOf,
     loadMany: committedRefsOfMany,
     // A group's turns: their locks, facts and open uncertainties read at once, then each applied in turn.
     prepareWrites: async (): Promise<TruthBatch> => ({ runs: [] }),
     completeWrites: async (tx, batch) => {
-      await applyTruthMaintenanceMany(tx, (batch as TruthBatch).runs);
+      await applyTruthMaintenanceMany(tx, batch.runs);
     },
     async process(ctx) {
       const { item, claim, input: refs, payload } = ctx;
@@ -65,7 +66,7 @@ export function truthMaintenanceProcessor(deps: WorkerDeps): LoadingStage<Commit
           status: "succeeded",
           output: truthMaintainedNow(),
           write: async (tx, batch) => {
-            if (batch) (batch as TruthBatch).runs.push(run);
+            if (batch) batch.runs.push(run);
             else await applyTruthMaintenanceIn(tx, run.refs, run.options);
           },
         };

@@ -12,14 +12,14 @@ import {
   type VerdictBatch,
 } from "../services/validation.service";
 
-export function validateArtifactsProcessor(deps: WorkerDeps): LoadingStage<ValidationInput> {
+export function validateArtifactsProcessor(deps: WorkerDeps): LoadingStage<ValidationInput, VerdictBatch> {
   const validation = new ValidationService(deps);
   return {
     load: loadValidationInput,
     loadMany: loadValidationInputs,
     // A group's turns: every verdict of all of them in one statement.
     prepareWrites: async (): Promise<VerdictBatch> => ({ verdicts: [] }),
-    completeWrites: (tx, prepared) => writeVerdicts(tx, (prepared as VerdictBatch).verdicts),
+    completeWrites: (tx, prepared) => writeVerdicts(tx, prepared.verdicts),
     process: async (ctx) => validation.validate(ctx),
   };
 }

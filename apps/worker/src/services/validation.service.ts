@@ -48,7 +48,7 @@ export interface VerdictBatch {
 export class ValidationService {
   constructor(private readonly deps: Pick<WorkerDeps, "skills">) {}
 
-  validate(ctx: StageContext<ValidationInput>): StageResult {
+  validate(ctx: StageContext<ValidationInput>): StageResult<VerdictBatch> {
     const { claim, input } = ctx;
     const subject = stageSubject(claim, input.units);
     const allowedTypes = allowedEntityTypes(this.deps, claim.plan);
@@ -66,7 +66,7 @@ export class ValidationService {
     return {
       status: "succeeded",
       write: async (tx, prepared) => {
-        if (prepared) (prepared as VerdictBatch).verdicts.push(...verdicts);
+        if (prepared) prepared.verdicts.push(...verdicts);
         else await writeVerdicts(tx, verdicts);
       },
     };

@@ -264,7 +264,7 @@ export async function ingestGroup(
 }
 
 /** No disambiguation asked of a model: a name that fits several entities is recorded as an uncertainty. */
-const NO_PLAN = { decisions: new Map(), tokensUsed: 0, failures: [] };
+export const NO_PLAN = { decisions: new Map(), tokensUsed: 0, failures: [] };
 
 /** Stage, validate and commit with the context's review rule, as the commit worker splits: answers the reviews opened. */
 export async function ingestForReview(f: MemoryFixture, subject: TestSubject, diff: DiffInput, rule: ReviewRule = "required") {

@@ -13,6 +13,7 @@ import {
   stageCandidates,
   oneDatabaseForFile,
   newContext,
+  NO_PLAN,
   validateStaged,
   workItem,
   type DiffInput,
@@ -25,7 +26,6 @@ import { scopeOf } from "../core/scope-sets";
 const db = oneDatabaseForFile();
 
 const AT = new Date("2026-03-02T10:00:00Z");
-const NO_PLAN = { decisions: new Map(), tokensUsed: 0, failures: [] };
 const announce = commitAnnouncer({ relayed: true });
 
 function named(name: string, type: string, quote: string) {
